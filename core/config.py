@@ -1,0 +1,169 @@
+"""TransformerConfig: the sizes a learner sets, validated once, in the learner's notation.
+
+Every other module trusts a ``TransformerConfig``: it is frozen (so it can key a cache and be
+shared between browser sessions) and every field is checked here, with a message that names the
+field, the bad value and a way out, because a learner reads these messages in the app.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+# Upper limits. They are generous on purpose: large sizes are traced shape-only on the meta
+# device (see core.trace), so these only stop values that make no sense at all.
+MAX_N = 4096  # batch
+MAX_M = 1_048_576  # source or target length (2**20 positions)
+MAX_E = 65_536  # d_model
+MAX_NHEAD = 1024
+MAX_D_FF = 4 * MAX_E
+MAX_VOCAB_SIZE = 4_000_000
+MAX_LAYERS = 256
+MAX_SEED = 2**31 - 1
+
+POSITIONAL_KINDS = ("sinusoidal", "learned")
+
+
+def divisors(n: int) -> list[int]:
+    """All positive divisors of n, ascending: the nhead values a given E allows."""
+    return [d for d in range(1, n + 1) if n % d == 0] if n > 0 else []
+
+
+def _check_int(name: str, value: Any, low: int, high: int, hint: str = "") -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name}={value!r} must be a whole number between {low} and {high}")
+    if not low <= value <= high:
+        extra = f"; {hint}" if hint else ""
+        raise ValueError(f"{name}={value} is out of range: it must be between {low} and {high}{extra}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class TransformerConfig:
+    """Sizes of an encoder-decoder Transformer, named as in the learner's notes.
+
+    ``M_target`` defaults to ``M``, ``d_ff`` to ``4 * E`` and ``max_len`` (the learned
+    positional table's length) to the longer of ``M`` and ``M_target``.
+    """
+
+    N: int = 2
+    M: int = 8
+    E: int = 16
+    nhead: int = 2
+    vocab_size: int = 100
+    M_target: int | None = None
+    layers: int = 2
+    d_ff: int | None = None
+    positional: str = "sinusoidal"
+    max_len: int | None = None
+    tie_embeddings: bool = False
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        _check_int("N", self.N, 1, MAX_N)
+        _check_int("M", self.M, 1, MAX_M)
+        _check_int("E", self.E, 1, MAX_E)
+        _check_int("nhead", self.nhead, 1, MAX_NHEAD)
+        if self.E % self.nhead:
+            options = ", ".join(str(d) for d in divisors(self.E) if d <= MAX_NHEAD)
+            raise ValueError(
+                f"nhead={self.nhead} must divide E={self.E} so every head gets d_k = E/nhead "
+                f"whole dimensions; try one of {options}"
+            )
+        _check_int("vocab_size", self.vocab_size, 2, MAX_VOCAB_SIZE, "a vocabulary needs at least 2 tokens")
+        if self.M_target is None:
+            object.__setattr__(self, "M_target", self.M)
+        _check_int("M_target", self.M_target, 1, MAX_M)
+        _check_int("layers", self.layers, 1, MAX_LAYERS)
+        if self.d_ff is None:
+            object.__setattr__(self, "d_ff", 4 * self.E)
+        _check_int("d_ff", self.d_ff, 1, MAX_D_FF)
+        if self.positional not in POSITIONAL_KINDS:
+            raise ValueError(f"positional={self.positional!r} must be one of {', '.join(POSITIONAL_KINDS)}")
+        if self.max_len is None:
+            object.__setattr__(self, "max_len", max(self.M, self.M_target))
+        _check_int("max_len", self.max_len, 1, MAX_M)
+        if not isinstance(self.tie_embeddings, bool):
+            raise ValueError(f"tie_embeddings={self.tie_embeddings!r} must be True or False")
+        _check_int("seed", self.seed, 0, MAX_SEED)
+
+    @property
+    def d_k(self) -> int:
+        """Width of one head's queries, keys and values: E split evenly over the heads."""
+        return self.E // self.nhead
+
+    @property
+    def d_v(self) -> int:
+        """Width of one head's values; equal to d_k here, as in the paper."""
+        return self.d_k
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values, suitable for JSON, URLs and cache keys."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> "TransformerConfig":
+        """Build from a mapping, ignoring unknown keys (so old links and JSON keep working)."""
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in values.items() if k in known})
+
+    def replace(self, **changes: Any) -> "TransformerConfig":
+        """A copy with some fields changed; derived defaults are recomputed when not given."""
+        base = self.to_dict()
+        # Derived defaults follow their sources unless the caller pins them.
+        if "M" in changes and "M_target" not in changes and self.M_target == self.M:
+            base["M_target"] = None
+        if "E" in changes and "d_ff" not in changes and self.d_ff == 4 * self.E:
+            base["d_ff"] = None
+        if ("M" in changes or "M_target" in changes) and "max_len" not in changes:
+            if self.max_len == max(self.M, self.M_target):
+                base["max_len"] = None
+        base.update(changes)
+        return TransformerConfig(**base)
+
+
+# Presets: named configurations a learner can start from.
+SEED_NOTE = TransformerConfig(N=2, M=3, E=4, nhead=2, vocab_size=10, layers=1)
+"""The first seed note's worked example: E=4, nhead=2, so d_k=2 ("I like apples", M=3)."""
+
+SEED_NOTEBOOK = TransformerConfig(N=5, M=8, E=8, nhead=2, vocab_size=44, layers=1, positional="learned")
+"""The notebook's sizes: batch 5, block 8, E=8, a 44-character vocabulary, learned positions."""
+
+PAPER_BASE = TransformerConfig(
+    N=1, M=16, E=512, nhead=8, d_ff=2048, layers=6, vocab_size=37000, tie_embeddings=True
+)
+"""'Attention Is All You Need', base model (Table 3): about 65M parameters."""
+
+PAPER_BIG = TransformerConfig(
+    N=1, M=16, E=1024, nhead=16, d_ff=4096, layers=6, vocab_size=37000, tie_embeddings=True
+)
+"""The paper's big model: about 213M parameters (traced shape-only: over the memory budget)."""
+
+GPT2_SMALL_SIZES = TransformerConfig(N=8, M=1024, E=768, nhead=12, layers=12, vocab_size=50257, tie_embeddings=True)
+"""GPT-2 small's widths (it is decoder-only; here both stacks get 12 layers). Shape-only."""
+
+LLAMA_70B_SIZES = TransformerConfig(
+    N=1, M=4096, E=8192, nhead=64, d_ff=28672, layers=80, vocab_size=32000
+)
+"""Llama-2-70B's widths from the fourth seed note (E=8192, 32000 tokens). Shape-only."""
+
+GPT3_SIZES = TransformerConfig(N=64, M=2048, E=12288, nhead=96, layers=96, vocab_size=50257, tie_embeddings=True)
+"""GPT-3 175B's widths (decoder-only in reality). Shape-only: nothing real is allocated."""
+
+DEFAULT = TransformerConfig()
+
+PRESETS: dict[str, TransformerConfig] = {
+    "Default (N=2, M=8, E=16, nhead=2)": DEFAULT,
+    "Seed note (E=4, nhead=2)": SEED_NOTE,
+    "Seed notebook (batch 5, block 8, E=8, vocab 44)": SEED_NOTEBOOK,
+    "Paper base (E=512, 6+6 layers)": PAPER_BASE,
+    "Paper big (E=1024, 6+6 layers)": PAPER_BIG,
+    "GPT-2 small sizes (shape only)": GPT2_SMALL_SIZES,
+    "Llama-2-70B sizes (shape only)": LLAMA_70B_SIZES,
+    "GPT-3 175B sizes (shape only)": GPT3_SIZES,
+}
+
+__all__ = [
+    "TransformerConfig", "PRESETS", "DEFAULT", "SEED_NOTE", "SEED_NOTEBOOK", "PAPER_BASE", "PAPER_BIG",
+    "GPT2_SMALL_SIZES", "LLAMA_70B_SIZES", "GPT3_SIZES", "divisors", "POSITIONAL_KINDS",
+    "MAX_N", "MAX_M", "MAX_E", "MAX_NHEAD", "MAX_D_FF", "MAX_VOCAB_SIZE", "MAX_LAYERS", "MAX_SEED",
+]

@@ -1,0 +1,114 @@
+"""Parameter counts and memory estimates from the config alone, before anything is allocated.
+
+``core.trace`` uses the estimate to decide between a real pass and a shape-only pass on the meta
+device; the explorer draws it against M. The formulas are exact for what a trace keeps (the tests
+compare them with a real pass), so the budget check cannot be fooled by a slider position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .config import TransformerConfig
+
+FLOAT_BYTES = 4  # float32
+INDEX_BYTES = 8  # int64 token ids
+MASK_BYTES = 1  # bool masks
+DEFAULT_BUDGET_BYTES = 256 * 2**20  # 256 MiB: weights and activations of one real pass
+
+
+def attention_params(E: int) -> int:
+    """W^Q, W^K, W^V and W^O with their biases: 4(E^2 + E), whatever nhead is."""
+    return 4 * (E * E + E)
+
+
+def ffn_params(E: int, d_ff: int) -> int:
+    """Linear(E, d_ff) and Linear(d_ff, E), with biases."""
+    return E * d_ff + d_ff + d_ff * E + E
+
+
+def layernorm_params(E: int) -> int:
+    """A LayerNorm's gain and bias."""
+    return 2 * E
+
+
+def param_counts(cfg: TransformerConfig) -> dict[str, int]:
+    """Parameters per component and in total, counting a tied matrix once."""
+    E, V, L = cfg.E, cfg.vocab_size, cfg.layers
+    counts = {
+        "token embeddings": V * E * (1 if cfg.tie_embeddings else 2),
+        "positional table": cfg.max_len * E if cfg.positional == "learned" else 0,
+        "encoder self-attention": L * attention_params(E),
+        "encoder FFN": L * ffn_params(E, cfg.d_ff),
+        "encoder LayerNorms": L * 2 * layernorm_params(E),
+        "decoder masked self-attention": L * attention_params(E),
+        "decoder cross-attention": L * attention_params(E),
+        "decoder FFN": L * ffn_params(E, cfg.d_ff),
+        "decoder LayerNorms": L * 3 * layernorm_params(E),
+        "output layer": (0 if cfg.tie_embeddings else E * V) + V,
+    }
+    counts["total"] = sum(counts.values())
+    return counts
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """Bytes a real trace holds, split the way the explorer's memory chart shows them.
+
+    ``attention`` is the part that grows with M^2 (scores and weights); ``linear`` grows with M.
+    ``transient`` covers the temporaries alive during the pass but not kept.
+    """
+
+    params: int
+    linear: int
+    attention: int
+    vocab: int
+    transient: int
+
+    @property
+    def activations(self) -> int:
+        return self.linear + self.attention + self.vocab
+
+    @property
+    def total(self) -> int:
+        return self.params + self.activations + self.transient
+
+
+def estimate(cfg: TransformerConfig) -> MemoryEstimate:
+    """Bytes for one real trace of ``cfg``; exact for the tensors the trace keeps."""
+    N, M, T, E, H, F, L = cfg.N, cfg.M, cfg.M_target, cfg.E, cfg.nhead, cfg.d_ff, cfg.layers
+    # Per layer, floats kept by the recorder (see MultiHeadAttention/FeedForward/EncoderLayer).
+    # Attention block with L_q queries and S keys: q (L_q), k and v (S), heads, concat, out (L_q).
+    def attn_linear(Lq: int, S: int) -> int:
+        return N * E * (4 * Lq + 2 * S)
+
+    enc_linear = attn_linear(M, M) + N * M * (3 * E + F)  # + ffn_in, ffn.out, out; hidden (d_ff)
+    dec_linear = attn_linear(T, T) + attn_linear(T, M) + N * T * (3 * E + F)
+    embed_linear = 2 * N * M * E + M * E + 2 * N * T * E + T * E  # embed + sum per side, positions
+    linear_floats = L * (enc_linear + dec_linear) + embed_linear
+    attention_floats = L * 2 * N * H * (M * M + T * T + T * M)  # scores and weights per block
+    vocab_floats = 2 * N * T * cfg.vocab_size  # logits and probabilities
+    head_weights = 3 * E * E  # layer 0's W^Q, W^K, W^V copies, all heads
+    linear = FLOAT_BYTES * (linear_floats + head_weights) + INDEX_BYTES * N * (M + T) \
+        + MASK_BYTES * (T * T + N * M)
+    # Temporaries: an unmasked score tensor and a pre-ReLU FFN activation at the widest point.
+    widest = max(M, T)
+    transient = FLOAT_BYTES * (N * H * widest * max(M, T) + N * widest * F)
+    return MemoryEstimate(
+        params=FLOAT_BYTES * param_counts(cfg)["total"],
+        linear=linear,
+        attention=FLOAT_BYTES * attention_floats,
+        vocab=FLOAT_BYTES * vocab_floats,
+        transient=transient,
+    )
+
+
+def human_bytes(n: float) -> str:
+    """1536 -> '1.5 KiB': binary units, as memory is usually counted."""
+    units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
+    value = float(n)
+    for unit in units:
+        if abs(value) < 1024 or unit == units[-1]:
+            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} EiB"

@@ -1,0 +1,396 @@
+"""The encoder-decoder Transformer of "Attention Is All You Need", written from scratch.
+
+One class per box of the paper's figure. Only nn.Linear, nn.Embedding and nn.LayerNorm are
+borrowed from PyTorch; attention, masking, the residual paths and the stacks are spelled out so a
+learner can read every step.
+
+Legend, used in the shape comments at the end of every line that changes a shape:
+    N batch            M source length      M_target target length    L, S any query / key length
+    E embedding size   nhead heads          d_k = E // nhead           d_ff FFN hidden width
+    vocab_size tokens
+
+Conventions: batch-first everywhere; a boolean mask's True means *blocked* (PyTorch's
+convention); a float mask is added to the scores. Post-norm residual blocks, as in the paper.
+
+Recording: every forward takes ``rec``, a dict-like recorder owned by the caller (or None). The
+model writes named, detached tensors into it and keeps nothing itself, so one model object can
+serve many callers at once. Nothing here branches on tensor values, so the same code runs on
+PyTorch's meta device to get shapes without allocating memory.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import MutableMapping
+
+import torch
+from torch import Tensor, nn
+
+from .config import TransformerConfig
+
+Recorder = MutableMapping[str, Tensor]
+
+
+class Linear(nn.Linear):
+    """nn.Linear whose weights are drawn once, by ``init_weights``, not at construction."""
+
+    def reset_parameters(self) -> None:
+        pass
+
+
+class Embedding(nn.Embedding):
+    """nn.Embedding initialised by ``init_weights`` (construction allocates, draws nothing)."""
+
+    def reset_parameters(self) -> None:
+        pass
+
+
+class LayerNorm(nn.LayerNorm):
+    """nn.LayerNorm initialised by ``init_weights`` to gain 1, bias 0."""
+
+    def reset_parameters(self) -> None:
+        pass
+
+
+def record(rec: Recorder | None, name: str, tensor: Tensor) -> Tensor:
+    """The single point every recorded tensor passes through; returns the tensor unchanged."""
+    if rec is not None:
+        rec[name] = tensor.detach()
+    return tensor
+
+
+def apply_mask(scores: Tensor, mask: Tensor | None) -> Tensor:
+    """Block (bool True) or shift (float) attention scores; the mask broadcasts against them."""
+    if mask is None:
+        return scores
+    if mask.dtype == torch.bool:
+        return scores.masked_fill(mask, float("-inf"))
+    return scores + mask
+
+
+def generate_square_subsequent_mask(sz: int, device: torch.device | str | None = None) -> Tensor:
+    """Causal mask (sz, sz): True above the diagonal, so position i cannot see positions > i.
+
+    The diagonal stays visible: a position may attend to itself.
+    """
+    return torch.ones(sz, sz, dtype=torch.bool, device=device).triu(diagonal=1)  # (sz, sz)
+
+
+def generate_key_padding_mask(tokens: Tensor, pad_id: int = 0) -> Tensor:
+    """Key padding mask (N, L): True where the token is padding, so no query attends to it."""
+    return tokens == pad_id  # (N, L)
+
+
+def sinusoidal_table(L: int, E: int, device: torch.device | str | None = None,
+                     dtype: torch.dtype = torch.float32) -> Tensor:
+    """The paper's fixed encoding: PE[pos, 2i] = sin(pos / 10000^(2i/E)), PE[pos, 2i+1] = cos(...).
+
+    Computed for exactly L positions, so the sinusoidal kind has no maximum length.
+    """
+    position = torch.arange(L, device=device, dtype=dtype).unsqueeze(1)  # (L, 1)
+    rate = torch.exp(torch.arange(0, E, 2, device=device, dtype=dtype) * (-math.log(10000.0) / E))  # (ceil(E/2),)
+    angles = position * rate  # (L, ceil(E/2))
+    table = torch.empty(L, E, device=device, dtype=dtype)  # (L, E)
+    table[:, 0::2] = torch.sin(angles)
+    table[:, 1::2] = torch.cos(angles[:, : E // 2])  # odd E has one cosine column fewer
+    return table
+
+
+class TokenEmbedding(nn.Module):
+    """Token ids to vectors, scaled by sqrt(E) as in the paper (section 3.4)."""
+
+    def __init__(self, vocab_size: int, E: int, device=None):
+        super().__init__()
+        self.E = E
+        self.lookup = Embedding(vocab_size, E, device=device)
+
+    def forward(self, tokens: Tensor) -> Tensor:
+        return self.lookup(tokens) * math.sqrt(self.E)  # (N, L) -> (N, L, E)
+
+
+class PositionalEncoding(nn.Module):
+    """Position vectors added to the token embeddings: fixed sinusoids, or a learned table."""
+
+    def __init__(self, E: int, kind: str = "sinusoidal", max_len: int = 512, device=None):
+        super().__init__()
+        if kind not in ("sinusoidal", "learned"):
+            raise ValueError(f"positional kind {kind!r} must be 'sinusoidal' or 'learned'")
+        self.E, self.kind, self.max_len = E, kind, max_len
+        self.table = Embedding(max_len, E, device=device) if kind == "learned" else None
+
+    def forward(self, L: int, device=None, dtype: torch.dtype = torch.float32) -> Tensor:
+        if self.table is None:
+            return sinusoidal_table(L, self.E, device=device, dtype=dtype)  # (L, E)
+        if L > self.max_len:
+            raise ValueError(
+                f"sequence length {L} is longer than the learned positional table (max_len="
+                f"{self.max_len}): a learned table has no row for position {self.max_len}; "
+                f"use a shorter sequence, a larger max_len, or sinusoidal encoding"
+            )
+        return self.table.weight[:L]  # (max_len, E) -> (L, E)
+
+
+class MultiHeadAttention(nn.Module):
+    """nhead scaled dot-product attentions side by side, each on a d_k-wide slice of E.
+
+    The four projections are stored as E x E layers, as PyTorch does; head h's own W^Q, W^K and
+    W^V (each E x d_k) are column blocks of them, see ``head_weights``.
+    """
+
+    def __init__(self, E: int, nhead: int, device=None):
+        super().__init__()
+        if E % nhead:
+            raise ValueError(f"nhead={nhead} must divide E={E}")
+        self.E, self.nhead, self.d_k = E, nhead, E // nhead
+        self.q_proj = Linear(E, E, device=device)
+        self.k_proj = Linear(E, E, device=device)
+        self.v_proj = Linear(E, E, device=device)
+        self.out_proj = Linear(E, E, device=device)
+
+    def head_weights(self, head: int) -> dict[str, Tensor]:
+        """Head ``head``'s W^Q, W^K, W^V as (E, d_k) matrices, so that q_h = x @ W^Q_h + b."""
+        rows = slice(head * self.d_k, (head + 1) * self.d_k)
+        return {
+            "W_Q": self.q_proj.weight[rows].T,  # (d_k, E) -> (E, d_k)
+            "W_K": self.k_proj.weight[rows].T,  # (E, d_k)
+            "W_V": self.v_proj.weight[rows].T,  # (E, d_k)
+        }
+
+    def forward(self, x: Tensor, context: Tensor, attn_mask: Tensor | None = None,
+                key_padding_mask: Tensor | None = None, rec: Recorder | None = None,
+                prefix: str = "") -> Tensor:
+        """Queries from ``x`` (N, L, E); keys and values from ``context`` (N, S, E).
+
+        Self-attention passes the same tensor twice; cross-attention passes the encoder memory.
+        ``attn_mask`` is (L, S); ``key_padding_mask`` is (N, S).
+        """
+        N, L, _ = x.shape
+        S = context.shape[1]
+        q = self.q_proj(x).view(N, L, self.nhead, self.d_k).transpose(1, 2)  # (N, nhead, L, d_k)
+        k = self.k_proj(context).view(N, S, self.nhead, self.d_k).transpose(1, 2)  # (N, nhead, S, d_k)
+        v = self.v_proj(context).view(N, S, self.nhead, self.d_k).transpose(1, 2)  # (N, nhead, S, d_k)
+        record(rec, prefix + "q", q)
+        record(rec, prefix + "k", k)
+        record(rec, prefix + "v", v)
+        # Divide by sqrt(d_k): q.k sums d_k products, so its spread grows like sqrt(d_k).
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)  # (N, nhead, L, S)
+        scores = apply_mask(scores, attn_mask)  # (L, S) broadcasts over N and nhead
+        if key_padding_mask is not None:
+            scores = apply_mask(scores, key_padding_mask[:, None, None, :])  # (N, S) -> (N, 1, 1, S)
+        record(rec, prefix + "scores", scores)
+        weights = torch.softmax(scores, dim=-1)  # (N, nhead, L, S); each query's row sums to 1
+        record(rec, prefix + "weights", weights)
+        heads = weights @ v  # (N, nhead, L, d_k)
+        record(rec, prefix + "heads", heads)
+        concat = heads.transpose(1, 2).reshape(N, L, self.E)  # (N, L, nhead * d_k) = (N, L, E)
+        record(rec, prefix + "concat", concat)
+        out = self.out_proj(concat)  # (N, L, E)
+        return record(rec, prefix + "out", out)
+
+
+class FeedForward(nn.Module):
+    """Position-wise FFN: Linear(E, d_ff), ReLU, Linear(d_ff, E), the same for every position.
+
+    The ReLU sits between the two layers; nothing nonlinear is applied to the FFN's output.
+    """
+
+    def __init__(self, E: int, d_ff: int, device=None):
+        super().__init__()
+        self.linear1 = Linear(E, d_ff, device=device)
+        self.linear2 = Linear(d_ff, E, device=device)
+
+    def forward(self, x: Tensor, rec: Recorder | None = None, prefix: str = "") -> Tensor:
+        hidden = torch.relu(self.linear1(x))  # (N, L, E) -> (N, L, d_ff)
+        record(rec, prefix + "hidden", hidden)
+        out = self.linear2(hidden)  # (N, L, d_ff) -> (N, L, E)
+        return record(rec, prefix + "out", out)
+
+
+class EncoderLayer(nn.Module):
+    """Self-attention then FFN, each wrapped as LayerNorm(x + sublayer(x)) (post-norm).
+
+    ``residual=False`` drops the skip paths (x = LayerNorm(sublayer(x))); only experiments use it,
+    to show what the skip connections are for. With ``attn_mask`` causal, this block is exactly a
+    GPT-style decoder-only block.
+    """
+
+    def __init__(self, E: int, nhead: int, d_ff: int, residual: bool = True, device=None):
+        super().__init__()
+        self.residual = residual
+        self.self_attn = MultiHeadAttention(E, nhead, device=device)
+        self.ffn = FeedForward(E, d_ff, device=device)
+        self.norm1 = LayerNorm(E, device=device)
+        self.norm2 = LayerNorm(E, device=device)
+
+    def forward(self, x: Tensor, attn_mask: Tensor | None = None, key_padding_mask: Tensor | None = None,
+                rec: Recorder | None = None, prefix: str = "") -> Tensor:
+        a = self.self_attn(x, x, attn_mask, key_padding_mask, rec, prefix + "self_attn.")  # (N, M, E)
+        x = self.norm1(x + a if self.residual else a)  # (N, M, E)
+        record(rec, prefix + "ffn_in", x)
+        f = self.ffn(x, rec, prefix + "ffn.")  # (N, M, E)
+        x = self.norm2(x + f if self.residual else f)  # (N, M, E)
+        return record(rec, prefix + "out", x)
+
+
+class DecoderLayer(nn.Module):
+    """Masked self-attention, then cross-attention over the encoder memory, then the FFN."""
+
+    def __init__(self, E: int, nhead: int, d_ff: int, residual: bool = True, device=None):
+        super().__init__()
+        self.residual = residual
+        self.self_attn = MultiHeadAttention(E, nhead, device=device)
+        self.cross_attn = MultiHeadAttention(E, nhead, device=device)
+        self.ffn = FeedForward(E, d_ff, device=device)
+        self.norm1 = LayerNorm(E, device=device)
+        self.norm2 = LayerNorm(E, device=device)
+        self.norm3 = LayerNorm(E, device=device)
+
+    def forward(self, x: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None, rec: Recorder | None = None,
+                prefix: str = "") -> Tensor:
+        a = self.self_attn(x, x, tgt_mask, tgt_key_padding_mask, rec, prefix + "self_attn.")  # (N, M_target, E)
+        x = self.norm1(x + a if self.residual else a)  # (N, M_target, E)
+        c = self.cross_attn(x, memory, memory_mask, memory_key_padding_mask, rec, prefix + "cross_attn.")  # (N, M_target, E)
+        x = self.norm2(x + c if self.residual else c)  # (N, M_target, E)
+        record(rec, prefix + "ffn_in", x)
+        f = self.ffn(x, rec, prefix + "ffn.")  # (N, M_target, E)
+        x = self.norm3(x + f if self.residual else f)  # (N, M_target, E)
+        return record(rec, prefix + "out", x)
+
+
+class Transformer(nn.Module):
+    """The encoder-decoder of the paper, with embeddings, positions and the output layer.
+
+    Shape:
+        src (N, M) and tgt (N, M_target) token ids -> logits (N, M_target, vocab_size).
+        src_mask (M, M), tgt_mask (M_target, M_target), memory_mask (M_target, M);
+        *_key_padding_mask (N, M) or (N, M_target). Boolean True means blocked.
+    """
+
+    def __init__(self, *, vocab_size: int, E: int = 512, nhead: int = 8, layers: int = 6,
+                 d_ff: int | None = None, positional: str = "sinusoidal", max_len: int = 512,
+                 tie_embeddings: bool = False, residual: bool = True, device=None):
+        super().__init__()
+        d_ff = 4 * E if d_ff is None else d_ff
+        self.E, self.nhead, self.vocab_size = E, nhead, vocab_size
+        self.src_embed = TokenEmbedding(vocab_size, E, device=device)
+        # Tied: one matrix serves both embeddings and the pre-softmax layer (paper, section 3.4).
+        self.tgt_embed = self.src_embed if tie_embeddings else TokenEmbedding(vocab_size, E, device=device)
+        self.positional = PositionalEncoding(E, positional, max_len, device=device)
+        self.encoder = nn.ModuleList(EncoderLayer(E, nhead, d_ff, residual, device) for _ in range(layers))
+        self.decoder = nn.ModuleList(DecoderLayer(E, nhead, d_ff, residual, device) for _ in range(layers))
+        self.generator = Linear(E, vocab_size, device=device)
+        if tie_embeddings:
+            self.generator.weight = self.tgt_embed.lookup.weight
+
+    @classmethod
+    def from_config(cls, cfg: TransformerConfig, device=None, residual: bool = True) -> "Transformer":
+        """Build the model a config describes, with seeded weights (none on the meta device)."""
+        model = cls(vocab_size=cfg.vocab_size, E=cfg.E, nhead=cfg.nhead, layers=cfg.layers, d_ff=cfg.d_ff,
+                    positional=cfg.positional, max_len=cfg.max_len, tie_embeddings=cfg.tie_embeddings,
+                    residual=residual, device=device)
+        return model if str(device) == "meta" else init_weights(model, cfg.seed)
+
+    generate_square_subsequent_mask = staticmethod(generate_square_subsequent_mask)
+    generate_key_padding_mask = staticmethod(generate_key_padding_mask)
+    generate_source_key_padding_mask = staticmethod(generate_key_padding_mask)
+
+    def embed(self, tokens: Tensor, which: str, rec: Recorder | None = None) -> Tensor:
+        """Token embedding plus positional encoding, for ``which`` = 'src' or 'tgt'."""
+        table = self.src_embed if which == "src" else self.tgt_embed
+        record(rec, which + ".tokens", tokens)
+        emb = record(rec, which + ".embed", table(tokens))  # (N, L) -> (N, L, E)
+        pos = record(rec, which + ".pos", self.positional(tokens.shape[1], emb.device, emb.dtype))  # (L, E)
+        return record(rec, which + ".sum", emb + pos)  # (N, L, E) + (L, E) broadcasts to (N, L, E)
+
+    def encode(self, src: Tensor, src_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
+               rec: Recorder | None = None) -> Tensor:
+        """Source ids (N, M) -> memory (N, M, E), the encoder output the decoder attends to."""
+        x = self.embed(src, "src", rec)  # (N, M, E)
+        for i, layer in enumerate(self.encoder):
+            x = layer(x, src_mask, src_key_padding_mask, rec, f"enc.{i}.")  # (N, M, E)
+        return record(rec, "memory", x)
+
+    def decode(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+               memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
+               memory_key_padding_mask: Tensor | None = None, rec: Recorder | None = None) -> Tensor:
+        """Target ids (N, M_target) and memory (N, M, E) -> decoder output (N, M_target, E)."""
+        x = self.embed(tgt, "tgt", rec)  # (N, M_target, E)
+        for i, layer in enumerate(self.decoder):
+            x = layer(x, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
+                      memory_key_padding_mask, rec, f"dec.{i}.")  # (N, M_target, E)
+        return record(rec, "dec.out", x)
+
+    def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None,
+                rec: Recorder | None = None) -> Tensor:
+        """Logits (N, M_target, vocab_size); the probabilities are recorded as 'probs'."""
+        memory = self.encode(src, src_mask, src_key_padding_mask, rec)  # (N, M, E)
+        out = self.decode(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
+                          memory_key_padding_mask, rec)  # (N, M_target, E)
+        logits = record(rec, "logits", self.generator(out))  # (N, M_target, E) -> (N, M_target, vocab_size)
+        if rec is not None:
+            record(rec, "probs", torch.softmax(logits, dim=-1))  # (N, M_target, vocab_size)
+        return logits
+
+
+class CausalLM(nn.Module):
+    """Decoder-only language model from the same blocks: EncoderLayer under a causal mask.
+
+    ``causal=False`` in forward removes the mask, which lets every position see the future: the
+    training lab uses that to show a model cheating.
+    """
+
+    def __init__(self, *, vocab_size: int, E: int = 64, nhead: int = 4, layers: int = 2,
+                 d_ff: int | None = None, max_len: int = 64, positional: str = "learned", device=None):
+        super().__init__()
+        d_ff = 4 * E if d_ff is None else d_ff
+        self.embed = TokenEmbedding(vocab_size, E, device=device)
+        self.positional = PositionalEncoding(E, positional, max_len, device=device)
+        self.blocks = nn.ModuleList(EncoderLayer(E, nhead, d_ff, device=device) for _ in range(layers))
+        self.generator = Linear(E, vocab_size, device=device)
+
+    def forward(self, tokens: Tensor, causal: bool = True, rec: Recorder | None = None) -> Tensor:
+        """Token ids (N, L) -> next-token logits (N, L, vocab_size)."""
+        L = tokens.shape[1]
+        x = self.embed(tokens)  # (N, L, E)
+        x = x + self.positional(L, x.device, x.dtype)  # (N, L, E) + (L, E) -> (N, L, E)
+        mask = generate_square_subsequent_mask(L, x.device) if causal else None  # (L, L)
+        for i, block in enumerate(self.blocks):
+            x = block(x, mask, None, rec, f"block.{i}.")  # (N, L, E)
+        return self.generator(x)  # (N, L, E) -> (N, L, vocab_size)
+
+
+@torch.no_grad()
+def init_weights(model: nn.Module, seed: int) -> nn.Module:
+    """Seeded weights in one cheap pass: the same bounds PyTorch's defaults use, drawn once.
+
+    PyTorch's nn.Transformer draws every matrix twice (the layer default, then Xavier); the values
+    are random either way, so one draw from a private generator is enough and keeps sessions'
+    random streams apart.
+    """
+    gen = torch.Generator(device="cpu").manual_seed(seed)
+    tied = {id(m.lookup.weight) for m in model.modules() if isinstance(m, TokenEmbedding)}
+    for module in model.modules():
+        if isinstance(module, nn.Linear):
+            bound = 1.0 / math.sqrt(module.in_features)
+            if id(module.weight) not in tied:  # a tied output layer keeps the embedding's values
+                module.weight.uniform_(-bound, bound, generator=gen)
+            if module.bias is not None:
+                module.bias.uniform_(-bound, bound, generator=gen)
+        elif isinstance(module, TokenEmbedding):
+            # Scaled by sqrt(E) in forward, so N(0, 1/E) here gives unit-size embeddings there.
+            module.lookup.weight.normal_(0.0, module.E ** -0.5, generator=gen)
+        elif isinstance(module, PositionalEncoding) and module.table is not None:
+            module.table.weight.normal_(0.0, 1.0, generator=gen)
+        elif isinstance(module, nn.LayerNorm):
+            module.weight.fill_(1.0)
+            module.bias.zero_()
+    return model
+
+
+def build_causal_lm(seed: int = 0, device=None, **sizes) -> CausalLM:
+    """A seeded CausalLM, built with the same cheap initialisation as the Transformer."""
+    return init_weights(CausalLM(device=device, **sizes), seed)

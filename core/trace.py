@@ -1,0 +1,195 @@
+"""One live forward pass, recorded: the 14 rows of the seed note, the extras, the parameters.
+
+``trace(cfg)`` builds the model a config describes, runs it once on a seeded batch and reads every
+shape off the live tensors. Over the memory budget it runs the very same code on PyTorch's meta
+device instead (``shape_only``), so even GPT-3 sizes cost nothing. It caches nothing: the app
+layer does that, keyed by the (frozen, hashable) config.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from .config import TransformerConfig
+from .memory import DEFAULT_BUDGET_BYTES, MemoryEstimate, estimate
+from .model import Transformer, generate_key_padding_mask, generate_square_subsequent_mask
+from .rows import EXTRAS, ROWS, RowSpec
+from .shapes import MetaShapeCache
+from .source import source_for
+
+PAD_ID = 0  # padding token: masked out as a key
+BOS_ID = 1  # start token: the first decoder input ("outputs shifted right")
+
+
+@dataclass(frozen=True)
+class TensorRow:
+    """One tensor of the pass: its shape is read off the live (or meta) tensor."""
+
+    index: int
+    key: str
+    name: str
+    shape: tuple[int, ...]
+    formula: str
+    dtype: str
+    numel: int
+    bytes: int
+    description: str
+    hook: str
+    code: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "key": self.key, "name": self.name, "shape": list(self.shape),
+                "formula": self.formula, "dtype": self.dtype, "numel": self.numel, "bytes": self.bytes,
+                "description": self.description, "hook": self.hook}
+
+
+@dataclass(frozen=True)
+class Trace:
+    """What one pass showed. ``tensors`` holds the recorded values (empty when shape-only)."""
+
+    config: TransformerConfig
+    rows: tuple[TensorRow, ...]
+    extras: tuple[TensorRow, ...]
+    params: dict[str, int]
+    shape_only: bool
+    estimate: MemoryEstimate
+    budget_bytes: int
+    shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    tensors: dict[str, Tensor] = field(default_factory=dict, repr=False)
+
+    def row(self, key: str) -> TensorRow:
+        """A row or extra by key, e.g. 'attention_scores' or 'causal_mask'."""
+        for r in self.rows + self.extras:
+            if r.key == key:
+                return r
+        raise KeyError(key)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able values: what the CLI's --json prints and the app downloads."""
+        return {
+            "config": self.config.to_dict(),
+            "shape_only": self.shape_only,
+            "rows": [r.to_dict() for r in self.rows],
+            "extras": [r.to_dict() for r in self.extras],
+            "params": dict(self.params),
+            "estimated_bytes": self.estimate.total,
+            "budget_bytes": self.budget_bytes,
+        }
+
+
+def make_batch(cfg: TransformerConfig, device: str = "cpu") -> tuple[Tensor, Tensor]:
+    """Seeded source (N, M) and target (N, M_target) ids; the last source sequence is padded.
+
+    Padding the last quarter of the last sequence (when N > 1 and M >= 4) makes the key padding
+    mask visible in the heatmaps. On the meta device the ids have a shape and no values.
+    """
+    N, M, T = cfg.N, cfg.M, cfg.M_target
+    if device == "meta":
+        return (torch.empty(N, M, dtype=torch.long, device="meta"),  # (N, M)
+                torch.empty(N, T, dtype=torch.long, device="meta"))  # (N, M_target)
+    gen = torch.Generator().manual_seed(cfg.seed)
+    low = min(2, cfg.vocab_size - 1)  # ids 0 and 1 are padding and start, when the vocabulary allows
+    src = torch.randint(low, cfg.vocab_size, (N, M), generator=gen)  # (N, M)
+    if N > 1 and M >= 4:
+        src[-1, M - M // 4:] = PAD_ID
+    tgt = torch.randint(low, cfg.vocab_size, (N, T), generator=gen)  # (N, M_target)
+    tgt[:, 0] = BOS_ID
+    return src, tgt
+
+
+def _param_groups(model: Transformer) -> dict[str, int]:
+    """Live parameter counts per component (a tied matrix is counted once)."""
+    groups = {
+        "token embeddings": 0, "positional table": 0, "encoder self-attention": 0, "encoder FFN": 0,
+        "encoder LayerNorms": 0, "decoder masked self-attention": 0, "decoder cross-attention": 0,
+        "decoder FFN": 0, "decoder LayerNorms": 0, "output layer": 0,
+    }
+    for name, p in model.named_parameters():  # named_parameters skips a shared tensor's second name
+        side = "encoder" if name.startswith("encoder.") else "decoder"
+        if name.startswith(("src_embed", "tgt_embed")):
+            key = "token embeddings"
+        elif name.startswith("positional"):
+            key = "positional table"
+        elif name.startswith("generator"):
+            key = "output layer"
+        elif ".cross_attn." in name:
+            key = "decoder cross-attention"
+        elif ".self_attn." in name:
+            key = "encoder self-attention" if side == "encoder" else "decoder masked self-attention"
+        elif ".ffn." in name:
+            key = f"{side} FFN"
+        else:
+            key = f"{side} LayerNorms"
+        groups[key] += p.numel()
+    groups["total"] = sum(groups.values())
+    return groups
+
+
+def _select(spec: RowSpec, tensor: Tensor) -> Tensor:
+    """The note's per-head view: head ``spec.head`` of a stacked tensor."""
+    if spec.head is None:
+        return tensor
+    return tensor[spec.head] if tensor.dim() == 3 else tensor[:, spec.head]  # (nhead, E, d_k) or (N, nhead, ..)
+
+
+def _rows(specs: tuple[RowSpec, ...], rec: dict[str, Tensor]) -> tuple[TensorRow, ...]:
+    out = []
+    for spec in specs:
+        t = _select(spec, rec[spec.hook])
+        out.append(TensorRow(
+            index=spec.index, key=spec.key, name=spec.name, shape=tuple(t.shape), formula=spec.formula,
+            dtype=str(t.dtype).replace("torch.", ""), numel=t.numel(), bytes=t.numel() * t.element_size(),
+            description=spec.description, hook=spec.hook, code=source_for(spec.hook),
+        ))
+    return tuple(out)
+
+
+def trace(cfg: TransformerConfig, *, budget_bytes: int = DEFAULT_BUDGET_BYTES,
+          shape_only: bool | None = None) -> Trace:
+    """Run one recorded forward pass of the model ``cfg`` describes.
+
+    ``shape_only=None`` decides by the memory estimate: over ``budget_bytes`` the pass runs on the
+    meta device. True or False forces the choice (False still refuses to go over the budget).
+    """
+    est = estimate(cfg)
+    over = est.total > budget_bytes
+    if shape_only is False and over:
+        raise ValueError(f"a real pass of this config needs about {est.total} bytes, over the budget of "
+                         f"{budget_bytes}; trace it shape-only instead")
+    meta = over if shape_only is None else shape_only
+    device = "meta" if meta else "cpu"
+    rec: dict[str, Tensor] = {}
+    model = Transformer.from_config(cfg, device=device)
+    with torch.inference_mode(), (MetaShapeCache() if meta else contextlib.nullcontext()):
+        src, tgt = make_batch(cfg, device)  # (N, M), (N, M_target)
+        tgt_mask = record_mask(rec, "tgt_mask", generate_square_subsequent_mask(cfg.M_target, device))
+        padding = record_mask(rec, "src_key_padding_mask", generate_key_padding_mask(src, PAD_ID))  # (N, M)
+        model(src, tgt, tgt_mask=tgt_mask, src_key_padding_mask=padding,
+              memory_key_padding_mask=padding, rec=rec)
+        attn = model.encoder[0].self_attn
+        heads = [attn.head_weights(h) for h in range(cfg.nhead)]
+        for name in ("W_Q", "W_K", "W_V"):
+            rec[f"enc.0.self_attn.{name}"] = torch.stack([h[name] for h in heads])  # (nhead, E, d_k)
+        params = _param_groups(model)
+    return Trace(
+        config=cfg,
+        rows=_rows(ROWS, rec),
+        extras=_rows(EXTRAS, rec),
+        params=params,
+        shape_only=meta,
+        estimate=est,
+        budget_bytes=budget_bytes,
+        shapes={k: tuple(v.shape) for k, v in rec.items()},
+        tensors={} if meta else rec,
+    )
+
+
+def record_mask(rec: dict[str, Tensor], name: str, mask: Tensor) -> Tensor:
+    """Keep a mask the pass uses beside the tensors the model records."""
+    rec[name] = mask
+    return mask
