@@ -1,9 +1,23 @@
-"""Transformer Shape Explorer: placeholder entry until the explorer page lands."""
+"""Transformer Shape Explorer: the entry script.
+
+Streamlit runs this file on every interaction. It sets the page up, draws the shared sidebar
+(so every page sees one config) and hands over to the selected page.
+"""
 
 import streamlit as st
 
-from core import DEFAULT, trace
+from pages.common import sidebar_config
 
-st.set_page_config(page_title="Transformer Shape Explorer", layout="wide")
-t = trace(DEFAULT)
-st.dataframe([{"#": r.index, "tensor": r.name, "formula": r.formula, "live shape": str(r.shape)} for r in t.rows])
+st.set_page_config(page_title="Transformer Shape Explorer", page_icon="🔷", layout="wide")
+
+PAGES = [
+    st.Page("pages/explorer.py", title="Explorer", icon="🔍", default=True, url_path="explorer"),
+    st.Page("pages/attention.py", title="Attention", icon="🎯", url_path="attention"),
+    st.Page("pages/positional.py", title="Positional encoding", icon="〰️", url_path="positional"),
+    st.Page("pages/quiz.py", title="Quiz", icon="❓", url_path="quiz"),
+    st.Page("pages/training_lab.py", title="Training lab", icon="🧪", url_path="training-lab"),
+]
+
+page = st.navigation(PAGES)
+sidebar_config()
+page.run()

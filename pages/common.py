@@ -1,0 +1,197 @@
+"""What every page shares: the sidebar config, the URL that reproduces it, the cached trace.
+
+Data flows one way: widgets -> TransformerConfig (kept in st.session_state, so every page checks
+against the same model) -> core.trace, cached here by config -> plain values for the pages.
+Nothing in this module does tensor maths.
+"""
+
+from __future__ import annotations
+
+import math
+import traceback
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+import streamlit as st
+
+from core import PRESETS, DEFAULT, Trace, TransformerConfig, divisors, trace
+
+# Slider options. Small values one by one, larger ones on a coarse grid that contains every
+# preset's value; anything else in a URL snaps to the nearest option with a warning.
+_SMALL = list(range(1, 65))
+LENGTHS = _SMALL + [96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096]
+WIDTHS = _SMALL + [80, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024, 1280, 1536, 2048,
+                   2560, 3072, 4096, 5120, 6144, 8192, 12288]
+VOCABS = list(range(2, 65)) + [80, 100, 128, 256, 500, 512, 1000, 1024, 2000, 4096, 8000, 10000,
+                               16384, 32000, 37000, 50257, 65536]
+FFS = sorted(set(WIDTHS) | {4 * w for w in WIDTHS} | {28672})
+N_RANGE = (1, 64)
+LAYER_RANGE = (1, 96)
+MAX_NHEAD_OPTION = 128
+
+# Widget key -> (config field, label). Labels carry the learner's symbol; tests find sliders by it.
+LABELS = {
+    "N": "N — batch size",
+    "M": "M — source length",
+    "M_target": "M_target — target length",
+    "E": "E — embedding size (d_model)",
+    "nhead": "nhead — attention heads",
+    "vocab_size": "vocab_size — vocabulary size",
+    "layers": "layers — encoder and decoder layers, each",
+    "d_ff": "d_ff — FFN hidden width (dim_feedforward)",
+    "positional": "positional encoding",
+}
+CONFIG_FIELDS = ("N", "M", "M_target", "E", "nhead", "vocab_size", "layers", "d_ff", "positional")
+STATE_KEY = "cfg"
+_WIDGET = "w_"  # widget keys are "w_N", "w_E", ...
+
+
+def nhead_options(E: int) -> list[int]:
+    """The nhead values the slider offers for this E: the divisors of E (so d_k is whole)."""
+    return [d for d in divisors(E) if d <= MAX_NHEAD_OPTION]
+
+
+def _nearest(value: int, options: list[int]) -> int:
+    return min(options, key=lambda o: (abs(math.log(o) - math.log(max(value, 1))), o))
+
+
+def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
+    """Turn untrusted values (from a URL) into the nearest config the sliders can show.
+
+    Returns the config and one warning per value that had to change. Never raises.
+    """
+    warnings: list[str] = []
+    base = DEFAULT.to_dict()
+    out: dict[str, Any] = {}
+
+    def as_int(name: str) -> int | None:
+        raw = values.get(name)
+        if raw is None:
+            return None
+        try:
+            return int(str(raw).strip())
+        except ValueError:
+            warnings.append(f"{name}={str(raw)[:40]!r} is not a whole number; using {base[name]}.")
+            return None
+
+    def choose(name: str, options: list[int] | tuple[int, int], fallback: int) -> int:
+        value = as_int(name)
+        if value is None:
+            return fallback
+        if isinstance(options, tuple):
+            low, high = options
+            snapped = min(max(value, low), high)
+        else:
+            snapped = _nearest(value, options) if value >= 1 else options[0]
+        if snapped != value:
+            warnings.append(f"{name}={value} is outside what the sliders offer; using {snapped}.")
+        return snapped
+
+    out["N"] = choose("N", N_RANGE, base["N"])
+    out["M"] = choose("M", LENGTHS, base["M"])
+    out["M_target"] = choose("M_target", LENGTHS, out["M"])
+    out["E"] = choose("E", WIDTHS, base["E"])
+    out["layers"] = choose("layers", LAYER_RANGE, base["layers"])
+    out["vocab_size"] = choose("vocab_size", VOCABS, base["vocab_size"])
+    out["d_ff"] = choose("d_ff", FFS, 4 * out["E"])
+    heads = nhead_options(out["E"])
+    wanted = as_int("nhead")
+    if wanted is None:
+        out["nhead"] = _nearest(min(base["nhead"], out["E"]), heads)
+    else:
+        out["nhead"] = _nearest(wanted, heads) if wanted >= 1 else heads[0]
+        if out["nhead"] != wanted:
+            warnings.append(f"nhead={wanted} does not divide E={out['E']}; using nhead={out['nhead']} "
+                            f"(E allows {', '.join(map(str, heads))}).")
+    positional = values.get("positional")
+    if positional is None or positional in ("sinusoidal", "learned"):
+        out["positional"] = positional or base["positional"]
+    else:
+        warnings.append(f"positional={str(positional)[:40]!r} is not 'sinusoidal' or 'learned'; using sinusoidal.")
+        out["positional"] = "sinusoidal"
+    return TransformerConfig(**out), warnings
+
+
+def _set_widgets(cfg: TransformerConfig) -> None:
+    for name in CONFIG_FIELDS:
+        st.session_state[_WIDGET + name] = getattr(cfg, name)
+
+
+def _apply_preset() -> None:
+    preset = PRESETS.get(st.session_state.get("w_preset"))
+    if preset is not None:
+        _set_widgets(preset)
+
+
+def _read_url_once() -> None:
+    """On a session's first run, take the config from the URL, warning about what had to change."""
+    if "url_read" in st.session_state:
+        return
+    st.session_state["url_read"] = True
+    params = {k: st.query_params.get(k) for k in CONFIG_FIELDS if k in st.query_params}
+    cfg, warnings = snap_config(params)
+    st.session_state["url_warnings"] = warnings
+    _set_widgets(cfg)
+
+
+def sidebar_config() -> TransformerConfig:
+    """Render the shared sidebar and return the config it describes (also kept in session state).
+
+    The entry script calls it on every run, so every page sees the same config; nhead only offers
+    divisors of E, so no slider position can make an invalid config.
+    """
+    _read_url_once()
+    sb = st.sidebar
+    sb.header("Model sizes")
+    sb.selectbox("Preset", ["(custom)", *PRESETS], key="w_preset", on_change=_apply_preset,
+                 help="Start from a named configuration; every slider stays movable.")
+    sb.slider(LABELS["N"], *N_RANGE, key="w_N")
+    sb.select_slider(LABELS["M"], LENGTHS, key="w_M")
+    sb.select_slider(LABELS["M_target"], LENGTHS, key="w_M_target")
+    sb.select_slider(LABELS["E"], WIDTHS, key="w_E")
+    heads = nhead_options(st.session_state["w_E"])
+    if st.session_state.get("w_nhead") not in heads:
+        st.session_state["w_nhead"] = _nearest(st.session_state.get("w_nhead") or 1, heads)
+    sb.select_slider(LABELS["nhead"], heads, key="w_nhead",
+                     help="Only divisors of E are offered: each head gets d_k = E / nhead dimensions.")
+    sb.select_slider(LABELS["vocab_size"], VOCABS, key="w_vocab_size")
+    sb.slider(LABELS["layers"], *LAYER_RANGE, key="w_layers")
+    sb.select_slider(LABELS["d_ff"], FFS, key="w_d_ff")
+    sb.radio(LABELS["positional"], ["sinusoidal", "learned"], key="w_positional", horizontal=True)
+    values = {name: st.session_state[_WIDGET + name] for name in CONFIG_FIELDS}
+    preset = PRESETS.get(st.session_state.get("w_preset"))
+    extra = {"tie_embeddings": preset.tie_embeddings} if preset is not None else {}
+    try:
+        cfg = TransformerConfig(**values, **extra)
+    except ValueError as exc:  # cannot happen through the sliders; kept as a visible safety net
+        sb.error(str(exc))
+        cfg = DEFAULT
+    st.session_state[STATE_KEY] = cfg
+    wanted = {k: str(v) for k, v in values.items()}
+    if {k: st.query_params.get(k) for k in wanted} != wanted:
+        st.query_params.from_dict(wanted)
+    for message in st.session_state.get("url_warnings", []):
+        sb.warning(message)
+    return cfg
+
+
+def current_config() -> TransformerConfig:
+    """The config the sidebar set on this run (the default before the sidebar has run)."""
+    return st.session_state.get(STATE_KEY, DEFAULT)
+
+
+@st.cache_data(max_entries=16, show_spinner="Running a forward pass…")
+def cached_trace(cfg: TransformerConfig) -> Trace:
+    """One trace per config, shared by all sessions (cache_data hands each caller a copy)."""
+    return trace(cfg)
+
+
+@contextmanager
+def guard(what: str) -> Iterator[None]:
+    """Show a failure in one part of a page as a short error; the rest of the page still renders."""
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 - a page must survive any one failing part
+        st.error(f"{what} failed: {exc}")
+        with st.expander("Details"):
+            st.code("".join(traceback.format_exception(exc)), language="text")

@@ -1,0 +1,10 @@
+"""Placeholder page (positional); replaced by its issue's work."""
+
+import streamlit as st
+
+from pages.common import cached_trace, current_config
+
+cfg = current_config()
+st.title("positional")
+t = cached_trace(cfg)
+st.write(f"{len(t.rows)} rows traced; shape_only={t.shape_only}")

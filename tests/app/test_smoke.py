@@ -1,0 +1,14 @@
+"""The whole app renders, and slider changes reach the config every page reads."""
+
+from tests.app.conftest import make_app
+
+
+def test_app_renders_and_sliders_change_config():
+    at = make_app().run()
+    assert not at.exception
+    at.sidebar.slider(key="w_N").set_value(5).run()
+    assert not at.exception
+    assert at.session_state["cfg"].N == 5
+    at.sidebar.select_slider(key="w_E").set_value(12).run()
+    assert at.session_state["cfg"].E == 12
+    assert at.sidebar.select_slider(key="w_nhead").options == ["1", "2", "3", "4", "6", "12"]
