@@ -84,7 +84,10 @@ def estimate(cfg: TransformerConfig) -> MemoryEstimate:
 
     enc_linear = attn_linear(M, M) + N * M * (3 * E + F)  # + ffn_in, ffn.out, out; hidden (d_ff)
     dec_linear = attn_linear(T, T) + attn_linear(T, M) + N * T * (3 * E + F)
-    embed_linear = 2 * N * M * E + M * E + 2 * N * T * E + T * E  # embed + sum per side, positions
+    # Token embedding and sum per side; positions are computed per side when sinusoidal, or are views
+    # of the learned table, which they then keep alive whole.
+    positions = (M + T) * E if cfg.positional == "sinusoidal" else cfg.max_len * E
+    embed_linear = 2 * N * M * E + 2 * N * T * E + positions
     linear_floats = L * (enc_linear + dec_linear) + embed_linear
     attention_floats = L * 2 * N * H * (M * M + T * T + T * M)  # scores and weights per block
     vocab_floats = 2 * N * T * cfg.vocab_size  # logits and probabilities

@@ -1,0 +1,71 @@
+"""TransformerConfig: defaults, derived values, and a clear ValueError for every bad value."""
+
+import dataclasses
+
+import pytest
+
+from core import PRESETS, TransformerConfig, divisors
+from core.config import MAX_E, MAX_LAYERS, MAX_M, MAX_N, MAX_NHEAD, MAX_VOCAB_SIZE
+
+
+def test_defaults_and_derived_values():
+    cfg = TransformerConfig(N=2, M=8, E=16, nhead=2, vocab_size=100)
+    assert (cfg.M_target, cfg.d_ff, cfg.d_k, cfg.layers, cfg.max_len) == (8, 64, 8, 2, 8)
+    assert TransformerConfig(M=5, M_target=9).max_len == 9
+
+
+def test_frozen_and_keyword_only():
+    cfg = TransformerConfig()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cfg.E = 32  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        TransformerConfig(2, 8)  # type: ignore[misc]
+
+
+def test_nhead_that_does_not_divide_E_lists_the_divisors():
+    with pytest.raises(ValueError) as err:
+        TransformerConfig(E=10, nhead=4)
+    message = str(err.value)
+    assert "nhead=4" in message and "E=10" in message
+    assert "1, 2, 5, 10" in message
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("N", 0, "N=0"), ("N", MAX_N + 1, f"N={MAX_N + 1}"), ("M", -3, "M=-3"), ("M", MAX_M + 1, "M="),
+    ("E", 0, "E=0"), ("E", MAX_E + 1, "E="), ("nhead", 0, "nhead=0"), ("nhead", MAX_NHEAD + 1, "nhead="),
+    ("vocab_size", 1, "vocab_size=1"), ("vocab_size", MAX_VOCAB_SIZE + 1, "vocab_size="),
+    ("M_target", 0, "M_target=0"), ("layers", 0, "layers=0"), ("layers", MAX_LAYERS + 1, "layers="),
+    ("d_ff", 0, "d_ff=0"), ("max_len", 0, "max_len=0"), ("seed", -1, "seed=-1"),
+    ("positional", "rotary", "positional='rotary'"), ("tie_embeddings", "yes", "tie_embeddings='yes'"),
+    ("E", "16", "E='16'"), ("N", 2.5, "N=2.5"), ("N", True, "N=True"),
+])
+def test_every_bad_value_raises_a_message_naming_it(field, value, words):
+    values = {"E": 16, "nhead": 2} | {field: value}
+    with pytest.raises(ValueError) as err:
+        TransformerConfig(**values)
+    assert words in str(err.value)
+
+
+def test_divisors():
+    assert divisors(12) == [1, 2, 3, 4, 6, 12]
+    assert divisors(0) == []
+
+
+def test_presets_are_valid_and_named():
+    assert len(PRESETS) >= 7
+    for name, cfg in PRESETS.items():
+        assert isinstance(cfg, TransformerConfig), name
+        assert cfg.E % cfg.nhead == 0
+
+
+def test_replace_recomputes_derived_defaults_unless_pinned():
+    cfg = TransformerConfig(M=8, E=16)
+    moved = cfg.replace(M=12, E=32)
+    assert (moved.M_target, moved.d_ff, moved.max_len) == (12, 128, 12)
+    pinned = TransformerConfig(M=8, M_target=3, E=16, d_ff=10).replace(M=12, E=32)
+    assert (pinned.M_target, pinned.d_ff) == (3, 10)
+
+
+def test_round_trip_through_dict():
+    cfg = TransformerConfig(N=3, M=5, M_target=7, E=12, nhead=3, positional="learned", tie_embeddings=True)
+    assert TransformerConfig.from_dict(cfg.to_dict() | {"unknown": 1}) == cfg
