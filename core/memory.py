@@ -75,28 +75,34 @@ class MemoryEstimate:
 
 
 def estimate(cfg: TransformerConfig) -> MemoryEstimate:
-    """Bytes for one real trace of ``cfg``; exact for the tensors the trace keeps."""
+    """Bytes for one real trace of ``cfg``; exact for the tensors the trace keeps.
+
+    The trace keeps every recorded tensor of layer 0, the attention weights of every deeper layer,
+    and the stack outputs (see core.trace.TraceRecorder).
+    """
     N, M, T, E, H, F, L = cfg.N, cfg.M, cfg.M_target, cfg.E, cfg.nhead, cfg.d_ff, cfg.layers
-    # Per layer, floats kept by the recorder (see MultiHeadAttention/FeedForward/EncoderLayer).
-    # Attention block with L_q queries and S keys: q (L_q), k and v (S), heads, concat, out (L_q).
+
     def attn_linear(Lq: int, S: int) -> int:
+        """q, heads, concat, out have Lq rows; k and v have S rows."""
         return N * E * (4 * Lq + 2 * S)
 
-    enc_linear = attn_linear(M, M) + N * M * (3 * E + F)  # + ffn_in, ffn.out, out; hidden (d_ff)
+    enc_linear = attn_linear(M, M) + N * M * (3 * E + F)  # + ffn_in, ffn.out, out, and the d_ff hidden
     dec_linear = attn_linear(T, T) + attn_linear(T, M) + N * T * (3 * E + F)
     # Token embedding and sum per side; positions are computed per side when sinusoidal, or are views
     # of the learned table, which they then keep alive whole.
     positions = (M + T) * E if cfg.positional == "sinusoidal" else cfg.max_len * E
     embed_linear = 2 * N * M * E + 2 * N * T * E + positions
-    linear_floats = L * (enc_linear + dec_linear) + embed_linear
-    attention_floats = L * 2 * N * H * (M * M + T * T + T * M)  # scores and weights per block
+    stack_outputs = N * (M + T) * E if L > 1 else 0  # memory and dec.out, when not layer 0's own output
+    linear_floats = enc_linear + dec_linear + embed_linear + stack_outputs
+    square = N * H * (M * M + T * T + T * M)  # one layer's attention maps, all three kinds
+    attention_floats = 2 * square + (L - 1) * square  # layer 0: scores and weights; deeper: weights
     vocab_floats = 2 * N * T * cfg.vocab_size  # logits and probabilities
     head_weights = 3 * E * E  # layer 0's W^Q, W^K, W^V copies, all heads
     linear = FLOAT_BYTES * (linear_floats + head_weights) + INDEX_BYTES * N * (M + T) \
         + MASK_BYTES * (T * T + N * M)
-    # Temporaries: an unmasked score tensor and a pre-ReLU FFN activation at the widest point.
+    # Temporaries of a deeper layer while it runs: its activations and an unmasked score tensor.
     widest = max(M, T)
-    transient = FLOAT_BYTES * (N * H * widest * max(M, T) + N * widest * F)
+    transient = FLOAT_BYTES * (max(enc_linear, dec_linear) + 2 * N * H * widest * widest)
     return MemoryEstimate(
         params=FLOAT_BYTES * param_counts(cfg)["total"],
         linear=linear,

@@ -9,6 +9,7 @@ layer does that, keyed by the (frozen, hashable) config.
 from __future__ import annotations
 
 import contextlib
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,6 +81,22 @@ class Trace:
             "estimated_bytes": self.estimate.total,
             "budget_bytes": self.budget_bytes,
         }
+
+
+_DEEP_LAYER = re.compile(r"^(enc|dec)\.(\d+)\.(.+)$")
+
+
+class TraceRecorder(dict):
+    """Keeps what the explorer shows: every hook of layer 0, and only the attention weights
+    (for the heatmaps) of deeper layers. Dropping the rest lets a real pass go further before
+    the memory budget forces a shape-only one; ``core.memory.estimate`` counts exactly this set.
+    """
+
+    def __setitem__(self, name: str, tensor: Tensor) -> None:
+        match = _DEEP_LAYER.match(name)
+        if match and match.group(2) != "0" and not match.group(3).endswith("attn.weights"):
+            return
+        super().__setitem__(name, tensor)
 
 
 def make_batch(cfg: TransformerConfig, device: str = "cpu") -> tuple[Tensor, Tensor]:
@@ -163,7 +180,7 @@ def trace(cfg: TransformerConfig, *, budget_bytes: int = DEFAULT_BUDGET_BYTES,
                          f"{budget_bytes}; trace it shape-only instead")
     meta = over if shape_only is None else shape_only
     device = "meta" if meta else "cpu"
-    rec: dict[str, Tensor] = {}
+    rec = TraceRecorder()
     model = Transformer.from_config(cfg, device=device)
     with torch.inference_mode(), (MetaShapeCache() if meta else contextlib.nullcontext()):
         src, tgt = make_batch(cfg, device)  # (N, M), (N, M_target)
