@@ -4,9 +4,16 @@ Streamlit runs this file on every interaction. It sets the page up, draws the sh
 (so every page sees one config) and hands over to the selected page.
 """
 
+import os
+
 import streamlit as st
 
+from core.views import limit_torch_threads
 from pages.common import sidebar_config
+
+# Small passes run fastest on one thread (see limit_torch_threads); TSE_TORCH_THREADS overrides.
+_threads = os.environ.get("TSE_TORCH_THREADS", "1")
+limit_torch_threads(int(_threads) if _threads.isdigit() else 1)
 
 st.set_page_config(page_title="Transformer Shape Explorer", page_icon="🔷", layout="wide")
 

@@ -7,6 +7,7 @@ Nothing in this module does tensor maths.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import traceback
 from contextlib import contextmanager
@@ -14,7 +15,7 @@ from typing import Any, Iterator
 
 import streamlit as st
 
-from core import PRESETS, DEFAULT, Trace, TransformerConfig, divisors, trace
+from core import PRESETS, DEFAULT, Trace, TransformerConfig, divisors, estimate, human_bytes, trace
 
 # Slider options. Small values one by one, larger ones on a coarse grid that contains every
 # preset's value; anything else in a URL snaps to the nearest option with a warning.
@@ -40,8 +41,11 @@ LABELS = {
     "layers": "layers — encoder and decoder layers, each",
     "d_ff": "d_ff — FFN hidden width (dim_feedforward)",
     "positional": "positional encoding",
+    "tie_embeddings": "tie_embeddings — one matrix for both embeddings and the output layer",
 }
-CONFIG_FIELDS = ("N", "M", "M_target", "E", "nhead", "vocab_size", "layers", "d_ff", "positional")
+CONFIG_FIELDS = ("N", "M", "M_target", "E", "nhead", "vocab_size", "layers", "d_ff", "positional",
+                 "tie_embeddings")
+CUSTOM = "(custom)"
 STATE_KEY = "cfg"
 _WIDGET = "w_"  # widget keys are "w_N", "w_E", ...
 
@@ -109,6 +113,14 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
     else:
         warnings.append(f"positional={str(positional)[:40]!r} is not 'sinusoidal' or 'learned'; using sinusoidal.")
         out["positional"] = "sinusoidal"
+    tie = values.get("tie_embeddings")
+    if tie is None or str(tie).strip().lower() in ("false", "0", "no", ""):
+        out["tie_embeddings"] = False
+    elif str(tie).strip().lower() in ("true", "1", "yes"):
+        out["tie_embeddings"] = True
+    else:
+        warnings.append(f"tie_embeddings={str(tie)[:40]!r} is not true or false; using false.")
+        out["tie_embeddings"] = False
     return TransformerConfig(**out), warnings
 
 
@@ -121,6 +133,11 @@ def _apply_preset() -> None:
     preset = PRESETS.get(st.session_state.get("w_preset"))
     if preset is not None:
         _set_widgets(preset)
+
+
+def _mark_custom() -> None:
+    """A slider moved: the config is no longer the named preset."""
+    st.session_state["w_preset"] = CUSTOM
 
 
 def _read_url_once() -> None:
@@ -143,26 +160,27 @@ def sidebar_config() -> TransformerConfig:
     _read_url_once()
     sb = st.sidebar
     sb.header("Model sizes")
-    sb.selectbox("Preset", ["(custom)", *PRESETS], key="w_preset", on_change=_apply_preset,
+    sb.selectbox("Preset", [CUSTOM, *PRESETS], key="w_preset", on_change=_apply_preset,
                  help="Start from a named configuration; every slider stays movable.")
-    sb.slider(LABELS["N"], *N_RANGE, key="w_N")
-    sb.select_slider(LABELS["M"], LENGTHS, key="w_M")
-    sb.select_slider(LABELS["M_target"], LENGTHS, key="w_M_target")
-    sb.select_slider(LABELS["E"], WIDTHS, key="w_E")
+    custom = {"on_change": _mark_custom}
+    sb.slider(LABELS["N"], *N_RANGE, key="w_N", **custom)
+    sb.select_slider(LABELS["M"], LENGTHS, key="w_M", **custom)
+    sb.select_slider(LABELS["M_target"], LENGTHS, key="w_M_target", **custom)
+    sb.select_slider(LABELS["E"], WIDTHS, key="w_E", **custom)
     heads = nhead_options(st.session_state["w_E"])
     if st.session_state.get("w_nhead") not in heads:
         st.session_state["w_nhead"] = _nearest(st.session_state.get("w_nhead") or 1, heads)
-    sb.select_slider(LABELS["nhead"], heads, key="w_nhead",
+    sb.select_slider(LABELS["nhead"], heads, key="w_nhead", **custom,
                      help="Only divisors of E are offered: each head gets d_k = E / nhead dimensions.")
-    sb.select_slider(LABELS["vocab_size"], VOCABS, key="w_vocab_size")
-    sb.slider(LABELS["layers"], *LAYER_RANGE, key="w_layers")
-    sb.select_slider(LABELS["d_ff"], FFS, key="w_d_ff")
-    sb.radio(LABELS["positional"], ["sinusoidal", "learned"], key="w_positional", horizontal=True)
+    sb.select_slider(LABELS["vocab_size"], VOCABS, key="w_vocab_size", **custom)
+    sb.slider(LABELS["layers"], *LAYER_RANGE, key="w_layers", **custom)
+    sb.select_slider(LABELS["d_ff"], FFS, key="w_d_ff", **custom)
+    sb.radio(LABELS["positional"], ["sinusoidal", "learned"], key="w_positional", horizontal=True, **custom)
+    sb.checkbox(LABELS["tie_embeddings"], key="w_tie_embeddings", **custom,
+                help="The paper shares one vocab_size × E matrix between both embeddings and the final linear layer.")
     values = {name: st.session_state[_WIDGET + name] for name in CONFIG_FIELDS}
-    preset = PRESETS.get(st.session_state.get("w_preset"))
-    extra = {"tie_embeddings": preset.tie_embeddings} if preset is not None else {}
     try:
-        cfg = TransformerConfig(**values, **extra)
+        cfg = TransformerConfig(**values)
     except ValueError as exc:  # cannot happen through the sliders; kept as a visible safety net
         sb.error(str(exc))
         cfg = DEFAULT
@@ -180,10 +198,65 @@ def current_config() -> TransformerConfig:
     return st.session_state.get(STATE_KEY, DEFAULT)
 
 
-@st.cache_data(max_entries=16, show_spinner="Running a forward pass…")
-def cached_trace(cfg: TransformerConfig) -> Trace:
-    """One trace per config, shared by all sessions (cache_data hands each caller a copy)."""
+# Traces with values are cached as shared resources, not copied per caller: a paper-base trace
+# holds ~250 MiB of tensors, and copying (unpickling) that on every rerun would cost more than
+# tracing. The entries are bounded by size, so the cache itself stays near the core's budget:
+# at most SMALL_ENTRIES traces under SMALL_TRACE_BYTES each, plus one larger trace.
+SMALL_TRACE_BYTES = 16 * 2**20
+SMALL_ENTRIES = 16
+# The explorer's table needs shapes only. Up to this size it reads them off a real pass (a few
+# tens of ms); above it, off the same code on the meta device, so a slider move stays fast.
+LIVE_TABLE_BYTES = 32 * 2**20
+
+
+@st.cache_resource(max_entries=SMALL_ENTRIES, show_spinner="Running a forward pass…")
+def _small_trace(cfg: TransformerConfig) -> Trace:
     return trace(cfg)
+
+
+@st.cache_resource(max_entries=1, show_spinner="Running a forward pass of a large model…")
+def _large_trace(cfg: TransformerConfig) -> Trace:
+    return trace(cfg)
+
+
+def cached_trace(cfg: TransformerConfig) -> Trace:
+    """One trace per config, shared by all sessions; treat it (and its tensors) as read-only.
+
+    Sharing is safe because a Trace is frozen, its tensors were made under inference mode (an
+    in-place change raises) and no page does tensor maths; core.views cuts what pages draw.
+    """
+    if estimate(cfg).total <= SMALL_TRACE_BYTES:
+        return _small_trace(cfg)
+    return _large_trace(cfg)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_shapes(cfg: TransformerConfig) -> Trace:
+    """A trace without tensor values, for pages that only show shapes, counts and bytes.
+
+    Small configs: the real pass (shapes read off live tensors). Larger ones: the same forward
+    code on the meta device, which gives identical shapes in milliseconds. ``over_budget`` tells
+    the two reasons for a shape-only result apart.
+    """
+    if estimate(cfg).total <= LIVE_TABLE_BYTES:
+        return dataclasses.replace(cached_trace(cfg), tensors={})
+    return trace(cfg, shape_only=True)
+
+
+def over_budget(t: Trace) -> bool:
+    """True when the core refuses a real pass of this config: it would not fit the budget."""
+    return t.estimate.total > t.budget_bytes
+
+
+def shape_only_banner(t: Trace) -> None:
+    """The visible banner for a config the core can only trace shape-only."""
+    if over_budget(t):
+        st.warning(
+            f"**Shape-only pass.** A real forward pass of this model would need about "
+            f"{human_bytes(t.estimate.total)}, over the {human_bytes(t.budget_bytes)} budget, so the "
+            "same code ran on PyTorch's meta device: every shape is real, but no values were computed.",
+            icon="📐",
+        )
 
 
 @contextmanager

@@ -1,10 +1,134 @@
-"""Placeholder page (explorer); replaced by its issue's work."""
+"""Explorer: the 14 tensors of one forward pass, with the learner's own sizes.
+
+Reads the shared sidebar config, asks the cached trace for shapes, and renders: the table (with
+PyTorch's stacked layout on demand, the code behind each row and downloads), the extras, the
+architecture diagram, the parameter breakdown and memory against M. No tensor maths here.
+"""
 
 import streamlit as st
 
-from pages.common import cached_trace, current_config
+from core import human_bytes
+from core.views import memory_curve
+from pages.common import cached_shapes, current_config, guard, over_budget, shape_only_banner
+from pages.diagram import architecture_dot
+from pages.tables import STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_csv, table_json
+
+COLUMNS = {
+    "#": st.column_config.NumberColumn("#", width="small", help="Row of the seed note's table"),
+    "tensor": st.column_config.TextColumn("tensor", width="medium"),
+    "formula": st.column_config.TextColumn("formula", help="The shape in the learner's notation"),
+    "live shape": st.column_config.TextColumn("live shape", help="Read off the tensor the model produced"),
+    STACKED_COLUMN: st.column_config.TextColumn(
+        STACKED_COLUMN, help="How PyTorch holds it: one (N, nhead, M, d_k) tensor, not nhead separate ones"),
+    "elements": st.column_config.NumberColumn("elements", format="localized", help="Product of the shape"),
+    "memory": st.column_config.TextColumn("memory", help="float32: 4 bytes per element; ids 8; masks 1"),
+    "description": st.column_config.TextColumn("description", width="large"),
+}
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def explorer_view(cfg) -> dict:
+    """Everything this page draws for one config, as plain values, built once per config.
+
+    A rerun for a config seen before (a toggle, a tab, a returning slider) is then one cache
+    lookup; a new config costs one trace plus building these few small tables and specs.
+    """
+    t = cached_shapes(cfg)
+    points, crossover = memory_curve(cfg)
+    return {
+        "trace": t,
+        "table": rows_frame(t),
+        "stacked": rows_frame(t, stacked=True),
+        "extras": rows_frame(t, extras=True),
+        "csv": table_csv(t),
+        "json": table_json(t),
+        "dot": architecture_dot(cfg, t.shapes),
+        "params": params_spec(t),
+        "memory": memory_spec(points, cfg.M, crossover),
+        "crossover": crossover,
+    }
+
 
 cfg = current_config()
-st.title("explorer")
-t = cached_trace(cfg)
-st.write(f"{len(t.rows)} rows traced; shape_only={t.shape_only}")
+st.title("Transformer Shape Explorer")
+st.caption(
+    f"N={cfg.N}, M={cfg.M}, M_target={cfg.M_target}, E={cfg.E}, nhead={cfg.nhead} (so d_k = E/nhead = {cfg.d_k}), "
+    f"d_ff={cfg.d_ff}, vocab_size={cfg.vocab_size}, layers={cfg.layers}, {cfg.positional} positions. "
+    "Move a slider in the sidebar: every shape below is read off the model's own forward pass."
+)
+
+with guard("Tracing this config"):
+    view = explorer_view(cfg)
+    t = view["trace"]
+    shape_only_banner(t)
+    if t.shape_only and not over_budget(t):
+        st.info(
+            f"This model is large enough ({t.params['total']:,} parameters) that the table reads its shapes off "
+            "the same forward code run on PyTorch's meta device, which takes milliseconds instead of a real pass. "
+            "The shapes are identical; the Attention page runs the real pass when you want values.",
+            icon="⚡",
+        )
+
+    a, b, c, d = st.columns(4)
+    a.metric("d_k = E / nhead", cfg.d_k)
+    b.metric("parameters", f"{t.params['total']:,}")
+    c.metric("one real pass needs", human_bytes(t.estimate.total))
+    d.metric("attention scores per layer", f"{cfg.N * cfg.nhead * cfg.M * cfg.M:,}",
+             help="N × nhead × M × M: the number that grows with the square of M")
+
+    stacked = st.toggle(
+        "Show PyTorch's stacked per-head layout beside the note's per-head view", key="x_stacked",
+        help="The note draws one head's Q as (N, M, d_k). PyTorch computes all heads in one tensor, "
+             "(N, nhead, M, d_k), and the per-head view is one slice of it.")
+    frame = view["stacked" if stacked else "table"]
+    order = TABLE_COLUMNS[:4] + ([STACKED_COLUMN] if stacked else []) + TABLE_COLUMNS[4:]
+    st.dataframe(frame, column_config=COLUMNS, column_order=order, hide_index=True, width="stretch",
+                 height=38 + 35 * len(frame), key="x_table")
+
+    left, right, _ = st.columns([1, 1, 3])
+    left.download_button("Download CSV", view["csv"], file_name="transformer_shapes.csv", mime="text/csv",
+                         key="x_csv", icon="⬇️")
+    right.download_button("Download JSON", view["json"], file_name="transformer_shapes.json",
+                          mime="application/json", key="x_json", icon="⬇️")
+
+    names = {f"{r.index}. {r.name}": r for r in t.rows}
+    choice = st.selectbox("Show the code that produces row…", list(names), index=4, key="x_code_row")
+    row = names[choice]
+    st.caption(f"Recorded as `{row.hook}`, shape {row.shape} ({row.formula}).")
+    st.code(row.code or "# (this tensor is an input; no model code produces it)", language="python")
+
+    with st.expander(f"More tensors ({len(t.extras)} extras: stacked heads, W^Q/W^K/W^V, masks, logits…)"):
+        st.dataframe(view["extras"], column_config=COLUMNS, hide_index=True, width="stretch",
+                     key="x_extras")
+
+    with st.expander("Glossary: the learner's notation and PyTorch's names"):
+        st.markdown(
+            "| here | PyTorch `nn.Transformer` | meaning |\n|---|---|---|\n"
+            "| N | batch size (batch_first=True) | sequences processed together |\n"
+            "| M, M_target | S, T (source, target length) | tokens per sequence |\n"
+            "| E | d_model | width of every token vector |\n"
+            "| nhead | nhead | attention heads; each gets d_k = E / nhead |\n"
+            "| d_ff | dim_feedforward | hidden width of the feed-forward network |\n"
+            "| layers | num_encoder_layers, num_decoder_layers | stacked layers on each side |\n"
+            "| vocab_size | (the embedding's num_embeddings) | distinct token ids |"
+        )
+
+st.header("Pictures")
+diagram_tab, params_tab, memory_tab = st.tabs(["Architecture", "Parameters", "Memory against M"])
+with diagram_tab, guard("The architecture diagram"):
+    st.caption("One encoder and one decoder layer drawn; each stack repeats it `layers` times with the same "
+               "shapes. Dashed arrows are residual paths. Every label is a live shape from the trace.")
+    st.graphviz_chart(view["dot"], width="stretch")
+with params_tab, guard("The parameter breakdown"):
+    st.caption(f"{t.params['total']:,} parameters in total. Attention blocks hold 4(E² + E) each, whatever "
+               "nhead is; the embeddings and output layer grow with vocab_size × E.")
+    st.vega_lite_chart(view["params"], width="stretch")
+with memory_tab, guard("The memory chart"):
+    crossover = view["crossover"]
+    st.vega_lite_chart(view["memory"], width="stretch")
+    if crossover is not None:
+        st.caption(f"With E={cfg.E}, nhead={cfg.nhead}, N={cfg.N}, layers={cfg.layers}, the attention scores "
+                   f"and weights (N × nhead × M² per block) outgrow all other activations from M = {crossover}. "
+                   "Doubling M doubles the linear terms and quadruples the attention term.")
+    else:
+        st.caption("Within the lengths drawn, the attention term stays below the linear terms.")

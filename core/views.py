@@ -1,0 +1,183 @@
+"""Small, bounded views of a trace for the pages to draw: plain lists and numbers, never tensors.
+
+The pages may not do tensor maths (they only render), so every slice, mask broadcast or table
+they draw is cut here. Each view is capped (``MAX_POSITIONS`` positions, ``MAX_DIMS`` embedding
+dimensions), so a huge M or E costs the page no more than a small one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from .config import MAX_M, TransformerConfig
+from .memory import estimate
+from .model import PositionalEncoding, init_weights, sinusoidal_table
+from .trace import Trace
+
+MAX_POSITIONS = 64  # rows and columns drawn in a heatmap
+MAX_DIMS = 64  # embedding dimensions drawn in a heatmap
+MAX_CURVE_POSITIONS = 512  # positions drawn along a positional-encoding curve
+
+# Attention kind shown to the learner -> (stack, block) in the recorder's hook names.
+ATTENTION_KINDS: dict[str, tuple[str, str]] = {
+    "encoder self-attention": ("enc", "self_attn"),
+    "decoder masked self-attention": ("dec", "self_attn"),
+    "cross-attention": ("dec", "cross_attn"),
+}
+
+
+@dataclass(frozen=True)
+class AttentionMap:
+    """One head's attention for one sequence, cut to at most MAX_POSITIONS queries and keys.
+
+    ``weights[i][j]`` is how much query i takes from key j (each full row sums to 1);
+    ``blocked[i][j]`` is True where a mask stopped query i from seeing key j.
+    """
+
+    kind: str
+    layer: int
+    head: int
+    item: int
+    queries: int  # full number of query positions
+    keys: int  # full number of key positions
+    weights: list[list[float]]
+    blocked: list[list[bool]]
+    query_tokens: list[int]
+    key_tokens: list[int]
+
+    @property
+    def capped(self) -> bool:
+        return len(self.weights) < self.queries or (bool(self.weights) and len(self.weights[0]) < self.keys)
+
+
+def attention_map(t: Trace, kind: str, layer: int = 0, head: int = 0, item: int = 0,
+                  cap: int = MAX_POSITIONS) -> AttentionMap:
+    """Weights and mask of one head, for sequence ``item``; ValueError on a shape-only trace."""
+    if t.shape_only:
+        raise ValueError("this trace is shape-only (no values were computed), so there are no weights to draw")
+    if kind not in ATTENTION_KINDS:
+        raise ValueError(f"kind={kind!r} must be one of {', '.join(ATTENTION_KINDS)}")
+    cfg = t.config
+    for name, value, limit in (("layer", layer, cfg.layers), ("head", head, cfg.nhead), ("item", item, cfg.N)):
+        if not 0 <= value < limit:
+            raise ValueError(f"{name}={value} is out of range: this config has {limit} (0 to {limit - 1})")
+    stack, block = ATTENTION_KINDS[kind]
+    weights: Tensor = t.tensors[f"{stack}.{layer}.{block}.weights"][item, head]  # (L_q, S)
+    Lq, S = weights.shape
+    q, k = min(Lq, cap), min(S, cap)
+    weights = weights[:q, :k]  # (q, k)
+    if kind == "decoder masked self-attention":
+        blocked = t.tensors["tgt_mask"][:q, :k]  # (q, k): True above the diagonal
+    else:  # encoder self and cross both hide the source's padding keys
+        padding = t.tensors["src_key_padding_mask"][item, :k]  # (k,)
+        blocked = padding.unsqueeze(0).expand(q, k)  # (1, k) -> (q, k): same keys hidden for every query
+    query_ids = t.tensors["src.tokens" if stack == "enc" else "tgt.tokens"][item, :q]  # (q,)
+    key_ids = t.tensors["tgt.tokens" if kind == "decoder masked self-attention" else "src.tokens"][item, :k]  # (k,)
+    return AttentionMap(kind=kind, layer=layer, head=head, item=item, queries=Lq, keys=S,
+                        weights=weights.float().tolist(), blocked=blocked.tolist(),
+                        query_tokens=query_ids.tolist(), key_tokens=key_ids.tolist())
+
+
+def shown_dims(E: int, cap: int = MAX_DIMS) -> list[int]:
+    """Which embedding dimensions a capped heatmap shows: all of them, or an even stride."""
+    if E <= cap:
+        return list(range(E))
+    step = math.ceil(E / cap)
+    return list(range(0, E, step))
+
+
+@dataclass(frozen=True)
+class PositionalView:
+    """A positional table cut for drawing: ``table[p][j]`` is position p, dimension ``dims[j]``."""
+
+    kind: str
+    positions: int  # positions shown (at most MAX_POSITIONS)
+    dims: list[int]
+    table: list[list[float]]
+    similarity: list[list[float]]  # cosine similarity between the shown positions' full vectors
+    note: str
+
+
+def positional_view(cfg: TransformerConfig, kind: str, t: Trace | None = None,
+                    cap: int = MAX_POSITIONS, dim_cap: int = MAX_DIMS) -> PositionalView:
+    """The first positions of a sinusoidal or learned table, for the config's E and M.
+
+    A learned table is the traced model's own (from ``t``) when the config uses learned
+    positions and the trace holds values; otherwise a freshly seeded table of the same size,
+    which before training is plain noise. Only ``min(M, cap)`` positions are ever built.
+    """
+    P = min(cfg.M, cap)
+    if kind == "sinusoidal":
+        table = sinusoidal_table(P, cfg.E)  # (P, E)
+        note = "fixed: the same for every model, computed from the formula"
+    elif kind == "learned":
+        if t is not None and not t.shape_only and cfg.positional == "learned":
+            table = t.tensors["src.pos"][:P]  # (M, E) -> (P, E)
+            note = "the traced model's own table, at initialisation (untrained)"
+        else:
+            with torch.no_grad():
+                pe = init_weights(PositionalEncoding(cfg.E, "learned", P), cfg.seed)
+                table = pe(P)  # (P, E)
+            note = "a freshly seeded table of this size, at initialisation (untrained: random)"
+    else:
+        raise ValueError(f"kind={kind!r} must be 'sinusoidal' or 'learned'")
+    dims = shown_dims(cfg.E, dim_cap)
+    with torch.no_grad():
+        unit = torch.nn.functional.normalize(table.float(), dim=1)  # (P, E), each row length 1
+        similarity = unit @ unit.T  # (P, E) @ (E, P) -> (P, P)
+        shown = table[:, dims]  # (P, len(dims))
+    return PositionalView(kind=kind, positions=P, dims=dims, table=shown.tolist(),
+                          similarity=similarity.tolist(), note=note)
+
+
+def sinusoid_curves(E: int, dims: list[int], positions: int) -> dict[int, list[float]]:
+    """Sinusoidal values along positions 0..positions-1 for a few dimensions (capped lengths)."""
+    P = max(1, min(positions, MAX_CURVE_POSITIONS))
+    dims = [d for d in dims if 0 <= d < E][:8]
+    table = sinusoidal_table(P, E)  # (P, E); P <= 512, so at most 512 * E floats
+    return {d: table[:, d].tolist() for d in dims}
+
+
+@dataclass(frozen=True)
+class MemoryPoint:
+    """Bytes of one real pass at source and target length M, split by how they grow."""
+
+    M: int
+    params: int
+    linear: int  # activations that grow with M
+    attention: int  # scores and weights: grow with M^2
+    vocab: int  # logits and probabilities: grow with M_target
+
+
+def memory_curve(cfg: TransformerConfig, top: int | None = None) -> tuple[list[MemoryPoint], int | None]:
+    """The memory estimate at M = M_target = 1, 2, 4, ... and the first M where attention wins.
+
+    Pure arithmetic on the config (core.memory.estimate), so any size is free to draw. The range
+    reaches at least four times past the crossover and the config's own M, up to MAX_M.
+    """
+    def point(m: int) -> MemoryPoint:
+        est = estimate(cfg.replace(M=m, M_target=m, max_len=max(m, cfg.max_len)))
+        return MemoryPoint(M=m, params=est.params, linear=est.linear, attention=est.attention, vocab=est.vocab)
+
+    lengths = [2 ** k for k in range(int(math.log2(MAX_M)) + 1)]
+    points = [point(m) for m in lengths]
+    crossover = next((p.M for p in points if p.attention > p.linear + p.vocab), None)
+    if top is None:
+        top = max(4096, 4 * cfg.M, 4 * (crossover or 1))
+    return [p for p in points if p.M <= top], crossover
+
+
+def limit_torch_threads(n: int = 1) -> None:
+    """Run PyTorch's operators on ``n`` threads (the app calls this once, at start).
+
+    The app's passes are many small operators. On a machine whose cores are shared (a hosted
+    app, or a laptop busy with other work) PyTorch's default pool of one thread per core spends
+    most of its time waiting at barriers: measured here on 2 shared cores, a default-size trace
+    took a median 400 ms on two threads and 8 ms on one, and a paper-base trace 1.0 s against
+    0.3 s. One thread per pass also lets concurrent sessions use the other cores.
+    """
+    torch.set_num_threads(max(1, int(n)))

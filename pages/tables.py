@@ -1,0 +1,141 @@
+"""Plain tables and Altair charts built from a trace: no streamlit, no torch, easy to test.
+
+The explorer page renders what these return; keeping them apart from the page means a test can
+check the table's live shapes against ``core.trace`` without a browser.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+
+import altair as alt
+import pandas as pd
+
+from core import Trace, human_bytes
+from core.views import MemoryPoint
+from pages.diagram import shape_text
+
+TABLE_COLUMNS = ["#", "tensor", "formula", "live shape", "elements", "memory", "description"]
+STACKED_COLUMN = "PyTorch layout (heads stacked)"
+
+# Rows whose per-head view (the note's) has a stacked twin in PyTorch's layout, and that twin.
+STACKED_TWIN = {"qkv_one_head": "q_stacked", "head_output": "heads_stacked"}
+
+
+def rows_frame(t: Trace, *, extras: bool = False, stacked: bool = False) -> pd.DataFrame:
+    """The 14 rows (or the extras) as a DataFrame with the explorer's columns."""
+    rows = t.extras if extras else t.rows
+    frame = pd.DataFrame({
+        "#": [r.index if not extras else i + 1 for i, r in enumerate(rows)],
+        "tensor": [r.name for r in rows],
+        "formula": [r.formula for r in rows],
+        "live shape": [shape_text(r.shape) for r in rows],
+        "elements": [r.numel for r in rows],
+        "memory": [human_bytes(r.bytes) for r in rows],
+        "description": [r.description for r in rows],
+    })
+    if stacked and not extras:
+        frame.insert(4, STACKED_COLUMN, [stacked_shape(t, r.key) for r in rows])
+    return frame
+
+
+def stacked_shape(t: Trace, key: str) -> str:
+    """How PyTorch holds a row: per-head rows are one slice of an (N, nhead, M, d_k) tensor."""
+    twin = STACKED_TWIN.get(key)
+    if twin is not None:
+        return shape_text(t.row(twin).shape)
+    if key == "attention_scores":
+        return shape_text(t.row(key).shape) + " (already stacked)"
+    return "same"
+
+
+def table_csv(t: Trace) -> str:
+    """The 14 rows as CSV, with the shape as a plain string and bytes as a number."""
+    frame = rows_frame(t)
+    frame.insert(6, "bytes", [r.bytes for r in t.rows])
+    return frame.to_csv(index=False)
+
+
+def table_json(t: Trace) -> str:
+    """Everything the CLI's --json gives: config, rows, extras, parameters, bytes."""
+    return json.dumps(t.to_dict(), indent=2)
+
+
+def params_frame(t: Trace) -> pd.DataFrame:
+    """Parameters per component (the trace's live counts), largest first, without the total."""
+    total = t.params.get("total", 0) or 1
+    items = [(k, v) for k, v in t.params.items() if k != "total"]
+    frame = pd.DataFrame(items, columns=["component", "parameters"])
+    frame["share"] = frame["parameters"] / total
+    return frame.sort_values("parameters", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def fill_data(spec: dict, datasets: dict[str, list[dict]]) -> dict:
+    """A copy of a Vega-Lite spec whose named data sources carry these rows inline."""
+    def walk(node):
+        if isinstance(node, dict):
+            if set(node) == {"name"} and node["name"] in datasets:
+                return {"values": datasets[node["name"]]}
+            return {k: walk(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+    return walk(spec)
+
+
+@lru_cache(maxsize=None)
+def _params_template() -> dict:
+    """The parameter chart, built and validated by Altair once; only its data changes."""
+    chart = alt.Chart(alt.NamedData(name="params")).mark_bar().encode(
+        x=alt.X("parameters:Q", title="parameters"),
+        y=alt.Y("component:N", sort="-x", title=None),
+        color=alt.Color("component:N", legend=None),
+        tooltip=["component:N", alt.Tooltip("parameters:Q", format=","), alt.Tooltip("share:Q", format=".1%")],
+    ).properties(height=28 * 10)
+    return chart.to_dict()
+
+
+def params_spec(t: Trace) -> dict:
+    """Horizontal bars: where the parameters live (a Vega-Lite spec built with Altair)."""
+    return fill_data(_params_template(), {"params": params_frame(t).to_dict("records")})
+
+
+MEMORY_PARTS = {
+    "params": "parameters (constant in M)",
+    "linear": "activations growing like M",
+    "vocab": "logits + probabilities (like M·vocab_size)",
+    "attention": "attention scores + weights (like M²)",
+}
+
+
+def memory_frame(points: list[MemoryPoint]) -> pd.DataFrame:
+    """Long format for Altair: one row per (M, part) with its bytes."""
+    records = [
+        {"M": p.M, "part": label, "bytes": getattr(p, field), "memory": human_bytes(getattr(p, field))}
+        for p in points for field, label in MEMORY_PARTS.items()
+    ]
+    return pd.DataFrame(records)
+
+
+@lru_cache(maxsize=None)
+def _memory_template() -> dict:
+    """The memory chart, built and validated by Altair once; only its data changes."""
+    lines = alt.Chart(alt.NamedData(name="memory")).mark_line(point=True).encode(
+        x=alt.X("M:Q", scale=alt.Scale(type="log", base=2), title="M = M_target (log scale)"),
+        y=alt.Y("bytes:Q", scale=alt.Scale(type="log"), title="bytes (log scale)"),
+        color=alt.Color("part:N", sort=list(MEMORY_PARTS.values()), title=None,
+                        legend=alt.Legend(orient="bottom", columns=2)),
+        tooltip=["M:Q", "part:N", "memory:N"],
+    )
+    rules = alt.Chart(alt.NamedData(name="marks")).mark_rule(strokeDash=[4, 3]).encode(
+        x="M:Q", color=alt.value("#666666"), tooltip=["what:N"])
+    return alt.layer(lines, rules).properties(height=340).to_dict()
+
+
+def memory_spec(points: list[MemoryPoint], current_M: int, crossover: int | None) -> dict:
+    """Bytes of one real pass against M (= M_target), log-log: the M² line overtakes the others."""
+    marks = [{"M": current_M, "what": f"your M = {current_M}"}]
+    if crossover is not None:
+        marks.append({"M": crossover, "what": f"attention overtakes at M = {crossover}"})
+    return fill_data(_memory_template(), {"memory": memory_frame(points).to_dict("records"), "marks": marks})
