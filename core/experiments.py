@@ -1,0 +1,528 @@
+"""Live evidence for the quizzes: small, seeded experiments on the model a config describes.
+
+Each experiment answers one question a learner asks ("does a future token change earlier
+outputs?", "why divide by sqrt(d_k)?") by running our own modules, and returns an ``Evidence``:
+plain numbers, a few chart records and a note. Nothing here knows it is displayed.
+
+Every experiment is bounded, whatever the config: lengths, widths and depths are capped (see
+``bounded``) and the note says so, and parameter counts of big configs are read off the meta
+device, where PyTorch builds the modules without allocating their weights. Everything is seeded
+and runs on the CPU, under ``torch.no_grad`` unless gradients are the point.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import torch
+from torch import Tensor, nn
+
+from .config import LLAMA_70B_SIZES, PAPER_BASE, PAPER_BIG, TransformerConfig, divisors
+from .model import (DecoderLayer, EncoderLayer, FeedForward, MultiHeadAttention, PositionalEncoding,
+                    Transformer, generate_square_subsequent_mask, init_weights, sinusoidal_table)
+from .trace import BOS_ID
+
+# Caps that keep every experiment well under a second and a few MiB, whatever the sliders say.
+MAX_LEN = 16  # positions in a probe
+MAX_WIDTH = 64  # E in a probe
+MAX_FF = 256  # d_ff in a probe
+MAX_DEPTH = 16  # layers in the residual ablation
+MAX_VOCAB = 256
+MAX_MASK_SIDE = 4096  # a real causal mask up to 16 Mi booleans; beyond that, counted by formula
+MAX_HEAD_TRIES = 1024
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What one experiment showed, as plain values a page can render and a quiz can check.
+
+    ``values`` holds the numbers (and small lists) the answers read; ``records`` are rows for one
+    small chart, described by ``chart`` (kind 'line' | 'bar' | 'heatmap' and the field names).
+    """
+
+    name: str
+    title: str
+    values: dict[str, Any]
+    records: list[dict[str, Any]] = field(default_factory=list)
+    chart: dict[str, str] = field(default_factory=dict)
+    note: str = ""
+
+
+def _largest_divisor_at_most(E: int, nhead: int) -> int:
+    return max(d for d in divisors(E) if d <= nhead)
+
+
+def bounded(cfg: TransformerConfig) -> tuple[TransformerConfig, str]:
+    """A small config like ``cfg`` for probes that need real numbers, and a note on what was capped.
+
+    nhead is kept when it still divides the capped E, otherwise the nearest smaller divisor is used.
+    """
+    changes: dict[str, Any] = {}
+    if cfg.M > MAX_LEN:
+        changes["M"] = MAX_LEN
+    if cfg.M_target > MAX_LEN:
+        changes["M_target"] = MAX_LEN
+    if cfg.E > MAX_WIDTH:
+        changes["E"] = MAX_WIDTH
+    E = changes.get("E", cfg.E)
+    nhead = cfg.nhead if E % cfg.nhead == 0 else _largest_divisor_at_most(E, cfg.nhead)
+    if nhead != cfg.nhead:
+        changes["nhead"] = nhead
+    if cfg.d_ff > MAX_FF:
+        changes["d_ff"] = MAX_FF
+    if cfg.layers > 2:
+        changes["layers"] = 2
+    if cfg.vocab_size > MAX_VOCAB:
+        changes["vocab_size"] = MAX_VOCAB
+    if cfg.N > 2:
+        changes["N"] = 2
+    if not changes:
+        return cfg, ""
+    small = cfg.replace(max_len=max(changes.get("M", cfg.M), changes.get("M_target", cfg.M_target)), **changes)
+    note = "Run at capped sizes to stay fast: " + ", ".join(f"{k}={v}" for k, v in changes.items()) + "."
+    return small, note
+
+
+def _gen(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+def _pattern(influence: list[list[float]]) -> str:
+    """Name the shape of an influence map: out position i (row) moved by input position j (column)."""
+    L = len(influence)
+    above = any(influence[i][j] != 0 for i in range(L) for j in range(L) if j > i)
+    below = any(influence[i][j] != 0 for i in range(L) for j in range(L) if j < i)
+    if above and below:
+        return "full"
+    if below:
+        return "lower"
+    if above:
+        return "upper"
+    return "diagonal"
+
+
+def _influence(fn: Callable[[Tensor], Tensor], x: Tensor, seed: int) -> list[list[float]]:
+    """How far output position i (row) moves when input position j (column) is nudged.
+
+    Perturbation, not gradients: copy 0 of the batch is the plain input, copy j+1 has position j
+    nudged along a fixed random direction, and one no-grad forward pass runs all L+1 copies.
+    Moves smaller than a millionth of the largest are rounding noise and count as zero.
+    """
+    L, E = x.shape[1], x.shape[2]
+    nudge = torch.randn(E, generator=_gen(seed + 7))  # (E,)
+    batch = x.repeat(L + 1, 1, 1)  # (L+1, L, E)
+    batch[1:] += torch.eye(L).unsqueeze(-1) * nudge  # copy j+1 gets position j nudged
+    with torch.no_grad():
+        out = fn(batch)  # (L+1, L, E)
+    moved = (out[1:] - out[:1]).abs().sum(-1)  # (L copies j, L outputs i)
+    cutoff = 1e-6 * float(moved.max()) if moved.numel() else 0.0
+    moved = torch.where(moved > cutoff, moved, torch.zeros_like(moved))
+    return moved.T.tolist()  # rows: output i, columns: input j
+
+
+def dependency_maps(cfg: TransformerConfig) -> Evidence:
+    """Which input positions move which outputs: a GRU, our encoder layer, our masked decoder layer.
+
+    The GRU reads positions one after another, so output i depends only on inputs 0..i (lower
+    triangle). The encoder's self-attention lets every position see every other (full). The
+    decoder's masked self-attention is causal again, but computed in one parallel pass.
+    """
+    small, note = bounded(cfg)
+    L, E = small.M_target, small.E
+    torch.manual_seed(small.seed)  # nn.GRU draws its weights from the global generator
+    gru = nn.GRU(E, E, batch_first=True)
+    enc = init_weights(EncoderLayer(E, small.nhead, small.d_ff), small.seed)
+    dec = init_weights(DecoderLayer(E, small.nhead, small.d_ff), small.seed)
+    x = torch.randn(1, L, E, generator=_gen(small.seed)) + sinusoidal_table(L, E)  # (1, L, E)
+    memory = torch.randn(1, small.M, E, generator=_gen(small.seed + 1))  # (1, M, E)
+    mask = generate_square_subsequent_mask(L)  # (L, L)
+    maps = {
+        "rnn": _influence(lambda t: gru(t)[0], x, small.seed),
+        "encoder": _influence(lambda t: enc(t), x, small.seed),
+        "decoder": _influence(lambda t: dec(t, memory.expand(t.shape[0], -1, -1), tgt_mask=mask), x, small.seed),
+    }
+    records = [{"model": name, "output position": i, "input position": j, "influence": v}
+               for name, m in maps.items() for i, row in enumerate(m) for j, v in enumerate(row)]
+    values = {f"{name}_pattern": _pattern(m) for name, m in maps.items()}
+    values.update({
+        "positions": L,
+        "rnn_sequential_steps": L,  # the GRU's loop over time: one step per position
+        "attention_sequential_steps": 1,  # one matrix product covers every position
+        "rnn_zero_above_diagonal": all(maps["rnn"][i][j] == 0 for i in range(L) for j in range(i + 1, L)),
+        "decoder_zero_above_diagonal": all(maps["decoder"][i][j] == 0 for i in range(L) for j in range(i + 1, L)),
+        "encoder_nonzero_fraction": sum(v != 0 for row in maps["encoder"] for v in row) / (L * L),
+    })
+    return Evidence("dependency_maps", "Which input positions move which outputs", values, records,
+                    {"kind": "heatmap", "x": "input position", "y": "output position", "color": "influence",
+                     "facet": "model"}, note)
+
+
+def permutation(cfg: TransformerConfig) -> Evidence:
+    """Shuffle the positions fed to an encoder layer: without positional encoding, outputs shuffle alike.
+
+    Self-attention and the FFN treat the sequence as a set, so order must come from the positions
+    added to the embeddings.
+    """
+    small, note = bounded(cfg)
+    L, E = small.M, small.E
+    enc = init_weights(EncoderLayer(E, small.nhead, small.d_ff), small.seed).eval()
+    x = torch.randn(1, L, E, generator=_gen(small.seed))  # (1, L, E)
+    perm = torch.arange(L).flip(0)  # reverse the sequence: a permutation that moves every pair
+    pos = sinusoidal_table(L, E)  # (L, E)
+    with torch.no_grad():
+        plain = (enc(x[:, perm]) - enc(x)[:, perm]).abs().max().item()
+        with_pos = (enc(x[:, perm] + pos) - enc(x + pos)[:, perm]).abs().max().item()
+    values = {"positions": L, "max_change_without_positions": plain, "max_change_with_positions": with_pos,
+              "order_blind_without_positions": plain < 1e-4}
+    records = [{"input": "no positional encoding", "max |difference|": plain},
+               {"input": "sinusoidal encoding added", "max |difference|": with_pos}]
+    return Evidence("permutation", "Reverse the input order: do the outputs just reverse too?", values, records,
+                    {"kind": "bar", "x": "input", "y": "max |difference|"}, note)
+
+
+def residual_ablation(cfg: TransformerConfig) -> Evidence:
+    """Gradient norm at the embeddings, and output/input resemblance, with and without skip paths.
+
+    One stack of encoder layers, seeded once; its skip paths are switched off and on, so only the
+    path changes. The loss at depth d is a fixed random projection of layer d's output.
+    """
+    small, note = bounded(cfg)
+    E, L = small.E, small.M
+    depth_cfg = min(cfg.layers, MAX_DEPTH)
+    if cfg.layers > MAX_DEPTH:
+        note = (note + " " if note else "") + f"Depth capped at {MAX_DEPTH} layers."
+    depths = sorted({1, 2, 4, 8, depth_cfg})
+    stack = init_weights(nn.ModuleList(EncoderLayer(E, small.nhead, small.d_ff) for _ in range(max(depths))),
+                         small.seed)
+    x = torch.randn(1, L, E, generator=_gen(small.seed))  # (1, L, E)
+    target = torch.randn(1, L, E, generator=_gen(small.seed + 1))  # (1, L, E)
+    records, by_depth = [], {}
+    for residual in (True, False):
+        for layer in stack:
+            layer.residual = residual
+        xi = x.clone().requires_grad_(True)  # (1, L, E)
+        h, outputs = xi, {}
+        for d, layer in enumerate(stack, start=1):
+            h = layer(h)  # (1, L, E)
+            if d in depths:
+                outputs[d] = h
+        for d in depths:
+            (grad,) = torch.autograd.grad((outputs[d] * target).sum(), xi, retain_graph=True)  # (1, L, E)
+            cos = nn.functional.cosine_similarity(outputs[d].detach(), x, dim=-1).mean().item()
+            by_depth[(d, residual)] = (grad.norm().item(), cos)
+            records.append({"layers": d, "path": "with skips" if residual else "without skips",
+                            "gradient norm at embeddings": by_depth[(d, residual)][0], "output-input cosine": cos})
+    g_on, c_on = by_depth[(depth_cfg, True)]
+    g_off, c_off = by_depth[(depth_cfg, False)]
+    values = {"depth": depth_cfg, "depths": depths,
+              "grad_with_skips": g_on, "grad_without_skips": g_off, "grad_ratio": g_on / g_off if g_off else 0.0,
+              "cosine_with_skips": c_on, "cosine_without_skips": c_off,
+              "grad_deepest_with": by_depth[(max(depths), True)][0],
+              "grad_deepest_without": by_depth[(max(depths), False)][0]}
+    return Evidence("residual_ablation", "Skip connections on and off, across depth", values, records,
+                    {"kind": "line", "x": "layers", "y": "gradient norm at embeddings", "color": "path",
+                     "log_y": "true"}, note)
+
+
+def score_scaling(cfg: TransformerConfig) -> Evidence:
+    """Variance of q.k grows with d_k; dividing by sqrt(d_k) keeps it near 1 and the softmax soft.
+
+    q and k have unit-variance entries, as after a LayerNorm and a well-scaled projection. The
+    entropy is the mean over queries of the softmax over S keys; its maximum is log(S).
+    """
+    d_k = cfg.d_k
+    S = min(max(cfg.M, 2), MAX_LEN * 4)
+    samples = 4096
+    gen = _gen(cfg.seed)
+    widths = sorted({1, 4, 16, 64, 256, min(d_k, 4096)})
+    records, at = [], {}
+    with torch.no_grad():
+        for w in widths:
+            q = torch.randn(samples, w, generator=gen)  # (samples, w)
+            k = torch.randn(samples, w, generator=gen)  # (samples, w)
+            dots = (q * k).sum(-1)  # (samples,)
+            qs = torch.randn(64, w, generator=gen)  # (64 queries, w)
+            ks = torch.randn(S, w, generator=gen)  # (S keys, w)
+            raw = qs @ ks.T  # (64, S)
+            ent = {}
+            for label, scores in (("unscaled", raw), ("scaled", raw / math.sqrt(w))):
+                p = torch.softmax(scores, dim=-1)  # (64, S)
+                ent[label] = -(p * p.clamp_min(1e-30).log()).sum(-1).mean().item()
+            var_raw, var_scaled = dots.var().item(), (dots / math.sqrt(w)).var().item()
+            at[w] = (var_raw, var_scaled, ent["unscaled"], ent["scaled"])
+            records += [{"d_k": w, "scores": "q·k", "variance": var_raw, "softmax entropy": ent["unscaled"]},
+                        {"d_k": w, "scores": "q·k / sqrt(d_k)", "variance": var_scaled,
+                         "softmax entropy": ent["scaled"]}]
+    var_raw, var_scaled, ent_raw, ent_scaled = at[min(d_k, 4096)]
+    note = "" if d_k <= 4096 else "d_k capped at 4096."
+    values = {"d_k": d_k, "keys": S, "variance_unscaled": var_raw, "variance_scaled": var_scaled,
+              "entropy_unscaled": ent_raw, "entropy_scaled": ent_scaled, "max_entropy": math.log(S),
+              "widths": widths}
+    return Evidence("score_scaling", "Variance of q·k and softmax entropy against d_k", values, records,
+                    {"kind": "line", "x": "d_k", "y": "variance", "color": "scores", "log_y": "true"}, note)
+
+
+def head_options(cfg: TransformerConfig) -> Evidence:
+    """Try to build MultiHeadAttention(E, nhead) for every nhead, on the meta device.
+
+    The ones that build are the divisors of E; their parameter count is the same for all of them.
+    """
+    E = cfg.E
+    ok, counts = [], {}
+    for h in range(1, min(E, MAX_HEAD_TRIES) + 1):
+        try:
+            mha = MultiHeadAttention(E, h, device="meta")
+        except ValueError:
+            continue
+        ok.append(h)
+        counts[h] = sum(p.numel() for p in mha.parameters())
+    bad = next(h for h in range(2, E + 3) if E % h)
+    records = [{"nhead": h, "d_k": E // h, "attention parameters": counts[h]} for h in ok]
+    values = {"E": E, "allowed": ok, "count": len(ok), "smallest_refused": bad,
+              "param_counts": sorted(set(counts.values())), "same_for_all": len(set(counts.values())) == 1,
+              "d_k": cfg.d_k}
+    note = f"Only nhead up to {MAX_HEAD_TRIES} tried." if E > MAX_HEAD_TRIES else ""
+    return Evidence("head_options", "Which nhead values E allows, and attention's size for each", values, records,
+                    {"kind": "bar", "x": "nhead", "y": "attention parameters"}, note)
+
+
+def ffn_layers(cfg: TransformerConfig) -> Evidence:
+    """Layer 0's FFN against layer 1's: same shapes, separate tensors, different values.
+
+    Real weights at the config's E and d_ff when that is small; otherwise a capped copy for the
+    values (shapes always come from the meta device at full size). Also checks the FFN is
+    position-wise: changing one position's input changes only that position's output.
+    """
+    layers = max(cfg.layers, 2)
+    meta = [EncoderLayer(cfg.E, cfg.nhead, cfg.d_ff, device="meta") for _ in range(2)]
+    shapes = [tuple(m.ffn.linear1.weight.shape) for m in meta]
+    small_enough = cfg.E * cfg.d_ff <= MAX_WIDTH * MAX_FF * 16
+    E, d_ff = (cfg.E, cfg.d_ff) if small_enough else (min(cfg.E, MAX_WIDTH), min(cfg.d_ff, MAX_FF))
+    note = "" if small_enough else f"Values compared at E={E}, d_ff={d_ff} to stay small."
+    if cfg.layers < 2:
+        note = (note + " " if note else "") + "The config has one layer; a second was built to compare."
+    stack = init_weights(nn.ModuleList(FeedForward(E, d_ff) for _ in range(2)), cfg.seed).requires_grad_(False)
+    w0, w1 = stack[0].linear1.weight, stack[1].linear1.weight  # (d_ff, E) each
+    L = min(cfg.M, MAX_LEN)
+    x = torch.randn(1, L, E, generator=_gen(cfg.seed))  # (1, L, E)
+    y = x.clone()
+    y[0, L - 1] += 1.0  # nudge the last position only
+    with torch.no_grad():
+        changed = (stack[0](y) - stack[0](x)).abs().amax(dim=-1)[0]  # (L,)
+        hidden = torch.relu(stack[0].linear1(x))  # (1, L, d_ff)
+        out = stack[0](x)  # (1, L, E)
+    records = [{"layer": f"layer {i}", "row": r, "column": c, "weight": float(w[r, c])}
+               for i, w in enumerate((w0, w1)) for r in range(min(8, w.shape[0])) for c in range(min(8, w.shape[1]))]
+    values = {
+        "layers": layers, "linear1_shape_layer0": shapes[0], "linear1_shape_layer1": shapes[1],
+        "linear2_shape": tuple(meta[0].ffn.linear2.weight.shape),
+        "same_shape": shapes[0] == shapes[1], "same_tensor": w0.data_ptr() == w1.data_ptr(),
+        "max_abs_difference": (w0 - w1).abs().max().item(), "input_width": meta[0].ffn.linear1.in_features,
+        "hidden_width": meta[0].ffn.linear1.out_features,
+        "params_per_ffn": sum(p.numel() for p in meta[0].ffn.parameters()),
+        "positions_changed": int((changed > 0).sum()), "changed_position": L - 1,
+        "hidden_negative_fraction": (hidden < 0).float().mean().item(),
+        "output_negative_fraction": (out < 0).float().mean().item(),
+    }
+    return Evidence("ffn_layers", "Layer 0's and layer 1's FFN weights (top-left 8x8)", values, records,
+                    {"kind": "heatmap", "x": "column", "y": "row", "color": "weight", "facet": "layer"}, note)
+
+
+def learned_positions(cfg: TransformerConfig) -> Evidence:
+    """Ask a learned table and the sinusoids for one position past max_len.
+
+    The learned table lives on the meta device (asking past its end fails before any value is
+    read), so even a huge max_len costs nothing.
+    """
+    E, max_len = cfg.E, cfg.max_len
+    learned = PositionalEncoding(E, "learned", max_len, device="meta")
+    ok_shape = tuple(learned(max_len, device="meta").shape)
+    try:
+        learned(max_len + 1, device="meta")
+        error = ""
+    except ValueError as exc:
+        error = str(exc)
+    L = min(max_len + 1, 4 * MAX_LEN)
+    start = max_len + 1 - L  # chart the last L positions, up to and including position max_len
+    width = min(E, 8)
+    position = torch.arange(start, max_len + 1, dtype=torch.float64).unsqueeze(1)  # (L, 1)
+    rate = torch.exp(torch.arange(0, E, 2, dtype=torch.float64)[: (width + 1) // 2] * (-math.log(10000.0) / E))
+    angles = position * rate  # (L, ceil(width/2))
+    table = torch.stack([angles.sin(), angles.cos()], dim=-1).flatten(1)[:, :width]  # (L, width): sin, cos, ...
+    records = [{"position": start + p, "dimension": d, "value": float(table[p, d])}
+               for p in range(L) for d in range(width)]
+    values = {"max_len": max_len, "learned_shape_at_max_len": ok_shape, "learned_error": error,
+              "learned_fails_past_max_len": bool(error), "learned_params": max_len * E,
+              "sinusoidal_shape_past_max_len": tuple(sinusoidal_table(max_len + 1, E, device="meta").shape),
+              "sinusoidal_params": 0}
+    note = f"Charted: sinusoid dimensions 0-{width - 1} at positions {start}-{max_len}."
+    return Evidence("learned_positions", "Positions past max_len: learned table against sinusoids", values,
+                    records, {"kind": "line", "x": "position", "y": "value", "color": "dimension"}, note)
+
+
+def causal_probe(cfg: TransformerConfig) -> Evidence:
+    """Change one future target token and measure every decoder output position, mask on and off."""
+    small, note = bounded(cfg)
+    model = Transformer.from_config(small).eval()
+    T = small.M_target
+    gen = _gen(small.seed)
+    low = min(2, small.vocab_size - 1)
+    src = torch.randint(low, small.vocab_size, (1, small.M), generator=gen)  # (1, M)
+    tgt = torch.randint(low, small.vocab_size, (1, T), generator=gen)  # (1, M_target)
+    tgt[0, 0] = BOS_ID
+    pos = T // 2 if T > 1 else 0
+    changed = tgt.clone()
+    changed[0, pos] = low + (int(tgt[0, pos]) - low + 1) % max(small.vocab_size - low, 1)
+    if small.vocab_size - low < 2:  # a two-token vocabulary: flip between the two ids
+        changed[0, pos] = 1 - int(tgt[0, pos]) if small.vocab_size == 2 else tgt[0, pos]
+    mask = generate_square_subsequent_mask(T)  # (M_target, M_target)
+    with torch.no_grad():
+        memory = model.encode(src)  # (1, M, E)
+        diffs = {}
+        for label, m in (("causal mask", mask), ("no mask", None)):
+            a = model.decode(tgt, memory, tgt_mask=m)  # (1, M_target, E)
+            b = model.decode(changed, memory, tgt_mask=m)  # (1, M_target, E)
+            diffs[label] = (a - b).abs().amax(dim=-1)[0].tolist()  # (M_target,)
+    records = [{"output position": i, "mask": label, "max |change|": v}
+               for label, d in diffs.items() for i, v in enumerate(d)]
+    masked, unmasked = diffs["causal mask"], diffs["no mask"]
+    values = {"M_target": T, "changed_position": pos,
+              "earlier_max_change_masked": max(masked[:pos], default=0.0),
+              "later_max_change_masked": max(masked[pos:], default=0.0),
+              "earlier_max_change_unmasked": max(unmasked[:pos], default=0.0),
+              "earlier_unchanged_with_mask": all(v == 0 for v in masked[:pos]),
+              "positions_changed_with_mask": [i for i, v in enumerate(masked) if v > 0]}
+    return Evidence("causal_probe", "Change a future target token: which decoder outputs move?", values, records,
+                    {"kind": "bar", "x": "output position", "y": "max |change|", "color": "mask"}, note)
+
+
+def mask_counts(cfg: TransformerConfig) -> Evidence:
+    """The causal mask for M_target, and the key padding mask's shape, read off the real tensors."""
+    T = cfg.M_target
+    if T <= MAX_MASK_SIDE:
+        mask = generate_square_subsequent_mask(T)  # (M_target, M_target)
+        blocked, diagonal_blocked, shape = int(mask.sum()), bool(mask.diagonal().any()), tuple(mask.shape)
+        below_blocked = bool(mask.tril(-1).any())
+        note = ""
+    else:
+        mask = generate_square_subsequent_mask(T, device="meta")
+        shape, blocked, diagonal_blocked, below_blocked = tuple(mask.shape), T * (T - 1) // 2, False, False
+        note = f"M_target={T} is too long to build the mask for real; counted by formula."
+    side = min(T, 12)
+    small = generate_square_subsequent_mask(side)
+    records = [{"query position": i, "key position": j, "blocked": bool(small[i, j])}
+               for i in range(side) for j in range(side)]
+    values = {"M_target": T, "shape": shape, "blocked": blocked, "visible": T * T - blocked,
+              "diagonal_blocked": diagonal_blocked, "below_diagonal_blocked": below_blocked,
+              "key_padding_shape": (cfg.N, cfg.M)}
+    return Evidence("mask_counts", "The causal mask (True = blocked), first 12 positions", values, records,
+                    {"kind": "heatmap", "x": "key position", "y": "query position", "color": "blocked"}, note)
+
+
+def shift_right(cfg: TransformerConfig) -> Evidence:
+    """Decoder input = start token + target[:-1]; the labels are the target itself."""
+    T = min(cfg.M_target, 4 * MAX_LEN)
+    gen = _gen(cfg.seed)
+    low = min(2, cfg.vocab_size - 1)
+    target = torch.randint(low, cfg.vocab_size, (T,), generator=gen)  # (M_target,)
+    decoder_input = torch.cat([torch.tensor([BOS_ID]), target[:-1]])  # (M_target,)
+    records = [{"position": i, "decoder input": int(decoder_input[i]), "label": int(target[i])} for i in range(T)]
+    values = {"M_target": cfg.M_target, "start_id": BOS_ID, "targets_per_sequence": cfg.M_target,
+              "decoder_input": decoder_input.tolist(), "labels": target.tolist(),
+              "input_is_labels_shifted": decoder_input[1:].tolist() == target[:-1].tolist()}
+    note = "" if T == cfg.M_target else f"First {T} positions shown."
+    return Evidence("shift_right", "Decoder input and labels, position by position", values, records,
+                    {"kind": "table"}, note)
+
+
+def _count(module: nn.Module) -> int:
+    return sum(p.numel() for p in module.parameters())
+
+
+def parameter_counts(cfg: TransformerConfig) -> Evidence:
+    """Parameters counted on modules built on the meta device: no weights are allocated.
+
+    Covers the config's attention block and embedding, the fourth seed note's Llama-2-70B widths
+    (E=8192, 32000 tokens) and our model at the paper's base and big sizes.
+    """
+    mha = MultiHeadAttention(cfg.E, cfg.nhead, device="meta")
+    qkv_weights = sum(m.weight.numel() for m in (mha.q_proj, mha.k_proj, mha.v_proj))
+    qkv_all = sum(_count(m) for m in (mha.q_proj, mha.k_proj, mha.v_proj))
+    embedding = nn.Embedding(cfg.vocab_size, cfg.E, device="meta")
+    llama = MultiHeadAttention(LLAMA_70B_SIZES.E, LLAMA_70B_SIZES.nhead, device="meta")
+    llama_qkv = sum(m.weight.numel() for m in (llama.q_proj, llama.k_proj, llama.v_proj))
+    llama_embed = nn.Embedding(LLAMA_70B_SIZES.vocab_size, LLAMA_70B_SIZES.E, device="meta").weight.numel()
+    model = Transformer.from_config(cfg, device="meta")
+    base = _count(Transformer.from_config(PAPER_BASE, device="meta"))
+    big = _count(Transformer.from_config(PAPER_BIG, device="meta"))
+    values = {
+        "qkv_weights": qkv_weights, "qkv_with_bias": qkv_all, "attention_block": _count(mha),
+        "embedding": embedding.weight.numel(), "llama_qkv_weights": llama_qkv, "llama_embedding": llama_embed,
+        "paper_base_total": base, "paper_big_total": big, "model_total": _count(model),
+        "layer_norms": sum(isinstance(m, nn.LayerNorm) for m in model.modules()),
+        "ffn_blocks": sum(isinstance(m, FeedForward) for m in model.modules()),
+        "attention_blocks": sum(isinstance(m, MultiHeadAttention) for m in model.modules()),
+    }
+    records = [{"what": "W^Q, W^K, W^V (this E)", "parameters": qkv_weights},
+               {"what": "token embedding (this config)", "parameters": values["embedding"]},
+               {"what": "whole model (this config)", "parameters": values["model_total"]},
+               {"what": "Llama-2-70B widths: W^Q, W^K, W^V", "parameters": llama_qkv},
+               {"what": "Llama-2-70B widths: embedding", "parameters": llama_embed},
+               {"what": "paper base (ours)", "parameters": base},
+               {"what": "paper big (ours)", "parameters": big}]
+    return Evidence("parameter_counts", "Parameter counts from modules built on the meta device", values, records,
+                    {"kind": "bar", "x": "what", "y": "parameters", "log_y": "true"},
+                    "Counted on the meta device: shapes only, nothing allocated.")
+
+
+def softmax_axis(cfg: TransformerConfig) -> Evidence:
+    """Which axis of the attention weights sums to 1: the keys (last axis), one row per query."""
+    small, note = bounded(cfg)
+    mha = init_weights(MultiHeadAttention(small.E, small.nhead), small.seed)
+    L = small.M
+    x = torch.randn(1, L, small.E, generator=_gen(small.seed))  # (1, M, E)
+    rec: dict[str, Tensor] = {}
+    with torch.no_grad():
+        mha(x, x, generate_square_subsequent_mask(L), rec=rec)
+    w = rec["weights"][0, 0]  # (M, M): head 0, query rows, key columns
+    rows, cols = w.sum(-1), w.sum(-2)  # (M,), (M,)
+    records = [{"index": i, "sum over": s, "total": float(v)} for s, t in (("keys (row sums)", rows),
+                                                                              ("queries (column sums)", cols))
+               for i, v in enumerate(t)]
+    values = {"row_sums_all_one": bool(torch.allclose(rows, torch.ones_like(rows), atol=1e-5)),
+              "column_sums_all_one": bool(torch.allclose(cols, torch.ones_like(cols), atol=1e-5)),
+              "zero_above_diagonal": bool((w.triu(1) == 0).all()), "first_row": w[0].tolist()}
+    return Evidence("softmax_axis", "Row and column sums of masked attention weights (head 0)", values, records,
+                    {"kind": "bar", "x": "index", "y": "total", "color": "sum over"}, note)
+
+
+def batch_first(cfg: TransformerConfig) -> Evidence:
+    """PyTorch's nn.TransformerEncoderLayer with its default batch_first=False, on the meta device."""
+    layer = nn.TransformerEncoderLayer(cfg.E, cfg.nhead, cfg.d_ff, device="meta")
+    ours = (cfg.N, cfg.M, cfg.E)
+    theirs = (cfg.M, cfg.N, cfg.E)
+    out = layer(torch.empty(*theirs, device="meta"))  # (M, N, E)
+    values = {"ours": ours, "pytorch_default": tuple(out.shape), "pytorch_batch_first_flag": layer.self_attn.batch_first}
+    records = [{"layout": "ours (batch_first)", "axis": i, "size": s} for i, s in enumerate(ours)] + \
+              [{"layout": "nn.Transformer default", "axis": i, "size": s} for i, s in enumerate(theirs)]
+    return Evidence("batch_first", "Source embedding layout: ours against PyTorch's default", values, records,
+                    {"kind": "bar", "x": "axis", "y": "size", "color": "layout"}, "")
+
+
+EXPERIMENTS: dict[str, Callable[[TransformerConfig], Evidence]] = {
+    f.__name__: f for f in (dependency_maps, permutation, residual_ablation, score_scaling, head_options,
+                            ffn_layers, learned_positions, causal_probe, mask_counts, shift_right,
+                            parameter_counts, softmax_axis, batch_first)
+}
+
+
+def run(name: str, cfg: TransformerConfig) -> Evidence:
+    """Run one experiment by name (see ``EXPERIMENTS``)."""
+    if name not in EXPERIMENTS:
+        raise KeyError(f"unknown experiment {name!r}; choose one of {', '.join(EXPERIMENTS)}")
+    return EXPERIMENTS[name](cfg)
+
+
+__all__ = ["Evidence", "EXPERIMENTS", "run", "bounded", *EXPERIMENTS]

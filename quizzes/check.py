@@ -1,0 +1,109 @@
+"""Reading a learner's typed answer and checking it: parsing only, never eval.
+
+Every function here accepts any string and never raises; a string that cannot be read gives
+``None`` (and a wrong answer), not an exception.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from .questions import Question
+
+MAX_INPUT = 200  # characters; anything longer is not a shape or a number anyone types
+MAX_DIGITS = 15  # per dimension
+_WRAPPERS = re.compile(r"^(?:torch\.size)?\s*[\(\[]*\s*(.*?)\s*[\)\]]*$", re.IGNORECASE | re.DOTALL)
+_SEPARATORS = re.compile(r"(?:\s*[,x×*]\s*|\s+)", re.IGNORECASE)
+_NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d{1,3})?$", re.IGNORECASE)
+_THOUSANDS = re.compile(r"(?<=\d)[,_ ](?=\d{3}(?:\D|$))")
+
+
+def parse_shape(text: Any) -> tuple[int, ...] | None:
+    """'(2, 8, 512)', '2x8x512', '2×8×512', '[2,8,512]', '2 8 512', 'torch.Size([2, 8])' -> a tuple.
+
+    Returns None for anything else (letters, negative or empty dimensions, overly long input).
+    """
+    try:
+        if not isinstance(text, str) or len(text) > MAX_INPUT:
+            return None
+        match = _WRAPPERS.match(text.strip())
+        body = match.group(1) if match else ""
+        body = body.rstrip(",").strip()  # a one-dimensional tuple may be written (8,)
+        if not body:
+            return None
+        parts = _SEPARATORS.split(body)
+        if not parts or any(not p.isascii() or not p.isdigit() or len(p) > MAX_DIGITS for p in parts):
+            return None
+        return tuple(int(p) for p in parts)
+    except Exception:  # noqa: BLE001 - a parser for untrusted text must not raise
+        return None
+
+
+def parse_number(text: Any) -> float | None:
+    """'201326592', '201,326,592', '2.01e8', ' 8 ' -> a finite float; None if it is not a number."""
+    try:
+        if isinstance(text, bool):
+            return None
+        if isinstance(text, (int, float)):
+            return float(text) if math.isfinite(text) else None
+        if not isinstance(text, str) or len(text) > MAX_INPUT:
+            return None
+        body = _THOUSANDS.sub("", text.strip())
+        if not _NUMBER.match(body):
+            return None
+        number = float(body)
+        return number if math.isfinite(number) else None
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def choice_index(text: Any, choices: tuple[str, ...]) -> int | None:
+    """Which choice a reply names: its full text (any case), or its letter 'A', 'b', ..."""
+    try:
+        if not isinstance(text, str):
+            return None
+        reply = text.strip().casefold()
+        for i, choice in enumerate(choices):
+            if reply == choice.casefold():
+                return i
+        if len(reply) == 1 and "a" <= reply < chr(ord("a") + len(choices)):
+            return ord(reply) - ord("a")
+        return None
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def check(question: Question, expected: Any, given: Any) -> bool:
+    """Is ``given`` (what the learner typed or picked) the expected answer?"""
+    if question.kind == "shape":
+        return parse_shape(given) == tuple(expected)
+    if question.kind == "numeric":
+        number = parse_number(given)
+        if number is None:
+            return False
+        allowed = question.tolerance * abs(float(expected)) if question.tolerance else 1e-9 * max(1.0, abs(expected))
+        return abs(number - float(expected)) <= allowed
+    index = choice_index(given, question.choices)
+    return index is not None and question.choices[index] == expected
+
+
+def format_answer(question: Question, expected: Any) -> str:
+    """The expected answer as a learner would type it; ``check`` accepts this text."""
+    if question.kind == "shape":
+        return "(" + ", ".join(str(int(d)) for d in expected) + ")"
+    if question.kind == "numeric":
+        if float(expected).is_integer():
+            return str(int(expected))
+        return f"{float(expected):.4g}"
+    return str(expected)
+
+
+def to_json_value(question: Question, expected: Any) -> Any:
+    """The expected answer as a plain JSON value: a list for shapes, a number, or the choice text."""
+    if question.kind == "shape":
+        return [int(d) for d in expected]
+    if question.kind == "numeric":
+        return int(expected) if float(expected).is_integer() else float(expected)
+    return str(expected)

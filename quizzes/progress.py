@@ -1,0 +1,87 @@
+"""A learner's progress: plain JSON-able dicts, so it can live in st.session_state and be downloaded.
+
+Shape: {"format": FORMAT, "version": 1, "answers": {question id: {"topic", "given", "correct",
+"expected"}}}. ``load_progress`` reads an uploaded file defensively: anything malformed is
+refused with a message, and the caller keeps what it had.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .bank import BY_ID, TOPICS
+
+FORMAT = "transformer-shape-explorer/quiz-progress"
+VERSION = 1
+MAX_UPLOAD_BYTES = 1_000_000
+MAX_TEXT = 500
+
+
+def new_progress() -> dict[str, Any]:
+    return {"format": FORMAT, "version": VERSION, "answers": {}}
+
+
+def record(progress: dict[str, Any], qid: str, given: str, correct: bool, expected: str) -> dict[str, Any]:
+    """A copy of ``progress`` with this attempt stored (the latest attempt per question counts)."""
+    answers = dict(progress.get("answers", {}))
+    answers[qid] = {"topic": BY_ID[qid].topic, "given": str(given)[:MAX_TEXT], "correct": bool(correct),
+                    "expected": str(expected)[:MAX_TEXT]}
+    return {**progress, "answers": answers}
+
+
+def scores(progress: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per topic: questions, answered, right, wrong."""
+    answers = progress.get("answers", {})
+    rows = []
+    for topic in TOPICS:
+        ids = [qid for qid, q in BY_ID.items() if q.topic == topic]
+        done = [answers[qid] for qid in ids if qid in answers]
+        right = sum(a["correct"] for a in done)
+        rows.append({"topic": topic, "questions": len(ids), "answered": len(done), "right": right,
+                     "wrong": len(done) - right})
+    return rows
+
+
+def missed(progress: dict[str, Any]) -> list[str]:
+    """Ids of the questions whose latest attempt was wrong, in bank order."""
+    answers = progress.get("answers", {})
+    return [qid for qid in BY_ID if qid in answers and not answers[qid]["correct"]]
+
+
+def dumps(progress: dict[str, Any]) -> str:
+    return json.dumps(progress, indent=2, sort_keys=True)
+
+
+def load_progress(data: bytes | str) -> tuple[dict[str, Any] | None, str]:
+    """Parse an uploaded progress file. Returns (progress, "") or (None, a message saying what is wrong).
+
+    Unknown question ids (from another version of the bank) are skipped, and the message says how many.
+    """
+    try:
+        if isinstance(data, bytes):
+            if len(data) > MAX_UPLOAD_BYTES:
+                return None, f"The file is {len(data)} bytes; a progress file is far smaller (limit {MAX_UPLOAD_BYTES})."
+            data = data.decode("utf-8")
+        doc = json.loads(data)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        return None, f"This is not a JSON progress file ({type(exc).__name__}: {str(exc)[:120]})."
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        return None, f"This JSON is not a quiz progress file: it needs \"format\": \"{FORMAT}\"."
+    if doc.get("version") != VERSION:
+        return None, f"Progress file version {str(doc.get('version'))[:20]!r} is not supported (expected {VERSION})."
+    answers = doc.get("answers")
+    if not isinstance(answers, dict):
+        return None, "The progress file's \"answers\" must be an object keyed by question id."
+    clean, skipped = {}, 0
+    for qid, entry in answers.items():
+        if qid not in BY_ID:
+            skipped += 1
+            continue
+        if not (isinstance(entry, dict) and isinstance(entry.get("correct"), bool)
+                and isinstance(entry.get("given", ""), str) and isinstance(entry.get("expected", ""), str)):
+            return None, f"The entry for question {qid!r} is malformed: it needs a true/false \"correct\"."
+        clean[qid] = {"topic": BY_ID[qid].topic, "given": entry.get("given", "")[:MAX_TEXT],
+                      "correct": entry["correct"], "expected": entry.get("expected", "")[:MAX_TEXT]}
+    note = f"Skipped {skipped} answer(s) to questions this version does not have." if skipped else ""
+    return {"format": FORMAT, "version": VERSION, "answers": clean}, note

@@ -1,0 +1,143 @@
+"""What a question is, and the context its expected answer is computed in.
+
+A question is data: a prompt (a template over the config's symbols), a kind, stored choices if it
+has any, a short explanation in plain words, the experiment whose evidence it shows, and an
+``answer`` rule. The rule is a small function of a ``Context``: it reads the live trace or a live
+experiment for the learner's current config. No expected answer is ever written in the bank.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from core import TransformerConfig, trace as run_trace
+from core.experiments import Evidence, run as run_experiment
+from core.trace import Trace
+
+KINDS = ("choice", "numeric", "shape", "predict")
+KIND_LABELS = {"choice": "multiple choice", "numeric": "numeric", "shape": "shape",
+               "predict": "predict, then run"}
+
+
+class Context:
+    """The config a learner is looking at, its trace, and the experiments run on it so far.
+
+    ``trace`` and ``runner`` can be handed in (the app passes its cached versions); otherwise they
+    are computed here on first use and kept for this context's lifetime.
+    """
+
+    def __init__(self, cfg: TransformerConfig, trace: Trace | None = None,
+                 runner: Callable[[str, TransformerConfig], Evidence] | None = None):
+        self.cfg = cfg
+        self._trace = trace
+        self._runner = runner or run_experiment
+        self._evidence: dict[str, Evidence] = {}
+
+    @property
+    def trace(self) -> Trace:
+        if self._trace is None:
+            self._trace = run_trace(self.cfg)
+        return self._trace
+
+    def evidence(self, name: str) -> Evidence:
+        if name not in self._evidence:
+            self._evidence[name] = self._runner(name, self.cfg)
+        return self._evidence[name]
+
+    def value(self, experiment: str, key: str) -> Any:
+        return self.evidence(experiment).values[key]
+
+    @property
+    def symbols(self) -> dict[str, Any]:
+        """What a prompt template may mention: the learner's symbols for this config."""
+        c = self.cfg
+        return {"N": c.N, "M": c.M, "M_target": c.M_target, "E": c.E, "nhead": c.nhead, "d_k": c.d_k,
+                "d_ff": c.d_ff, "vocab_size": c.vocab_size, "layers": c.layers, "max_len": c.max_len,
+                "max_len_plus_one": c.max_len + 1, "positional": c.positional}
+
+
+Rule = Callable[[Context], Any]
+
+
+@dataclass(frozen=True)
+class Question:
+    """One quiz question. ``answer(ctx)`` gives the expected answer for ``ctx.cfg``.
+
+    Expected answers are a tuple of ints (shape), a number (numeric; ``tolerance`` is relative),
+    or one of the choices' texts (choice, predict). ``parametric`` marks answers that change
+    with the config; the tests hold the bank to that claim.
+    """
+
+    id: str
+    topic: str
+    kind: str
+    prompt: str
+    answer: Rule
+    evidence: str
+    explanation: str
+    choices: tuple[str, ...] = ()
+    parametric: bool = False
+    tolerance: float = 0.0
+    unit: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"question {self.id}: kind {self.kind!r} must be one of {KINDS}")
+        if self.kind in ("choice", "predict") and len(self.choices) < 2:
+            raise ValueError(f"question {self.id}: a {self.kind} question needs at least two choices")
+
+    def text(self, ctx: Context) -> str:
+        """The prompt with the config's numbers filled in (templates are ours, never user text)."""
+        return self.prompt.format(**ctx.symbols)
+
+    def expected(self, ctx: Context) -> Any:
+        value = self.answer(ctx)
+        if self.kind in ("choice", "predict") and value not in self.choices:
+            raise ValueError(f"question {self.id}: computed answer {value!r} is not one of its choices")
+        return value
+
+
+# Answer rules: small builders so a bank file reads like data.
+
+def row_shape(key: str) -> Rule:
+    """The live shape of one of the 14 rows or extras (core.rows), e.g. 'attention_scores'."""
+    return lambda ctx: tuple(ctx.trace.row(key).shape)
+
+
+def hook_shape(hook: str) -> Rule:
+    """The live shape of any recorded tensor, by its hook name, e.g. 'dec.0.cross_attn.q'."""
+    return lambda ctx: tuple(ctx.trace.shapes[hook])
+
+
+def param(group: str) -> Rule:
+    """A live parameter count from the trace, e.g. 'total' or 'positional table'."""
+    return lambda ctx: int(ctx.trace.params[group])
+
+
+def value(experiment: str, key: str, transform: Callable[[Any], Any] | None = None) -> Rule:
+    """A number an experiment measured, optionally transformed (e.g. to millions)."""
+    if transform is None:
+        return lambda ctx: ctx.value(experiment, key)
+    return lambda ctx: transform(ctx.value(experiment, key))
+
+
+def outcome(experiment: str, decide: Callable[[dict[str, Any]], int], choices: tuple[str, ...]) -> Rule:
+    """The choice an experiment's result selects: ``decide(values)`` returns the choice's index."""
+    return lambda ctx: choices[decide(ctx.evidence(experiment).values)]
+
+
+def fixed(index: int, choices: tuple[str, ...]) -> Rule:
+    """A conceptual question's stored right choice (its evidence is still computed live)."""
+    return lambda ctx: choices[index]
+
+
+def compare(a: float, b: float, rel: float = 0.02) -> int:
+    """0 if a < b, 1 if a > b, 2 if they are within ``rel`` of each other."""
+    if abs(a - b) <= rel * max(abs(a), abs(b), 1e-12):
+        return 2
+    return 0 if a < b else 1
+
+
+def millions(n: int) -> float:
+    return round(n / 1e6, 1)

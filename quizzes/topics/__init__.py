@@ -1,0 +1,1 @@
+"""One module per topic; each exposes TOPIC (its title) and QUESTIONS."""

@@ -1,0 +1,89 @@
+"""The choice of d_k: how E is split across heads, and why the scores are scaled."""
+
+from quizzes.questions import Question, compare, fixed, outcome, row_shape, value
+
+TOPIC = "The choice of d_k"
+
+_SCALE = (
+    "To make the attention weights sum to 1.",
+    "q·k adds up d_k products, so its variance grows with d_k; dividing by sqrt(d_k) keeps it near 1, "
+    "so the softmax does not saturate onto one key and its gradients do not vanish.",
+    "To normalise the length of the value vectors.",
+    "Because the paper's d_k is 64 and sqrt(64) = 8 is a round number.",
+)
+_NHEAD = ("It stays the same", "It grows with nhead", "It shrinks as nhead grows")
+_ENTROPY = ("Lower: the softmax is more peaked", "Higher: the softmax is flatter", "The same")
+
+QUESTIONS = (
+    Question(
+        id="dk-value", topic=TOPIC, kind="numeric", parametric=True,
+        prompt="With E={E} and nhead={nhead}, how wide is each head's query (d_k)?",
+        answer=lambda ctx: row_shape("qkv_one_head")(ctx)[-1], evidence="head_options",
+        explanation="The E columns of the projection are split evenly over the heads: d_k = E / nhead. "
+                    "Concatenating the heads gives back nhead x d_k = E.",
+    ),
+    Question(
+        id="dk-count", topic=TOPIC, kind="numeric", parametric=True,
+        prompt="How many values of nhead does E={E} allow?",
+        answer=value("head_options", "count"), evidence="head_options",
+        explanation="nhead must divide E so every head gets a whole number of dimensions; the live check builds "
+                    "a MultiHeadAttention for every candidate and counts the ones that do not refuse.",
+    ),
+    Question(
+        id="dk-refused", topic=TOPIC, kind="numeric", parametric=True,
+        prompt="What is the smallest nhead above 1 that E={E} refuses?",
+        answer=value("head_options", "smallest_refused"), evidence="head_options",
+        explanation="The first whole number that does not divide E. d_k can never exceed E either: nhead=1 gives "
+                    "d_k = E, the widest a head can be.",
+    ),
+    Question(
+        id="dk-wq", topic=TOPIC, kind="shape", parametric=True,
+        prompt="Written so that q = x @ W^Q, what is the shape of one head's W^Q?",
+        answer=row_shape("W_Q"), evidence="head_options",
+        explanation="It maps an E-wide token vector to a d_k-wide query: (E, d_k). The model stores all heads' "
+                    "W^Q side by side as one E x E layer.",
+    ),
+    Question(
+        id="dk-params-nhead", topic=TOPIC, kind="predict",
+        prompt="Predict, then run: at E={E}, change nhead to another value E allows. What happens to the "
+               "attention block's parameter count?",
+        choices=_NHEAD,
+        answer=outcome("head_options", lambda v: 0 if v["same_for_all"] else 1, _NHEAD), evidence="head_options",
+        explanation="More heads means narrower heads: nhead blocks of E x d_k always add up to E x E per "
+                    "projection, so the count is 4(E² + E) whatever nhead is.",
+    ),
+    Question(
+        id="dk-attn-params", topic=TOPIC, kind="numeric", parametric=True,
+        prompt="How many parameters (weights and biases of W^Q, W^K, W^V and W^O) does one attention block "
+               "have at E={E}?",
+        answer=value("parameter_counts", "attention_block"), evidence="parameter_counts",
+        explanation="Four E x E matrices and four E-long biases: 4E² + 4E, read off a module built on the meta "
+                    "device.",
+    ),
+    Question(
+        id="dk-why-scale", topic=TOPIC, kind="choice",
+        prompt="Why are the attention scores divided by sqrt(d_k)?",
+        choices=_SCALE, answer=fixed(1, _SCALE), evidence="score_scaling",
+        explanation="With unit-variance entries, each product q_i k_i has variance 1 and d_k of them add up to "
+                    "variance d_k. Large scores push softmax towards a one-hot vector, where its gradient is "
+                    "almost zero; the scaling undoes the growth.",
+    ),
+    Question(
+        id="dk-variance", topic=TOPIC, kind="numeric", parametric=True, tolerance=0.2,
+        prompt="q and k have {d_k} entries each, all independent with variance 1. About what is the variance of "
+               "the raw dot product q·k? (within 20%)",
+        answer=value("score_scaling", "variance_unscaled"), evidence="score_scaling",
+        explanation="The variance of a sum of independent terms is the sum of their variances: d_k terms of "
+                    "variance 1 give about d_k. The measured value is from 4096 random pairs.",
+    ),
+    Question(
+        id="dk-entropy", topic=TOPIC, kind="predict",
+        prompt="Predict, then run: at d_k={d_k}, compared with the scaled scores, the softmax of the unscaled "
+               "scores has an entropy that is...",
+        choices=_ENTROPY,
+        answer=outcome("score_scaling", lambda v: compare(v["entropy_unscaled"], v["entropy_scaled"]), _ENTROPY),
+        evidence="score_scaling",
+        explanation="Unscaled scores are sqrt(d_k) times larger, which sharpens the softmax; its entropy drops "
+                    "towards 0 (all weight on one key). At d_k = 1 the two are identical.",
+    ),
+)

@@ -1,0 +1,71 @@
+"""The position-wise feed-forward ("dense") layers: one per block, each with its own weights."""
+
+from quizzes.questions import Question, fixed, outcome, row_shape, value
+
+TOPIC = "Dense layers in each block"
+
+_SAME = (
+    "Same shapes, separate tensors with different values: every block has its own FFN.",
+    "One FFN shared by every block: the same tensor.",
+    "Different shapes: each block's FFN has its own width.",
+)
+_WHERE = (
+    "After the FFN: its output goes through a nonlinear activation.",
+    "Between its two linear layers: ReLU acts on the d_ff-wide hidden layer, and the FFN's output is linear.",
+    "Nowhere: the FFN is purely linear.",
+)
+_POSITIONS = ("Only that position's output", "Every position's output", "No output at all")
+
+QUESTIONS = (
+    Question(
+        id="ffn-different", topic=TOPIC, kind="predict",
+        prompt="Predict, then run: compare layer 0's FFN weights with layer 1's.",
+        choices=_SAME,
+        answer=outcome("ffn_layers", lambda v: 2 if not v["same_shape"] else (1 if v["same_tensor"] else 0), _SAME),
+        evidence="ffn_layers",
+        explanation="Every layer is built from the same recipe, so the shapes agree, but each owns its "
+                    "parameters: different random values at the start, different learned values after training.",
+    ),
+    Question(
+        id="ffn-hidden", topic=TOPIC, kind="shape", parametric=True,
+        prompt="What is the shape of the FFN's hidden layer (after the first linear layer and ReLU) in the first "
+               "encoder layer?",
+        answer=row_shape("ffn_hidden"), evidence="ffn_layers",
+        explanation="The first layer widens every position from E to d_ff: (N, M, d_ff).",
+    ),
+    Question(
+        id="ffn-linear1", topic=TOPIC, kind="shape", parametric=True,
+        prompt="In PyTorch's (out_features, in_features) order, what is the shape of the FFN's first weight matrix?",
+        answer=value("ffn_layers", "linear1_shape_layer0"), evidence="ffn_layers",
+        explanation="nn.Linear(E, d_ff) stores its weight as (d_ff, E); y = x @ W.T + b.",
+    ),
+    Question(
+        id="ffn-input-width", topic=TOPIC, kind="numeric", parametric=True,
+        prompt="How many numbers does the FFN read for each position (its input width)?",
+        answer=value("ffn_layers", "input_width"), evidence="ffn_layers",
+        explanation="The FFN reads the whole E-wide vector of a position, not one head's slice of E/nhead; the "
+                    "heads were already concatenated and mixed by W^O.",
+    ),
+    Question(
+        id="ffn-activation", topic=TOPIC, kind="choice",
+        prompt="Where is the FFN's nonlinearity?",
+        choices=_WHERE, answer=fixed(1, _WHERE), evidence="ffn_layers",
+        explanation="Linear, ReLU, Linear. The live hidden layer has no negative entries; the output has plenty, "
+                    "because nothing nonlinear follows the second linear layer before the residual add.",
+    ),
+    Question(
+        id="ffn-params", topic=TOPIC, kind="numeric", parametric=True,
+        prompt="How many parameters does one FFN have at E={E}, d_ff={d_ff}?",
+        answer=value("ffn_layers", "params_per_ffn"), evidence="ffn_layers",
+        explanation="E x d_ff + d_ff for the first layer, d_ff x E + E for the second: 2·E·d_ff + d_ff + E.",
+    ),
+    Question(
+        id="ffn-position-wise", topic=TOPIC, kind="predict",
+        prompt="Predict, then run: change the FFN's input at one position only. Which outputs change?",
+        choices=_POSITIONS,
+        answer=outcome("ffn_layers", lambda v: 0 if v["positions_changed"] == 1 else 1, _POSITIONS),
+        evidence="ffn_layers",
+        explanation="The same two-layer network is applied to each position separately; mixing between positions "
+                    "happens only in attention.",
+    ),
+)

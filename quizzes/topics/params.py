@@ -1,0 +1,77 @@
+"""Parameter counts, from modules built on the meta device."""
+
+from quizzes.questions import Question, fixed, millions, param, value
+
+TOPIC = "Parameter counts"
+
+_STACK = (
+    "One after another: each layer reads the previous layer's output. The positions inside a layer are what "
+    "run in parallel.",
+    "All layers in parallel, since they have separate weights.",
+    "In parallel in the decoder, one after another in the encoder.",
+)
+
+QUESTIONS = (
+    Question(
+        id="params-qkv", topic=TOPIC, kind="numeric", parametric=True,
+        prompt="How many weights (biases not counted) do W^Q, W^K and W^V hold together in one attention block "
+               "at E={E}?",
+        answer=value("parameter_counts", "qkv_weights"), evidence="parameter_counts",
+        explanation="Three E x E matrices: 3E². The heads split these matrices; they do not add to them.",
+    ),
+    Question(
+        id="params-qkv-bias", topic=TOPIC, kind="numeric", parametric=True,
+        prompt="And with their biases, how many parameters do the Q, K and V projections have at E={E}?",
+        answer=value("parameter_counts", "qkv_with_bias"), evidence="parameter_counts",
+        explanation="3E² weights plus three E-long biases: 3E² + 3E.",
+    ),
+    Question(
+        id="params-embedding", topic=TOPIC, kind="numeric", parametric=True,
+        prompt="How many parameters does one token embedding table have with vocab_size={vocab_size} and E={E}?",
+        answer=value("parameter_counts", "embedding"), evidence="parameter_counts",
+        explanation="One E-wide row per token: vocab_size x E.",
+    ),
+    Question(
+        id="params-llama-qkv", topic=TOPIC, kind="numeric", tolerance=0.01, unit="millions",
+        prompt="A seed note says Llama-2-70B has E=8192. At that width, how many million weights do full "
+               "multi-head W^Q, W^K and W^V hold together? (within 1%)",
+        answer=value("parameter_counts", "llama_qkv_weights", millions), evidence="parameter_counts",
+        explanation="3 x 8192² ≈ 201.3 million. (The real Llama-2-70B uses grouped-query attention, with 8 "
+                    "shared key/value heads, so its W^K and W^V are 8 times narrower than this.)",
+    ),
+    Question(
+        id="params-llama-embedding", topic=TOPIC, kind="numeric", tolerance=0.01, unit="millions",
+        prompt="With 32000 tokens and E=8192, how many million parameters does the token embedding have? "
+               "(within 1%)",
+        answer=value("parameter_counts", "llama_embedding", millions), evidence="parameter_counts",
+        explanation="32000 x 8192 = 262,144,000: about 262 million, counted on a meta-device nn.Embedding.",
+    ),
+    Question(
+        id="params-paper-base", topic=TOPIC, kind="numeric", tolerance=0.01, unit="millions",
+        prompt="Our model at the paper's base sizes (E=512, nhead=8, d_ff=2048, 6+6 layers, one shared "
+               "37000-token vocabulary): how many million parameters? (within 1%)",
+        answer=value("parameter_counts", "paper_base_total", millions), evidence="parameter_counts",
+        explanation="About 63 million with a tied embedding; the paper's Table 3 says 65M, the difference comes "
+                    "from details such as the exact vocabulary and biases.",
+    ),
+    Question(
+        id="params-paper-big", topic=TOPIC, kind="numeric", tolerance=0.01, unit="millions",
+        prompt="And at the paper's big sizes (E=1024, nhead=16, d_ff=4096, 6+6 layers)? In millions (within 1%).",
+        answer=value("parameter_counts", "paper_big_total", millions), evidence="parameter_counts",
+        explanation="About 214 million, close to the paper's 213M: doubling E roughly quadruples every matrix.",
+    ),
+    Question(
+        id="params-total", topic=TOPIC, kind="numeric", parametric=True,
+        prompt="How many parameters does the model in the sidebar have in total?",
+        answer=param("total"), evidence="parameter_counts",
+        explanation="Embeddings, positional table, every attention block, FFN and LayerNorm, and the output layer, "
+                    "with a tied matrix counted once.",
+    ),
+    Question(
+        id="params-stack", topic=TOPIC, kind="choice",
+        prompt="The decoder has {layers} layers, each with its own parameters. Do they run in parallel?",
+        choices=_STACK, answer=fixed(0, _STACK), evidence="parameter_counts",
+        explanation="Layer k+1 needs layer k's output, so depth is sequential, like time in an RNN; the width of "
+                    "the parallel work is the positions (and the batch).",
+    ),
+)

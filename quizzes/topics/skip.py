@@ -1,0 +1,56 @@
+"""Skip (residual) connections: why every sub-layer sits inside one."""
+
+from quizzes.questions import Question, compare, fixed, outcome, value
+
+TOPIC = "Skip connections"
+
+_WHY = (
+    "To add a nonlinearity between the sub-layers.",
+    "To save parameters: the skip path replaces a weight matrix.",
+    "The identity path carries the input and the gradient past every sub-layer unchanged, so a deep stack "
+    "still trains and each sub-layer only has to learn a change to its input.",
+    "Because ReLU sets negative values to zero, and adding the input puts them back.",
+)
+_GRAD = ("Smaller than with the skips", "Larger than with the skips", "About the same")
+_LIKENESS = ("Less like its input than with the skips", "More like its input than with the skips",
+             "About as much")
+
+QUESTIONS = (
+    Question(
+        id="skip-why", topic=TOPIC, kind="choice",
+        prompt="Why does every attention and FFN sub-layer sit inside LayerNorm(x + sublayer(x))?",
+        choices=_WHY, answer=fixed(2, _WHY), evidence="residual_ablation",
+        explanation="With x + f(x), the derivative always contains the identity, so the signal that reaches "
+                    "the embeddings does not have to pass through every weight matrix. Without it, each layer "
+                    "must rebuild all of its input from scratch.",
+    ),
+    Question(
+        id="skip-gradient", topic=TOPIC, kind="predict",
+        prompt="Predict, then run: remove the skip paths from a stack of {layers} encoder layers. The gradient "
+               "norm that reaches the embeddings becomes...",
+        choices=_GRAD,
+        answer=outcome("residual_ablation", lambda v: compare(v["grad_without_skips"], v["grad_with_skips"]), _GRAD),
+        evidence="residual_ablation",
+        explanation="Each sub-layer without a skip multiplies the gradient by its own Jacobian; with a skip the "
+                    "identity is added to it, so the gradient keeps a direct route to the embeddings.",
+    ),
+    Question(
+        id="skip-output", topic=TOPIC, kind="predict",
+        prompt="Predict, then run: without skip paths, how much does the output of {layers} layers still "
+               "resemble the input, position by position (cosine similarity)?",
+        choices=_LIKENESS,
+        answer=outcome("residual_ablation",
+                       lambda v: compare(v["cosine_without_skips"], v["cosine_with_skips"]), _LIKENESS),
+        evidence="residual_ablation",
+        explanation="With skips the input survives inside the output (the cosine stays high); without them the "
+                    "token's own identity is soon washed out, so the output is close to unrelated to the input.",
+    ),
+    Question(
+        id="skip-count", topic=TOPIC, kind="numeric", parametric=True,
+        prompt="How many residual additions (each followed by a LayerNorm) does the whole model have with "
+               "layers={layers} in the encoder and in the decoder?",
+        answer=value("parameter_counts", "layer_norms"), evidence="parameter_counts",
+        explanation="Two per encoder layer (attention, FFN) and three per decoder layer (masked self-attention, "
+                    "cross-attention, FFN): 5 per pair of layers. Counted on the live module tree.",
+    ),
+)
