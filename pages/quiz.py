@@ -1,10 +1,242 @@
-"""Placeholder page (quiz); replaced by its issue's work."""
+"""Quiz: questions whose answers are computed from the live model for the sidebar's config.
 
+Reads the shared config, asks the quizzes package for questions and expected answers and
+core.experiments (cached here) for the evidence, and renders plain values. Progress is a JSON-able
+dict in st.session_state; it can be exported and imported. No tensor maths here.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import altair as alt
+import pandas as pd
 import streamlit as st
 
-from pages.common import cached_trace, current_config
+from core.experiments import Evidence, run as run_experiment
+from pages.common import cached_shapes, current_config, guard
+from quizzes import BY_ID, KIND_LABELS, TOPICS, Context, Question, check, format_answer, questions_for
+from quizzes.progress import dumps, load_progress, missed, new_progress, record, scores
+
+ALL = "All topics"
+ONE, SET = "One question at a time", "A topic set"
+PROGRESS = "quiz_progress"
+SHAPE_HINT = "e.g. (2, 8, 16), 2x8x16, [2,8,16] or 2 8 16"
+
+
+@st.cache_data(max_entries=128, show_spinner="Running the experiment…")
+def cached_evidence(name: str, cfg) -> Evidence:
+    """One experiment per (name, config), shared by every session (each gets a copy)."""
+    return run_experiment(name, cfg)
+
+
+def context(cfg) -> Context:
+    return Context(cfg, trace=cached_shapes(cfg), runner=cached_evidence)
+
+
+def progress() -> dict[str, Any]:
+    if PROGRESS not in st.session_state:
+        st.session_state[PROGRESS] = new_progress()
+    return st.session_state[PROGRESS]
+
+
+# --- callbacks: they run before the page, so the score at the top is already up to date -------------
+
+def submit(qid: str) -> None:
+    q = BY_ID[qid]
+    given = st.session_state.get(f"ans_{qid}")
+    if given is None or (isinstance(given, str) and not given.strip()):
+        st.session_state["quiz_flash"] = ("warning", "Type or pick an answer first.")
+        return
+    try:
+        cfg = current_config()
+        expected = q.expected(context(cfg))
+        right = check(q, expected, given)
+        st.session_state[PROGRESS] = record(progress(), qid, str(given), right, format_answer(q, expected))
+        st.session_state["quiz_flash"] = None
+    except Exception as exc:  # noqa: BLE001 - a failing experiment must not take the page down
+        st.session_state["quiz_flash"] = ("error", f"Could not compute the expected answer: {exc}")
+
+
+def reset() -> None:
+    st.session_state[PROGRESS] = new_progress()
+    st.session_state["quiz_pos"] = 0
+    for key in [k for k in st.session_state if str(k).startswith("ans_")]:
+        del st.session_state[key]
+    st.session_state["quiz_flash"] = ("info", "Progress reset.")
+
+
+def move(step: int, count: int) -> None:
+    st.session_state["quiz_pos"] = (st.session_state.get("quiz_pos", 0) + step) % max(count, 1)
+
+
+def apply_import(data: bytes | str) -> None:
+    """Replace the progress with an uploaded or pasted file, or explain why not (keeping the current one)."""
+    loaded, message = load_progress(data)
+    if loaded is None:
+        st.session_state["quiz_flash"] = ("error", f"Import refused, your current progress is kept. {message}")
+        return
+    st.session_state[PROGRESS] = loaded
+    st.session_state["quiz_flash"] = ("success", f"Imported {len(loaded['answers'])} answer(s). {message}".strip())
+
+
+def import_pasted() -> None:
+    apply_import(st.session_state.get("quiz_paste", ""))
+
+
+# --- rendering ------------------------------------------------------------------------------------
+
+def ordered(topic: str, seed: int, review: bool) -> list[Question]:
+    qs = questions_for(None if topic == ALL else topic)
+    if review:
+        wrong = set(missed(progress()))
+        qs = [q for q in qs if q.id in wrong]
+    if seed:
+        random.Random(seed).shuffle(qs)
+    return qs
+
+
+def _plain(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    if isinstance(v, (list, tuple)) and len(v) > 12:
+        return ", ".join(_plain(x) for x in v[:12]) + ", …"
+    if isinstance(v, tuple):
+        return "(" + ", ".join(_plain(x) for x in v) + ")"
+    if isinstance(v, list):
+        return "[" + ", ".join(_plain(x) for x in v) + "]"
+    return str(v)
+
+
+def chart(ev: Evidence) -> alt.Chart | None:
+    """A small Altair chart of the evidence records, by the kind the experiment asks for."""
+    spec = ev.chart
+    kind = spec.get("kind")
+    if not ev.records or kind not in ("line", "bar", "heatmap"):
+        return None
+    df = pd.DataFrame(ev.records)
+    x, y = spec["x"], spec["y"]
+    if kind == "heatmap":
+        color = alt.Color(f"{spec['color']}:Q" if df[spec["color"]].dtype != bool else f"{spec['color']}:N")
+        base = alt.Chart(df).mark_rect().encode(x=alt.X(f"{x}:O"), y=alt.Y(f"{y}:O"), color=color,
+                                                tooltip=list(df.columns))
+        base = base.properties(width=180, height=180)
+        return base.facet(column=alt.Column(f"{spec['facet']}:N", title=None)) if "facet" in spec else base
+    scale = alt.Scale(type="symlog") if spec.get("log_y") else alt.Scale()
+    enc = {"x": alt.X(f"{x}:O" if kind == "bar" else f"{x}:Q"), "y": alt.Y(f"{y}:Q", scale=scale),
+           "tooltip": list(df.columns)}
+    if "color" in spec:
+        enc["color"] = alt.Color(f"{spec['color']}:N")
+        if kind == "bar":
+            enc["xOffset"] = alt.XOffset(f"{spec['color']}:N")
+    mark = alt.Chart(df).mark_bar() if kind == "bar" else alt.Chart(df).mark_line(point=True)
+    return mark.encode(**enc).properties(height=220)
+
+
+def show_evidence(ev: Evidence) -> None:
+    st.markdown(f"**Live evidence: {ev.title}**")
+    numbers = [{"measured": k.replace("_", " "), "value": _plain(v)} for k, v in ev.values.items()
+               if not isinstance(v, (list, tuple)) or len(v) <= 16]
+    st.dataframe(pd.DataFrame(numbers), hide_index=True, width="stretch")
+    c = chart(ev)
+    if c is not None:
+        st.altair_chart(c, width="content" if ev.chart.get("kind") == "heatmap" else "stretch")
+    elif ev.chart.get("kind") == "table":
+        st.dataframe(pd.DataFrame(ev.records), hide_index=True)
+    if ev.note:
+        st.caption(ev.note)
+
+
+def show_question(q: Question, ctx: Context, number: str) -> None:
+    st.markdown(f"**{number}** · {q.topic} · *{KIND_LABELS[q.kind]}*" + (" · changes with the config"
+                                                                         if q.parametric else ""))
+    st.markdown(q.text(ctx))
+    key = f"ans_{q.id}"
+    if q.kind in ("choice", "predict"):
+        label = "Your prediction" if q.kind == "predict" else "Your answer"
+        st.radio(label, q.choices, index=None, key=key)
+    else:
+        hint = SHAPE_HINT if q.kind == "shape" else ("in millions" if q.unit == "millions" else "a number")
+        st.text_input("Your answer", key=key, placeholder=hint, max_chars=200)
+    st.button("Commit my prediction and run" if q.kind == "predict" else "Check", key=f"submit_{q.id}",
+              on_click=submit, args=(q.id,), type="primary")
+    attempt = progress()["answers"].get(q.id)
+    if attempt is None:
+        return
+    if attempt["correct"]:
+        st.success(f"Right. You answered {attempt['given']!r}.", icon="✅")
+    else:
+        st.error(f"Not quite. You answered {attempt['given']!r}.", icon="❌")
+    st.markdown(f"Expected, for the config you answered with: `{attempt['expected']}`")
+    st.markdown(q.explanation)
+    with guard(f"The {q.evidence.replace('_', ' ')} experiment"):
+        show_evidence(cached_evidence(q.evidence, ctx.cfg))
+
+
+def show_scores() -> None:
+    rows = scores(progress())
+    right = sum(r["right"] for r in rows)
+    wrong = sum(r["wrong"] for r in rows)
+    total = sum(r["questions"] for r in rows)
+    st.markdown(f"Score: **{right} right**, **{wrong} wrong**, {total - right - wrong} not tried yet "
+                f"(of {total} questions).")
+    with st.expander("Score per topic"):
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
+def show_progress_io() -> None:
+    with st.expander("Save or restore progress"):
+        st.download_button("Export progress (JSON)", data=dumps(progress()), file_name="quiz-progress.json",
+                           mime="application/json", key="quiz_export")
+        upload = st.file_uploader("Import progress (JSON)", type=["json"], key="quiz_upload")
+        if upload is not None and st.session_state.get("quiz_upload_seen") != upload.file_id:
+            st.session_state["quiz_upload_seen"] = upload.file_id
+            apply_import(upload.getvalue())
+            st.rerun()
+        st.text_area("…or paste a progress file", key="quiz_paste", height=80, max_chars=1_000_000)
+        st.button("Load pasted progress", key="quiz_paste_load", on_click=import_pasted)
+
 
 cfg = current_config()
-st.title("quiz")
-t = cached_trace(cfg)
-st.write(f"{len(t.rows)} rows traced; shape_only={t.shape_only}")
+st.title("Quiz")
+st.caption(f"Every expected answer is computed from the live model for the sidebar's config (N={cfg.N}, "
+           f"M={cfg.M}, M_target={cfg.M_target}, E={cfg.E}, nhead={cfg.nhead}, d_k={cfg.d_k}, "
+           f"vocab_size={cfg.vocab_size}, layers={cfg.layers}): move a slider and the answers move with it.")
+st.info("Your progress lives in this browser session only. A server restart (or a closed tab) loses anything "
+        "you have not exported under *Save or restore progress*.", icon="💾")
+
+flash = st.session_state.get("quiz_flash")
+if flash:
+    getattr(st, flash[0])(flash[1])
+    st.session_state["quiz_flash"] = None
+
+show_scores()
+c1, c2, c3 = st.columns([2, 2, 1])
+mode = c1.radio("Mode", [ONE, SET], key="quiz_mode", horizontal=True)
+topic = c2.selectbox("Topic", [ALL, *TOPICS], key="quiz_topic")
+seed = int(c3.number_input("Shuffle seed", min_value=0, max_value=1_000_000, value=0, step=1, key="quiz_seed",
+                           help="0 keeps the bank's order; any other number shuffles it reproducibly."))
+c4, c5 = st.columns([3, 1])
+review = c4.toggle("Review what I missed", key="quiz_review")
+c5.button("Reset progress", key="quiz_reset", on_click=reset)
+
+ctx = context(cfg)
+questions = ordered(topic, seed, review)
+if not questions:
+    st.info("Nothing to review: no question's latest answer is wrong." if review else "No questions here.")
+elif mode == ONE:
+    pos = st.session_state.get("quiz_pos", 0) % len(questions)
+    st.session_state["quiz_pos"] = pos
+    prev_col, count_col, next_col = st.columns([1, 2, 1])
+    prev_col.button("◀ Previous", key="quiz_prev", on_click=move, args=(-1, len(questions)))
+    count_col.markdown(f"Question {pos + 1} of {len(questions)}")
+    next_col.button("Next ▶", key="quiz_next", on_click=move, args=(1, len(questions)))
+    with guard("This question"):
+        show_question(questions[pos], ctx, f"Q{pos + 1}")
+else:
+    for i, q in enumerate(questions, start=1):
+        with st.container(border=True), guard(f"Question {q.id}"):
+            show_question(q, ctx, f"Q{i}")
+
+show_progress_io()
