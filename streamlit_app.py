@@ -15,14 +15,14 @@ from pages.common import sidebar_config
 _threads = os.environ.get("TSE_TORCH_THREADS", "1")
 limit_torch_threads(int(_threads) if _threads.isdigit() else 1)
 
-st.set_page_config(page_title="Transformer Shape Explorer", page_icon="🔷", layout="wide")
+st.set_page_config(page_title="Transformer Shape Explorer", page_icon=":material/view_in_ar:", layout="wide")
 
 PAGES = [
-    st.Page("pages/explorer.py", title="Explorer", icon="🔍", default=True, url_path="explorer"),
-    st.Page("pages/attention.py", title="Attention", icon="🎯", url_path="attention"),
-    st.Page("pages/positional.py", title="Positional encoding", icon="〰️", url_path="positional"),
-    st.Page("pages/quiz.py", title="Quiz", icon="❓", url_path="quiz"),
-    st.Page("pages/training_lab.py", title="Training lab", icon="🧪", url_path="training-lab"),
+    st.Page("pages/explorer.py", title="Explorer", icon=":material/table_view:", default=True, url_path="explorer"),
+    st.Page("pages/attention.py", title="Attention", icon=":material/grid_on:", url_path="attention"),
+    st.Page("pages/positional.py", title="Positional encoding", icon=":material/waves:", url_path="positional"),
+    st.Page("pages/quiz.py", title="Quiz", icon=":material/quiz:", url_path="quiz"),
+    st.Page("pages/training_lab.py", title="Training lab", icon=":material/science:", url_path="training_lab"),
 ]
 
 page = st.navigation(PAGES)

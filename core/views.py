@@ -53,6 +53,12 @@ class AttentionMap:
     def capped(self) -> bool:
         return len(self.weights) < self.queries or (bool(self.weights) and len(self.weights[0]) < self.keys)
 
+    @property
+    def blocked_weight_max(self) -> float | None:
+        """The largest weight on a blocked cell (0.0 when masking works), None if nothing is blocked."""
+        values = [w for wrow, brow in zip(self.weights, self.blocked) for w, b in zip(wrow, brow) if b]
+        return max(values) if values else None
+
 
 def attention_map(t: Trace, kind: str, layer: int = 0, head: int = 0, item: int = 0,
                   cap: int = MAX_POSITIONS) -> AttentionMap:

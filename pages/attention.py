@@ -1,10 +1,82 @@
-"""Placeholder page (attention); replaced by its issue's work."""
+"""Attention: one head's weights as a heatmap, for any layer, kind and sequence, with its mask.
+
+The weights come from the cached live trace; core.views cuts one (capped) map out of it, so a
+huge M still draws at most MAX_POSITIONS x MAX_POSITIONS cells. No tensor maths here.
+"""
 
 import streamlit as st
 
-from pages.common import cached_trace, current_config
+from core import human_bytes
+from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map
+from pages.charts import attention_spec, mask_spec
+from pages.common import cached_shapes, cached_trace, current_config, guard, over_budget, shape_only_banner
+from pages.diagram import shape_text
+
+MASK_NOTES = {
+    "encoder self-attention": "Key padding mask: the source's padding tokens (id 0) are hidden from every "
+                              "query. The trace pads the last quarter of the last sequence, so pick the last "
+                              "batch item to see it.",
+    "decoder masked self-attention": "Causal mask: True above the diagonal, so target position i sees positions "
+                                     "0..i and nothing after. The diagonal stays visible.",
+    "cross-attention": "Target queries look at source keys (M_target rows, M columns); the source's padding "
+                       "keys are hidden, as in the encoder.",
+}
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def _map(cfg, kind: str, layer: int, head: int, item: int):
+    return attention_map(cached_trace(cfg), kind, layer, head, item)
+
+
+def _clamp(key: str, limit: int, default: int = 0) -> None:
+    """A smaller config (fewer layers, heads or sequences) must not leave a choice out of range."""
+    if key not in st.session_state or st.session_state[key] >= limit:
+        st.session_state[key] = default
+
 
 cfg = current_config()
-st.title("attention")
-t = cached_trace(cfg)
-st.write(f"{len(t.rows)} rows traced; shape_only={t.shape_only}")
+st.title("Attention")
+st.caption("Each cell is how much one query position takes from one key position, for one head of one "
+           "sequence: softmax(QKᵀ/√d_k), so every row sums to 1.")
+
+shapes = cached_shapes(cfg)
+shape_only_banner(shapes)
+if over_budget(shapes):
+    weights_shape = shapes.row("attention_scores").shape
+    st.info(
+        f"**No values to draw.** This config is traced shape-only, so no attention weights were computed. "
+        f"Each self-attention layer's weights would be {shape_text(weights_shape)} = "
+        f"{shapes.row('attention_scores').numel:,} numbers ({human_bytes(shapes.row('attention_scores').bytes)}). "
+        "Lower N, M, E, layers or vocab_size, or pick a smaller preset, to see the heatmaps.",
+        icon=":material/info:",
+    )
+    st.stop()
+
+_clamp("a_layer", cfg.layers)
+_clamp("a_head", cfg.nhead)
+_clamp("a_item", cfg.N, default=cfg.N - 1)  # the last sequence is the padded one: its mask shows
+c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
+kind = c1.radio("kind", list(ATTENTION_KINDS), key="a_kind")
+layer = c2.selectbox("layer", range(cfg.layers), key="a_layer")
+head = c3.selectbox("head", range(cfg.nhead), key="a_head", help=f"nhead = {cfg.nhead}, each d_k = {cfg.d_k} wide")
+item = c4.selectbox("batch item", range(cfg.N), key="a_item", help=f"N = {cfg.N} sequences")
+
+with guard("The attention heatmap"):
+    a = _map(cfg, kind, layer, head, item)
+    if a.capped:
+        st.caption(f"Showing the first {len(a.weights)} of {a.queries} queries and {len(a.weights[0])} of "
+                   f"{a.keys} keys (capped at {MAX_POSITIONS} so large M stays fast); the full rows still sum to 1.")
+    left, right = st.columns([3, 2])
+    with left:
+        st.subheader("Weights")
+        st.vega_lite_chart(attention_spec(a), width="content")
+        blocked = a.blocked_weight_max
+        if blocked is None:
+            st.caption("Nothing is masked here: every query sees every key.")
+        else:
+            st.caption(f"× marks a blocked cell. The largest weight on a blocked cell is {blocked:.1f}: the mask "
+                       "set its score to −∞ before the softmax, and e^−∞ = 0.")
+    with right:
+        st.subheader("Mask")
+        st.vega_lite_chart(mask_spec(a), width="content")
+        st.caption(MASK_NOTES[kind])

@@ -14,8 +14,27 @@ from contextlib import contextmanager
 from typing import Any, Iterator
 
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core import PRESETS, DEFAULT, Trace, TransformerConfig, divisors, estimate, human_bytes, trace
+
+
+
+def _leave_legacy_pages_mode() -> None:
+    """Make the server run the entry script even on a session's very first run.
+
+    Streamlit treats a folder named ``pages/`` as its old multipage mode until some run calls
+    st.navigation: a first visit to /explorer would run pages/explorer.py alone (no sidebar) and
+    list every module in pages/ as a page. Every page imports this module, so on that first run
+    we switch the old mode off, as st.navigation itself does, and rerun through the entry script.
+    """
+    if PagesManager.uses_pages_directory and get_script_run_ctx() is not None:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+_leave_legacy_pages_mode()
 
 # Slider options. Small values one by one, larger ones on a coarse grid that contains every
 # preset's value; anything else in a URL snaps to the nearest option with a warning.
@@ -255,7 +274,7 @@ def shape_only_banner(t: Trace) -> None:
             f"**Shape-only pass.** A real forward pass of this model would need about "
             f"{human_bytes(t.estimate.total)}, over the {human_bytes(t.budget_bytes)} budget, so the "
             "same code ran on PyTorch's meta device: every shape is real, but no values were computed.",
-            icon="📐",
+            icon=":material/straighten:",
         )
 
 

@@ -66,7 +66,7 @@ with guard("Tracing this config"):
             f"This model is large enough ({t.params['total']:,} parameters) that the table reads its shapes off "
             "the same forward code run on PyTorch's meta device, which takes milliseconds instead of a real pass. "
             "The shapes are identical; the Attention page runs the real pass when you want values.",
-            icon="⚡",
+            icon=":material/bolt:",
         )
 
     a, b, c, d = st.columns(4)
@@ -87,9 +87,9 @@ with guard("Tracing this config"):
 
     left, right, _ = st.columns([1, 1, 3])
     left.download_button("Download CSV", view["csv"], file_name="transformer_shapes.csv", mime="text/csv",
-                         key="x_csv", icon="⬇️")
+                         key="x_csv", icon=":material/download:")
     right.download_button("Download JSON", view["json"], file_name="transformer_shapes.json",
-                          mime="application/json", key="x_json", icon="⬇️")
+                          mime="application/json", key="x_json", icon=":material/download:")
 
     names = {f"{r.index}. {r.name}": r for r in t.rows}
     choice = st.selectbox("Show the code that produces row…", list(names), index=4, key="x_code_row")

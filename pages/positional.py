@@ -1,10 +1,82 @@
-"""Placeholder page (positional); replaced by its issue's work."""
+"""Positional encoding: the M x E table as a heatmap, a few dimensions as curves, and the
+sinusoidal and learned kinds side by side.
+
+core.views builds capped tables (at most MAX_POSITIONS positions and MAX_DIMS dimensions drawn),
+so no slider position makes this page allocate more than a few megabytes.
+"""
 
 import streamlit as st
 
-from pages.common import cached_trace, current_config
+from core.views import MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, positional_view, sinusoid_curves
+from pages.charts import curves_spec, positional_spec, similarity_spec
+from pages.common import cached_shapes, cached_trace, current_config, guard, over_budget
+
+KINDS = ("sinusoidal", "learned")
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _view(cfg, kind: str):
+    # The traced model's own learned table is used when it exists; otherwise core seeds one.
+    t = None
+    if kind == "learned" and cfg.positional == "learned" and not over_budget(cached_shapes(cfg)):
+        t = cached_trace(cfg)
+    return positional_view(cfg, kind, t)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _curves(E: int, dims: tuple[int, ...], positions: int):
+    return sinusoid_curves(E, list(dims), positions)
+
+
+def default_dims(E: int) -> list[int]:
+    """A fast pair, a middle pair and a slow pair of dimensions (sine and cosine each)."""
+    picks = [0, 1, 2 * (E // 4), 2 * (E // 4) + 1, E - 2, E - 1]
+    return sorted({d for d in picks if 0 <= d < E})
+
 
 cfg = current_config()
-st.title("positional")
-t = cached_trace(cfg)
-st.write(f"{len(t.rows)} rows traced; shape_only={t.shape_only}")
+st.title("Positional encoding")
+st.caption(f"Attention alone cannot tell positions apart, so each position p gets a vector of E = {cfg.E} "
+           f"numbers added to its token embedding. This model uses **{cfg.positional}** positions.")
+
+views = {}
+with guard("Building the positional tables"):
+    views = {kind: _view(cfg, kind) for kind in KINDS}
+    v = views[cfg.positional]
+    notes = []
+    if v.positions < cfg.M:
+        notes.append(f"the first {v.positions} of M = {cfg.M} positions")
+    if len(v.dims) < cfg.E:
+        notes.append(f"every {v.dims[1] - v.dims[0]}th of E = {cfg.E} dimensions ({len(v.dims)} shown)")
+    if notes:
+        st.caption(f"Drawn: {' and '.join(notes)} (capped at {MAX_POSITIONS} × {MAX_DIMS} cells so large sizes "
+                   "stay fast).")
+
+tab_table, tab_curves, tab_compare = st.tabs(["M × E table", "Dimensions as curves", "Sinusoidal vs learned"])
+with tab_table, guard("The table heatmap"):
+    v = views[cfg.positional]
+    st.caption(f"{cfg.positional.capitalize()}: {v.note}. Row p is added to the token at position p; the "
+               "same rows serve every sequence in the batch.")
+    st.vega_lite_chart(positional_spec(v), width="content")
+
+with tab_curves, guard("The curves"):
+    st.caption("Sinusoidal encoding: PE[p, 2i] = sin(p / 10000^(2i/E)), PE[p, 2i+1] = cos(same angle). Low "
+               "dimensions turn fast, high ones slowly, so together they give each position a unique pattern.")
+    options = list(range(cfg.E)) if cfg.E <= 4096 else default_dims(cfg.E)
+    chosen = st.multiselect("dimensions", options, default=default_dims(cfg.E), max_selections=8,
+                            key=f"p_dims_{cfg.E}")
+    positions = min(max(cfg.M, 100), MAX_CURVE_POSITIONS)
+    st.vega_lite_chart(curves_spec(_curves(cfg.E, tuple(chosen), positions)), width="stretch")
+    st.caption(f"Positions 0 to {positions - 1}: the sinusoids are defined for any position, beyond M too. "
+               "A learned table has only max_len rows and nothing past them.")
+
+with tab_compare, guard("The comparison"):
+    st.caption("Left: the heatmaps. Right: cosine similarity between positions. Sinusoids make nearby "
+               "positions alike and far ones different; an untrained learned table is random, so only "
+               "each position with itself is alike. Training is what gives a learned table its structure.")
+    for kind in KINDS:
+        v = views[kind]
+        st.markdown(f"**{kind.capitalize()}**: {v.note}")
+        left, right = st.columns(2)
+        left.vega_lite_chart(positional_spec(v), width="content")
+        right.vega_lite_chart(similarity_spec(v), width="content")

@@ -1,0 +1,129 @@
+"""Altair heatmaps and curves for the attention and positional pages (no streamlit, no torch).
+
+Each chart is built and validated by Altair once, as a template with named data; a rerun only
+fills in the rows (``fill_data``), which keeps a widget change far below Altair's own build cost.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import altair as alt
+
+from core.views import AttentionMap, PositionalView
+from pages.tables import fill_data
+
+CELL = 11  # pixels per heatmap cell when many positions are drawn
+MAX_SIDE = 520  # heatmap side in pixels
+
+
+def _side(n: int) -> int:
+    return max(120, min(MAX_SIDE, CELL * n if n > 16 else 32 * n))
+
+
+@lru_cache(maxsize=None)
+def _attention_template() -> dict:
+    weights = alt.Chart(alt.NamedData(name="cells")).mark_rect().encode(
+        x=alt.X("key:O", title="key position (what is looked at)", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("query:O", title="query position (who is looking)"),
+        color=alt.Color("weight:Q", scale=alt.Scale(scheme="viridis", domain=[0, 1]), title="weight"),
+        tooltip=["query:O", "key:O", alt.Tooltip("weight:Q", format=".4f"), "blocked:N",
+                 "query token:Q", "key token:Q"],
+    )
+    crosses = alt.Chart(alt.NamedData(name="cells")).transform_filter("datum.blocked").mark_text(
+        text="×", color="#ff5555", fontSize=12).encode(x="key:O", y="query:O")
+    return alt.layer(weights, crosses).to_dict()
+
+
+def attention_cells(a: AttentionMap) -> list[dict]:
+    """One record per (query, key) cell of the capped map."""
+    return [
+        {"query": i, "key": j, "weight": w, "blocked": b, "query token": a.query_tokens[i],
+         "key token": a.key_tokens[j]}
+        for i, (wrow, brow) in enumerate(zip(a.weights, a.blocked))
+        for j, (w, b) in enumerate(zip(wrow, brow))
+    ]
+
+
+def attention_spec(a: AttentionMap) -> dict:
+    """Heatmap of one head's weights; red crosses mark what the mask blocked."""
+    spec = fill_data(_attention_template(), {"cells": attention_cells(a)})
+    rows, cols = len(a.weights), len(a.weights[0]) if a.weights else 0
+    spec["width"], spec["height"] = _side(cols), _side(rows)
+    return spec
+
+
+@lru_cache(maxsize=None)
+def _mask_template() -> dict:
+    return alt.Chart(alt.NamedData(name="cells")).mark_rect(stroke="#ffffff", strokeWidth=0.3).encode(
+        x=alt.X("key:O", title="key position", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("query:O", title="query position"),
+        color=alt.Color("state:N", scale=alt.Scale(domain=["visible", "blocked (True)"],
+                                                   range=["#cfe0fc", "#444444"]), title="mask"),
+        tooltip=["query:O", "key:O", "state:N"],
+    ).to_dict()
+
+
+def mask_spec(a: AttentionMap) -> dict:
+    """The boolean mask itself: dark where True (blocked), light where the key is visible."""
+    cells = [{"query": c["query"], "key": c["key"], "state": "blocked (True)" if c["blocked"] else "visible"}
+             for c in attention_cells(a)]
+    spec = fill_data(_mask_template(), {"cells": cells})
+    rows, cols = len(a.weights), len(a.weights[0]) if a.weights else 0
+    spec["width"], spec["height"] = _side(cols), _side(rows)
+    return spec
+
+
+@lru_cache(maxsize=None)
+def _table_template() -> dict:
+    return alt.Chart(alt.NamedData(name="cells")).mark_rect().encode(
+        x=alt.X("dimension:O", title="embedding dimension", axis=alt.Axis(labelAngle=0, labelOverlap=True)),
+        y=alt.Y("position:O", title="position"),
+        color=alt.Color("value:Q", scale=alt.Scale(scheme="redblue", domainMid=0, reverse=True), title="value"),
+        tooltip=["position:O", "dimension:O", alt.Tooltip("value:Q", format=".3f")],
+    ).to_dict()
+
+
+def positional_spec(v: PositionalView) -> dict:
+    """The positions x dimensions table as a heatmap (red positive, blue negative)."""
+    cells = [{"position": p, "dimension": d, "value": x}
+             for p, row in enumerate(v.table) for d, x in zip(v.dims, row)]
+    spec = fill_data(_table_template(), {"cells": cells})
+    spec["width"], spec["height"] = _side(len(v.dims)), _side(v.positions)
+    return spec
+
+
+@lru_cache(maxsize=None)
+def _similarity_template() -> dict:
+    return alt.Chart(alt.NamedData(name="cells")).mark_rect().encode(
+        x=alt.X("position j:O", axis=alt.Axis(labelAngle=0, labelOverlap=True)),
+        y=alt.Y("position i:O"),
+        color=alt.Color("cosine:Q", scale=alt.Scale(scheme="redblue", domain=[-1, 1], reverse=True)),
+        tooltip=["position i:O", "position j:O", alt.Tooltip("cosine:Q", format=".3f")],
+    ).to_dict()
+
+
+def similarity_spec(v: PositionalView) -> dict:
+    """Cosine similarity between positions' vectors: how alike two positions look to the model."""
+    cells = [{"position i": i, "position j": j, "cosine": x}
+             for i, row in enumerate(v.similarity) for j, x in enumerate(row)]
+    spec = fill_data(_similarity_template(), {"cells": cells})
+    spec["width"] = spec["height"] = _side(v.positions)
+    return spec
+
+
+@lru_cache(maxsize=None)
+def _curves_template() -> dict:
+    return alt.Chart(alt.NamedData(name="points")).mark_line().encode(
+        x=alt.X("position:Q", title="position"),
+        y=alt.Y("value:Q", title="PE[position, dimension]", scale=alt.Scale(domain=[-1.05, 1.05])),
+        color=alt.Color("dimension:N", title="dimension", sort=None),
+        tooltip=["dimension:N", "position:Q", alt.Tooltip("value:Q", format=".3f")],
+    ).properties(height=260).to_dict()
+
+
+def curves_spec(curves: dict[int, list[float]]) -> dict:
+    """A few dimensions of the sinusoidal table as curves along the positions."""
+    points = [{"dimension": f"dim {d}", "position": p, "value": x}
+              for d, values in curves.items() for p, x in enumerate(values)]
+    return fill_data(_curves_template(), {"points": points})
