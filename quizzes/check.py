@@ -14,7 +14,8 @@ from .questions import Question
 
 MAX_INPUT = 200  # characters; anything longer is not a shape or a number anyone types
 MAX_DIGITS = 15  # per dimension
-_WRAPPERS = re.compile(r"^(?:torch\.size)?\s*[\(\[]*\s*(.*?)\s*[\)\]]*$", re.IGNORECASE | re.DOTALL)
+_PREFIX = re.compile(r"^torch\.size\s*(?=\()", re.IGNORECASE)
+_PAIRS = {"(": ")", "[": "]"}
 _SEPARATORS = re.compile(r"(?:\s*[,x×*]\s*|\s+)", re.IGNORECASE)
 _NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d{1,3})?$", re.IGNORECASE)
 _THOUSANDS = re.compile(r"(?<=\d)[,_ ](?=\d{3}(?:\D|$))")
@@ -28,8 +29,13 @@ def parse_shape(text: Any) -> tuple[int, ...] | None:
     try:
         if not isinstance(text, str) or len(text) > MAX_INPUT:
             return None
-        match = _WRAPPERS.match(text.strip())
-        body = match.group(1) if match else ""
+        body = _PREFIX.sub("", text.strip())
+        while body[:1] in _PAIRS:  # peel matching brackets: (..), [..], torch.Size([..])
+            if body[-1:] != _PAIRS[body[0]]:
+                return None
+            body = body[1:-1].strip()
+        if body[-1:] in (")", "]"):
+            return None
         body = body.rstrip(",").strip()  # a one-dimensional tuple may be written (8,)
         if not body:
             return None

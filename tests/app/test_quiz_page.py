@@ -1,0 +1,106 @@
+"""The quiz page in AppTest: a right and a wrong answer in the score, imports, review, reset."""
+
+import json
+import random
+
+from core import DEFAULT
+from quizzes import BY_ID, QUESTIONS, Context, format_answer
+from quizzes.progress import FORMAT
+from tests.app.conftest import make_app
+
+
+def quiz_app():
+    at = make_app().run()
+    at.switch_page("pages/quiz.py").run()
+    assert not at.exception
+    return at
+
+
+def score_line(at) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("Score:"))
+
+
+def answer(at, qid: str, text: str):
+    at.text_input(key=f"ans_{qid}").input(text).run()
+    at.button(key=f"submit_{qid}").click().run()
+    assert not at.exception
+
+
+def test_right_and_wrong_answers_show_in_the_score():
+    at = quiz_app()
+    assert "0 right" in score_line(at)
+    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    expected = BY_ID["dk-value"].expected(Context(DEFAULT))
+    answer(at, "dk-value", format_answer(BY_ID["dk-value"], expected))
+    assert any("Right" in s.value for s in at.success)
+    assert any(f"`{expected}`" in m.value for m in at.markdown)
+    assert any("Live evidence" in m.value for m in at.markdown)
+    at.button(key="quiz_next").click().run()
+    wrong = BY_ID["dk-count"].expected(Context(DEFAULT)) + 1
+    answer(at, "dk-count", str(wrong))
+    assert any("Not quite" in e.value for e in at.error)
+    line = score_line(at)
+    assert "**1 right**" in line and "**1 wrong**" in line
+    progress = at.session_state["quiz_progress"]["answers"]
+    assert progress["dk-value"]["correct"] is True and progress["dk-count"]["correct"] is False
+    assert not at.exception
+
+    # Review shows only the missed question; reset clears everything.
+    at.toggle(key="quiz_review").set_value(True).run()
+    assert any("Question 1 of 1" in m.value for m in at.markdown)
+    assert at.text_input(key="ans_dk-count") is not None
+    at.button(key="quiz_reset").click().run()
+    assert "**0 right**" in score_line(at) and not at.session_state["quiz_progress"]["answers"]
+
+
+def test_shape_answer_in_another_written_form():
+    at = quiz_app()
+    at.selectbox(key="quiz_topic").set_value("Shapes").run()
+    dims = BY_ID["shape-tokens"].expected(Context(DEFAULT))
+    answer(at, "shape-tokens", "×".join(map(str, dims)))
+    assert "**1 right**" in score_line(at)
+
+
+def test_choice_question_in_a_topic_set():
+    at = quiz_app()
+    at.radio(key="quiz_mode").set_value("A topic set").run()
+    at.selectbox(key="quiz_topic").set_value("Masking").run()
+    assert not at.exception
+    q = BY_ID["mask-probe"]
+    at.radio(key="ans_mask-probe").set_value(q.expected(Context(DEFAULT))).run()
+    at.button(key="submit_mask-probe").click().run()
+    assert not at.exception and "**1 right**" in score_line(at)
+
+
+def test_garbage_import_keeps_progress():
+    at = quiz_app()
+    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    answer(at, "dk-value", "999")
+    before = dict(at.session_state["quiz_progress"])
+    for garbage in ("{not json", "[1, 2, 3]", json.dumps({"format": FORMAT, "version": 1, "answers": 5})):
+        at.text_area(key="quiz_paste").input(garbage).run()
+        at.button(key="quiz_paste_load").click().run()
+        assert not at.exception
+        assert any("Import refused" in e.value and "kept" in e.value for e in at.error)
+        assert at.session_state["quiz_progress"] == before
+
+
+def test_good_import_replaces_progress():
+    at = quiz_app()
+    doc = {"format": FORMAT, "version": 1,
+           "answers": {"dk-value": {"correct": True, "given": "8", "expected": "8"},
+                       "mask-which": {"correct": False, "given": "b", "expected": "a"}}}
+    at.text_area(key="quiz_paste").input(json.dumps(doc)).run()
+    at.button(key="quiz_paste_load").click().run()
+    assert any("Imported 2" in s.value for s in at.success)
+    assert "**1 right**" in score_line(at) and "**1 wrong**" in score_line(at)
+
+
+def test_shuffle_seed_is_reproducible():
+    ctx = Context(DEFAULT)
+    order = list(QUESTIONS)
+    random.Random(7).shuffle(order)
+    for seed, first in ((7, order[0]), (0, QUESTIONS[0])):
+        at = quiz_app()
+        at.number_input(key="quiz_seed").set_value(seed).run()
+        assert any(m.value == first.text(ctx) for m in at.markdown), (seed, first.id)

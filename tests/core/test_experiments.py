@@ -1,0 +1,166 @@
+"""Live experiments: they run at several configs, stay bounded, and show what they claim."""
+
+import math
+
+import pytest
+import torch
+
+from core import PAPER_BASE, PAPER_BIG, TransformerConfig, divisors, param_counts
+from core.config import GPT3_SIZES, LLAMA_70B_SIZES
+from core.experiments import EXPERIMENTS, MAX_LEN, MAX_WIDTH, Evidence, bounded, run
+
+CONFIGS = [
+    TransformerConfig(N=2, M=8, E=16, nhead=2, vocab_size=100),
+    TransformerConfig(N=3, M=6, M_target=5, E=24, nhead=4, vocab_size=50, layers=3, d_ff=40, positional="learned"),
+    TransformerConfig(N=1, M=1, E=1, nhead=1, vocab_size=2, layers=1),
+    TransformerConfig(N=1, M=40, M_target=20, E=96, nhead=12, vocab_size=3000, layers=5),
+]
+
+
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+@pytest.mark.parametrize("cfg", CONFIGS, ids=["default", "learned", "tiny", "capped"])
+def test_every_experiment_runs(name, cfg):
+    ev = run(name, cfg)
+    assert isinstance(ev, Evidence) and ev.name == name and ev.title
+    assert ev.values
+    if ev.records:
+        assert ev.chart.get("kind") in ("line", "bar", "heatmap", "table")
+        fields = {ev.chart[k] for k in ("x", "y", "color", "facet") if k in ev.chart}
+        assert fields <= set(ev.records[0])
+
+
+def test_unknown_experiment():
+    with pytest.raises(KeyError, match="unknown experiment"):
+        run("nope", CONFIGS[0])
+
+
+def test_bounded_caps_and_says_so():
+    small, note = bounded(GPT3_SIZES)
+    assert small.M <= MAX_LEN and small.E <= MAX_WIDTH and small.layers <= 2 and small.E % small.nhead == 0
+    assert "capped" in note
+    assert bounded(CONFIGS[0]) == (CONFIGS[0], "")
+
+
+@pytest.mark.parametrize("name", ["dependency_maps", "residual_ablation", "causal_probe", "ffn_layers",
+                                  "learned_positions", "mask_counts", "parameter_counts", "batch_first"])
+def test_big_configs_stay_small(name):
+    """Llama/GPT-3 sizes run through caps or the meta device: real numbers, no big allocation."""
+    ev = run(name, GPT3_SIZES if name != "parameter_counts" else LLAMA_70B_SIZES)
+    assert ev.values
+
+
+def test_dependency_maps():
+    v = run("dependency_maps", CONFIGS[0]).values
+    assert v["rnn_pattern"] == "lower" and v["encoder_pattern"] == "full" and v["decoder_pattern"] == "lower"
+    assert v["rnn_zero_above_diagonal"] and v["decoder_zero_above_diagonal"]
+    assert v["encoder_nonzero_fraction"] == 1.0
+    assert v["rnn_sequential_steps"] == 8 and v["attention_sequential_steps"] == 1
+
+
+def test_permutation_equivariance_without_positions():
+    v = run("permutation", CONFIGS[0]).values
+    assert v["order_blind_without_positions"] and v["max_change_without_positions"] < 1e-4
+    assert v["max_change_with_positions"] > 0.1
+
+
+def test_residual_ablation_depths_and_direction():
+    ev = run("residual_ablation", CONFIGS[1])
+    v = ev.values
+    assert v["depth"] == 3 and v["depths"] == [1, 2, 3, 4, 8]
+    assert len(ev.records) == 2 * len(v["depths"])
+    assert v["grad_with_skips"] > v["grad_without_skips"] > 0
+    assert v["cosine_with_skips"] > v["cosine_without_skips"]
+
+
+def test_score_scaling():
+    for cfg in CONFIGS[:2]:
+        v = run("score_scaling", cfg).values
+        assert v["d_k"] == cfg.d_k
+        assert abs(v["variance_unscaled"] / cfg.d_k - 1) < 0.15
+        assert abs(v["variance_scaled"] - 1) < 0.15
+        assert v["entropy_unscaled"] < v["entropy_scaled"] <= v["max_entropy"] + 1e-9
+    v = run("score_scaling", CONFIGS[2]).values  # d_k = 1: scaling changes nothing
+    assert v["entropy_unscaled"] == v["entropy_scaled"]
+
+
+def test_head_options_are_divisors_with_one_count():
+    for cfg in CONFIGS:
+        v = run("head_options", cfg).values
+        assert v["allowed"] == divisors(cfg.E) and v["count"] == len(divisors(cfg.E))
+        assert v["param_counts"] == [4 * cfg.E * cfg.E + 4 * cfg.E]
+        assert cfg.E % v["smallest_refused"] != 0
+
+
+def test_ffn_layers_differ_and_are_position_wise():
+    v = run("ffn_layers", CONFIGS[1]).values
+    assert v["linear1_shape_layer0"] == v["linear1_shape_layer1"] == (40, 24)
+    assert v["linear2_shape"] == (24, 40) and v["input_width"] == 24
+    assert not v["same_tensor"] and v["max_abs_difference"] > 0
+    assert v["params_per_ffn"] == 2 * 24 * 40 + 40 + 24
+    assert v["positions_changed"] == 1
+    assert v["hidden_negative_fraction"] == 0.0 and v["output_negative_fraction"] > 0
+
+
+def test_learned_positions_fail_past_max_len():
+    v = run("learned_positions", CONFIGS[1]).values
+    assert v["learned_fails_past_max_len"] and "max_len=6" in v["learned_error"]
+    assert v["learned_shape_at_max_len"] == (6, 24) and v["sinusoidal_shape_past_max_len"] == (7, 24)
+    assert v["learned_params"] == 6 * 24
+
+
+def test_causal_probe_leaves_earlier_outputs_exactly():
+    for cfg in CONFIGS[:2]:
+        v = run("causal_probe", cfg).values
+        pos = v["changed_position"]
+        assert v["earlier_max_change_masked"] == 0.0 and v["earlier_unchanged_with_mask"]
+        assert v["later_max_change_masked"] > 0 and v["earlier_max_change_unmasked"] > 0
+        assert v["positions_changed_with_mask"] == list(range(pos, cfg.M_target))
+
+
+def test_mask_counts():
+    v = run("mask_counts", CONFIGS[1]).values
+    assert v["shape"] == (5, 5) and v["blocked"] == 10 and v["visible"] == 15
+    assert not v["diagonal_blocked"] and not v["below_diagonal_blocked"] and v["key_padding_shape"] == (3, 6)
+    big = run("mask_counts", TransformerConfig(N=1, M=8, M_target=10_000, E=8, nhead=2, vocab_size=10)).values
+    assert big["blocked"] == 10_000 * 9_999 // 2 and "formula" in run(
+        "mask_counts", TransformerConfig(N=1, M=8, M_target=10_000, E=8, nhead=2, vocab_size=10)).note
+
+
+def test_shift_right():
+    v = run("shift_right", CONFIGS[0]).values
+    assert v["decoder_input"][0] == v["start_id"] and v["decoder_input"][1:] == v["labels"][:-1]
+    assert v["targets_per_sequence"] == 8
+
+
+def test_parameter_counts_match_the_formulas():
+    cfg = CONFIGS[1]
+    v = run("parameter_counts", cfg).values
+    E = cfg.E
+    assert v["qkv_weights"] == 3 * E * E and v["qkv_with_bias"] == 3 * E * E + 3 * E
+    assert v["attention_block"] == 4 * E * E + 4 * E and v["embedding"] == cfg.vocab_size * E
+    assert v["model_total"] == param_counts(cfg)["total"]
+    assert v["llama_qkv_weights"] == 3 * 8192 ** 2 == 201_326_592
+    assert v["llama_embedding"] == 32000 * 8192 == 262_144_000
+    assert v["paper_base_total"] == param_counts(PAPER_BASE)["total"]
+    assert v["paper_big_total"] == param_counts(PAPER_BIG)["total"]
+    assert math.isclose(v["paper_base_total"], 65e6, rel_tol=0.05)
+    assert math.isclose(v["paper_big_total"], 213e6, rel_tol=0.02)
+    assert v["layer_norms"] == 5 * cfg.layers
+
+
+def test_softmax_over_keys():
+    v = run("softmax_axis", CONFIGS[0]).values
+    assert v["row_sums_all_one"] and not v["column_sums_all_one"] and v["zero_above_diagonal"]
+
+
+def test_batch_first():
+    v = run("batch_first", CONFIGS[1]).values
+    assert v["ours"] == (3, 6, 24) and v["pytorch_default"] == (6, 3, 24)
+    assert v["pytorch_batch_first_flag"] is False
+
+
+def test_experiments_are_deterministic():
+    a = run("residual_ablation", CONFIGS[0]).values
+    b = run("residual_ablation", CONFIGS[0]).values
+    torch.testing.assert_close(a["grad_with_skips"], b["grad_with_skips"], rtol=0, atol=0)
+    assert run("dependency_maps", CONFIGS[0]).records == run("dependency_maps", CONFIGS[0]).records

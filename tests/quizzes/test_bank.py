@@ -1,0 +1,106 @@
+"""The bank: its size and mix, and every answer computed, checked and perturbed."""
+
+import pytest
+
+from core import TransformerConfig
+from quizzes import BY_ID, KINDS, QUESTIONS, TOPICS, Context, answer_key, check, format_answer
+from quizzes.check import parse_number
+
+from .conftest import CONFIG_A
+
+
+def perturbed(q, expected) -> str:
+    """A near miss of the expected answer, as a learner might type it."""
+    if q.kind == "shape":
+        return "(" + ", ".join(str(d + (1 if i == 0 else 0)) for i, d in enumerate(expected)) + ")"
+    if q.kind == "numeric":
+        wrong = float(expected) * (1 + 3 * q.tolerance) + 1 if q.tolerance else float(expected) + 1
+        return format_answer(q, wrong)
+    return next(c for c in q.choices if c != expected)
+
+
+def test_size_and_mix():
+    assert len(QUESTIONS) >= 40
+    assert sum(q.parametric for q in QUESTIONS) >= 15
+    assert {q.kind for q in QUESTIONS} == set(KINDS)
+    assert len(TOPICS) >= 10 and all(any(q.topic == t for q in QUESTIONS) for t in TOPICS)
+    assert len(BY_ID) == len(QUESTIONS)
+
+
+def test_no_question_has_only_its_prompt_as_evidence():
+    from core.experiments import EXPERIMENTS
+    assert all(q.evidence in EXPERIMENTS for q in QUESTIONS)
+    assert all(q.explanation.strip() for q in QUESTIONS)
+
+
+@pytest.mark.parametrize("q", QUESTIONS, ids=lambda q: q.id)
+def test_check_accepts_the_computed_answer_and_rejects_a_perturbed_one(q, ctx_a):
+    expected = q.expected(ctx_a)
+    assert check(q, expected, format_answer(q, expected))
+    assert not check(q, expected, perturbed(q, expected))
+    assert not check(q, expected, "")
+    assert not check(q, expected, "not an answer")
+
+
+@pytest.mark.parametrize("q", [q for q in QUESTIONS if q.parametric], ids=lambda q: q.id)
+def test_parametric_answers_change_with_the_config(q, ctx_a, ctx_b):
+    assert q.expected(ctx_a) != q.expected(ctx_b)
+
+
+@pytest.mark.parametrize("q", [q for q in QUESTIONS if q.kind == "shape"], ids=lambda q: q.id)
+def test_shape_answers_accept_every_written_form(q, ctx_a):
+    dims = q.expected(ctx_a)
+    for text in (str(tuple(dims)), "x".join(map(str, dims)), "×".join(map(str, dims)),
+                 "[" + ",".join(map(str, dims)) + "]", " ".join(map(str, dims))):
+        assert check(q, dims, text), text
+
+
+def test_shape_answers_come_from_the_trace(ctx_a):
+    t = ctx_a.trace
+    assert BY_ID["qkv-scores"].expected(ctx_a) == t.shapes["enc.0.self_attn.weights"] == (2, 2, 8, 8)
+    assert BY_ID["shape-probs"].expected(ctx_a) == t.shapes["probs"] == (2, 8, 100)
+    assert BY_ID["dk-wq"].expected(ctx_a) == (16, 8)
+
+
+def test_cross_attention_shape_when_lengths_differ():
+    ctx = Context(TransformerConfig(N=1, M=7, M_target=3, E=8, nhead=4, vocab_size=20, layers=1))
+    assert BY_ID["shape-cross"].expected(ctx) == (1, 4, 3, 7)
+    assert BY_ID["mask-attn-shape"].expected(ctx) == (3, 3)
+    assert BY_ID["mask-kpm-shape"].expected(ctx) == (1, 7)
+
+
+def test_conceptual_answers_match_live_evidence(ctx_a):
+    """The facts behind the stored choices hold on the live model."""
+    assert ctx_a.value("dependency_maps", "rnn_pattern") == "lower"
+    assert ctx_a.value("dependency_maps", "encoder_pattern") == "full"
+    assert ctx_a.value("softmax_axis", "row_sums_all_one") is True
+    assert ctx_a.value("softmax_axis", "column_sums_all_one") is False
+    assert ctx_a.value("ffn_layers", "hidden_negative_fraction") == 0.0
+    assert ctx_a.value("ffn_layers", "output_negative_fraction") > 0.0
+    assert ctx_a.value("mask_counts", "diagonal_blocked") is False
+
+
+def test_numeric_tolerance_is_relative():
+    q = BY_ID["dk-variance"]
+    assert check(q, 8.0, "9.5") and not check(q, 8.0, "10")
+    q = BY_ID["params-llama-qkv"]
+    assert check(q, 201.3, "201") and check(q, 201.3, "201.3") and not check(q, 201.3, "190")
+
+
+def test_choice_accepts_its_letter():
+    q = BY_ID["mask-which"]
+    assert check(q, q.choices[0], "a") and check(q, q.choices[0], q.choices[0].upper())
+    assert not check(q, q.choices[0], "b") and not check(q, q.choices[0], "z")
+
+
+def test_answer_key_is_plain_json_values():
+    key = answer_key(CONFIG_A)
+    assert len(key["questions"]) == len(QUESTIONS)
+    for item in key["questions"]:
+        q = BY_ID[item["id"]]
+        assert check(q, q.expected(Context(CONFIG_A)) if q.kind != "numeric" else item["answer"],
+                     item["answer_text"])
+        if q.kind == "shape":
+            assert isinstance(item["answer"], list)
+        if q.kind == "numeric":
+            assert parse_number(item["answer_text"]) is not None

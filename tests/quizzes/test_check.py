@@ -1,0 +1,57 @@
+"""The answer parsers: the accepted forms, the refused ones, and fuzzing that they never raise."""
+
+from hypothesis import given, settings, strategies as st
+
+from quizzes import BY_ID, QUESTIONS, check, parse_number, parse_shape
+from quizzes.check import choice_index
+
+
+def test_every_documented_shape_form():
+    for text in ("(2, 8, 512)", "2x8x512", "2×8×512", "[2,8,512]", "2 8 512", " ( 2 ,8, 512 ) ", "2X8X512",
+                 "torch.Size([2, 8, 512])", "2*8*512"):
+        assert parse_shape(text) == (2, 8, 512), text
+    assert parse_shape("(8,)") == (8,)
+    assert parse_shape("8") == (8,)
+
+
+def test_refused_shapes():
+    for text in ("", "()", "(2, -8)", "(2, 8.5)", "2,,8", "two by eight", "__import__('os')", "(2, 8", "1e3",
+                 "9" * 40, "(2; 8)", None, 28, ["2", "8"], "２x８"):
+        assert parse_shape(text) is None, text
+
+
+def test_numbers():
+    assert parse_number("201326592") == 201326592
+    assert parse_number("201,326,592") == 201326592
+    assert parse_number("201_326_592") == 201326592
+    assert parse_number(" 2.01e8 ") == 2.01e8
+    assert parse_number("-3") == -3
+    for text in ("", "nan", "inf", "1e999", "8 heads", "0x10", "1,2", "__import__('os')", None, True):
+        assert parse_number(text) is None, text
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(max_size=300))
+def test_parsers_never_raise(text):
+    assert parse_shape(text) is None or all(isinstance(d, int) and d >= 0 for d in parse_shape(text))
+    number = parse_number(text)
+    assert number is None or isinstance(number, float)
+    for q in (BY_ID["qkv-scores"], BY_ID["dk-variance"], BY_ID["mask-which"]):
+        assert check(q, q.choices[0] if q.choices else (2, 2, 8, 8) if q.kind == "shape" else 8.0, text) in (True,
+                                                                                                          False)
+    assert choice_index(text, QUESTIONS[0].choices) in (None, 0, 1, 2, 3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="0123456789 ,x×*()[]-.eE_", max_size=60))
+def test_parsers_never_raise_on_near_misses(text):
+    parse_shape(text)
+    parse_number(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=10**9), min_size=1, max_size=6),
+       st.sampled_from(["({})", "[{}]", "{}"]), st.sampled_from([", ", ",", "x", "×", " ", " x "]))
+def test_shapes_round_trip(dims, wrapper, sep):
+    text = wrapper.format(sep.join(map(str, dims)))
+    assert parse_shape(text) == tuple(dims)
