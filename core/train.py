@@ -463,7 +463,8 @@ def train_lm(settings: LMSettings | None = None, *, text: str | None = None,
                                                    on_progress=report, stop=stop, max_seconds=max_seconds)
             if n_val and (not val_loss or val_loss[-1][0] != len(losses)) and losses:
                 val_loss.append((len(losses), _mean_loss(model, val)))
-            samples = [tok.decode(generate(model, prompt or [0], s.sample_tokens, s.M, s.temperature, gen))
+            start = prompt or [int(data[0, 0])]  # an empty prompt starts where the text starts
+            samples = [tok.decode(generate(model, start, s.sample_tokens, s.M, s.temperature, gen))
                        for _ in range(s.samples)]
         finally:
             del model, data, train, val

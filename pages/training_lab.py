@@ -1,10 +1,367 @@
-"""Placeholder page (training_lab); replaced by its issue's work."""
+"""Training lab: train a tiny causal Transformer live and watch the causal mask matter.
 
+Two experiments from the learners' curriculum, both run by core.train on the CPU in seconds:
+the reversal task (does the mask work?) and a tiny language model on shipped Shakespeare. This
+page reads its own sliders, hands frozen settings to core.train, draws the progress it reports,
+and renders the plain values it returns. No tensor maths here.
+
+Stopping: any click while a run is going (the Stop button, or any widget) makes Streamlit rerun
+the page, which interrupts the training at its next progress report; core.train frees the model
+on the way out. The progress reports are kept in session state, so the rerun can show how far
+the run got.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import asdict
+from typing import Any, Callable
+
+import altair as alt
+import pandas as pd
 import streamlit as st
 
-from pages.common import cached_trace, current_config
+from core.config import divisors
+from core.train import (LMSettings, Progress, ReversalSettings, load_text, make_tokenizer, train_lm,
+                        train_reversal)
 
-cfg = current_config()
-st.title("training_lab")
-t = cached_trace(cfg)
-st.write(f"{len(t.rows)} rows traced; shape_only={t.shape_only}")
+MAX_SECONDS = 60.0  # a safety net: the sliders' worst corner could otherwise train for minutes
+REDRAW_SECONDS = 0.25  # how often the live chart is redrawn (also how fast a Stop click lands)
+WIDTHS = [8, 16, 32, 64, 128]
+FF_WIDTHS = [16, 32, 64, 128, 256, 512]
+RATES = [0.0003, 0.001, 0.003, 0.01]
+MASK_ON, MASK_OFF = "with the causal mask", "without the mask"
+
+
+@st.cache_resource
+def _run_slots() -> threading.BoundedSemaphore:
+    """At most two trainings at once on this server: the machine may have only two cores.
+
+    A semaphore is built for sharing between threads, which is what cache_resource requires.
+    """
+    return threading.BoundedSemaphore(2)
+
+
+# --------------------------------------------------------------------------------------------
+# Widgets
+
+
+def model_sliders(prefix: str, defaults: Any) -> dict[str, Any]:
+    """The shared model-size sliders; nhead only offers divisors of E, so d_k is always whole."""
+    c1, c2, c3, c4 = st.columns(4)
+    E = c1.select_slider("E — embedding size", WIDTHS, value=defaults.E, key=f"{prefix}_E")
+    heads = [h for h in divisors(E) if h <= 8]
+    key = f"{prefix}_nhead"
+    if st.session_state.get(key) not in heads:
+        st.session_state[key] = max(h for h in heads if h <= max(defaults.nhead, 1))
+    nhead = c2.select_slider("nhead — heads", heads, key=key, help="Only divisors of E: d_k = E / nhead.")
+    layers = c3.slider("layers — blocks", 1, 4, defaults.layers, key=f"{prefix}_layers")
+    d_ff = c4.select_slider("d_ff — FFN width", FF_WIDTHS, value=defaults.d_ff, key=f"{prefix}_d_ff")
+    return {"E": E, "nhead": nhead, "layers": layers, "d_ff": d_ff}
+
+
+def run_sliders(prefix: str, defaults: Any, max_steps: int) -> dict[str, Any]:
+    c1, c2, c3, c4 = st.columns(4)
+    N = c1.select_slider("N — sequences per step", [4, 8, 16, 32, 64, 128], value=defaults.N, key=f"{prefix}_N")
+    steps = c2.slider("steps", 5, max_steps, defaults.steps, step=5, key=f"{prefix}_steps")
+    lr = c3.select_slider("learning rate", RATES, value=defaults.lr, key=f"{prefix}_lr")
+    seed = c4.number_input("seed", 0, 9999, defaults.seed, step=1, key=f"{prefix}_seed",
+                           help="The same seed and sizes give the same run, to the last digit.")
+    return {"N": N, "steps": steps, "lr": lr, "seed": int(seed)}
+
+
+# --------------------------------------------------------------------------------------------
+# Running with live progress
+
+
+def run_live(prefix: str, train: Callable[..., Any], settings: Any, floor: float | None) -> Any | None:
+    """Run one training with a progress bar and a live loss curve; None if no slot was free.
+
+    Each report is also copied into session state, so that if a click interrupts the run the
+    next rerun can say how far it got.
+    """
+    slots = _run_slots()
+    if not slots.acquire(blocking=False):
+        st.warning("Two trainings are already running on this server; try again in a few seconds.")
+        return None
+    live = st.session_state[f"{prefix}_live"] = {"loss": [], "steps": settings.steps}
+    bar = st.progress(0.0, text="Starting…")
+    chart = st.empty()
+    last_draw = [0.0]
+
+    def on_progress(p: Progress) -> None:
+        live["loss"].append(p.loss)
+        now = time.perf_counter()
+        if now - last_draw[0] >= REDRAW_SECONDS or p.step == p.steps:
+            last_draw[0] = now
+            bar.progress(p.step / p.steps, text=f"step {p.step} of {p.steps} · loss {p.loss:.3f} · "
+                                                  f"{p.seconds:.1f} s")
+            chart.altair_chart(loss_chart(live["loss"], floor=floor), width="stretch")
+
+    try:
+        result = train(settings, on_progress=on_progress, max_seconds=MAX_SECONDS)
+    finally:
+        slots.release()
+    del st.session_state[f"{prefix}_live"]
+    bar.empty()
+    chart.empty()
+    return result
+
+
+def show_interrupted(prefix: str, floor: float | None) -> None:
+    """A run that a click interrupted left its progress behind: show it once, then forget it."""
+    live = st.session_state.pop(f"{prefix}_live", None)
+    if live is not None:
+        st.session_state[f"{prefix}_stopped"] = live
+    stopped = st.session_state.get(f"{prefix}_stopped")
+    if stopped is not None:
+        st.info(f"Stopped after {len(stopped['loss'])} of {stopped['steps']} steps; nothing was measured. "
+                "Press the run button to start again.")
+        if stopped["loss"]:
+            st.altair_chart(loss_chart(stopped["loss"], floor=floor), width="stretch")
+
+
+# --------------------------------------------------------------------------------------------
+# Charts (plain lists in, Altair out)
+
+
+def loss_chart(loss: list[float], *, floor: float | None = None, val: list[tuple[int, float]] | None = None,
+               uniform: float | None = None) -> alt.LayerChart | alt.Chart:
+    rows = [{"step": i + 1, "loss": v, "curve": "training loss"} for i, v in enumerate(loss)]
+    rows += [{"step": s, "loss": v, "curve": "held-out loss"} for s, v in (val or [])]
+    base = alt.Chart(pd.DataFrame(rows)).mark_line(point=False).encode(
+        x=alt.X("step:Q", title="training step"),
+        y=alt.Y("loss:Q", title="cross-entropy (nats per token)", scale=alt.Scale(zero=True)),
+        color=alt.Color("curve:N", title=None, legend=alt.Legend(orient="top")),
+        tooltip=["curve", "step", alt.Tooltip("loss:Q", format=".3f")])
+    layers: list[alt.Chart] = [base]
+    lines = []
+    if floor is not None:
+        lines.append({"y": floor, "label": f"best possible with the mask: ln(vocab_size)/2 = {floor:.2f}"})
+    if uniform is not None:
+        lines.append({"y": uniform, "label": f"a uniform guess: ln(vocab_size) = {uniform:.2f}"})
+    if lines:
+        rule = alt.Chart(pd.DataFrame(lines))
+        layers.append(rule.mark_rule(strokeDash=[5, 4], color="gray").encode(y="y:Q"))
+        layers.append(rule.mark_text(align="left", baseline="bottom", dx=4, color="gray").encode(
+            y="y:Q", x=alt.value(0), text="label:N"))
+    return alt.layer(*layers).properties(height=260)
+
+
+def accuracy_chart(results: dict[str, dict]) -> alt.LayerChart:
+    """Per-position accuracy of each run, the halves shaded, chance as a dashed line."""
+    any_result = next(iter(results.values()))
+    M, chance = any_result["settings"]["M"], any_result["chance"]
+    rows = [{"position": p, "accuracy": a, "run": name}
+            for name, res in results.items() for p, a in enumerate(res["per_position_accuracy"])]
+    halves = pd.DataFrame([{"start": -0.5, "end": M / 2 - 0.5, "part": "x: random tokens"},
+                           {"start": M / 2 - 0.5, "end": M - 0.5, "part": "reverse(x): the mirror"}])
+    shade = alt.Chart(halves).mark_rect(opacity=0.08).encode(
+        x="start:Q", x2="end:Q", color=alt.Color("part:N", legend=None, scale=alt.Scale(range=["gray", "green"])))
+    part = alt.Chart(halves).mark_text(baseline="top", dy=4, color="gray").encode(
+        x=alt.X("mid:Q"), y=alt.value(0), text="part:N").transform_calculate(mid="(datum.start + datum.end) / 2")
+    lines = alt.Chart(pd.DataFrame(rows)).mark_line(point=True).encode(
+        x=alt.X("position:Q", title="position in [x, reverse(x)]", scale=alt.Scale(domain=[-0.5, M - 0.5]),
+                axis=alt.Axis(tickMinStep=1)),
+        y=alt.Y("accuracy:Q", title="accuracy of the next-token guess", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("run:N", title=None, legend=alt.Legend(orient="top"),
+                        scale=alt.Scale(domain=[MASK_ON, MASK_OFF], range=["#3b5bdb", "#e8590c"])),
+        tooltip=["run", "position", alt.Tooltip("accuracy:Q", format=".3f")])
+    chance_df = pd.DataFrame([{"y": chance, "label": f"chance = 1/vocab_size = {chance:.3f}"}])
+    rule = alt.Chart(chance_df).mark_rule(strokeDash=[5, 4], color="crimson").encode(y="y:Q")
+    label = alt.Chart(chance_df).mark_text(align="left", baseline="bottom", dx=4, color="crimson").encode(
+        y="y:Q", x=alt.value(0), text="label:N")
+    return alt.layer(shade, part, lines, rule, label).resolve_scale(color="independent").properties(height=300)
+
+
+def examples_table(result: dict) -> pd.DataFrame:
+    """Each example as two rows: the true sequence and the model's guess, a ✗ marking misses."""
+    rows, index = [], []
+    for i, ex in enumerate(result["examples"], 1):
+        rows.append([str(t) for t in ex["sequence"]])
+        rows.append([str(g) if g == t else f"{g} ✗" for g, t in zip(ex["predicted"], ex["sequence"])])
+        index += [f"example {i}: sequence", f"example {i}: model's guess"]
+    M = result["settings"]["M"]
+    columns = [f"x{p}" if p < M // 2 else f"r{p - M // 2}" for p in range(M)]
+    return pd.DataFrame(rows, index=index, columns=columns)
+
+
+# --------------------------------------------------------------------------------------------
+# The reversal task
+
+
+WHY_CHEAT = """
+**Why the model cheats without the mask.** The model learns to predict the *next* token, so at
+every position its input is the sequence so far and the answer is the token one step to the right.
+In a single forward pass the whole sequence is fed in at once, so that answer is sitting in the
+input, one position over. The causal mask is what hides it: position p may attend only to positions
+0…p. Take the mask away and attention can simply look one step ahead and copy, so even the random
+first half is "predicted" perfectly. The model has learned to read the answer, not to predict it:
+when it generates text, the next token does not exist yet, and the skill is worth nothing.
+"""
+
+WHY_MIRROR = """
+**Why only the second half can be learned.** The first half, x, is drawn at random, so what came
+before says nothing about the next token: the best any model can do is guess, right 1 time in
+vocab_size. By the second half all of x is in the past, and each token of reverse(x) is a copy of
+one of them (position M/2 + j repeats position M/2 − 1 − j). Attention can learn to look back to
+that position, so accuracy climbs to 100%. Half the tokens stay unpredictable, so with the mask the
+loss cannot fall below ln(vocab_size)/2 per token.
+"""
+
+
+def reversal_tab() -> None:
+    d = ReversalSettings()
+    st.markdown(
+        "Each training sequence is **[x, reverse(x)]**: M/2 random tokens, then the same tokens "
+        "backwards. A decoder-only model (core's `EncoderLayer` under a causal mask) is trained to "
+        "predict every next token. The curriculum's test: with a working mask the model can predict "
+        "the second half but not the first. Accuracy is measured per position on "
+        f"{d.eval_sequences} fresh sequences: the model's top guess for each token, made from the "
+        "tokens before it.")
+    c1, c2, c3 = st.columns([2, 2, 3])
+    M = c1.slider("M — sequence length (x, then reversed)", 4, 32, d.M, step=2, key="tl_rev_M")
+    vocab_size = c2.slider("vocab_size — random symbols", 2, 32, d.vocab_size, key="tl_rev_vocab")
+    no_mask = c3.toggle("Remove the causal mask (let positions see the future)", key="tl_rev_nomask",
+                        help="Trains and tests with forward(tokens, causal=False).")
+    sizes = model_sliders("tl_rev", d)
+    run = run_sliders("tl_rev", d, max_steps=1000)
+    settings = ReversalSettings(M=M, vocab_size=vocab_size, causal=not no_mask, **sizes, **run)
+    b1, b2 = st.columns([1, 5])
+    start = b1.button("Train", key="tl_rev_run", type="primary")
+    b2.button("Stop", key="tl_rev_stop", help="Interrupts a run in progress.")
+    floor = math.log(vocab_size) / 2 if not no_mask else None
+
+    results: dict[str, dict] = st.session_state.setdefault("tl_rev_results", {})
+    if start:
+        st.session_state.pop("tl_rev_stopped", None)
+        res = run_live("tl_rev", train_reversal, settings, floor)
+        if res is not None:
+            name = MASK_ON if settings.causal else MASK_OFF
+            same = {k: v for k, v in asdict(settings).items() if k != "causal"}
+            for other in list(results):  # keep the other mode only if it used the same sizes
+                if {k: v for k, v in results[other]["settings"].items() if k != "causal"} != same:
+                    del results[other]
+            results[name] = res.to_dict()
+            st.session_state["tl_rev_latest"] = name
+    else:
+        show_interrupted("tl_rev", floor)
+
+    latest = st.session_state.get("tl_rev_latest")
+    if latest not in results:
+        st.caption("Press **Train**: the default run takes a few seconds.")
+        return
+    res = results[latest]
+    s = res["settings"]
+    cols = st.columns(4)
+    cols[0].metric("first half (x) accuracy", f"{res['first_half']:.1%}",
+                   f"{res['first_half'] - res['chance']:+.1%} vs chance", delta_color="off")
+    cols[1].metric("second half (reverse(x)) accuracy", f"{res['second_half']:.1%}")
+    cols[2].metric("chance, 1/vocab_size", f"{res['chance']:.1%}")
+    cols[3].metric("training time", f"{res['seconds']:.1f} s", f"{res['steps_done']} steps", delta_color="off")
+    if res["stopped"]:
+        st.warning(f"This run stopped early ({res['stopped']}) after {res['steps_done']} of {s['steps']} steps.")
+    st.subheader("Accuracy at each position")
+    st.altair_chart(accuracy_chart(results), width="stretch")
+    if len(results) == 1:
+        other = "on" if latest == MASK_OFF else "off"
+        st.caption(f"Flip the mask toggle {other} and train again with the same sizes to compare both runs here.")
+    if MASK_OFF in results:
+        st.markdown(WHY_CHEAT)
+    st.markdown(WHY_MIRROR)
+    st.subheader("Training loss")
+    st.altair_chart(loss_chart(res["loss"], floor=math.log(s["vocab_size"]) / 2 if s["causal"] else None),
+                    width="stretch")
+    st.subheader("A few held-out sequences")
+    st.caption("Columns x0… hold the random half, r0… its mirror. ✗ marks a wrong guess, with the guess shown.")
+    st.dataframe(examples_table(res), width="stretch")
+    st.caption(f"Run: {latest}; M={s['M']}, vocab_size={s['vocab_size']}, E={s['E']}, nhead={s['nhead']}, "
+               f"layers={s['layers']}, d_ff={s['d_ff']}, N={s['N']}, lr={s['lr']}, seed={s['seed']}.")
+
+
+# --------------------------------------------------------------------------------------------
+# The tiny language model
+
+
+def lm_tab() -> None:
+    d = LMSettings()
+    text = load_text()
+    st.markdown(
+        f"The curriculum's last step on a small scale: train the same kind of model on "
+        f"{len(text.encode()) / 1000:.1f} KB of Shakespeare shipped with the app (nine passages; see "
+        "`core/data/SOURCE.md`). The text is cut into **non-overlapping** sequences of M + 1 tokens, "
+        "and the last tenth is held out to measure what the model learned rather than memorised.")
+    c1, c2 = st.columns([1, 3])
+    kind = c1.radio("tokenizer", ["char", "word"], key="tl_lm_tok", horizontal=True,
+                    help="char: one token per character. word: re.split(r'\\b', text), words and the gaps between.")
+    M = c2.select_slider("M — context length in tokens", [8, 16, 32, 48, 64, 96, 128], value=d.M, key="tl_lm_M")
+    tok = make_tokenizer(kind, text)
+    pieces = tok.split(text)
+    with st.expander(f"How the {kind} tokenizer cuts the text: vocab_size = {len(tok)}, "
+                     f"{len(pieces):,} tokens, {len(pieces) // (M + 1)} sequences of M + 1"):
+        st.code(" | ".join(repr(p)[1:-1] for p in pieces[:40]), language="text", wrap_lines=True)
+    sizes = model_sliders("tl_lm", d)
+    run = run_sliders("tl_lm", d, max_steps=600)
+    c1, c2, c3 = st.columns([3, 1, 1])
+    prompt = c1.text_input("prompt for the samples", d.prompt, max_chars=60, key="tl_lm_prompt")
+    temperature = c2.select_slider("temperature", [0.2, 0.5, 0.8, 1.0, 1.5], value=d.temperature, key="tl_lm_temp",
+                                   help="Below 1 sharpens the model's choices, above 1 flattens them.")
+    sample_tokens = c3.select_slider("sample length", [20, 50, 100, 200, 400], value=d.sample_tokens,
+                                     key="tl_lm_len")
+    try:
+        tok.encode(prompt)
+        settings = LMSettings(tokenizer=kind, M=M, prompt=prompt, temperature=temperature,
+                              sample_tokens=sample_tokens, **sizes, **run)
+    except ValueError as exc:
+        st.warning(f"{exc}. The prompt must use only what the text contains; using {d.prompt!r} instead.")
+        settings = LMSettings(tokenizer=kind, M=M, temperature=temperature, sample_tokens=sample_tokens,
+                              **sizes, **run)
+    b1, b2 = st.columns([1, 5])
+    start = b1.button("Train", key="tl_lm_run", type="primary")
+    b2.button("Stop", key="tl_lm_stop", help="Interrupts a run in progress.")
+
+    if start:
+        st.session_state.pop("tl_lm_stopped", None)
+        res = run_live("tl_lm", train_lm, settings, None)
+        if res is not None:
+            st.session_state["tl_lm_result"] = res.to_dict()
+    else:
+        show_interrupted("tl_lm", None)
+
+    res = st.session_state.get("tl_lm_result")
+    if res is None:
+        st.caption("Press **Train**: the default run takes a few seconds.")
+        return
+    s = res["settings"]
+    cols = st.columns(4)
+    cols[0].metric("final training loss", f"{res['loss'][-1]:.3f}" if res["loss"] else "–")
+    best = min(res["val_loss"], key=lambda sv: sv[1]) if res["val_loss"] else None
+    cols[1].metric("lowest held-out loss", f"{best[1]:.3f}" if best else "–",
+                   f"at step {best[0]}" if best else None, delta_color="off")
+    cols[2].metric("uniform guess, ln(vocab_size)", f"{res['uniform_loss']:.3f}")
+    cols[3].metric("training time", f"{res['seconds']:.1f} s", f"{res['steps_done']} steps", delta_color="off")
+    if res["stopped"]:
+        st.warning(f"This run stopped early ({res['stopped']}) after {res['steps_done']} of {s['steps']} steps.")
+    st.subheader("Loss")
+    st.altair_chart(loss_chart(res["loss"], val=res["val_loss"], uniform=res["uniform_loss"]), width="stretch")
+    st.caption(
+        f"{res['train_sequences']} training sequences, {res['val_sequences']} held out. With so little text "
+        "the held-out loss soon turns back up while the training loss keeps falling: the model starts "
+        "memorising its lines instead of learning the language.")
+    st.subheader("Samples")
+    for i, sample in enumerate(res["samples"], 1):
+        st.caption(f"sample {i}: {s['sample_tokens']} {s['tokenizer']} tokens after {s['prompt']!r}, "
+                   f"temperature {s['temperature']}")
+        st.code(sample, language="text", wrap_lines=True)
+
+
+st.title("Training lab")
+st.caption("Small models trained live on this machine's CPU. The sidebar's sizes belong to the explorer's "
+           "model; these experiments have their own sliders.")
+rev, lm = st.tabs(["Reversal: does the mask work?", "A tiny language model"])
+with rev:
+    reversal_tab()
+with lm:
+    lm_tab()
