@@ -9,7 +9,7 @@ import streamlit as st
 
 from core.views import MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, positional_view, sinusoid_curves
 from pages.charts import curves_spec, positional_spec, similarity_spec
-from pages.common import cached_shapes, cached_trace, current_config, guard, over_budget
+from pages.common import cached_shapes, cached_trace, current_config, guard, over_budget, shape_only_banner
 
 KINDS = ("sinusoidal", "learned")
 
@@ -39,6 +39,7 @@ st.title("Positional encoding")
 st.caption(f"Attention alone cannot tell positions apart, so each position p gets a vector of E = {cfg.E} "
            f"numbers added to its token embedding. This model uses **{cfg.positional}** positions.")
 
+shape_only_banner(cached_shapes(cfg))
 views = {}
 with guard("Building the positional tables"):
     views = {kind: _view(cfg, kind) for kind in KINDS}

@@ -1,0 +1,151 @@
+"""The explorer page: every slider at its ends, every preset, the URL's garbage, and the table's
+live shapes against core.trace for the same config."""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+import pytest
+
+from core import PRESETS, TransformerConfig, trace
+from pages.common import FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS, nhead_options
+from pages.diagram import shape_text
+from pages.tables import STACKED_COLUMN, table_csv
+from tests.app.conftest import make_app
+
+SLIDERS = {  # widget key -> (is a plain slider, minimum, maximum)
+    "w_N": (True, *N_RANGE),
+    "w_M": (False, LENGTHS[0], LENGTHS[-1]),
+    "w_M_target": (False, LENGTHS[0], LENGTHS[-1]),
+    "w_E": (False, WIDTHS[0], WIDTHS[-1]),
+    "w_vocab_size": (False, VOCABS[0], VOCABS[-1]),
+    "w_layers": (True, *LAYER_RANGE),
+    "w_d_ff": (False, FFS[0], FFS[-1]),
+}
+
+
+def expected_shapes(cfg: TransformerConfig) -> list[str]:
+    """What the table must say: the shapes core.trace reads off the model for this config."""
+    return [shape_text(r.shape) for r in trace(cfg).rows]
+
+
+def assert_table_matches_trace(at) -> None:
+    assert not at.exception, at.exception
+    cfg = at.session_state["cfg"]
+    frame = at.dataframe[0].value
+    assert list(frame["#"]) == list(range(1, 15))
+    assert list(frame["live shape"]) == expected_shapes(cfg)
+
+
+def widget(at, key):
+    plain = SLIDERS[key][0] if key in SLIDERS else False
+    return at.sidebar.slider(key=key) if plain else at.sidebar.select_slider(key=key)
+
+
+def test_default_table_equals_core_trace():
+    at = make_app().run()
+    assert_table_matches_trace(at)
+    frame = at.dataframe[0].value
+    assert list(frame.columns) == ["#", "tensor", "formula", "live shape", "elements", "memory", "description"]
+    t = trace(at.session_state["cfg"])
+    assert list(frame["elements"]) == [r.numel for r in t.rows]
+    assert list(frame["formula"]) == [r.formula for r in t.rows]
+    assert frame["live shape"][5] == "(2, 2, 8, 8)"  # row 6: (N, nhead, M, M) at N=2, nhead=2, M=8
+
+
+@pytest.mark.parametrize("key", list(SLIDERS))
+def test_every_slider_at_its_min_and_max(key):
+    at = make_app().run()
+    _, low, high = SLIDERS[key]
+    field = key[2:]
+    for value in (low, high):
+        widget(at, key).set_value(value).run()
+        assert not at.exception, (key, value, at.exception)
+        cfg = at.session_state["cfg"]
+        assert getattr(cfg, field) == value
+        assert_table_matches_trace(at)
+
+
+def test_nhead_slider_offers_only_divisors_of_E_at_both_ends():
+    at = make_app().run()
+    at.sidebar.select_slider(key="w_E").set_value(12).run()
+    options = [int(o) for o in at.sidebar.select_slider(key="w_nhead").options]
+    assert options == [1, 2, 3, 4, 6, 12]
+    for value in (options[0], options[-1]):
+        at.sidebar.select_slider(key="w_nhead").set_value(value).run()
+        assert at.session_state["cfg"].nhead == value
+        assert at.session_state["cfg"].d_k == 12 // value
+        assert_table_matches_trace(at)
+    # Moving E to a value that 12 heads do not divide snaps nhead to a divisor, never an error.
+    at.sidebar.select_slider(key="w_E").set_value(10).run()
+    assert not at.exception
+    assert at.session_state["cfg"].nhead in nhead_options(10)
+    assert_table_matches_trace(at)
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_every_preset(name):
+    at = make_app().run()
+    at.sidebar.selectbox(key="w_preset").set_value(name).run()
+    assert not at.exception, at.exception
+    preset = PRESETS[name]
+    cfg = at.session_state["cfg"]
+    for field in ("N", "M", "M_target", "E", "nhead", "vocab_size", "layers", "d_ff", "positional", "tie_embeddings"):
+        assert getattr(cfg, field) == getattr(preset, field), field
+    assert_table_matches_trace(at)
+    t = trace(cfg)
+    banners = [w.value for w in at.warning if "Shape-only pass" in w.value]
+    assert bool(banners) == t.shape_only, (name, banners)
+
+
+def test_moving_a_slider_after_a_preset_marks_the_config_custom():
+    at = make_app().run()
+    at.sidebar.selectbox(key="w_preset").set_value(next(iter(PRESETS))).run()
+    at.sidebar.slider(key="w_N").set_value(4).run()
+    assert at.sidebar.selectbox(key="w_preset").value == "(custom)"
+    assert at.session_state["cfg"].N == 4
+
+
+def test_stacked_toggle_shows_pytorch_layout_beside_the_per_head_view():
+    at = make_app().run()
+    assert STACKED_COLUMN not in at.dataframe[0].value.columns
+    at.toggle(key="x_stacked").set_value(True).run()
+    frame = at.dataframe[0].value
+    rows = dict(zip(frame["#"], zip(frame["live shape"], frame[STACKED_COLUMN])))
+    assert rows[5] == ("(2, 8, 8)", "(2, 2, 8, 8)")  # note: (N, M, d_k); PyTorch: (N, nhead, M, d_k)
+    assert rows[7] == ("(2, 8, 8)", "(2, 2, 8, 8)")
+    assert rows[1][1] == "same"
+
+
+def test_show_code_for_a_row():
+    at = make_app().run()
+    at.selectbox(key="x_code_row").set_value("6. attention scores").run()
+    code = at.code[0].value
+    assert "core/model.py" in code
+    assert 'record(rec, prefix + "weights"' in code
+    assert "softmax" in code
+
+
+def test_extras_and_downloads_render():
+    at = make_app().run()
+    extras = at.dataframe[1].value
+    assert "causal mask" in list(extras["tensor"])
+    assert extras.set_index("tensor").loc["causal mask", "live shape"] == "(8, 8)"
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels == ["Download CSV", "Download JSON"]
+
+
+def test_csv_download_has_the_live_shapes():
+    t = trace(TransformerConfig(N=3, M=5, E=12, nhead=3, vocab_size=20))
+    frame = pd.read_csv(io.StringIO(table_csv(t)))
+    assert list(frame["live shape"]) == [shape_text(r.shape) for r in t.rows]
+    assert list(frame["bytes"]) == [r.bytes for r in t.rows]
+
+
+def test_config_is_per_session():
+    first, second = make_app().run(), make_app().run()
+    first.sidebar.slider(key="w_N").set_value(7).run()
+    second.run()
+    assert first.session_state["cfg"].N == 7
+    assert second.session_state["cfg"].N == 2

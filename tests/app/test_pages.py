@@ -1,0 +1,91 @@
+"""Every page of the navigation renders, at the default config and at the extremes."""
+
+from __future__ import annotations
+
+import pytest
+
+from core import PRESETS
+from tests.app.conftest import make_app
+
+PAGES = ["pages/explorer.py", "pages/attention.py", "pages/positional.py", "pages/quiz.py", "pages/training_lab.py"]
+GPT3 = next(name for name in PRESETS if name.startswith("GPT-3"))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders_without_exception(page):
+    at = make_app().run()
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert at.title, "every page has a title"
+    # The shared sidebar is there on every page, and moving it keeps the page alive.
+    at.sidebar.slider(key="w_N").set_value(3).run()
+    assert not at.exception, at.exception
+    assert at.session_state["cfg"].N == 3
+
+
+@pytest.mark.parametrize("page", PAGES[:3])
+def test_my_pages_survive_a_shape_only_preset(page):
+    at = make_app().run()
+    at.switch_page(page).run()
+    at.sidebar.selectbox(key="w_preset").set_value(GPT3).run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert any("Shape-only pass" in w.value for w in at.warning)
+
+
+def test_attention_page_every_kind_and_the_mask():
+    at = make_app().run()
+    at.switch_page("pages/attention.py").run()
+    assert at.selectbox(key="a_item").value == 1  # the padded (last) sequence is shown first
+    for kind in ("encoder self-attention", "decoder masked self-attention", "cross-attention"):
+        at.radio(key="a_kind").set_value(kind).run()
+        assert not at.exception, at.exception
+        captions = " ".join(c.value for c in at.caption)
+        assert "largest weight on a blocked cell is 0.0" in captions, kind
+        assert len(at.get("vega_lite_chart")) == 2
+
+
+def test_attention_page_keeps_choices_in_range_when_the_config_shrinks():
+    at = make_app({"layers": "3", "nhead": "4", "E": "16", "N": "4"}).run()
+    at.switch_page("pages/attention.py").run()
+    at.selectbox(key="a_layer").set_value(2).run()
+    at.selectbox(key="a_head").set_value(3).run()
+    at.sidebar.slider(key="w_layers").set_value(1).run()
+    at.sidebar.select_slider(key="w_nhead").set_value(2).run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="a_layer").value == 0
+    assert at.selectbox(key="a_head").value == 0
+
+
+def test_attention_page_says_when_there_are_no_values():
+    at = make_app().run()
+    at.switch_page("pages/attention.py").run()
+    at.sidebar.selectbox(key="w_preset").set_value(GPT3).run()
+    assert any("No values to draw" in i.value for i in at.info)
+    assert not at.get("vega_lite_chart")
+
+
+def test_attention_page_caps_long_sequences():
+    at = make_app({"M": "128", "E": "8", "nhead": "2", "N": "1", "layers": "1", "vocab_size": "10"}).run()
+    at.switch_page("pages/attention.py").run()
+    assert not at.exception, at.exception
+    assert any("first 64 of 128 queries" in c.value for c in at.caption)
+
+
+def test_positional_page_learned_and_sinusoidal():
+    at = make_app({"positional": "learned"}).run()
+    at.switch_page("pages/positional.py").run()
+    assert not at.exception, at.exception
+    text = " ".join(m.value for m in at.markdown)
+    assert "the traced model's own table" in text
+    assert "computed from the formula" in text
+    at.multiselect(key="p_dims_16").set_value([0, 15]).run()
+    assert not at.exception, at.exception
+
+
+def test_positional_page_bounded_at_huge_sizes():
+    at = make_app({"M": "4096", "E": "12288", "nhead": "96", "N": "1", "layers": "1"}).run()
+    at.switch_page("pages/positional.py").run()
+    assert not at.exception, at.exception
+    assert any("first 64 of M = 4096 positions" in c.value for c in at.caption)

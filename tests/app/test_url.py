@@ -1,0 +1,64 @@
+"""The URL carries the config: a link reproduces the view, and garbage falls back with a warning."""
+
+from __future__ import annotations
+
+import pytest
+
+from core import DEFAULT
+from pages.common import snap_config
+from tests.app.conftest import make_app
+
+GARBAGE = [  # query, what the config must become, a word the warning must contain
+    ({"E": "abc"}, {"E": DEFAULT.E}, "E='abc'"),
+    ({"nhead": "0"}, {"nhead": 1}, "nhead=0"),
+    ({"M": "999999999"}, {"M": 4096}, "M=999999999"),
+    ({"N": "-3"}, {"N": 1}, "N=-3"),
+    ({"E": "10", "nhead": "4"}, {"E": 10, "nhead": 5}, "nhead=4"),
+    ({"positional": "<script>"}, {"positional": "sinusoidal"}, "positional="),
+    ({"tie_embeddings": "maybe"}, {"tie_embeddings": False}, "tie_embeddings="),
+    ({"vocab_size": "1e9"}, {"vocab_size": DEFAULT.vocab_size}, "vocab_size="),
+]
+
+
+@pytest.mark.parametrize("query, expected, word", GARBAGE, ids=[str(q) for q, _, _ in GARBAGE])
+def test_url_garbage_warns_and_falls_back(query, expected, word):
+    at = make_app(query).run()
+    assert not at.exception, at.exception
+    cfg = at.session_state["cfg"]
+    for field, value in expected.items():
+        assert getattr(cfg, field) == value, field
+    warnings = [w.value for w in at.sidebar.warning]
+    assert any(word in w for w in warnings), warnings
+    # The page still shows the table for the fallback config, and the URL now names it.
+    assert len(at.dataframe[0].value) == 14
+    assert at.query_params["E"] == str(cfg.E)
+    assert at.query_params["nhead"] == str(cfg.nhead)
+
+
+def test_a_link_reproduces_the_config():
+    query = {"N": "3", "M": "12", "M_target": "5", "E": "24", "nhead": "6", "vocab_size": "50", "layers": "3",
+             "d_ff": "48", "positional": "learned", "tie_embeddings": "True"}
+    at = make_app(query).run()
+    assert not at.exception
+    assert not at.sidebar.warning
+    cfg = at.session_state["cfg"]
+    assert (cfg.N, cfg.M, cfg.M_target, cfg.E, cfg.nhead, cfg.vocab_size, cfg.layers, cfg.d_ff) == \
+        (3, 12, 5, 24, 6, 50, 3, 48)
+    assert cfg.positional == "learned" and cfg.tie_embeddings is True
+    assert at.dataframe[0].value["live shape"][13] == "(3, 5, 50)"
+
+
+def test_sliders_write_the_config_into_the_url():
+    at = make_app().run()
+    at.sidebar.slider(key="w_N").set_value(6).run()
+    assert at.query_params["N"] == "6"
+
+
+def test_snap_config_never_raises_on_odd_values():
+    odd = ["", " ", "nan", "inf", "-0", "1.5", "0x10", "9" * 40, "Ｅ", None]
+    for value in odd:
+        values = {name: value for name in ("N", "M", "M_target", "E", "nhead", "vocab_size", "layers", "d_ff")}
+        cfg, warnings = snap_config(values)
+        assert cfg.E % cfg.nhead == 0
+        if value is not None:
+            assert warnings, value

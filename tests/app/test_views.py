@@ -1,0 +1,115 @@
+"""core.views (what the pages draw) and pages.diagram (the DOT figure): exact, tiny, seeded."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+
+from core import TransformerConfig, trace
+from core.model import sinusoidal_table
+from core.views import (ATTENTION_KINDS, MAX_DIMS, MAX_POSITIONS, attention_map, memory_curve, positional_view,
+                        shown_dims, sinusoid_curves)
+from pages.diagram import EDGES, architecture_dot, edge_shape, shape_text
+
+CFG = TransformerConfig(N=3, M=8, M_target=6, E=12, nhead=3, vocab_size=20, layers=2)
+
+
+@pytest.fixture(scope="module")
+def t():
+    return trace(CFG)
+
+
+@pytest.mark.parametrize("kind", list(ATTENTION_KINDS))
+def test_attention_map_rows_sum_to_one_and_blocked_cells_are_zero(t, kind):
+    a = attention_map(t, kind, layer=1, head=2, item=2)
+    weights = torch.tensor(a.weights)
+    torch.testing.assert_close(weights.sum(dim=1), torch.ones(len(a.weights)))
+    blocked = torch.tensor(a.blocked)
+    assert blocked.any(), "the last item is padded and the decoder is causal: something is blocked"
+    assert torch.equal(weights[blocked], torch.zeros(int(blocked.sum())))
+    assert a.blocked_weight_max == 0.0
+    stack, block = ATTENTION_KINDS[kind]
+    torch.testing.assert_close(weights, t.tensors[f"{stack}.1.{block}.weights"][2, 2])
+
+
+def test_attention_map_masks_are_the_traced_ones(t):
+    causal = attention_map(t, "decoder masked self-attention", item=0)
+    assert causal.blocked == torch.ones(6, 6, dtype=torch.bool).triu(1).tolist()
+    cross = attention_map(t, "cross-attention", item=2)
+    assert (cross.queries, cross.keys) == (6, 8)
+    padding = t.tensors["src_key_padding_mask"][2].tolist()  # last quarter of the last sequence
+    assert padding == [False] * 6 + [True] * 2
+    assert all(row == padding for row in cross.blocked)
+    assert cross.key_tokens == t.tensors["src.tokens"][2].tolist()
+
+
+def test_attention_map_is_capped_and_refuses_bad_input():
+    long = trace(TransformerConfig(N=1, M=100, E=4, nhead=1, vocab_size=5, layers=1))
+    a = attention_map(long, "encoder self-attention")
+    assert (len(a.weights), len(a.weights[0]), a.queries, a.keys, a.capped) == (MAX_POSITIONS, MAX_POSITIONS, 100, 100, True)
+    with pytest.raises(ValueError, match="head=1 is out of range"):
+        attention_map(long, "encoder self-attention", head=1)
+    with pytest.raises(ValueError, match="kind="):
+        attention_map(long, "self")
+    meta = trace(TransformerConfig(N=1, M=4, E=4, nhead=1, vocab_size=5, layers=1), shape_only=True)
+    with pytest.raises(ValueError, match="shape-only"):
+        attention_map(meta, "encoder self-attention")
+
+
+def test_positional_views(t):
+    v = positional_view(CFG, "sinusoidal")
+    torch.testing.assert_close(torch.tensor(v.table), sinusoidal_table(8, 12))
+    torch.testing.assert_close(torch.tensor(v.similarity).diagonal(), torch.ones(8))
+    learned_cfg = CFG.replace(positional="learned")
+    lt = trace(learned_cfg)
+    v = positional_view(learned_cfg, "learned", lt)
+    torch.testing.assert_close(torch.tensor(v.table), lt.tensors["src.pos"])
+    assert "own table" in v.note
+    seeded = positional_view(CFG, "learned", t)  # the config is sinusoidal: a standalone seeded table
+    assert "freshly seeded" in seeded.note and len(seeded.table) == 8
+    assert positional_view(CFG, "learned").table == seeded.table  # seeded: the same every time
+
+
+def test_positional_view_is_bounded_at_huge_sizes():
+    huge = TransformerConfig(N=1, M=1_000_000, E=65_536, nhead=1, vocab_size=2, layers=1)
+    v = positional_view(huge, "sinusoidal")
+    assert v.positions == MAX_POSITIONS and len(v.dims) <= MAX_DIMS and len(v.table[0]) == len(v.dims)
+    assert shown_dims(12) == list(range(12)) and shown_dims(640) == list(range(0, 640, 10))
+    curves = sinusoid_curves(65_536, [0, 1, 65_535, 70_000], 10**9)
+    assert sorted(curves) == [0, 1, 65_535] and len(curves[0]) == 512
+
+
+def test_memory_curve_attention_overtakes_and_quadruples():
+    points, crossover = memory_curve(CFG)
+    assert crossover is not None
+    by_M = {p.M: p for p in points}
+    assert by_M[crossover].attention > by_M[crossover].linear + by_M[crossover].vocab
+    assert by_M[crossover // 2].attention <= by_M[crossover // 2].linear + by_M[crossover // 2].vocab
+    for m in (8, 64, 1024):  # M = M_target: the attention term is exactly N*nhead*3M^2 floats per layer
+        assert by_M[2 * m].attention == 4 * by_M[m].attention
+        assert by_M[2 * m].params == by_M[m].params
+    assert max(by_M) >= 4 * crossover
+
+
+def test_architecture_dot_labels_every_arrow_with_the_live_shape(t):
+    dot = architecture_dot(CFG, t.shapes)
+    assert dot.startswith("digraph") and dot.count("{") == dot.count("}")
+    arrows = re.findall(r'^\s*(\w+) -> (\w+) \[label=" ([^"]+)"', dot, flags=re.M)
+    assert len(arrows) == len(EDGES)
+    for (tail, head, label), (e_tail, e_head, hook, _) in zip(arrows, EDGES):
+        assert (tail, head) == (e_tail, e_head)
+        assert label == shape_text(edge_shape(hook, t.shapes))
+    labels = dict(((a, b), lab) for a, b, lab in arrows)
+    assert labels[("src", "src_emb")] == "(3, 8)"
+    assert labels[("enc_norm2", "dec_cross")] == "(3, 8, 12)"  # memory: (N, M, E)
+    assert labels[("dec_norm1", "dec_cross")] == "(3, 6, 12)"  # decoder stream: (N, M_target, E)
+    assert labels[("softmax", "probs")] == "(3, 6, 20)"
+    assert "× 2" in dot
+
+
+def test_architecture_dot_works_shape_only():
+    big = TransformerConfig(N=64, M=2048, E=12288, nhead=96, vocab_size=50257, layers=2)
+    shapes = trace(big, shape_only=True).shapes
+    assert '[label=" (64, 2048, 50257)"]' in architecture_dot(big, shapes)
