@@ -11,6 +11,11 @@ _SCALE = (
     "To normalise the length of the value vectors.",
     "Because the paper's d_k is 64 and sqrt(64) = 8 is a round number.",
 )
+_WIDTH = (
+    "d_k, the width of one head's queries and keys (E/nhead).",
+    "E, the model width, whatever nhead is.",
+    "The sequence length, so longer inputs get smaller scores.",
+)
 _NHEAD = ("It stays the same", "It grows with nhead", "It shrinks as nhead grows")
 _ENTROPY = ("Lower: the softmax is more peaked", "Higher: the softmax is flatter", "The same")
 
@@ -69,10 +74,17 @@ QUESTIONS = (
                     "almost zero; the scaling undoes the growth.",
     ),
     Question(
+        id="dk-which-width", topic=TOPIC, kind="choice",
+        prompt="With {nhead} heads, the scores are divided by the square root of which width?",
+        choices=_WIDTH, answer=fixed(0, _WIDTH), evidence="score_scaling",
+        explanation="Each score is one head's q·k, a sum over that head's d_k dimensions, so d_k sets its spread. "
+                    "With one head d_k equals E, which is why single-head write-ups divide by sqrt(E).",
+    ),
+    Question(
         id="dk-variance", topic=TOPIC, kind="numeric", parametric=True, tolerance=0.2,
         prompt="q and k have {d_k} entries each, all independent with variance 1. About what is the variance of "
                "the raw dot product q·k? (within 20%)",
-        answer=value("score_scaling", "variance_unscaled"), evidence="score_scaling",
+        answer=value("score_scaling", "variance_unscaled_at_d_k"), evidence="score_scaling",
         explanation="The variance of a sum of independent terms is the sum of their variances: d_k terms of "
                     "variance 1 give about d_k. The measured value is from 4096 random pairs.",
     ),
