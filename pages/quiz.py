@@ -118,11 +118,19 @@ def chart(ev: Evidence) -> alt.Chart | None:
     df = pd.DataFrame(ev.records)
     x, y = spec["x"], spec["y"]
     if kind == "heatmap":
-        color = alt.Color(f"{spec['color']}:Q" if df[spec["color"]].dtype != bool else f"{spec['color']}:N")
-        base = alt.Chart(df).mark_rect().encode(x=alt.X(f"{x}:O"), y=alt.Y(f"{y}:O"), color=color,
-                                                tooltip=list(df.columns))
+        field = spec["color"]
+        if df[field].dtype == bool:
+            color = alt.Color(f"{field}:N", scale=alt.Scale(domain=[False, True], range=["#dbe9f6", "#3b3b3b"]))
+        else:  # exact zeros in white, so 'no influence at all' stands apart from 'a little'
+            color = alt.condition(f"datum['{field}'] == 0", alt.value("white"),
+                                  alt.Color(f"{field}:Q", scale=alt.Scale(type="symlog")))
+        base = alt.Chart(df).mark_rect(stroke="#ddd", strokeWidth=0.5).encode(
+            x=alt.X(f"{x}:O"), y=alt.Y(f"{y}:O"), color=color, tooltip=list(df.columns))
+        if "facet" not in spec:
+            return base.properties(width=240, height=240)
         base = base.properties(width=180, height=180)
-        return base.facet(column=alt.Column(f"{spec['facet']}:N", title=None)) if "facet" in spec else base
+        order = list(dict.fromkeys(df[spec["facet"]]))  # the experiment's order, not alphabetical
+        return base.facet(column=alt.Column(f"{spec['facet']}:N", title=None, sort=order))
     scale = alt.Scale(type="symlog") if spec.get("log_y") else alt.Scale()
     enc = {"x": alt.X(f"{x}:O" if kind == "bar" else f"{x}:Q"), "y": alt.Y(f"{y}:Q", scale=scale),
            "tooltip": list(df.columns)}
@@ -141,7 +149,8 @@ def show_evidence(ev: Evidence) -> None:
     st.dataframe(pd.DataFrame(numbers), hide_index=True, width="stretch")
     c = chart(ev)
     if c is not None:
-        st.altair_chart(c, width="content" if ev.chart.get("kind") == "heatmap" else "stretch")
+        heatmap = ev.chart.get("kind") == "heatmap"
+        st.altair_chart(c, width=("content" if "facet" in ev.chart else 360) if heatmap else "stretch")
     elif ev.chart.get("kind") == "table":
         st.dataframe(pd.DataFrame(ev.records), hide_index=True)
     if ev.note:

@@ -104,3 +104,22 @@ def test_shuffle_seed_is_reproducible():
         at = quiz_app()
         at.number_input(key="quiz_seed").set_value(seed).run()
         assert any(m.value == first.text(ctx) for m in at.markdown), (seed, first.id)
+
+
+def test_every_experiment_renders_its_evidence():
+    """Import one answer per experiment, show all topics: each evidence block draws without a guard error."""
+    per_experiment = {}
+    for q in QUESTIONS:
+        per_experiment.setdefault(q.evidence, q.id)
+    doc = {"format": FORMAT, "version": 1,
+           "answers": {qid: {"correct": False, "given": "?", "expected": "x"} for qid in per_experiment.values()}}
+    at = quiz_app()
+    at.text_area(key="quiz_paste").input(json.dumps(doc)).run()
+    at.button(key="quiz_paste_load").click().run()
+    at.radio(key="quiz_mode").set_value("A topic set").run()
+    assert not at.exception
+    assert not [e.value for e in at.error if "failed" in e.value]
+    titles = [m.value for m in at.markdown if m.value.startswith("**Live evidence")]
+    assert len(titles) == len(per_experiment)
+    charts = at.get("vega_lite_chart")
+    assert len(charts) >= len(per_experiment) - 1  # shift_right shows a table instead of a chart
