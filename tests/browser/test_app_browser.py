@@ -1,0 +1,102 @@
+"""The app in a real browser: every page of the navigation opens, a slider moved with the
+keyboard changes the table, and a shared URL reproduces the view. Screenshots go to tmp_path."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+LOAD = 90_000  # ms: the first run imports torch and traces; CI machines may be slow
+NAV = [  # sidebar link text, url path, an element the page draws once it is done
+    ("Explorer", "explorer", '[data-testid="stDataFrame"]'),
+    ("Attention", "attention", '[data-testid="stVegaLiteChart"]'),
+    ("Positional encoding", "positional", '[data-testid="stVegaLiteChart"]'),
+    ("Quiz", "quiz", "h1"),
+    ("Training lab", "training_lab", "h1"),
+]
+
+
+def shape_cell(page, row: int):
+    """The 'live shape' cell (column 3) of a row of the explorer's table (0-based row)."""
+    return page.locator('[data-testid="stDataFrame"]').first.locator(f'[data-testid="glide-cell-3-{row}"]')
+
+
+def slider_thumb(page, label: str):
+    return page.locator('[data-testid="stSlider"]').filter(has_text=label).get_by_role("slider")
+
+
+def keep(path, tmp_path) -> None:
+    """Also copy a screenshot to $SCREENSHOT_DIR when set, to look at it after the run."""
+    target = os.environ.get("SCREENSHOT_DIR")
+    if target:
+        os.makedirs(target, exist_ok=True)
+        shutil.copy(path, os.path.join(target, path.name))
+
+
+def no_exception(page) -> None:
+    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+
+
+def test_first_visit_to_a_page_url_runs_the_whole_app(app_url, page):
+    """First in this file on purpose: only a fresh server's first run can fall into Streamlit's
+    legacy pages/ mode (the page alone, no sidebar, every module in pages/ listed as a page)."""
+    page.goto(app_url + "/attention")
+    expect(page.locator('[data-testid="stVegaLiteChart"]').first).to_be_visible(timeout=LOAD)
+    links = page.locator('[data-testid="stSidebarNav"] a')
+    expect(links).to_have_count(len(NAV))
+    expect(links).to_have_text([re.compile(re.escape(text) + "$") for text, _, _ in NAV])  # after its icon
+    expect(page.get_by_text("Model sizes")).to_be_visible()
+    no_exception(page)
+
+
+def test_keyboard_slider_changes_the_table_and_every_page_opens(app_url, page, tmp_path):
+    page.goto(app_url)
+    expect(shape_cell(page, 0)).to_have_text("(2, 8)", timeout=LOAD)  # row 1: input tokens (N, M)
+    expect(shape_cell(page, 5)).to_have_text("(2, 2, 8, 8)")  # row 6: attention scores (N, nhead, M, M)
+
+    thumb = slider_thumb(page, "N — batch size")
+    thumb.focus()
+    thumb.press("ArrowRight")
+    expect(shape_cell(page, 0)).to_have_text("(3, 8)", timeout=LOAD)
+    expect(shape_cell(page, 5)).to_have_text("(3, 2, 8, 8)")
+    expect(page).to_have_url(re.compile(r"[?&]N=3(&|$)"))
+    no_exception(page)
+    shot = tmp_path / "explorer_after_slider.png"
+    page.screenshot(path=shot, full_page=True)
+    keep(shot, tmp_path)
+
+    for text, path, ready in NAV:
+        page.locator('[data-testid="stSidebarNav"]').get_by_text(text, exact=True).click()
+        where = rf"/({path})?(\?|$)" if path == "explorer" else rf"/{path}(\?|$)"  # the default page is also "/"
+        expect(page).to_have_url(re.compile(where), timeout=LOAD)
+        expect(page.locator(ready).first).to_be_visible(timeout=LOAD)
+        no_exception(page)
+        # The sidebar's config follows the learner from page to page.
+        expect(page.locator('[data-testid="stSlider"]').filter(has_text="N — batch size")
+               .locator('[data-testid="stSliderThumbValue"]')).to_have_text("3")
+        shot = tmp_path / f"page_{path}.png"
+        page.screenshot(path=shot, full_page=True)
+        keep(shot, tmp_path)
+        assert shot.stat().st_size > 10_000
+
+
+def test_a_shared_url_reproduces_the_view_and_garbage_warns(app_url, page, tmp_path):
+    page.goto(app_url + "/?N=5&M=4&E=32&nhead=4")
+    expect(shape_cell(page, 0)).to_have_text("(5, 4)", timeout=LOAD)
+    expect(shape_cell(page, 4)).to_have_text("(5, 4, 8)")  # row 5: one head, d_k = 32 / 4
+    page.goto(app_url + "/?E=10&nhead=4&M=999999999")
+    expect(page.get_by_text("does not divide E=10")).to_be_visible(timeout=LOAD)
+    expect(page.get_by_text("M=999999999 is outside")).to_be_visible()
+    expect(shape_cell(page, 4)).to_have_text("(2, 4096, 2)")  # nhead fell back to 5: d_k = 2
+    expect(page.get_by_text("Shape-only pass.")).to_be_visible()  # 6.9 GiB: over the budget
+    expect(page.get_by_text("Page not found")).to_have_count(0)
+    no_exception(page)
+    shot = tmp_path / "explorer_url_garbage.png"
+    page.screenshot(path=shot, full_page=True)
+    keep(shot, tmp_path)
