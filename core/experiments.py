@@ -131,7 +131,7 @@ def dependency_maps(cfg: TransformerConfig) -> Evidence:
     decoder's masked self-attention is causal again, but computed in one parallel pass.
     """
     small, note = bounded(cfg)
-    L, E = small.M_target, small.E
+    L, E = small.M, small.E  # the decoder probe reads a target as long as the source, to compare maps
     torch.manual_seed(small.seed)  # nn.GRU draws its weights from the global generator
     gru = nn.GRU(E, E, batch_first=True)
     enc = init_weights(EncoderLayer(E, small.nhead, small.d_ff), small.seed)

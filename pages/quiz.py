@@ -53,7 +53,8 @@ def submit(qid: str) -> None:
         cfg = current_config()
         expected = q.expected(context(cfg))
         right = check(q, expected, given)
-        st.session_state[PROGRESS] = record(progress(), qid, str(given), right, format_answer(q, expected))
+        st.session_state[PROGRESS] = record(progress(), qid, str(given), right, format_answer(q, expected),
+                                            cfg.to_dict())
         st.session_state["quiz_flash"] = None
     except Exception as exc:  # noqa: BLE001 - a failing experiment must not take the page down
         st.session_state["quiz_flash"] = ("error", f"Could not compute the expected answer: {exc}")
@@ -178,6 +179,12 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
     else:
         st.error(f"Not quite. You answered {attempt['given']!r}.", icon="❌")
     st.markdown(f"Expected, for the config you answered with: `{attempt['expected']}`")
+    then = attempt.get("config") or {}
+    changed = [k for k in ("N", "M", "M_target", "E", "nhead", "vocab_size", "layers", "d_ff", "positional")
+               if k in then and then[k] != getattr(ctx.cfg, k)]
+    if changed:
+        st.caption("You answered with " + ", ".join(f"{k}={then[k]}" for k in changed)
+                   + "; the evidence below is for the sidebar's config now. Check again to re-answer.")
     st.markdown(q.explanation)
     with guard(f"The {q.evidence.replace('_', ' ')} experiment"):
         show_evidence(cached_evidence(q.evidence, ctx.cfg))
@@ -190,7 +197,7 @@ def show_scores() -> None:
     total = sum(r["questions"] for r in rows)
     st.markdown(f"Score: **{right} right**, **{wrong} wrong**, {total - right - wrong} not tried yet "
                 f"(of {total} questions).")
-    with st.expander("Score per topic"):
+    with st.expander("Score per topic", expanded=bool(right + wrong)):
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 

@@ -22,12 +22,27 @@ def new_progress() -> dict[str, Any]:
     return {"format": FORMAT, "version": VERSION, "answers": {}}
 
 
-def record(progress: dict[str, Any], qid: str, given: str, correct: bool, expected: str) -> dict[str, Any]:
-    """A copy of ``progress`` with this attempt stored (the latest attempt per question counts)."""
+def record(progress: dict[str, Any], qid: str, given: str, correct: bool, expected: str,
+           config: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A copy of ``progress`` with this attempt stored (the latest attempt per question counts).
+
+    ``config`` (the config's plain dict) says which model the expected answer was computed for.
+    """
     answers = dict(progress.get("answers", {}))
     answers[qid] = {"topic": BY_ID[qid].topic, "given": str(given)[:MAX_TEXT], "correct": bool(correct),
                     "expected": str(expected)[:MAX_TEXT]}
+    if config is not None:
+        answers[qid]["config"] = _plain_config(config)
     return {**progress, "answers": answers}
+
+
+def _plain_config(config: Any) -> dict[str, Any] | None:
+    """Keep a stored config only if it is a small mapping of plain values (it is only displayed)."""
+    if not isinstance(config, dict) or len(config) > 20:
+        return None
+    clean = {str(k)[:20]: v for k, v in config.items()
+             if isinstance(v, (int, str, bool)) and not (isinstance(v, str) and len(v) > 20)}
+    return clean or None
 
 
 def scores(progress: dict[str, Any]) -> list[dict[str, Any]]:
@@ -83,5 +98,8 @@ def load_progress(data: bytes | str) -> tuple[dict[str, Any] | None, str]:
             return None, f"The entry for question {qid!r} is malformed: it needs a true/false \"correct\"."
         clean[qid] = {"topic": BY_ID[qid].topic, "given": entry.get("given", "")[:MAX_TEXT],
                       "correct": entry["correct"], "expected": entry.get("expected", "")[:MAX_TEXT]}
+        config = _plain_config(entry.get("config"))
+        if config:
+            clean[qid]["config"] = config
     note = f"Skipped {skipped} answer(s) to questions this version does not have." if skipped else ""
     return {"format": FORMAT, "version": VERSION, "answers": clean}, note

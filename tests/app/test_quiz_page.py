@@ -123,3 +123,14 @@ def test_every_experiment_renders_its_evidence():
     assert len(titles) == len(per_experiment)
     charts = at.get("vega_lite_chart")
     assert len(charts) >= len(per_experiment) - 1  # shift_right shows a table instead of a chart
+
+
+def test_changed_config_is_flagged_after_answering():
+    at = quiz_app()
+    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    answer(at, "dk-value", "8")
+    at.sidebar.select_slider(key="w_E").set_value(24).run()
+    assert not at.exception
+    assert any("You answered with E=16" in c.value for c in at.caption)
+    answer(at, "dk-value", "12")  # E=24, nhead=2: d_k is now 12
+    assert "**1 right**" in score_line(at) and "**0 wrong**" in score_line(at)

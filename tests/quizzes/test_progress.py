@@ -47,3 +47,14 @@ def test_latest_attempt_counts_and_unknown_ids_are_skipped():
     loaded, message = load_progress(json.dumps(doc))
     assert set(loaded["answers"]) == {q.id} and "Skipped 1" in message
     assert BY_ID[q.id].topic == loaded["answers"][q.id]["topic"]
+
+
+def test_config_is_kept_only_when_plain():
+    q = QUESTIONS[0]
+    p = record(new_progress(), q.id, "a", True, "a", {"E": 16, "nhead": 2, "positional": "learned"})
+    loaded, _ = load_progress(dumps(p))
+    assert loaded["answers"][q.id]["config"] == {"E": 16, "nhead": 2, "positional": "learned"}
+    doc = json.loads(dumps(p))
+    doc["answers"][q.id]["config"] = {"E": [1] * 1000, "x": {"nested": 1}}
+    loaded, _ = load_progress(json.dumps(doc))
+    assert "config" not in loaded["answers"][q.id]
