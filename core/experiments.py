@@ -123,6 +123,19 @@ def _influence(fn: Callable[[Tensor], Tensor], x: Tensor, seed: int) -> list[lis
     return moved.T.tolist()  # rows: output i, columns: input j
 
 
+def _seeded_gru(E: int, seed: int) -> nn.GRU:
+    """nn.GRU(E, E) with PyTorch's default bounds, drawn from a private generator.
+
+    Seeding the global generator instead would change the random stream of every other caller.
+    """
+    gru = nn.GRU(E, E, batch_first=True)
+    gen, bound = _gen(seed), 1.0 / math.sqrt(E)
+    with torch.no_grad():
+        for p in gru.parameters():
+            p.uniform_(-bound, bound, generator=gen)
+    return gru
+
+
 def dependency_maps(cfg: TransformerConfig) -> Evidence:
     """Which input positions move which outputs: a GRU, our encoder layer, our masked decoder layer.
 
@@ -132,8 +145,7 @@ def dependency_maps(cfg: TransformerConfig) -> Evidence:
     """
     small, note = bounded(cfg)
     L, E = small.M, small.E  # the decoder probe reads a target as long as the source, to compare maps
-    torch.manual_seed(small.seed)  # nn.GRU draws its weights from the global generator
-    gru = nn.GRU(E, E, batch_first=True)
+    gru = _seeded_gru(E, small.seed)
     enc = init_weights(EncoderLayer(E, small.nhead, small.d_ff), small.seed)
     dec = init_weights(DecoderLayer(E, small.nhead, small.d_ff), small.seed)
     x = torch.randn(1, L, E, generator=_gen(small.seed)) + sinusoidal_table(L, E)  # (1, L, E)
@@ -378,9 +390,9 @@ def causal_probe(cfg: TransformerConfig) -> Evidence:
     tgt[0, 0] = BOS_ID
     pos = T // 2 if T > 1 else 0
     changed = tgt.clone()
-    changed[0, pos] = low + (int(tgt[0, pos]) - low + 1) % max(small.vocab_size - low, 1)
-    if small.vocab_size - low < 2:  # a two-token vocabulary: flip between the two ids
-        changed[0, pos] = 1 - int(tgt[0, pos]) if small.vocab_size == 2 else tgt[0, pos]
+    choices = small.vocab_size - low  # ids the batch draws from: low .. vocab_size-1
+    old = int(tgt[0, pos])
+    changed[0, pos] = low + (old - low + 1) % choices if choices > 1 else 1 - old  # any other id
     mask = generate_square_subsequent_mask(T)  # (M_target, M_target)
     with torch.no_grad():
         memory = model.encode(src)  # (1, M, E)

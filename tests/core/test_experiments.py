@@ -164,3 +164,11 @@ def test_experiments_are_deterministic():
     b = run("residual_ablation", CONFIGS[0]).values
     torch.testing.assert_close(a["grad_with_skips"], b["grad_with_skips"], rtol=0, atol=0)
     assert run("dependency_maps", CONFIGS[0]).records == run("dependency_maps", CONFIGS[0]).records
+
+
+def test_experiments_leave_the_global_random_stream_alone():
+    """Sessions share one process: an experiment must draw only from its own generators."""
+    state = torch.get_rng_state()
+    for name in EXPERIMENTS:
+        run(name, CONFIGS[0])
+    assert torch.equal(state, torch.get_rng_state())
