@@ -128,7 +128,7 @@ def _seeded_gru(E: int, seed: int) -> nn.GRU:
 
     Seeding the global generator instead would change the random stream of every other caller.
     """
-    gru = nn.GRU(E, E, batch_first=True)
+    gru = nn.GRU(E, E, batch_first=True, device="meta").to_empty(device="cpu")  # no draw at construction
     gen, bound = _gen(seed), 1.0 / math.sqrt(E)
     with torch.no_grad():
         for p in gru.parameters():
