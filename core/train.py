@@ -85,34 +85,22 @@ def _check_run(N: int, steps: int, lr: float, max_seconds: float | None) -> None
 # One thread while training
 
 
-_threads_lock = threading.Lock()
-_threads_users = 0
-_threads_saved = 0
-
-
 @contextmanager
 def one_thread() -> Iterator[None]:
-    """Run torch on one intra-op thread while any training run is in progress.
+    """Run torch on one intra-op thread for the duration of a training run.
 
     Why: these models are tiny, so splitting each small matmul across threads costs more than it
     saves (on a busy 2-core machine a 2-thread run measured about ten times slower), and the
     summation order, hence the last bits of every loss, depends on the thread count. One thread
-    makes a seed's run fast and repeatable. The setting is process-wide, so concurrent runs share
-    it: the first to start saves the old value and the last to finish restores it.
+    makes a seed's run fast and repeatable. With PyTorch's OpenMP backend the setting belongs to
+    the calling thread, so a run in one app session leaves the others' thread counts alone.
     """
-    global _threads_users, _threads_saved
-    with _threads_lock:
-        if _threads_users == 0:
-            _threads_saved = torch.get_num_threads()
-            torch.set_num_threads(1)
-        _threads_users += 1
+    saved = torch.get_num_threads()
+    torch.set_num_threads(1)
     try:
         yield
     finally:
-        with _threads_lock:
-            _threads_users -= 1
-            if _threads_users == 0:
-                torch.set_num_threads(_threads_saved)
+        torch.set_num_threads(saved)
 
 
 # --------------------------------------------------------------------------------------------

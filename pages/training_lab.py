@@ -26,6 +26,7 @@ import streamlit as st
 from core.config import divisors
 from core.train import (LMSettings, Progress, ReversalSettings, load_text, make_tokenizer, train_lm,
                         train_reversal)
+from pages.common import guard
 
 MAX_SECONDS = 60.0  # a safety net: the sliders' worst corner could otherwise train for minutes
 REDRAW_SECONDS = 0.25  # how often the live chart is redrawn (also how fast a Stop click lands)
@@ -98,10 +99,13 @@ def run_live(prefix: str, train: Callable[..., Any], settings: Any, floor: float
             last_draw[0] = now
             bar.progress(p.step / p.steps, text=f"step {p.step} of {p.steps} · loss {p.loss:.3f} · "
                                                   f"{p.seconds:.1f} s")
-            chart.altair_chart(loss_chart(live["loss"], floor=floor), width="stretch")
+            chart.altair_chart(loss_chart(live["loss"], floor=floor, steps=p.steps), width="stretch")
 
     try:
         result = train(settings, on_progress=on_progress, max_seconds=MAX_SECONDS)
+    except Exception:  # a failure is not an interruption: leave no "stopped after" note behind
+        st.session_state.pop(f"{prefix}_live", None)
+        raise
     finally:
         slots.release()
     del st.session_state[f"{prefix}_live"]
@@ -120,7 +124,7 @@ def show_interrupted(prefix: str, floor: float | None) -> None:
         st.info(f"Stopped after {len(stopped['loss'])} of {stopped['steps']} steps; nothing was measured. "
                 "Press the run button to start again.")
         if stopped["loss"]:
-            st.altair_chart(loss_chart(stopped["loss"], floor=floor), width="stretch")
+            st.altair_chart(loss_chart(stopped["loss"], floor=floor, steps=stopped["steps"]), width="stretch")
 
 
 # --------------------------------------------------------------------------------------------
@@ -128,13 +132,19 @@ def show_interrupted(prefix: str, floor: float | None) -> None:
 
 
 def loss_chart(loss: list[float], *, floor: float | None = None, val: list[tuple[int, float]] | None = None,
-               uniform: float | None = None) -> alt.LayerChart | alt.Chart:
+               uniform: float | None = None, steps: int | None = None) -> alt.LayerChart:
+    """Training loss per step (and held-out loss), with dashed reference lines.
+
+    ``steps`` fixes the x axis to the whole run, so a live chart fills up instead of rescaling.
+    """
     rows = [{"step": i + 1, "loss": v, "curve": "training loss"} for i, v in enumerate(loss)]
     rows += [{"step": s, "loss": v, "curve": "held-out loss"} for s, v in (val or [])]
     base = alt.Chart(pd.DataFrame(rows)).mark_line(point=False).encode(
-        x=alt.X("step:Q", title="training step"),
+        x=alt.X("step:Q", title="training step",
+                scale=alt.Scale(domain=[0, steps], nice=False) if steps else alt.Undefined),
         y=alt.Y("loss:Q", title="cross-entropy (nats per token)", scale=alt.Scale(zero=True)),
-        color=alt.Color("curve:N", title=None, legend=alt.Legend(orient="top")),
+        color=alt.Color("curve:N", title=None, legend=alt.Legend(orient="top"),
+                        scale=alt.Scale(domain=["training loss", "held-out loss"], range=["#3b5bdb", "#e8590c"])),
         tooltip=["curve", "step", alt.Tooltip("loss:Q", format=".3f")])
     layers: list[alt.Chart] = [base]
     lines = []
@@ -145,8 +155,8 @@ def loss_chart(loss: list[float], *, floor: float | None = None, val: list[tuple
     if lines:
         rule = alt.Chart(pd.DataFrame(lines))
         layers.append(rule.mark_rule(strokeDash=[5, 4], color="gray").encode(y="y:Q"))
-        layers.append(rule.mark_text(align="left", baseline="bottom", dx=4, color="gray").encode(
-            y="y:Q", x=alt.value(0), text="label:N"))
+        layers.append(rule.mark_text(align="right", baseline="bottom", dx=-4, dy=-2, color="gray").encode(
+            y="y:Q", x=alt.value("width"), text="label:N"))
     return alt.layer(*layers).properties(height=260)
 
 
@@ -154,25 +164,29 @@ def accuracy_chart(results: dict[str, dict]) -> alt.LayerChart:
     """Per-position accuracy of each run, the halves shaded, chance as a dashed line."""
     any_result = next(iter(results.values()))
     M, chance = any_result["settings"]["M"], any_result["chance"]
+    x_scale = alt.Scale(domain=[-0.5, M - 0.5], nice=False, zero=False)
     rows = [{"position": p, "accuracy": a, "run": name}
             for name, res in results.items() for p, a in enumerate(res["per_position_accuracy"])]
-    halves = pd.DataFrame([{"start": -0.5, "end": M / 2 - 0.5, "part": "x: random tokens"},
-                           {"start": M / 2 - 0.5, "end": M - 0.5, "part": "reverse(x): the mirror"}])
+    halves = pd.DataFrame([{"start": -0.5, "end": M / 2 - 0.5, "mid": (M / 2 - 1) / 2, "part": "x: random tokens"},
+                           {"start": M / 2 - 0.5, "end": M - 0.5, "mid": (3 * M / 2 - 1) / 2,
+                            "part": "reverse(x): the mirror"}])
+    parts = alt.Scale(domain=["x: random tokens", "reverse(x): the mirror"], range=["#868e96", "#2f9e44"])
     shade = alt.Chart(halves).mark_rect(opacity=0.08).encode(
-        x="start:Q", x2="end:Q", color=alt.Color("part:N", legend=None, scale=alt.Scale(range=["gray", "green"])))
+        x=alt.X("start:Q", scale=x_scale), x2="end:Q", color=alt.Color("part:N", legend=None, scale=parts))
     part = alt.Chart(halves).mark_text(baseline="top", dy=4, color="gray").encode(
-        x=alt.X("mid:Q"), y=alt.value(0), text="part:N").transform_calculate(mid="(datum.start + datum.end) / 2")
+        x=alt.X("mid:Q", scale=x_scale), y=alt.value(0), text="part:N")
+    names = [n for n in (MASK_ON, MASK_OFF) if n in results]
+    colors = {MASK_ON: "#3b5bdb", MASK_OFF: "#e8590c"}
     lines = alt.Chart(pd.DataFrame(rows)).mark_line(point=True).encode(
-        x=alt.X("position:Q", title="position in [x, reverse(x)]", scale=alt.Scale(domain=[-0.5, M - 0.5]),
-                axis=alt.Axis(tickMinStep=1)),
+        x=alt.X("position:Q", title="position in [x, reverse(x)]", scale=x_scale, axis=alt.Axis(tickMinStep=1)),
         y=alt.Y("accuracy:Q", title="accuracy of the next-token guess", scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("run:N", title=None, legend=alt.Legend(orient="top"),
-                        scale=alt.Scale(domain=[MASK_ON, MASK_OFF], range=["#3b5bdb", "#e8590c"])),
+                        scale=alt.Scale(domain=names, range=[colors[n] for n in names])),
         tooltip=["run", "position", alt.Tooltip("accuracy:Q", format=".3f")])
-    chance_df = pd.DataFrame([{"y": chance, "label": f"chance = 1/vocab_size = {chance:.3f}"}])
+    chance_df = pd.DataFrame([{"y": chance, "x": M - 0.5, "label": f"chance = 1/vocab_size = {chance:.3f}"}])
     rule = alt.Chart(chance_df).mark_rule(strokeDash=[5, 4], color="crimson").encode(y="y:Q")
-    label = alt.Chart(chance_df).mark_text(align="left", baseline="bottom", dx=4, color="crimson").encode(
-        y="y:Q", x=alt.value(0), text="label:N")
+    label = alt.Chart(chance_df).mark_text(align="right", baseline="bottom", dx=-4, dy=-2, color="crimson").encode(
+        y="y:Q", x=alt.X("x:Q", scale=x_scale), text="label:N")
     return alt.layer(shade, part, lines, rule, label).resolve_scale(color="independent").properties(height=300)
 
 
@@ -237,7 +251,9 @@ def reversal_tab() -> None:
     results: dict[str, dict] = st.session_state.setdefault("tl_rev_results", {})
     if start:
         st.session_state.pop("tl_rev_stopped", None)
-        res = run_live("tl_rev", train_reversal, settings, floor)
+        res = None
+        with guard("Training"):
+            res = run_live("tl_rev", train_reversal, settings, floor)
         if res is not None:
             name = MASK_ON if settings.causal else MASK_OFF
             same = {k: v for k, v in asdict(settings).items() if k != "causal"}
@@ -257,10 +273,12 @@ def reversal_tab() -> None:
     s = res["settings"]
     cols = st.columns(4)
     cols[0].metric("first half (x) accuracy", f"{res['first_half']:.1%}",
-                   f"{res['first_half'] - res['chance']:+.1%} vs chance", delta_color="off")
+                   f"{res['first_half'] - res['chance']:+.1%} vs chance", delta_color="off",
+                   delta_arrow="off")
     cols[1].metric("second half (reverse(x)) accuracy", f"{res['second_half']:.1%}")
     cols[2].metric("chance, 1/vocab_size", f"{res['chance']:.1%}")
-    cols[3].metric("training time", f"{res['seconds']:.1f} s", f"{res['steps_done']} steps", delta_color="off")
+    cols[3].metric("training time", f"{res['seconds']:.1f} s", f"{res['steps_done']} steps",
+                   delta_color="off", delta_arrow="off")
     if res["stopped"]:
         st.warning(f"This run stopped early ({res['stopped']}) after {res['steps_done']} of {s['steps']} steps.")
     st.subheader("Accuracy at each position")
@@ -314,8 +332,10 @@ def lm_tab() -> None:
         tok.encode(prompt)
         settings = LMSettings(tokenizer=kind, M=M, prompt=prompt, temperature=temperature,
                               sample_tokens=sample_tokens, **sizes, **run)
-    except ValueError as exc:
-        st.warning(f"{exc}. The prompt must use only what the text contains; using {d.prompt!r} instead.")
+    except ValueError as exc:  # the message quotes the user's text: shown as code, never as markdown
+        st.warning(f"The prompt must use only characters (or words) the text contains; using “{d.prompt}” "
+                   "for the samples instead.")
+        st.code(str(exc), language="text", wrap_lines=True)
         settings = LMSettings(tokenizer=kind, M=M, temperature=temperature, sample_tokens=sample_tokens,
                               **sizes, **run)
     b1, b2 = st.columns([1, 5])
@@ -324,7 +344,9 @@ def lm_tab() -> None:
 
     if start:
         st.session_state.pop("tl_lm_stopped", None)
-        res = run_live("tl_lm", train_lm, settings, None)
+        res = None
+        with guard("Training"):
+            res = run_live("tl_lm", train_lm, settings, None)
         if res is not None:
             st.session_state["tl_lm_result"] = res.to_dict()
     else:
@@ -339,9 +361,10 @@ def lm_tab() -> None:
     cols[0].metric("final training loss", f"{res['loss'][-1]:.3f}" if res["loss"] else "–")
     best = min(res["val_loss"], key=lambda sv: sv[1]) if res["val_loss"] else None
     cols[1].metric("lowest held-out loss", f"{best[1]:.3f}" if best else "–",
-                   f"at step {best[0]}" if best else None, delta_color="off")
+                   f"at step {best[0]}" if best else None, delta_color="off", delta_arrow="off")
     cols[2].metric("uniform guess, ln(vocab_size)", f"{res['uniform_loss']:.3f}")
-    cols[3].metric("training time", f"{res['seconds']:.1f} s", f"{res['steps_done']} steps", delta_color="off")
+    cols[3].metric("training time", f"{res['seconds']:.1f} s", f"{res['steps_done']} steps",
+                   delta_color="off", delta_arrow="off")
     if res["stopped"]:
         st.warning(f"This run stopped early ({res['stopped']}) after {res['steps_done']} of {s['steps']} steps.")
     st.subheader("Loss")
@@ -352,7 +375,7 @@ def lm_tab() -> None:
         "memorising its lines instead of learning the language.")
     st.subheader("Samples")
     for i, sample in enumerate(res["samples"], 1):
-        st.caption(f"sample {i}: {s['sample_tokens']} {s['tokenizer']} tokens after {s['prompt']!r}, "
+        st.caption(f"sample {i}: the prompt, then {s['sample_tokens']} {s['tokenizer']} tokens drawn at "
                    f"temperature {s['temperature']}")
         st.code(sample, language="text", wrap_lines=True)
 

@@ -89,4 +89,19 @@ def test_language_model_trains_and_shows_samples(lab):
 def test_a_prompt_outside_the_text_is_refused_with_a_message(lab):
     lab.text_input(key="tl_lm_prompt").input("Zebra").run()
     assert not lab.exception
-    assert any("not in the training text" in w.value for w in lab.warning)
+    assert any("The prompt must use only" in w.value for w in lab.warning)
+    assert any("'Z'" in c.value and "not in the training text" in c.value for c in lab.code)
+
+
+def test_a_failing_run_shows_an_error_and_the_page_survives(lab, monkeypatch):
+    import core.train
+
+    def broken(settings, **kwargs):
+        raise RuntimeError("out of patience")
+
+    monkeypatch.setattr(core.train, "train_reversal", broken)
+    lab.button(key="tl_rev_run").click().run()
+    assert not lab.exception
+    assert any("Training failed: out of patience" in e.value for e in lab.error)
+    assert "tl_rev_live" not in lab.session_state and "tl_rev_stopped" not in lab.session_state
+    assert lab.button(key="tl_lm_run")  # the other tab still renders
