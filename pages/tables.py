@@ -123,9 +123,11 @@ def _memory_template() -> dict:
     """The memory chart, built and validated by Altair once; only its data changes."""
     lines = alt.Chart(alt.NamedData(name="memory")).mark_line(point=True).encode(
         x=alt.X("M:Q", scale=alt.Scale(type="log", base=2), title="M = M_target (log scale)"),
-        y=alt.Y("bytes:Q", scale=alt.Scale(type="log"), title="bytes (log scale)"),
-        color=alt.Color("part:N", sort=list(MEMORY_PARTS.values()), title=None,
-                        legend=alt.Legend(orient="bottom", columns=2)),
+        y=alt.Y("bytes:Q", scale=alt.Scale(type="log"), title="bytes (log scale)", axis=alt.Axis(format="~s")),
+        color=alt.Color("part:N", title=None,
+                        scale=alt.Scale(domain=list(MEMORY_PARTS.values()),
+                                        range=["#7f7f7f", "#1f77b4", "#ff7f0e", "#d62728"]),
+                        legend=alt.Legend(orient="bottom", columns=2, labelLimit=320)),
         tooltip=["M:Q", "part:N", "memory:N"],
     )
     rules = alt.Chart(alt.NamedData(name="marks")).mark_rule(strokeDash=[4, 3]).encode(

@@ -24,10 +24,6 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 START_TIMEOUT = 60  # seconds for the server to answer its health check
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "browser: drives a real Chromium against a running streamlit server")
-
-
 def free_port() -> int:
     """A port nothing listens on right now (the OS picks it)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
