@@ -1,7 +1,7 @@
 """Time every live experiment behind the quizzes: median of repeated runs, per config.
 
     python bench/experiments.py                 # default config, 7 runs each
-    python bench/experiments.py --repeat 11 --all-presets --json
+    python bench/experiments.py --repeat 11 --all-presets --threads 1 --json
 
 The issue's bar: each experiment under 1 s at the default config. The first call of each
 experiment is a warm-up and is not counted (imports, allocator, kernel selection).
@@ -38,8 +38,11 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeat", type=int, default=7)
     p.add_argument("--all-presets", action="store_true", help="also time every sidebar preset")
+    p.add_argument("--threads", type=int, default=0, help="torch threads (0: leave PyTorch's default)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
+    if args.threads > 0:
+        torch.set_num_threads(args.threads)
     configs = {"default": DEFAULT} | (dict(PRESETS) if args.all_presets else {})
     results = []
     for label, cfg in configs.items():
