@@ -191,6 +191,8 @@ def sidebar_config() -> TransformerConfig:
         st.session_state["w_nhead"] = _nearest(st.session_state.get("w_nhead") or 1, heads)
     sb.select_slider(LABELS["nhead"], heads, key="w_nhead", **custom,
                      help="Only divisors of E are offered: each head gets d_k = E / nhead dimensions.")
+    sb.caption(f"E = {st.session_state['w_E']} splits evenly into nhead ∈ {{{', '.join(map(str, heads))}}}; "
+               f"d_k = {st.session_state['w_E'] // st.session_state['w_nhead']}.")
     sb.select_slider(LABELS["vocab_size"], VOCABS, key="w_vocab_size", **custom)
     sb.slider(LABELS["layers"], *LAYER_RANGE, key="w_layers", **custom)
     sb.select_slider(LABELS["d_ff"], FFS, key="w_d_ff", **custom)

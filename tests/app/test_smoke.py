@@ -12,3 +12,5 @@ def test_app_renders_and_sliders_change_config():
     at.sidebar.select_slider(key="w_E").set_value(12).run()
     assert at.session_state["cfg"].E == 12
     assert at.sidebar.select_slider(key="w_nhead").options == ["1", "2", "3", "4", "6", "12"]
+    # The sidebar says plainly why those are the only choices.
+    assert any("nhead ∈ {1, 2, 3, 4, 6, 12}" in c.value for c in at.sidebar.caption)
