@@ -89,7 +89,7 @@ def _params_template() -> dict:
     """The parameter chart, built and validated by Altair once; only its data changes."""
     chart = alt.Chart(alt.NamedData(name="params")).mark_bar().encode(
         x=alt.X("parameters:Q", title="parameters"),
-        y=alt.Y("component:N", sort="-x", title=None),
+        y=alt.Y("component:N", sort="-x", title=None, axis=alt.Axis(labelLimit=260)),
         color=alt.Color("component:N", legend=None),
         tooltip=["component:N", alt.Tooltip("parameters:Q", format=","), alt.Tooltip("share:Q", format=".1%")],
     ).properties(height=28 * 10)
