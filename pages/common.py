@@ -149,14 +149,16 @@ def _set_widgets(cfg: TransformerConfig) -> None:
 
 
 def _apply_preset() -> None:
+    st.session_state["url_warnings"] = []
     preset = PRESETS.get(st.session_state.get("w_preset"))
     if preset is not None:
         _set_widgets(preset)
 
 
 def _mark_custom() -> None:
-    """A slider moved: the config is no longer the named preset."""
+    """A slider moved: the config is no longer the named preset, and the URL's warnings are old news."""
     st.session_state["w_preset"] = CUSTOM
+    st.session_state["url_warnings"] = []
 
 
 def _read_url_once() -> None:

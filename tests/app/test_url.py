@@ -33,6 +33,9 @@ def test_url_garbage_warns_and_falls_back(query, expected, word):
     assert len(at.dataframe[0].value) == 14
     assert at.query_params["E"] == str(cfg.E)
     assert at.query_params["nhead"] == str(cfg.nhead)
+    # Once the learner moves a slider, the warnings about the old URL go away.
+    at.sidebar.slider(key="w_layers").set_value(3).run()
+    assert not at.sidebar.warning
 
 
 def test_a_link_reproduces_the_config():
