@@ -59,9 +59,9 @@ class Progress:
 ProgressCallback = Callable[[Progress], "bool | None"]
 
 
-def _check(name: str, value, low, high, hint: str = "") -> None:
+def _check(name: str, value, low, high) -> None:
     if not (low <= value <= high):
-        raise ValueError(f"{name}={value} must be between {low} and {high}{hint}")
+        raise ValueError(f"{name}={value} must be between {low} and {high}")
 
 
 def _check_model(E: int, nhead: int, layers: int, d_ff: int) -> None:
@@ -89,10 +89,11 @@ def _check_run(N: int, steps: int, lr: float, max_seconds: float | None) -> None
 def one_thread() -> Iterator[None]:
     """Run torch on one intra-op thread for the duration of a training run.
 
-    Why: these models are tiny, so splitting each small matmul across threads costs more than it
-    saves (on a busy 2-core machine a 2-thread run measured about ten times slower), and the
-    summation order, hence the last bits of every loss, depends on the thread count. One thread
-    makes a seed's run fast and repeatable. With PyTorch's OpenMP backend the setting belongs to
+    Why: these models are tiny, so a second thread buys nothing (measured on 2 cores: the same
+    median time), and when other processes compete for the cores the threads wait on each other
+    (some 2-thread runs took 8 to 20 times longer). The summation order, hence the last bits of
+    every loss, also depends on the thread count. One thread makes a seed's run steady and
+    repeatable. With PyTorch's OpenMP backend the setting belongs to
     the calling thread, so a run in one app session leaves the others' thread counts alone.
     """
     saved = torch.get_num_threads()
@@ -186,10 +187,6 @@ class ReversalResult:
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-
-class _StopRun(Exception):
-    pass
 
 
 def _train_loop(model: CausalLM, next_batch: Callable[[], Tensor], *, causal: bool, steps: int, lr: float,

@@ -114,17 +114,18 @@ def run_live(prefix: str, train: Callable[..., Any], settings: Any, floor: float
     return result
 
 
-def show_interrupted(prefix: str, floor: float | None) -> None:
-    """A run that a click interrupted left its progress behind: show it once, then forget it."""
+def show_interrupted(prefix: str, floor: float | None) -> bool:
+    """A run that a click interrupted left its progress behind: show it until the next run starts."""
     live = st.session_state.pop(f"{prefix}_live", None)
     if live is not None:
         st.session_state[f"{prefix}_stopped"] = live
     stopped = st.session_state.get(f"{prefix}_stopped")
     if stopped is not None:
         st.info(f"Stopped after {len(stopped['loss'])} of {stopped['steps']} steps; nothing was measured. "
-                "Press the run button to start again.")
+                "Press Train to start again.")
         if stopped["loss"]:
             st.altair_chart(loss_chart(stopped["loss"], floor=floor, steps=stopped["steps"]), width="stretch")
+    return stopped is not None
 
 
 # --------------------------------------------------------------------------------------------
@@ -139,12 +140,13 @@ def loss_chart(loss: list[float], *, floor: float | None = None, val: list[tuple
     """
     rows = [{"step": i + 1, "loss": v, "curve": "training loss"} for i, v in enumerate(loss)]
     rows += [{"step": s, "loss": v, "curve": "held-out loss"} for s, v in (val or [])]
+    curves = ["training loss", "held-out loss"] if val else ["training loss"]
     base = alt.Chart(pd.DataFrame(rows)).mark_line(point=False).encode(
         x=alt.X("step:Q", title="training step",
                 scale=alt.Scale(domain=[0, steps], nice=False) if steps else alt.Undefined),
         y=alt.Y("loss:Q", title="cross-entropy (nats per token)", scale=alt.Scale(zero=True)),
         color=alt.Color("curve:N", title=None, legend=alt.Legend(orient="top"),
-                        scale=alt.Scale(domain=["training loss", "held-out loss"], range=["#3b5bdb", "#e8590c"])),
+                        scale=alt.Scale(domain=curves, range=["#3b5bdb", "#e8590c"][:len(curves)])),
         tooltip=["curve", "step", alt.Tooltip("loss:Q", format=".3f")])
     layers: list[alt.Chart] = [base]
     lines = []
@@ -262,8 +264,8 @@ def reversal_tab() -> None:
                     del results[other]
             results[name] = res.to_dict()
             st.session_state["tl_rev_latest"] = name
-    else:
-        show_interrupted("tl_rev", floor)
+    elif show_interrupted("tl_rev", floor):
+        return
 
     latest = st.session_state.get("tl_rev_latest")
     if latest not in results:
@@ -349,8 +351,8 @@ def lm_tab() -> None:
             res = run_live("tl_lm", train_lm, settings, None)
         if res is not None:
             st.session_state["tl_lm_result"] = res.to_dict()
-    else:
-        show_interrupted("tl_lm", None)
+    elif show_interrupted("tl_lm", None):
+        return
 
     res = st.session_state.get("tl_lm_result")
     if res is None:
