@@ -184,9 +184,26 @@ class ReversalResult:
     stopped: str | None  # None when every planned step ran; else why it stopped early
     seconds: float
     examples: list[dict] = field(default_factory=list)
+    # attention[i][q][k]: block i's attention from query position q (the guess for token q) to
+    # input position k (0 is BOS, k >= 1 holds token k - 1), averaged over heads and 64 sequences.
+    attention: list[list[list[float]]] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def _mean_attention(model: CausalLM, inputs: Tensor, causal: bool, layers: int) -> list[list[list[float]]]:
+    """Where each position looks, per block: the evidence of what the model learned to read.
+
+    With the mask, the mirror half looks back at the token it copies (an anti-diagonal). Without
+    it, positions look ahead: at the next input, which is the very token they must predict, or at
+    that token's copy in the mirror half.
+    """
+    rec: dict[str, Tensor] = {}
+    with torch.no_grad():
+        model(inputs, causal=causal, rec=rec)
+    return [rec[f"block.{i}.self_attn.weights"].mean(dim=(0, 1)).tolist()  # (n, nhead, M, M) -> (M, M)
+            for i in range(layers)]
 
 
 def _train_loop(model: CausalLM, next_batch: Callable[[], Tensor], *, causal: bool, steps: int, lr: float,
@@ -247,6 +264,7 @@ def train_reversal(settings: ReversalSettings | None = None, *, on_progress: Pro
             per_position = (predicted == truth).float().mean(0).tolist()  # (n, M) -> M floats
             examples = [{"sequence": truth[i].tolist(), "predicted": predicted[i].tolist()}
                         for i in range(min(n_examples, s.eval_sequences))]
+            attention = _mean_attention(model, test[:64, :-1], s.causal, s.layers)
         finally:
             del model
     half = s.M // 2
@@ -254,7 +272,7 @@ def train_reversal(settings: ReversalSettings | None = None, *, on_progress: Pro
         settings=asdict(s), per_position_accuracy=per_position,
         first_half=sum(per_position[:half]) / half, second_half=sum(per_position[half:]) / half,
         chance=s.chance, loss=losses, steps_done=len(losses), stopped=stopped, seconds=seconds,
-        examples=examples)
+        examples=examples, attention=attention)
 
 
 # --------------------------------------------------------------------------------------------

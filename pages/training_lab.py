@@ -192,6 +192,25 @@ def accuracy_chart(results: dict[str, dict]) -> alt.LayerChart:
     return alt.layer(shade, part, lines, rule, label).resolve_scale(color="independent").properties(height=300)
 
 
+def position_labels(M: int) -> list[str]:
+    """x0, x1, … for the random half, r0, r1, … for its mirror (r0 repeats the last x)."""
+    return [f"x{p}" if p < M // 2 else f"r{p - M // 2}" for p in range(M)]
+
+
+def attention_chart(weights: list[list[float]], M: int, title: str) -> alt.Chart:
+    """One block's attention, averaged over heads: rows are guesses, columns the inputs looked at."""
+    labels = position_labels(M)
+    keys = ["BOS", *labels[:-1]]  # input k holds token k - 1; the last token is never an input
+    rows = [{"guessing": labels[q], "looks at": keys[k], "weight": w}
+            for q, row in enumerate(weights) for k, w in enumerate(row)]
+    return alt.Chart(pd.DataFrame(rows), title=title).mark_rect().encode(
+        x=alt.X("looks at:O", sort=keys, title="input looked at"),
+        y=alt.Y("guessing:O", sort=labels, title="guessing token"),
+        color=alt.Color("weight:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]), legend=None),
+        tooltip=["guessing", "looks at", alt.Tooltip("weight:Q", format=".2f")],
+    ).properties(height=240)
+
+
 def examples_table(result: dict) -> pd.DataFrame:
     """Each example as two rows: the true sequence and the model's guess, a ✗ marking misses."""
     rows, index = [], []
@@ -199,9 +218,7 @@ def examples_table(result: dict) -> pd.DataFrame:
         rows.append([str(t) for t in ex["sequence"]])
         rows.append([str(g) if g == t else f"{g} ✗" for g, t in zip(ex["predicted"], ex["sequence"])])
         index += [f"example {i}: sequence", f"example {i}: model's guess"]
-    M = result["settings"]["M"]
-    columns = [f"x{p}" if p < M // 2 else f"r{p - M // 2}" for p in range(M)]
-    return pd.DataFrame(rows, index=index, columns=columns)
+    return pd.DataFrame(rows, index=index, columns=position_labels(result["settings"]["M"]))
 
 
 # --------------------------------------------------------------------------------------------
@@ -212,10 +229,11 @@ WHY_CHEAT = """
 **Why the model cheats without the mask.** The model learns to predict the *next* token, so at
 every position its input is the sequence so far and the answer is the token one step to the right.
 In a single forward pass the whole sequence is fed in at once, so that answer is sitting in the
-input, one position over. The causal mask is what hides it: position p may attend only to positions
-0…p. Take the mask away and attention can simply look one step ahead and copy, so even the random
-first half is "predicted" perfectly. The model has learned to read the answer, not to predict it:
-when it generates text, the next token does not exist yet, and the skill is worth nothing.
+input, one position over (and here a second time, in the mirror half). The causal mask is what
+hides it: position p may attend only to positions 0…p. Take the mask away and attention can simply
+look ahead and copy, so even the random first half is "predicted" perfectly; the attention maps
+below show it looking ahead. The model has learned to read the answer, not to predict it: when it
+generates text, the next token does not exist yet, and the skill is worth nothing.
 """
 
 WHY_MIRROR = """
@@ -291,6 +309,17 @@ def reversal_tab() -> None:
     if MASK_OFF in results:
         st.markdown(WHY_CHEAT)
     st.markdown(WHY_MIRROR)
+    st.subheader("Where each position looks")
+    st.caption("Attention weights of each block, averaged over heads and 64 held-out sequences. Row r0 is "
+               "the guess for the first mirrored token, and so on; the input at column x3 is the token x3. "
+               "With the mask nothing right of the diagonal can be seen; the mirror half learns to look "
+               "back at the token it copies. Without the mask, rows look ahead at the answer itself.")
+    for name, run in results.items():
+        blocks = run.get("attention") or []
+        cols = st.columns(max(len(blocks), 2))
+        for i, weights in enumerate(blocks):
+            cols[i].altair_chart(attention_chart(weights, run["settings"]["M"], f"{name}: block {i}"),
+                                 width="stretch")
     st.subheader("Training loss")
     st.altair_chart(loss_chart(res["loss"], floor=math.log(s["vocab_size"]) / 2 if s["causal"] else None),
                     width="stretch")

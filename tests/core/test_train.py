@@ -63,6 +63,30 @@ def test_without_the_mask_the_model_reads_the_answer(unmasked):
     assert unmasked.second_half >= 0.9
 
 
+def test_attention_maps_show_the_mask_and_the_mirror(masked):
+    half = FAST.M // 2
+    assert len(masked.attention) == FAST.layers
+    for block in masked.attention:
+        assert len(block) == FAST.M and all(len(row) == FAST.M for row in block)
+        for q, row in enumerate(block):
+            assert sum(row[q + 1:]) == 0.0  # nothing to the right of the diagonal is visible
+            assert sum(row) == pytest.approx(1.0, abs=1e-5)
+
+    def looks_at(block, q):
+        return max(range(FAST.M), key=lambda k: block[q][k])
+
+    # Guessing mirror token r_j (position half + j) means looking back at input half - j, which
+    # holds x at position half - 1 - j: the token being copied.
+    assert any([looks_at(block, half + j) for j in range(half)] == [half - j for j in range(half)]
+               for block in masked.attention)
+
+
+def test_without_the_mask_the_random_half_looks_ahead(unmasked):
+    half = FAST.M // 2
+    ahead = [sum(sum(block[q][q + 1:]) for q in range(half)) / half for block in unmasked.attention]
+    assert max(ahead) > 0.5  # most of the attention of the first half goes to inputs after it
+
+
 def test_examples_are_plain_lists_of_the_true_sequence_and_the_guesses(masked):
     assert len(masked.examples) == 4
     for ex in masked.examples:
