@@ -229,6 +229,12 @@ def test_language_model_is_deterministic_and_word_level_works():
     assert all(s.startswith("To be") for s in a.samples)
 
 
+def test_an_empty_prompt_starts_where_the_text_starts():
+    res = train_lm(replace(TINY_LM, prompt="", samples=1))
+    assert len(res.samples) == 1 and res.samples[0].startswith(load_text()[0])
+    assert len(res.samples[0]) == 1 + TINY_LM.sample_tokens
+
+
 def test_language_model_rejects_a_prompt_outside_the_vocabulary():
     with pytest.raises(ValueError, match="not in the training text"):
         train_lm(replace(TINY_LM, prompt="Zebra \u00e9"))
