@@ -18,6 +18,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core import PRESETS, DEFAULT, Trace, TransformerConfig, divisors, estimate, human_bytes, trace
+from pages.trace_cache import CACHE, shared_trace
 
 
 
@@ -221,25 +222,9 @@ def current_config() -> TransformerConfig:
     return st.session_state.get(STATE_KEY, DEFAULT)
 
 
-# Traces with values are cached as shared resources, not copied per caller: a paper-base trace
-# holds ~250 MiB of tensors, and copying (unpickling) that on every rerun would cost more than
-# tracing. The entries are bounded by size, so the cache itself stays near the core's budget:
-# at most SMALL_ENTRIES traces under SMALL_TRACE_BYTES each, plus one larger trace.
-SMALL_TRACE_BYTES = 16 * 2**20
-SMALL_ENTRIES = 16
 # The explorer's table needs shapes only. Up to this size it reads them off a real pass (a few
 # tens of ms); above it, off the same code on the meta device, so a slider move stays fast.
 LIVE_TABLE_BYTES = 32 * 2**20
-
-
-@st.cache_resource(max_entries=SMALL_ENTRIES, show_spinner="Running a forward pass…")
-def _small_trace(cfg: TransformerConfig) -> Trace:
-    return trace(cfg)
-
-
-@st.cache_resource(max_entries=1, show_spinner="Running a forward pass of a large model…")
-def _large_trace(cfg: TransformerConfig) -> Trace:
-    return trace(cfg)
 
 
 def cached_trace(cfg: TransformerConfig) -> Trace:
@@ -247,10 +232,13 @@ def cached_trace(cfg: TransformerConfig) -> Trace:
 
     Sharing is safe because a Trace is frozen, its tensors were made under inference mode (an
     in-place change raises) and no page does tensor maths; core.views cuts what pages draw.
+    Memory stays bounded for the whole process: see pages/trace_cache.py.
     """
-    if estimate(cfg).total <= SMALL_TRACE_BYTES:
-        return _small_trace(cfg)
-    return _large_trace(cfg)
+    hit = CACHE.get(cfg)
+    if hit is not None:
+        return hit
+    with st.spinner("Running a forward pass…"):
+        return shared_trace(cfg)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
