@@ -156,7 +156,8 @@ async def explorer_step(page, log: SessionLog, moves: int) -> None:
             log.reruns.append(time.perf_counter() - start)
             m_now = target
         except AssertionError:
-            log.errors.append(f"explorer: table did not show ({log.N}, {target}) after {key}")
+            log.errors.append(f"explorer: table did not show ({log.N}, {target}) after {key}; it shows "
+                              f"{await first.inner_text()} and the URL is {page.url}")
             return
     await count_errors(page, "explorer", log)
 

@@ -18,7 +18,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core import PRESETS, DEFAULT, Trace, TransformerConfig, divisors, estimate, human_bytes, trace
-from pages.trace_cache import CACHE, shared_trace
+from pages.trace_cache import shared_trace
 
 
 
@@ -144,9 +144,34 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
     return TransformerConfig(**out), warnings
 
 
+_SET_BY_CODE = "widgets_set_by_code"
+
+
+def _set_widget(key: str, value: Any) -> None:
+    """Give a sidebar widget a value from code (URL, preset, a snapped nhead) for the next render."""
+    st.session_state[key] = value
+    st.session_state.setdefault(_SET_BY_CODE, set()).add(key)
+
+
 def _set_widgets(cfg: TransformerConfig) -> None:
     for name in CONFIG_FIELDS:
-        st.session_state[_WIDGET + name] = getattr(cfg, name)
+        _set_widget(_WIDGET + name, getattr(cfg, name))
+
+
+def _current(key: str, arg: str = "value", options: list | None = None) -> dict[str, Any]:
+    """The widget's current value as its default, unless code set it this run.
+
+    Streamlit's frontend falls back to a widget's *default* when it loses the widget's state (seen
+    when a page switch overtakes a session's first run, several sessions at once): with the current
+    value as the default, that fallback changes nothing. When code has just set the value through
+    session state, passing a default too is an error in Streamlit, so none is passed then.
+    """
+    if key in st.session_state.get(_SET_BY_CODE, ()) or key not in st.session_state:
+        return {}
+    value = st.session_state[key]
+    if options is not None:
+        return {arg: options.index(value)} if value in options else {}
+    return {arg: value}
 
 
 def _apply_preset() -> None:
@@ -185,23 +210,26 @@ def sidebar_config() -> TransformerConfig:
     sb.selectbox("Preset", [CUSTOM, *PRESETS], key="w_preset", on_change=_apply_preset,
                  help="Start from a named configuration; every slider stays movable.")
     custom = {"on_change": _mark_custom}
-    sb.slider(LABELS["N"], *N_RANGE, key="w_N", **custom)
-    sb.select_slider(LABELS["M"], LENGTHS, key="w_M", **custom)
-    sb.select_slider(LABELS["M_target"], LENGTHS, key="w_M_target", **custom)
-    sb.select_slider(LABELS["E"], WIDTHS, key="w_E", **custom)
+    sb.slider(LABELS["N"], *N_RANGE, key="w_N", **custom, **_current("w_N"))
+    sb.select_slider(LABELS["M"], LENGTHS, key="w_M", **custom, **_current("w_M"))
+    sb.select_slider(LABELS["M_target"], LENGTHS, key="w_M_target", **custom, **_current("w_M_target"))
+    sb.select_slider(LABELS["E"], WIDTHS, key="w_E", **custom, **_current("w_E"))
     heads = nhead_options(st.session_state["w_E"])
     if st.session_state.get("w_nhead") not in heads:
-        st.session_state["w_nhead"] = _nearest(st.session_state.get("w_nhead") or 1, heads)
-    sb.select_slider(LABELS["nhead"], heads, key="w_nhead", **custom,
+        _set_widget("w_nhead", _nearest(st.session_state.get("w_nhead") or 1, heads))
+    sb.select_slider(LABELS["nhead"], heads, key="w_nhead", **custom, **_current("w_nhead"),
                      help="Only divisors of E are offered: each head gets d_k = E / nhead dimensions.")
     sb.caption(f"E = {st.session_state['w_E']} splits evenly into nhead ∈ {{{', '.join(map(str, heads))}}}; "
                f"d_k = {st.session_state['w_E'] // st.session_state['w_nhead']}.")
-    sb.select_slider(LABELS["vocab_size"], VOCABS, key="w_vocab_size", **custom)
-    sb.slider(LABELS["layers"], *LAYER_RANGE, key="w_layers", **custom)
-    sb.select_slider(LABELS["d_ff"], FFS, key="w_d_ff", **custom)
-    sb.radio(LABELS["positional"], ["sinusoidal", "learned"], key="w_positional", horizontal=True, **custom)
-    sb.checkbox(LABELS["tie_embeddings"], key="w_tie_embeddings", **custom,
+    sb.select_slider(LABELS["vocab_size"], VOCABS, key="w_vocab_size", **custom, **_current("w_vocab_size"))
+    sb.slider(LABELS["layers"], *LAYER_RANGE, key="w_layers", **custom, **_current("w_layers"))
+    sb.select_slider(LABELS["d_ff"], FFS, key="w_d_ff", **custom, **_current("w_d_ff"))
+    kinds = ["sinusoidal", "learned"]
+    sb.radio(LABELS["positional"], kinds, key="w_positional", horizontal=True, **custom,
+             **_current("w_positional", "index", kinds))
+    sb.checkbox(LABELS["tie_embeddings"], key="w_tie_embeddings", **custom, **_current("w_tie_embeddings"),
                 help="The paper shares one vocab_size × E matrix between both embeddings and the final linear layer.")
+    st.session_state[_SET_BY_CODE] = set()
     values = {name: st.session_state[_WIDGET + name] for name in CONFIG_FIELDS}
     try:
         cfg = TransformerConfig(**values)
@@ -234,11 +262,7 @@ def cached_trace(cfg: TransformerConfig) -> Trace:
     in-place change raises) and no page does tensor maths; core.views cuts what pages draw.
     Memory stays bounded for the whole process: see pages/trace_cache.py.
     """
-    hit = CACHE.get(cfg)
-    if hit is not None:
-        return hit
-    with st.spinner("Running a forward pass…"):
-        return shared_trace(cfg)
+    return shared_trace(cfg)  # no st.* call here: cached functions (cached_shapes) call this
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
