@@ -181,8 +181,14 @@ async def quiz_step(page, log: SessionLog, answers: int) -> None:
         else:
             log.errors.append("quiz: no text question within 30")
             return
-        await box.first.fill("-7")
-        await box.first.press("Enter")
+        for attempt in range(2):  # a rerun may replace the box between finding and typing
+            try:
+                await box.first.fill("-7", timeout=WAIT_MS // 2)
+                await box.first.press("Enter", timeout=WAIT_MS // 2)
+                break
+            except Exception:  # noqa: BLE001
+                if attempt:
+                    raise
         await page.locator('[class*="st-key-submit_"] button').first.click()
         log.answered += 1
         try:
