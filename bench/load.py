@@ -91,10 +91,11 @@ class SessionLog:
     reruns: list[float] = field(default_factory=list)  # seconds, key press to new table
     trainings: int = 0
     busy: int = 0
-    answered: int = 0
+    answered_ids: set[str] = field(default_factory=set)
     loops: int = 0
-    errors: list[str] = field(default_factory=list)
-    leaks: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # exceptions and error boxes the app showed
+    leaks: list[str] = field(default_factory=list)  # this session saw a config or score not its own
+    timeouts: list[str] = field(default_factory=list)  # this script's own waits that ran out
 
 
 def start_server(port: int, log_path: Path) -> subprocess.Popen:
@@ -156,48 +157,55 @@ async def explorer_step(page, log: SessionLog, moves: int) -> None:
             log.reruns.append(time.perf_counter() - start)
             m_now = target
         except AssertionError:
-            log.errors.append(f"explorer: table did not show ({log.N}, {target}) after {key}; it shows "
+            log.timeouts.append(f"explorer: table did not show ({log.N}, {target}) after {key}; it shows "
                               f"{await first.inner_text()} and the URL is {page.url}")
             return
     await count_errors(page, "explorer", log)
 
 
+async def current_question(page) -> str | None:
+    """The id of the question on screen, read off its submit button's key."""
+    holder = page.locator('[class*="st-key-submit_"]').first
+    if not await holder.count():
+        return None
+    found = re.search(r"st-key-submit_(\S+)", await holder.get_attribute("class") or "")
+    return found.group(1) if found else None
+
+
 async def quiz_step(page, log: SessionLog, answers: int) -> None:
+    """Answer new text questions wrongly; the score must count exactly this session's answers.
+
+    The score counts each question's latest answer, so a question answered before is skipped.
+    """
     from playwright.async_api import expect
 
     await goto_page(page, "Quiz")
     score = page.get_by_text(re.compile(r"^Score:"))
+    position = page.get_by_text(re.compile(r"^Question \d+ of \d+$"))
     for _ in range(answers):
-        # Move to a question with a text answer; a shape or number written as "-7" is never right.
-        position = page.get_by_text(re.compile(r"^Question \d+ of \d+$"))
-        for _ in range(30):
+        # Move to a new question with a text answer; a shape or number written as "-7" is never right.
+        for _ in range(40):
             box = page.locator('[class*="st-key-ans_"] input[type="text"]')
-            if await box.count():
+            qid = await current_question(page)
+            if await box.count() and qid is not None and qid not in log.answered_ids:
                 break
             before = await position.inner_text()
             await page.locator(".st-key-quiz_next button").click()
             await expect(position).not_to_have_text(before, timeout=WAIT_MS)
-            await page.wait_for_timeout(100)
         else:
-            log.errors.append("quiz: no text question within 30")
+            log.timeouts.append("quiz: no new text question within 40")
             return
-        for attempt in range(2):  # a rerun may replace the box between finding and typing
-            try:
-                await box.first.fill("-7", timeout=WAIT_MS // 2)
-                await box.first.press("Enter", timeout=WAIT_MS // 2)
-                break
-            except Exception:  # noqa: BLE001
-                if attempt:
-                    raise
-        await page.locator('[class*="st-key-submit_"] button').first.click()
-        log.answered += 1
+        await box.first.fill("-7")
+        await box.first.press("Enter")
+        await page.locator(f".st-key-submit_{qid} button").click()
+        log.answered_ids.add(qid)
+        wanted = f"0 right, {len(log.answered_ids)} wrong"
         try:
-            await expect(score).to_contain_text(f"0 right, {log.answered} wrong", timeout=WAIT_MS)
+            await expect(score).to_contain_text(wanted, timeout=WAIT_MS)
         except AssertionError:
             seen = await score.inner_text() if await score.count() else "(no score line)"
-            log.leaks.append(f"quiz: expected 0 right, {log.answered} wrong; saw {seen!r}")
+            log.leaks.append(f"quiz: expected {wanted}; saw {seen!r}")
             return
-        await page.locator(".st-key-quiz_next button").click()
     await count_errors(page, "quiz", log)
 
 
@@ -220,7 +228,7 @@ async def training_step(page, log: SessionLog) -> None:
             break
         await page.wait_for_timeout(250)
     else:
-        log.errors.append("training: no result or busy notice in time")
+        log.timeouts.append("training: no result or busy notice in time")
     await count_errors(page, "training lab", log)
 
 
@@ -239,7 +247,7 @@ async def session(browser, url: str, index: int, deadline: float, moves: int, an
                 try:
                     await step()
                 except Exception as exc:  # noqa: BLE001 - record and go on: one failure is a finding
-                    log.errors.append(f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+                    log.timeouts.append(f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
             log.loops += 1
     finally:
         await context.close()
@@ -318,11 +326,12 @@ async def run_load(sessions: int, seconds: float, moves: int, answers: int) -> d
         "rss_peak_first_third_mib": round(max(first) / mib, 1) if first else None,
         "rss_peak_last_third_mib": round(max(last) / mib, 1) if last else None,
         "loops": sum(log.loops for log in logs),
-        "quiz_answers": sum(log.answered for log in logs),
+        "quiz_answers": sum(len(log.answered_ids) for log in logs),
         "trainings_finished": sum(log.trainings for log in logs),
         "trainings_turned_away_busy": sum(log.busy for log in logs),
         "errors": [f"session {log.index}: {e}" for log in logs for e in log.errors],
         "leaks": [f"session {log.index}: {e}" for log in logs for e in log.leaks],
+        "timeouts": [f"session {log.index}: {e}" for log in logs for e in log.timeouts],
     }
 
 
@@ -337,10 +346,12 @@ def report(result: dict) -> str:
         f"median first third {result['rss_median_first_third_mib']} MiB, last third "
         f"{result['rss_median_last_third_mib']} MiB (peaks {result['rss_peak_first_third_mib']} / "
         f"{result['rss_peak_last_third_mib']} MiB)",
-        f"errors shown: {len(result['errors'])}; sessions that saw another's state: {len(result['leaks'])}",
+        f"errors shown: {len(result['errors'])}; sessions that saw another's state: {len(result['leaks'])}; "
+        f"waits of this script that ran out: {len(result['timeouts'])}",
     ]
     lines += [f"  error: {e}" for e in result["errors"][:20]]
     lines += [f"  leak: {e}" for e in result["leaks"][:20]]
+    lines += [f"  timeout: {e}" for e in result["timeouts"][:20]]
     return "\n".join(lines)
 
 
