@@ -232,13 +232,19 @@ async def training_step(page, log: SessionLog) -> None:
     await count_errors(page, "training lab", log)
 
 
-async def session(browser, url: str, index: int, deadline: float, moves: int, answers: int) -> SessionLog:
+async def session(browser, url: str, index: int, deadline: float, moves: int, answers: int,
+                  ramp: float) -> SessionLog:
     log = SessionLog(index=index, N=index % 64 + 1)
+    await asyncio.sleep(index * ramp)  # visitors arrive one after another, not all in one instant
     context = await browser.new_context(viewport={"width": 1400, "height": 1000})
     page = await context.new_page()
     page.set_default_timeout(WAIT_MS)
     try:
-        await page.goto(f"{url}/?N={log.N}", timeout=WAIT_MS)
+        try:
+            await page.goto(f"{url}/?N={log.N}", timeout=WAIT_MS)
+        except Exception as exc:  # noqa: BLE001 - a page that never loads is a finding, not a crash
+            log.timeouts.append(f"first load: {type(exc).__name__}")
+            return log
         while log.loops == 0 or time.monotonic() < deadline:  # every session does one whole loop
             for step in (lambda: explorer_step(page, log, moves), lambda: quiz_step(page, log, answers),
                          lambda: training_step(page, log)):
@@ -282,8 +288,12 @@ def percentile(values: list[float], q: float) -> float | None:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-async def run_load(sessions: int, seconds: float, moves: int, answers: int) -> dict:
+async def run_load(sessions: int, seconds: float, moves: int, answers: int, ramp: float = 0.5) -> dict:
+    """Run the load; every browser wait is allowed longer with more sessions sharing the CPUs."""
     from playwright.async_api import async_playwright
+
+    global WAIT_MS
+    WAIT_MS = int(60_000 * max(1.0, sessions / 8))
 
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -299,7 +309,7 @@ async def run_load(sessions: int, seconds: float, moves: int, answers: int) -> d
             rest = rss_bytes(proc.pid) or 0
             t0 = time.monotonic()
             deadline = t0 + seconds
-            logs = await asyncio.gather(*(session(browser, url, i, deadline, moves, answers)
+            logs = await asyncio.gather(*(session(browser, url, i, deadline, moves, answers, ramp)
                                           for i in range(sessions)))
             t1 = time.monotonic()
         finally:
@@ -361,11 +371,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=60, help="how long the sessions keep going")
     parser.add_argument("--moves", type=int, default=4, help="slider moves per explorer visit")
     parser.add_argument("--answers", type=int, default=1, help="quiz answers per quiz visit")
+    parser.add_argument("--ramp", type=float, default=0.5, help="seconds between two sessions' arrivals")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if not 1 <= args.sessions <= 64 or not 1 <= args.seconds <= 3600:
         parser.error("--sessions must be 1-64 and --seconds 1-3600")
-    result = asyncio.run(run_load(args.sessions, args.seconds, args.moves, args.answers))
+    result = asyncio.run(run_load(args.sessions, args.seconds, args.moves, args.answers, args.ramp))
     print(json.dumps(result, indent=2) if args.json else report(result))
     return 1 if result["errors"] or result["leaks"] else 0
 
