@@ -21,6 +21,7 @@ PyTorch's meta device to get shapes without allocating memory.
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from typing import MutableMapping
 
 import torch
@@ -363,31 +364,63 @@ class CausalLM(nn.Module):
         return self.generator(x)  # (N, L, E) -> (N, L, vocab_size)
 
 
-@torch.no_grad()
-def init_weights(model: nn.Module, seed: int) -> nn.Module:
-    """Seeded weights in one cheap pass: the same bounds PyTorch's defaults use, drawn once.
+PARALLEL_INIT_NUMEL = 8_000_000  # below this, drawing in one thread is quicker than handing out work
+_init_pool: ThreadPoolExecutor | None = None
 
-    PyTorch's nn.Transformer draws every matrix twice (the layer default, then Xavier); the values
-    are random either way, so one draw from a private generator is enough and keeps sessions'
-    random streams apart.
-    """
-    gen = torch.Generator(device="cpu").manual_seed(seed)
+
+def _draws(model: nn.Module) -> list[tuple[Tensor, str, float]]:
+    """Every tensor to fill: (tensor, 'uniform' | 'normal' | 'fill', bound or std or value)."""
+    draws: list[tuple[Tensor, str, float]] = []
     tied = {id(m.lookup.weight) for m in model.modules() if isinstance(m, TokenEmbedding)}
     for module in model.modules():
         if isinstance(module, nn.Linear):
             bound = 1.0 / math.sqrt(module.in_features)
             if id(module.weight) not in tied:  # a tied output layer keeps the embedding's values
-                module.weight.uniform_(-bound, bound, generator=gen)
+                draws.append((module.weight, "uniform", bound))
             if module.bias is not None:
-                module.bias.uniform_(-bound, bound, generator=gen)
+                draws.append((module.bias, "uniform", bound))
         elif isinstance(module, TokenEmbedding):
             # Scaled by sqrt(E) in forward, so N(0, 1/E) here gives unit-size embeddings there.
-            module.lookup.weight.normal_(0.0, module.E ** -0.5, generator=gen)
+            draws.append((module.lookup.weight, "normal", module.E ** -0.5))
         elif isinstance(module, PositionalEncoding) and module.table is not None:
-            module.table.weight.normal_(0.0, 1.0, generator=gen)
+            draws.append((module.table.weight, "normal", 1.0))
         elif isinstance(module, nn.LayerNorm):
-            module.weight.fill_(1.0)
-            module.bias.zero_()
+            draws += [(module.weight, "fill", 1.0), (module.bias, "fill", 0.0)]
+    return draws
+
+
+@torch.no_grad()
+def _draw(tensor: Tensor, kind: str, value: float, seed: int) -> None:
+    if kind == "fill":
+        tensor.fill_(value)
+        return
+    gen = torch.Generator(device="cpu").manual_seed(seed)
+    if kind == "uniform":
+        tensor.uniform_(-value, value, generator=gen)
+    else:
+        tensor.normal_(0.0, value, generator=gen)
+
+
+@torch.no_grad()
+def init_weights(model: nn.Module, seed: int) -> nn.Module:
+    """Seeded weights in one cheap pass: the same bounds PyTorch's defaults use, drawn once.
+
+    PyTorch's nn.Transformer draws every matrix twice (the layer default, then Xavier); the values
+    are random either way, so one draw is enough. Each tensor gets its own generator, seeded from
+    ``seed`` and its place in the model, so the values do not depend on the order of drawing: a
+    large model draws on two threads (the drawing releases Python's lock), a small one on one.
+    Private generators also keep sessions' random streams apart.
+    """
+    global _init_pool
+    jobs = [(t, kind, value, seed * 1_000_003 + i) for i, (t, kind, value) in enumerate(_draws(model))]
+    if sum(job[0].numel() for job in jobs) < PARALLEL_INIT_NUMEL:
+        for job in jobs:
+            _draw(*job)
+        return model
+    if _init_pool is None:
+        _init_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="init_weights")
+    for done in [_init_pool.submit(_draw, *job) for job in sorted(jobs, key=lambda j: -j[0].numel())]:
+        done.result()
     return model
 
 
