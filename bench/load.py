@@ -163,6 +163,14 @@ async def explorer_step(page, log: SessionLog, moves: int) -> None:
     await count_errors(page, "explorer", log)
 
 
+async def settle(page) -> None:
+    """Wait until the app is not running a script for this page (its status widget is gone)."""
+    try:
+        await page.locator('[data-testid="stStatusWidget"]').wait_for(state="hidden", timeout=WAIT_MS)
+    except Exception:  # noqa: BLE001 - still running after the wait: go on and let later checks tell
+        pass
+
+
 async def current_question(page) -> str | None:
     """The id of the question on screen, read off its submit button's key."""
     holder = page.locator('[class*="st-key-submit_"]').first
@@ -184,19 +192,25 @@ async def quiz_step(page, log: SessionLog, answers: int) -> None:
     position = page.get_by_text(re.compile(r"^Question \d+ of \d+$"))
     for _ in range(answers):
         # Move to a new question with a text answer; a shape or number written as "-7" is never right.
+        # Everything is looked up by the question's id: a rerun may still be replacing the old one.
         for _ in range(40):
-            box = page.locator('[class*="st-key-ans_"] input[type="text"]')
+            await settle(page)
             qid = await current_question(page)
-            if await box.count() and qid is not None and qid not in log.answered_ids:
-                break
+            if qid is not None and qid not in log.answered_ids:
+                box = page.locator(f'.st-key-ans_{qid} input[type="text"]')
+                if await box.count():
+                    try:
+                        await box.fill("-7", timeout=10_000)
+                        await box.press("Enter", timeout=10_000)
+                        break
+                    except Exception:  # noqa: BLE001 - replaced while typing: look again
+                        continue
             before = await position.inner_text()
             await page.locator(".st-key-quiz_next button").click()
             await expect(position).not_to_have_text(before, timeout=WAIT_MS)
         else:
             log.timeouts.append("quiz: no new text question within 40")
             return
-        await box.first.fill("-7")
-        await box.first.press("Enter")
         await page.locator(f".st-key-submit_{qid} button").click()
         log.answered_ids.add(qid)
         wanted = f"0 right, {len(log.answered_ids)} wrong"

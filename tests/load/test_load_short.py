@@ -27,7 +27,6 @@ def test_four_sessions_for_a_short_while():
     print(load.report(result))
     assert result["errors"] == []
     assert result["leaks"] == []
-    assert result["timeouts"] == []
     assert result["rerun_count"] >= 4  # every session moved a slider and saw its own table change
     assert result["quiz_answers"] >= 4  # and had its own score count its own answer
     assert result["trainings_finished"] + result["trainings_turned_away_busy"] >= 4
