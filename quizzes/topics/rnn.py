@@ -1,6 +1,6 @@
 """RNN against Transformer: time, recurrence, and where order comes from."""
 
-from quizzes.questions import Question, fixed, outcome, row_shape, value
+from quizzes.questions import Question, fixed, outcome, row_shape
 
 TOPIC = "RNN vs. Transformer"
 
