@@ -175,9 +175,9 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
     if attempt is None:
         return
     if attempt["correct"]:
-        st.success(f"Right. You answered {attempt['given']!r}.", icon="✅")
+        st.success(f"Right. You answered {attempt['given']!r}.", icon=":material/check_circle:")
     else:
-        st.error(f"Not quite. You answered {attempt['given']!r}.", icon="❌")
+        st.error(f"Not quite. You answered {attempt['given']!r}.", icon=":material/cancel:")
     st.markdown(f"Expected, for the config you answered with: `{attempt['expected']}`")
     then = attempt.get("config") or {}
     changed = [k for k in ("N", "M", "M_target", "E", "nhead", "vocab_size", "layers", "d_ff", "positional")
@@ -220,7 +220,7 @@ st.caption(f"Every expected answer is computed from the live model for the sideb
            f"M={cfg.M}, M_target={cfg.M_target}, E={cfg.E}, nhead={cfg.nhead}, d_k={cfg.d_k}, "
            f"vocab_size={cfg.vocab_size}, layers={cfg.layers}): move a slider and the answers move with it.")
 st.info("Your progress lives in this browser session only. A server restart (or a closed tab) loses anything "
-        "you have not exported under *Save or restore progress*.", icon="💾")
+        "you have not exported under *Save or restore progress*.", icon=":material/save:")
 
 flash = st.session_state.get("quiz_flash")
 if flash:
