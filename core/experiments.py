@@ -180,7 +180,7 @@ def permutation(cfg: TransformerConfig) -> Evidence:
     """
     small, note = bounded(cfg)
     L, E = small.M, small.E
-    enc = init_weights(EncoderLayer(E, small.nhead, small.d_ff), small.seed).eval()
+    enc = init_weights(EncoderLayer(E, small.nhead, small.d_ff), small.seed).train(False)
     x = torch.randn(1, L, E, generator=_gen(small.seed))  # (1, L, E)
     perm = torch.arange(L).flip(0)  # reverse the sequence: a permutation that moves every pair
     pos = sinusoidal_table(L, E)  # (L, E)
@@ -381,7 +381,7 @@ def learned_positions(cfg: TransformerConfig) -> Evidence:
 def causal_probe(cfg: TransformerConfig) -> Evidence:
     """Change one future target token and measure every decoder output position, mask on and off."""
     small, note = bounded(cfg)
-    model = Transformer.from_config(small).eval()
+    model = Transformer.from_config(small).train(False)
     T = small.M_target
     gen = _gen(small.seed)
     low = min(2, small.vocab_size - 1)

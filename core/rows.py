@@ -101,7 +101,7 @@ def symbol_values(cfg: TransformerConfig) -> dict[str, int]:
 
 
 def formula_shape(formula: str, cfg: TransformerConfig) -> tuple[int, ...]:
-    """Evaluate a shape formula like '(N, M, E/nhead)' on a config, without eval()."""
+    """Evaluate a shape formula like '(N, M, E/nhead)' on a config, parsing it (no code is evaluated)."""
     values = symbol_values(cfg)
 
     def atom(tok: str) -> int:
