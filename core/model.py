@@ -365,7 +365,9 @@ class CausalLM(nn.Module):
 
 
 PARALLEL_INIT_NUMEL = 8_000_000  # below this, drawing in one thread is quicker than handing out work
-_init_pool: ThreadPoolExecutor | None = None
+# Created now, but its two threads start only when a large model is first drawn; one shared pool
+# means concurrent sessions never race to create their own.
+_INIT_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="init_weights")
 
 
 def _draws(model: nn.Module) -> list[tuple[Tensor, str, float]]:
@@ -411,15 +413,12 @@ def init_weights(model: nn.Module, seed: int) -> nn.Module:
     large model draws on two threads (the drawing releases Python's lock), a small one on one.
     Private generators also keep sessions' random streams apart.
     """
-    global _init_pool
     jobs = [(t, kind, value, seed * 1_000_003 + i) for i, (t, kind, value) in enumerate(_draws(model))]
     if sum(job[0].numel() for job in jobs) < PARALLEL_INIT_NUMEL:
         for job in jobs:
             _draw(*job)
         return model
-    if _init_pool is None:
-        _init_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="init_weights")
-    for done in [_init_pool.submit(_draw, *job) for job in sorted(jobs, key=lambda j: -j[0].numel())]:
+    for done in [_INIT_POOL.submit(_draw, *job) for job in sorted(jobs, key=lambda j: -j[0].numel())]:
         done.result()
     return model
 
