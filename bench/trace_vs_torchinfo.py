@@ -22,7 +22,7 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core import TransformerConfig, trace  # noqa: E402
+from core import MALLOC_TUNED, TransformerConfig, trace  # noqa: E402
 
 SIZES = [(2, 8, 16, 2, 100), (8, 64, 128, 8, 1000), (4, 128, 256, 8, 8000)]  # (N, M, E, nhead, vocab_size)
 LAYERS = 6  # torch.nn.Transformer's default depth, used by both sides
@@ -75,7 +75,8 @@ def main() -> None:
     args = parser.parse_args()
     torch.manual_seed(0)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, layers={LAYERS}, d_ff=4E, "
-          f"{args.repeats} interleaved repeats (first call per size discarded)")
+          f"{args.repeats} interleaved repeats (first call per size discarded), "
+          f"malloc tuning {'on' if MALLOC_TUNED else 'off'} for all three (core/allocator.py)")
     print(f"{'N, M, E, nhead, vocab':>24} | {'trace ms':>9} {'torchinfo ms':>12} {'bare ms':>8} | "
           f"{'trace/torchinfo':>15} {'trace/bare':>10}")
     first = timed(run_trace, TransformerConfig(N=2, M=8, E=16, nhead=2, vocab_size=100))

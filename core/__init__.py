@@ -1,7 +1,10 @@
 """Transformer Shape Explorer core: the model, its recorded forward pass, and experiments.
 
-PyTorch and the standard library only; nothing here knows it is being displayed.
+PyTorch, numpy and the standard library only; nothing here knows it is being displayed.
+Importing it tunes glibc's malloc for repeated passes (see core/allocator.py).
 """
+
+from .allocator import MALLOC_TUNED
 
 from .config import (DEFAULT, PAPER_BASE, PAPER_BIG, PRESETS, SEED_NOTE, SEED_NOTEBOOK, TransformerConfig,
                      divisors)
@@ -16,5 +19,5 @@ __all__ = [
     "DEFAULT_BUDGET_BYTES", "estimate", "human_bytes", "param_counts",
     "Transformer", "CausalLM", "EncoderLayer", "DecoderLayer", "MultiHeadAttention", "FeedForward",
     "PositionalEncoding", "generate_square_subsequent_mask", "generate_key_padding_mask",
-    "ROWS", "EXTRAS", "formula_shape", "Trace", "TensorRow", "trace",
+    "ROWS", "EXTRAS", "formula_shape", "Trace", "TensorRow", "trace", "MALLOC_TUNED",
 ]

@@ -1,0 +1,108 @@
+"""The cheap weight initialisation and the malloc tuning: what they promise, checked exactly."""
+
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import core.model as model_module
+from core import Transformer, TransformerConfig
+from core.model import LayerNorm, Linear, TokenEmbedding, init_weights
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def build(seed=0, **sizes):
+    sizes = {"vocab_size": 50, "E": 16, "nhead": 2, "layers": 2, **sizes}
+    return init_weights(Transformer(**sizes), seed)
+
+
+def test_every_weight_lies_in_pytorchs_default_range():
+    model = build(E=24, nhead=4, d_ff=40, positional="learned")
+    for module in model.modules():
+        if isinstance(module, Linear):
+            bound = 1 / math.sqrt(module.in_features)
+            assert module.weight.abs().max() <= bound and module.bias.abs().max() <= bound
+            assert module.weight.abs().max() > 0.9 * bound  # the whole range is used, not a corner
+        elif isinstance(module, LayerNorm):
+            assert torch.equal(module.weight, torch.ones_like(module.weight))
+            assert torch.equal(module.bias, torch.zeros_like(module.bias))
+
+
+def test_embeddings_have_unit_size_after_the_sqrt_E_scale():
+    model = build(vocab_size=4000, E=64, nhead=4)
+    table = model.src_embed.lookup.weight
+    assert abs(table.std().item() * math.sqrt(64) - 1) < 0.02
+    assert abs(table.mean().item()) < 0.01
+    positions = build(E=32, positional="learned", max_len=2000).positional.table.weight
+    assert abs(positions.std().item() - 1) < 0.03
+
+
+def test_seeded_same_seed_same_weights_other_seed_other_weights():
+    a, b, c = build(seed=3), build(seed=3), build(seed=4)
+    for pa, pb, pc in zip(a.parameters(), b.parameters(), c.parameters()):
+        assert torch.equal(pa, pb)
+        if pa.numel() > 1 and pa.std() > 0:
+            assert not torch.equal(pa, pc)
+
+
+def test_values_do_not_depend_on_the_threads_that_drew_them(monkeypatch):
+    """A many-chunk model is drawn on two threads; drawing every chunk inline gives the same values."""
+    monkeypatch.setattr(model_module, "CHUNK_NUMEL", 1000)  # ~20 chunks for this small model
+    threaded = build(seed=5, E=32, nhead=4)
+
+    class Inline:
+        def submit(self, fn, *args):
+            fn(*args)
+            return type("Done", (), {"result": lambda self: None})()
+
+    monkeypatch.setattr(model_module, "_INIT_POOL", Inline())
+    inline = build(seed=5, E=32, nhead=4)
+    for p, q in zip(threaded.parameters(), inline.parameters()):
+        assert torch.equal(p, q)
+
+
+def test_tied_embeddings_stay_one_tensor():
+    model = build(tie_embeddings=True)
+    assert model.generator.weight is model.tgt_embed.lookup.weight is model.src_embed.lookup.weight
+    assert isinstance(model.src_embed, TokenEmbedding)
+
+
+def _python(code: str, **env) -> str:
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                            env={**os.environ, **env})
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the tuning is for glibc on Linux")
+def test_malloc_tuning_is_on_by_default_and_can_be_turned_off():
+    assert _python("import core; print(core.MALLOC_TUNED)") == "True"
+    assert _python("import core; print(core.MALLOC_TUNED)", TSE_MALLOC_TUNING="0") == "False"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the tuning is for glibc on Linux")
+def test_malloc_tuning_stops_repeated_traces_faulting_their_memory_in_again():
+    """What the tuning is for, counted rather than timed: page faults per repeated trace."""
+    code = (
+        "import resource, core\n"
+        "cfg = core.TransformerConfig(N=4, M=64, E=128, nhead=8, vocab_size=4000, layers=4)\n"
+        "core.trace(cfg)\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt\n"
+        "for _ in range(3):\n"
+        "    core.trace(cfg)\n"
+        "print((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) // 3)\n"
+    )
+    tuned, untuned = int(_python(code)), int(_python(code, TSE_MALLOC_TUNING="0"))
+    assert tuned * 5 < untuned, (tuned, untuned)
+
+
+def test_trace_values_are_finite_and_probabilities_sum_to_one():
+    t = __import__("core").trace(TransformerConfig(N=3, M=6, E=16, nhead=4, vocab_size=40))
+    probs = t.tensors["probs"]
+    assert torch.isfinite(probs).all()
+    assert torch.allclose(probs.sum(-1), torch.ones(probs.shape[:-1]))
