@@ -8,6 +8,7 @@ import os
 
 import streamlit as st
 
+from core.shapes import warm_up_in_background
 from core.views import limit_torch_threads
 from pages.common import sidebar_config
 
@@ -28,3 +29,6 @@ PAGES = [
 page = st.navigation(PAGES)
 sidebar_config()
 page.run()
+# After the first page is drawn, import what the first shape-only (meta) trace needs, so a
+# learner's first GPT-3-sized trace is not slowed by PyTorch's one-time import. Once per process.
+warm_up_in_background()

@@ -9,6 +9,9 @@ operators alias their inputs, so they always run for real (they are cheap on met
 
 from __future__ import annotations
 
+import importlib
+import sys
+import threading
 from functools import lru_cache
 from typing import Any
 
@@ -77,3 +80,25 @@ class MetaShapeCache(TorchDispatchMode):
         if isinstance(layout, _Layout):
             return layout.new()
         return tuple(d.new() for d in layout)
+
+
+_warm_up_lock = threading.Lock()
+_warm_up_thread: threading.Thread | None = None
+
+
+def warm_up_in_background() -> threading.Thread | None:
+    """Pay PyTorch's one-time cost of a first meta pass now, on a daemon thread; once per process.
+
+    On the meta device most elementwise operators are Python references that PyTorch wraps in
+    ``torch._dynamo.disable``; the first call of such a wrapper imports torch._dynamo, which takes
+    about a second. A server calls this after its first page is drawn, so that a learner's first
+    GPT-3-sized trace takes the time of the trace, not of that import. Returns the thread (None
+    when there is nothing left to do).
+    """
+    global _warm_up_thread
+    with _warm_up_lock:
+        if _warm_up_thread is None and "torch._dynamo" not in sys.modules:
+            _warm_up_thread = threading.Thread(target=importlib.import_module, args=("torch._dynamo",),
+                                               name="meta-warm-up", daemon=True)
+            _warm_up_thread.start()
+        return _warm_up_thread

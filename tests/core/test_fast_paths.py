@@ -1,4 +1,4 @@
-"""The cheap weight initialisation and the malloc tuning: what they promise, checked exactly."""
+"""What makes a trace cheap — the weight initialisation, the malloc tuning, the meta warm-up — checked exactly."""
 
 import math
 import os
@@ -106,3 +106,17 @@ def test_trace_values_are_finite_and_probabilities_sum_to_one():
     probs = t.tensors["probs"]
     assert torch.isfinite(probs).all()
     assert torch.allclose(probs.sum(-1), torch.ones(probs.shape[:-1]))
+
+
+def test_meta_warm_up_imports_what_the_first_meta_pass_needs_once():
+    out = _python(
+        "import sys, core\n"
+        "from core.shapes import warm_up_in_background\n"
+        "before = 'torch._dynamo' in sys.modules\n"
+        "thread = warm_up_in_background()\n"
+        "thread.join(120)\n"
+        "again = warm_up_in_background()\n"
+        "core.trace(core.PRESETS['GPT-3 175B sizes (shape only)'])\n"
+        "print(before, 'torch._dynamo' in sys.modules, again is thread)\n"
+    )
+    assert out == "False True True"
