@@ -6,11 +6,17 @@ Streamlit runs this file on every interaction. It sets the page up, draws the sh
 
 import os
 
-import streamlit as st
+# One server process serves every session, from many threads, and glibc applies its trim threshold
+# to each thread's arena: core/allocator.py's tuning, good for one user tracing large models, raised
+# the server's peak with 32 sessions from 579 to 728 MiB (bench/load.py). So the server keeps
+# glibc's defaults unless TSE_MALLOC_TUNING=1 asks otherwise. This must run before core is imported.
+os.environ.setdefault("TSE_MALLOC_TUNING", "0")
 
-from core.shapes import warm_up_in_background
-from core.views import limit_torch_threads
-from pages.common import sidebar_config
+import streamlit as st  # noqa: E402
+
+from core.shapes import warm_up_in_background  # noqa: E402
+from core.views import limit_torch_threads  # noqa: E402
+from pages.common import sidebar_config  # noqa: E402
 
 # Small passes run fastest on one thread (see limit_torch_threads); TSE_TORCH_THREADS overrides.
 _threads = os.environ.get("TSE_TORCH_THREADS", "1")

@@ -432,7 +432,7 @@ def init_weights(model: nn.Module, seed: int) -> nn.Module:
     Why not PyTorch's own initialisers: nn.Transformer draws every matrix twice (the layer default,
     then Xavier) with the mt19937 generator, at about 2.8 ns a number here; the values are random
     either way. Here every weight is drawn once, from numpy's SFC64 generator, at about 1.1 ns a
-    number (bench/trace_vs_torchinfo.py shows the effect on a whole trace).
+    number (both measured by bench/init_weights.py).
 
     Determinism: the model's random weights, in module order, form one stream cut into chunks of
     CHUNK_NUMEL; chunk c has its own generator seeded with (seed, c). The values therefore depend
