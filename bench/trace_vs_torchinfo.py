@@ -5,8 +5,11 @@ For each size it times, interleaved in one process so machine noise hits all thr
   torchinfo build torch.nn.Transformer (plus embedding and output layer) and torchinfo.summary it.
   bare      build the same torch.nn.Transformer and run one forward pass under no_grad (the floor).
 It reports per-run ratios' medians: trace/torchinfo (target <= 0.6) and trace/bare (target <= 1.0).
+With --breakdown it then splits one trace per size into its parts: building the modules, drawing
+the weights, the recorded forward pass, and within that pass the matrix products (aten::addmm,
+mm and bmm, summed by torch.profiler), which no implementation of the same model can skip.
 
-    python bench/trace_vs_torchinfo.py [--repeats 15]
+    python bench/trace_vs_torchinfo.py [--repeats 15] [--breakdown]
 """
 
 from __future__ import annotations
@@ -63,6 +66,39 @@ def run_bare(cfg):
         model(src, src)
 
 
+def breakdown(cfg: TransformerConfig, repeats: int) -> dict[str, float]:
+    """Median milliseconds of each part of a trace at ``cfg``."""
+    from torch.profiler import ProfilerActivity, profile
+
+    from core.model import Transformer, generate_key_padding_mask, generate_square_subsequent_mask, init_weights
+    from core.trace import PAD_ID, TraceRecorder, make_batch
+
+    parts: dict[str, list[float]] = {"build": [], "init": [], "forward": [], "matrix products": []}
+    for rep in range(repeats + 1):
+        start = time.perf_counter()
+        model = Transformer(vocab_size=cfg.vocab_size, E=cfg.E, nhead=cfg.nhead, layers=cfg.layers, d_ff=cfg.d_ff)
+        built = time.perf_counter()
+        init_weights(model, cfg.seed)
+        drawn = time.perf_counter()
+        with torch.inference_mode():
+            src, tgt = make_batch(cfg)
+            mask = generate_square_subsequent_mask(cfg.M_target)
+            padding = generate_key_padding_mask(src, PAD_ID)
+            forward_start = time.perf_counter()
+            model(src, tgt, tgt_mask=mask, src_key_padding_mask=padding, memory_key_padding_mask=padding,
+                  rec=TraceRecorder())
+            forward_end = time.perf_counter()
+            with profile(activities=[ProfilerActivity.CPU]) as prof:  # a second, profiled pass
+                model(src, tgt, tgt_mask=mask, src_key_padding_mask=padding, memory_key_padding_mask=padding,
+                      rec=TraceRecorder())
+        products = sum(e.self_cpu_time_total for e in prof.key_averages()
+                       if e.key in ("aten::addmm", "aten::mm", "aten::bmm")) / 1e6
+        if rep:  # the first round warms up
+            for key, value in zip(parts, (built - start, drawn - built, forward_end - forward_start, products)):
+                parts[key].append(value)
+    return {k: statistics.median(v) * 1e3 for k, v in parts.items()}
+
+
 def timed(fn, cfg) -> float:
     start = time.perf_counter()
     fn(cfg)
@@ -72,6 +108,7 @@ def timed(fn, cfg) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--breakdown", action="store_true", help="then split one trace per size into its parts")
     args = parser.parse_args()
     torch.manual_seed(0)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, layers={LAYERS}, d_ff=4E, "
@@ -97,6 +134,14 @@ def main() -> None:
         print(f"{str((N, M, E, nhead, vocab)):>24} | {med['trace']:9.1f} {med['torchinfo']:12.1f} "
               f"{med['bare']:8.1f} | {r_info:15.2f} {r_bare:10.2f}")
     print(f"first trace in this process (after imports): {first * 1e3:.1f} ms")
+    if args.breakdown:
+        print(f"\n{'N, M, E, nhead, vocab':>24} | {'build ms':>8} {'init ms':>8} {'forward ms':>10} "
+              f"{'of which matrix products ms':>27}")
+        for N, M, E, nhead, vocab in SIZES:
+            cfg = TransformerConfig(N=N, M=M, E=E, nhead=nhead, vocab_size=vocab, layers=LAYERS)
+            part = breakdown(cfg, args.repeats)
+            print(f"{str((N, M, E, nhead, vocab)):>24} | {part['build']:8.1f} {part['init']:8.1f} "
+                  f"{part['forward']:10.1f} {part['matrix products']:27.1f}")
 
 
 if __name__ == "__main__":
