@@ -95,8 +95,8 @@ def breakdown(cfg: TransformerConfig, repeats: int) -> dict[str, float]:
                        if e.key in ("aten::addmm", "aten::mm", "aten::bmm")) / 1e6
         if rep:  # the first round warms up
             for key, value in zip(parts, (built - start, drawn - built, forward_end - forward_start, products)):
-                parts[key].append(value)
-    return {k: statistics.median(v) * 1e3 for k, v in parts.items()}
+                parts[key].append(value * 1e3)
+    return {k: statistics.median(v) for k, v in parts.items()}
 
 
 def timed(fn, cfg) -> float:

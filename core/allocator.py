@@ -3,9 +3,10 @@
 A trace allocates a model and keeps tens of MiB of activations, then frees it all when the caller
 drops the Trace. glibc gives memory back to the operating system once more than its trim
 threshold is free at the top of the heap (by default at most 64 MiB, usually far less), and the
-next trace then pays a page fault for every 4 KiB it touches again. At (N, M, E) = (4, 128, 256)
-with 6+6 layers that was about 20,000 faults and a fifth of the trace's time on this machine
-(the commands and figures are in the README). So, once, at ``import core``:
+next trace then pays a page fault for every 4 KiB it touches again. Tracing (N, M, E) =
+(4, 128, 256) with 6+6 layers over and over, that was about 22,000 faults per trace instead of
+about 450 on this machine, and the traces were slower (the command and figures are in the
+README). So, once, at ``import core``:
 
   M_TRIM_THRESHOLD = DEFAULT_BUDGET_BYTES (256 MiB): a real trace never holds more than the
       budget, so what one trace frees stays mapped for the next instead of being given back;

@@ -411,9 +411,9 @@ def _fill_chunk(seed: int, chunk: int, pieces: list[tuple[np.ndarray, float]]) -
     """Fill one chunk of the weight stream from its own generator.
 
     The generator's raw 64-bit words, read as pairs of signed 32-bit integers, are uniform on
-    [-2^31, 2^31); one multiply turns them into floats uniform on [-bound, bound]. That is about
-    twice as quick as drawing floats on [0, 1) and then stretching them. numpy releases Python's
-    lock while it works, so two chunks fill side by side.
+    [-2^31, 2^31); one multiply turns them into floats uniform on [-bound, bound]. That is quicker
+    than drawing floats on [0, 1) and then stretching them (bench/init_weights.py). numpy releases
+    Python's lock while it works, so two chunks fill side by side.
     """
     bits = np.random.SFC64([seed, chunk])
     n = sum(out.size for out, _ in pieces)
@@ -430,9 +430,9 @@ def init_weights(model: nn.Module, seed: int) -> nn.Module:
     """Seeded weights in one cheap pass: uniform draws with the spreads PyTorch's defaults use.
 
     Why not PyTorch's own initialisers: nn.Transformer draws every matrix twice (the layer default,
-    then Xavier) with the mt19937 generator, at about 2.8 ns a number here; the values are random
-    either way. Here every weight is drawn once, from numpy's SFC64 generator, at about 1.1 ns a
-    number (both measured by bench/init_weights.py).
+    then Xavier) with the mt19937 generator; the values are random either way. Here every weight
+    is drawn once, from numpy's SFC64 generator, at well under half of mt19937's cost per number
+    (bench/init_weights.py measures both).
 
     Determinism: the model's random weights, in module order, form one stream cut into chunks of
     CHUNK_NUMEL; chunk c has its own generator seeded with (seed, c). The values therefore depend
