@@ -73,8 +73,11 @@ def test_tied_embeddings_stay_one_tensor():
 
 
 def _python(code: str, **env) -> str:
+    """Run ``code`` in a fresh interpreter. TSE_MALLOC_TUNING is passed only when a test sets it: the
+    app's entry script sets it in whatever process imports it, such as this one under AppTest."""
+    inherited = {k: v for k, v in os.environ.items() if k != "TSE_MALLOC_TUNING"}
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                            env={**os.environ, **env})
+                            env={**inherited, **env})
     assert result.returncode == 0, result.stderr
     return result.stdout.strip()
 
