@@ -4,8 +4,9 @@ Per random number, in nanoseconds (medians, interleaved in one process, one thre
   torch uniform_     PyTorch's mt19937 draw, what nn.Linear's default initialisation uses;
   numpy random+scale numpy's SFC64 floats on [0, 1), then stretched to [-b, b];
   SFC64 raw words    what core.model._fill_chunk does: raw 32-bit integers times b / 2^31.
-Then whole models: core.init_weights against PyTorch's double initialisation (the
-nn.Transformer default draws and its Xavier pass), for the three sizes of trace_vs_torchinfo.py.
+Then whole models: core.init_weights (on two threads once a model has more than one chunk)
+against PyTorch's double initialisation on one thread (each layer's default draws, then Xavier),
+for the three sizes of trace_vs_torchinfo.py.
 
     python bench/init_weights.py [--repeats 21]
 """

@@ -52,7 +52,7 @@ def test_seeded_same_seed_same_weights_other_seed_other_weights():
 
 def test_values_do_not_depend_on_the_threads_that_drew_them(monkeypatch):
     """A many-chunk model is drawn on two threads; drawing every chunk inline gives the same values."""
-    monkeypatch.setattr(model_module, "CHUNK_NUMEL", 1000)  # ~20 chunks for this small model
+    monkeypatch.setattr(model_module, "CHUNK_NUMEL", 1000)  # dozens of chunks for this small model
     threaded = build(seed=5, E=32, nhead=4)
 
     class Inline:
