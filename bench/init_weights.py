@@ -3,7 +3,8 @@
 Per random number, in nanoseconds (medians, interleaved in one process, one thread each):
   torch uniform_     PyTorch's mt19937 draw, what nn.Linear's default initialisation uses;
   numpy random+scale numpy's SFC64 floats on [0, 1), then stretched to [-b, b];
-  SFC64 raw words    what core.model._fill_chunk does: raw 32-bit integers times b / 2^31.
+  SFC64 32-bit words raw 32-bit integers times b / 2^31 (what core did before);
+  SFC64 16-bit words what core.model._fill_chunk does: raw 16-bit integers times b / 2^15.
 Then whole models: core.init_weights (on two threads once a model has more than one chunk)
 against PyTorch's double initialisation on one thread (each layer's default draws, then Xavier),
 for the three sizes of trace_vs_torchinfo.py.
@@ -59,12 +60,16 @@ def per_number(repeats: int) -> None:
         np.multiply(view, np.float32(2 * bound), out=view)
         np.subtract(view, np.float32(bound), out=view)
 
-    def raw_words():
+    def words32():
         words = bits.random_raw(n // 2).view(np.int32)
         np.multiply(words, np.float32(bound / 2**31), out=view, dtype=np.float32, casting="unsafe")
 
+    def words16():
+        words = bits.random_raw(n // 4).view(np.int16)
+        np.multiply(words, np.float32(bound / 2**15), out=view, dtype=np.float32, casting="unsafe")
+
     runners = {"torch uniform_": lambda: out.uniform_(-bound, bound, generator=gen),
-               "numpy random+scale": numpy_scaled, "SFC64 raw words": raw_words}
+               "numpy random+scale": numpy_scaled, "SFC64 32-bit words": words32, "SFC64 16-bit words": words16}
     for name, seconds in medians(runners, repeats).items():
         print(f"{name:>20}: {seconds / n * 1e9:5.2f} ns per number")
 

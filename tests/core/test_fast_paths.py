@@ -33,6 +33,17 @@ def test_every_weight_lies_in_pytorchs_default_range():
             assert torch.equal(module.bias, torch.zeros_like(module.bias))
 
 
+def test_each_weight_is_one_of_65536_evenly_spaced_values():
+    """16 random bits per weight: multiples of bound / 2^15 in [-bound, bound)."""
+    layer = build(E=64, nhead=4).encoder[0].ffn.linear1
+    bound = 1 / math.sqrt(64)
+    steps = layer.weight.double() * 2**15 / bound
+    assert torch.allclose(steps, steps.round(), atol=1e-3)
+    assert steps.min() >= -2**15 and steps.max() < 2**15
+    # 16,384 draws from 65,536 levels give about 14,500 distinct values, not a handful
+    assert len(steps.round().unique()) > layer.weight.numel() // 2
+
+
 def test_embeddings_have_unit_size_after_the_sqrt_E_scale():
     model = build(vocab_size=4000, E=64, nhead=4)
     table = model.src_embed.lookup.weight
