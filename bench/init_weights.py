@@ -3,7 +3,7 @@
 Per random number, in nanoseconds (medians, interleaved in one process, one thread each):
   torch uniform_     PyTorch's mt19937 draw, what nn.Linear's default initialisation uses;
   numpy random+scale numpy's SFC64 floats on [0, 1), then stretched to [-b, b];
-  SFC64 32-bit words raw 32-bit integers times b / 2^31 (what core did before);
+  SFC64 32-bit words raw 32-bit integers times b / 2^31 (core's first version of this);
   SFC64 16-bit words what core.model._fill_chunk does: raw 16-bit integers times b / 2^15.
 Then whole models: core.init_weights (on two threads once a model has more than one chunk)
 against PyTorch's double initialisation on one thread (each layer's default draws, then Xavier),

@@ -413,8 +413,8 @@ def _fill_chunk(seed: int, chunk: int, pieces: list[tuple[np.ndarray, float]]) -
     Each weight takes 16 random bits: the generator's raw 64-bit words, read as signed 16-bit
     integers, are uniform on [-2^15, 2^15), and one multiply turns them into 65,536 evenly spaced
     values across [-bound, bound). For random starting weights that is plenty (the spacing is
-    bound / 32768), and it costs a quarter of the random words and a fraction of the time of
-    drawing floats on [0, 1) and stretching them (bench/init_weights.py). numpy releases Python's
+    bound / 32768), and it takes half the random bits of drawing floats on [0, 1) and stretching
+    them, in a fraction of the time (bench/init_weights.py). numpy releases Python's
     lock while it works, so two chunks fill side by side.
     """
     bits = np.random.SFC64([seed, chunk])
