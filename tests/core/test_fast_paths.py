@@ -1,10 +1,7 @@
 """What makes a trace cheap — the weight initialisation, the malloc tuning, the meta warm-up — checked exactly."""
 
 import math
-import os
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import torch
@@ -12,8 +9,7 @@ import torch
 import core.model as model_module
 from core import Transformer, TransformerConfig
 from core.model import LayerNorm, Linear, TokenEmbedding, init_weights
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.fresh_python import fresh_python
 
 
 def build(seed=0, **sizes):
@@ -83,20 +79,10 @@ def test_tied_embeddings_stay_one_tensor():
     assert isinstance(model.src_embed, TokenEmbedding)
 
 
-def _python(code: str, **env) -> str:
-    """Run ``code`` in a fresh interpreter. TSE_MALLOC_TUNING is passed only when a test sets it: the
-    app's entry script sets it in whatever process imports it, such as this one under AppTest."""
-    inherited = {k: v for k, v in os.environ.items() if k != "TSE_MALLOC_TUNING"}
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                            env={**inherited, **env})
-    assert result.returncode == 0, result.stderr
-    return result.stdout.strip()
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the tuning is for glibc on Linux")
 def test_malloc_tuning_is_on_by_default_and_can_be_turned_off():
-    assert _python("import core; print(core.MALLOC_TUNED)") == "True"
-    assert _python("import core; print(core.MALLOC_TUNED)", TSE_MALLOC_TUNING="0") == "False"
+    assert fresh_python("import core; print(core.MALLOC_TUNED)") == "True"
+    assert fresh_python("import core; print(core.MALLOC_TUNED)", TSE_MALLOC_TUNING="0") == "False"
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the tuning is for glibc on Linux")
@@ -111,7 +97,7 @@ def test_malloc_tuning_stops_repeated_traces_faulting_their_memory_in_again():
         "    core.trace(cfg)\n"
         "print((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) // 3)\n"
     )
-    tuned, untuned = int(_python(code)), int(_python(code, TSE_MALLOC_TUNING="0"))
+    tuned, untuned = int(fresh_python(code)), int(fresh_python(code, TSE_MALLOC_TUNING="0"))
     assert tuned * 5 < untuned, (tuned, untuned)
 
 
@@ -123,7 +109,7 @@ def test_trace_values_are_finite_and_probabilities_sum_to_one():
 
 
 def test_meta_warm_up_imports_what_the_first_meta_pass_needs_once():
-    out = _python(
+    out = fresh_python(
         "import sys, core\n"
         "from core.shapes import warm_up_in_background\n"
         "before = 'torch._dynamo' in sys.modules\n"
