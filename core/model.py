@@ -70,7 +70,9 @@ def attention_bias(attn_mask: Tensor | None, key_padding_mask: Tensor | None,
     """Both masks as one additive float bias: -inf where blocked (bool True), a float mask as is.
 
     attn_mask (L, S) and key_padding_mask (N, S) combine by broadcasting to (N, 1, L, S), which is
-    nhead times smaller than the scores it is added to. None when there is nothing to add.
+    nhead times smaller than the scores it is added to. None when there is nothing to add. A float
+    attn_mask alone comes back unchanged, so a bias made once (encode, decode) can be handed to
+    every layer as its attn_mask at no further cost.
     """
     bias = None
     for mask in (attn_mask, None if key_padding_mask is None else key_padding_mask[:, None, None, :]):
@@ -176,7 +178,8 @@ class MultiHeadAttention(nn.Module):
         """Queries from ``x`` (N, L, E); keys and values from ``context`` (N, S, E).
 
         Self-attention passes the same tensor twice; cross-attention passes the encoder memory.
-        ``attn_mask`` is (L, S); ``key_padding_mask`` is (N, S).
+        ``attn_mask`` is (L, S), or a float bias that broadcasts to (N, nhead, L, S), such as the one
+        ``attention_bias`` makes; ``key_padding_mask`` is (N, S).
         """
         N, L, _ = x.shape
         S = context.shape[1]
@@ -186,16 +189,23 @@ class MultiHeadAttention(nn.Module):
         record(rec, prefix + "q", q)
         record(rec, prefix + "k", k)
         record(rec, prefix + "v", v)
-        # Divide by sqrt(d_k): q.k sums d_k products, so its spread grows like sqrt(d_k). Scaling q
-        # before the product gives the same scores and touches d_k numbers per query, not S.
-        scores = (q / math.sqrt(self.d_k)) @ k.transpose(-2, -1)  # (N, nhead, L, S)
+        # One batched product (bmm) serves all N * nhead (batch, head) pairs at once; it needs each
+        # pair's rows side by side in memory, so q, k and v (views of the projections) are copied
+        # into that layout here. Divide by sqrt(d_k): q.k sums d_k products, so its spread grows
+        # like sqrt(d_k). Scaling q before the product gives the same scores and touches d_k
+        # numbers per query, not S.
+        q_pairs = (q / math.sqrt(self.d_k)).reshape(N * self.nhead, L, self.d_k)  # (N * nhead, L, d_k)
+        k_pairs = k.reshape(N * self.nhead, S, self.d_k)  # (N * nhead, S, d_k)
+        v_pairs = v.reshape(N * self.nhead, S, self.d_k)  # (N * nhead, S, d_k)
+        scores = torch.bmm(q_pairs, k_pairs.transpose(1, 2)).view(N, self.nhead, L, S)  # (N, nhead, L, S)
         bias = attention_bias(attn_mask, key_padding_mask, scores.dtype)  # broadcasts to (N, nhead, L, S), or None
         if bias is not None:
             scores += bias  # blocked pairs become -inf; the bias broadcasts over nhead
         record(rec, prefix + "scores", scores)
         weights = torch.softmax(scores, dim=-1)  # (N, nhead, L, S); each query's row sums to 1
         record(rec, prefix + "weights", weights)
-        heads = weights @ v  # (N, nhead, L, d_k)
+        heads = torch.bmm(weights.view(N * self.nhead, L, S), v_pairs)  # (N * nhead, L, d_k)
+        heads = heads.view(N, self.nhead, L, self.d_k)  # (N, nhead, L, d_k)
         record(rec, prefix + "heads", heads)
         concat = heads.transpose(1, 2).reshape(N, L, self.E)  # (N, L, nhead * d_k) = (N, L, E)
         record(rec, prefix + "concat", concat)
@@ -323,8 +333,10 @@ class Transformer(nn.Module):
                rec: Recorder | None = None) -> Tensor:
         """Source ids (N, M) -> memory (N, M, E), the encoder output the decoder attends to."""
         x = self.embed(src, "src", rec)  # (N, M, E)
+        # Every layer blocks the same pairs, so both masks become one additive bias, made once.
+        bias = attention_bias(src_mask, src_key_padding_mask, x.dtype)  # (N, 1, M, M) or smaller, or None
         for i, layer in enumerate(self.encoder):
-            x = layer(x, src_mask, src_key_padding_mask, rec, f"enc.{i}.")  # (N, M, E)
+            x = layer(x, bias, None, rec, f"enc.{i}.")  # (N, M, E)
         return record(rec, "memory", x)
 
     def decode(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
@@ -332,9 +344,11 @@ class Transformer(nn.Module):
                memory_key_padding_mask: Tensor | None = None, rec: Recorder | None = None) -> Tensor:
         """Target ids (N, M_target) and memory (N, M, E) -> decoder output (N, M_target, E)."""
         x = self.embed(tgt, "tgt", rec)  # (N, M_target, E)
+        # As in encode: each kind of attention blocks the same pairs in every layer.
+        self_bias = attention_bias(tgt_mask, tgt_key_padding_mask, x.dtype)  # (N, 1, M_target, M_target) or smaller
+        cross_bias = attention_bias(memory_mask, memory_key_padding_mask, x.dtype)  # (N, 1, M_target, M) or smaller
         for i, layer in enumerate(self.decoder):
-            x = layer(x, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
-                      memory_key_padding_mask, rec, f"dec.{i}.")  # (N, M_target, E)
+            x = layer(x, memory, self_bias, cross_bias, None, None, rec, f"dec.{i}.")  # (N, M_target, E)
         return record(rec, "dec.out", x)
 
     def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None,
@@ -373,8 +387,9 @@ class CausalLM(nn.Module):
         x = self.embed(tokens)  # (N, L, E)
         x = x + self.positional(L, x.device, x.dtype)  # (N, L, E) + (L, E) -> (N, L, E)
         mask = generate_square_subsequent_mask(L, x.device) if causal else None  # (L, L)
+        bias = attention_bias(mask, None, x.dtype)  # (L, L): -inf above the diagonal, or None
         for i, block in enumerate(self.blocks):
-            x = block(x, mask, None, rec, f"block.{i}.")  # (N, L, E)
+            x = block(x, bias, None, rec, f"block.{i}.")  # (N, L, E)
         return self.generator(x)  # (N, L, E) -> (N, L, vocab_size)
 
 
@@ -388,8 +403,9 @@ def _draws(model: nn.Module) -> list[tuple[Tensor, float, bool]]:
     """Every tensor to fill: (tensor, bound, random). Random ones are uniform on [-bound, bound];
     the others (LayerNorm gains and biases) are set to ``bound``."""
     draws: list[tuple[Tensor, float, bool]] = []
-    tied = {id(m.lookup.weight) for m in model.modules() if isinstance(m, TokenEmbedding)}
-    for module in model.modules():
+    modules = list(model.modules())  # walked twice; the walk itself is most of this function's cost
+    tied = {id(m.lookup.weight) for m in modules if isinstance(m, TokenEmbedding)}
+    for module in modules:
         if isinstance(module, nn.Linear):
             bound = 1.0 / math.sqrt(module.in_features)  # PyTorch's default bound for nn.Linear
             if id(module.weight) not in tied:  # a tied output layer keeps the embedding's values
