@@ -27,28 +27,20 @@ import asyncio
 import json
 import os
 import re
-import socket
 import statistics
-import subprocess
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from serve import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server  # noqa: E402
+
 WAIT_MS = 60_000  # any single wait; a session that exceeds it records an error and goes on
 TRAIN_WAIT_MS = 120_000
 M_VALUES = list(range(1, 65))  # the M slider's first options, one by one (pages/common.py LENGTHS)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def rss_bytes(pid: int) -> int | None:
@@ -96,22 +88,6 @@ class SessionLog:
     errors: list[str] = field(default_factory=list)  # exceptions and error boxes the app showed
     leaks: list[str] = field(default_factory=list)  # this session saw a config or score not its own
     timeouts: list[str] = field(default_factory=list)  # this script's own waits that ran out
-
-
-def start_server(port: int, log_path: Path) -> subprocess.Popen:
-    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
-    cmd = [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
-           "--server.port", str(port), "--server.address", "127.0.0.1"]
-    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=open(log_path, "w"), stderr=subprocess.STDOUT)
-
-
-def stop_server(proc: subprocess.Popen) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=10)
 
 
 def shape_cell(page, row: int):
