@@ -5,6 +5,7 @@ Per random number, in nanoseconds (medians, interleaved in one process, one thre
   numpy random+scale numpy's SFC64 floats on [0, 1), then stretched to [-b, b];
   SFC64 32-bit words raw 32-bit integers times b / 2^31 (core's first version of this);
   SFC64 16-bit words what core.model._fill_chunk does: raw 16-bit integers times b / 2^15.
+Then numpy's bit generators side by side (raw 64-bit words, which is why _fill_chunk uses SFC64).
 Then whole models: core.init_weights (on two threads once a model has more than one chunk)
 against PyTorch's double initialisation on one thread (each layer's default draws, then Xavier),
 for the three sizes of trace_vs_torchinfo.py.
@@ -74,6 +75,15 @@ def per_number(repeats: int) -> None:
         print(f"{name:>20}: {seconds / n * 1e9:5.2f} ns per number")
 
 
+def bit_generators(repeats: int) -> None:
+    """Raw 64-bit words from each of numpy's bit generators: the random bits _fill_chunk spends."""
+    n = 1 << 17
+    generators = {name: getattr(np.random, name)(0) for name in ("SFC64", "PCG64", "PCG64DXSM", "MT19937", "Philox")}
+    runners = {name: (lambda g=g: g.random_raw(n)) for name, g in generators.items()}
+    print("  ".join(f"{name} {seconds / n * 1e9:.2f}" for name, seconds in medians(runners, repeats).items())
+          + "  ns per 64-bit word")
+
+
 def torch_default_init(model: nn.Module) -> None:
     """What building torch.nn.Transformer costs in drawing: each layer's default, then Xavier."""
     for module in model.modules():
@@ -106,6 +116,7 @@ def main() -> None:
     print(f"torch {torch.__version__}, numpy {np.__version__}, {torch.get_num_threads()} threads, "
           f"{args.repeats} interleaved repeats")
     per_number(args.repeats)
+    bit_generators(args.repeats)
     whole_models(args.repeats)
 
 

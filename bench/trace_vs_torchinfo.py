@@ -132,7 +132,7 @@ def main() -> None:
         r_info = statistics.median(t / i for t, i in zip(times["trace"], times["torchinfo"]))
         r_bare = statistics.median(t / b for t, b in zip(times["trace"], times["bare"]))
         print(f"{str((N, M, E, nhead, vocab)):>24} | {med['trace']:9.1f} {med['torchinfo']:12.1f} "
-              f"{med['bare']:8.1f} | {r_info:15.2f} {r_bare:10.2f}")
+              f"{med['bare']:8.1f} | {r_info:15.3f} {r_bare:10.3f}")
     print(f"first trace in this process (after imports): {first * 1e3:.1f} ms")
     if args.breakdown:
         print(f"\n{'N, M, E, nhead, vocab':>24} | {'build ms':>8} {'init ms':>8} {'forward ms':>10} "
