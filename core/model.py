@@ -190,9 +190,9 @@ class MultiHeadAttention(nn.Module):
         record(rec, prefix + "k", k)
         record(rec, prefix + "v", v)
         # One batched product (bmm) serves all N * nhead (batch, head) pairs at once; it needs each
-        # pair's rows side by side in memory, so q, k and v (views of the projections) are copied
-        # into that layout here. Divide by sqrt(d_k): q.k sums d_k products, so its spread grows
-        # like sqrt(d_k). Scaling q before the product gives the same scores and touches d_k
+        # pair's rows side by side in memory, so reshape copies q, k and v (views of the
+        # projections) into that layout. Divide by sqrt(d_k): q.k sums d_k products, so its spread
+        # grows like sqrt(d_k). Scaling q before the product gives the same scores and touches d_k
         # numbers per query, not S.
         q_pairs = (q / math.sqrt(self.d_k)).reshape(N * self.nhead, L, self.d_k)  # (N * nhead, L, d_k)
         k_pairs = k.reshape(N * self.nhead, S, self.d_k)  # (N * nhead, S, d_k)
