@@ -26,9 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import core  # noqa: E402
-
-SIZES = [(2, 8, 16, 2, 100), (8, 64, 128, 8, 1000), (4, 128, 256, 8, 8000)]  # as in trace_vs_torchinfo.py
-LAYERS = 6
+from trace_vs_torchinfo import LAYERS, SIZES  # noqa: E402  (the same sizes as the main benchmark)
 
 
 def import_core_at(rev: str, folder: Path):
