@@ -35,6 +35,6 @@ PAGES = [
 page = st.navigation(PAGES)
 sidebar_config()
 page.run()
-# After the first page is drawn, import what the first shape-only (meta) trace needs, so a
-# learner's first GPT-3-sized trace is not slowed by PyTorch's one-time import. Once per process.
+# After the first page is drawn, import what PyTorch's own layers need on the meta device (some
+# quiz evidence runs them), so a learner's first answer is not slowed by that one-time import.
 warm_up_in_background()

@@ -1,10 +1,13 @@
-"""Fast shape inference on the meta device, by remembering what each operator returned.
+"""Fast shape inference on the meta device: worked-out rules first, then remembered answers.
 
 PyTorch's meta kernels are mostly Python and cost 0.1-2 ms per call; a 96-layer stack makes
-thousands of identical calls. An operator's output shape, strides and dtype depend only on its
-inputs' shapes, strides and dtypes and its other arguments, so within one pass we remember the
-answer per (operator, inputs) and hand out a fresh meta tensor of that layout. Views and in-place
-operators alias their inputs, so they always run for real (they are cheap on meta).
+thousands of identical calls, and the first call in a process imports torch._dynamo and sympy
+(over a second). So each operator is first offered to ``core.shape_rules``, which works the
+output's layout out directly for the operators the model uses. Anything else runs PyTorch's own
+kernel once per (operator, input layouts) within a pass: an output's shape, strides and dtype
+depend only on those, so later identical calls get a fresh meta tensor of the remembered layout.
+Views and in-place operators without a rule alias their inputs, so they always run for real
+(they are cheap on meta).
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from typing import Any
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
+
+from .shape_rules import RULES
 
 
 def _describe(value: Any) -> Any:
@@ -56,12 +61,30 @@ def _aliases(func) -> bool:
 class MetaShapeCache(TorchDispatchMode):
     """A dispatch mode for meta-only passes: identical operator calls are answered from memory."""
 
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        """False: leave ``__torch_dispatch__`` as written.
+
+        By default TorchDispatchMode wraps a subclass's ``__torch_dispatch__`` in
+        ``torch._disable_dynamo``, so that torch.compile does not trace into it. That wrapper
+        imports torch._dynamo on its first call, about a second in a fresh process, which made
+        the first shape-only trace of a CLI run take over a second. Nothing here runs under
+        torch.compile, so the wrapper has nothing to do; PyTorch's own docstring for this
+        method shows this override.
+        """
+        return False
+
     def __init__(self):
         super().__init__()
         self._seen: dict[Any, Any] = {}
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        rule = RULES.get(func)
+        if rule is not None:  # worked out without PyTorch's Python meta kernels (core.shape_rules)
+            out = rule(*args, **kwargs)
+            if out is not None:
+                return out
         if _aliases(func):
             return func(*args, **kwargs)
         try:
@@ -87,13 +110,14 @@ _warm_up_thread: threading.Thread | None = None
 
 
 def warm_up_in_background() -> threading.Thread | None:
-    """Pay PyTorch's one-time cost of a first meta pass now, on a daemon thread; once per process.
+    """Pay PyTorch's one-time cost of its Python meta kernels now, on a daemon thread; once per process.
 
-    On the meta device most elementwise operators are Python references that PyTorch wraps in
-    ``torch._dynamo.disable``; the first call of such a wrapper imports torch._dynamo, which takes
-    about a second. A server calls this after its first page is drawn, so that a learner's first
-    GPT-3-sized trace takes the time of the trace, not of that import. Returns the thread (None
-    when there is nothing left to do).
+    Most of PyTorch's meta kernels are Python references wrapped in ``torch._dynamo.disable``; the
+    first call of such a wrapper imports torch._dynamo, which takes about a second. ``core.trace``
+    no longer calls them (``core.shape_rules``), but some quiz evidence runs PyTorch's own layers
+    on the meta device (``core.experiments.batch_first`` runs nn.TransformerEncoderLayer), and
+    that would make a learner's first answer wait. A server calls this after its first page is
+    drawn. Returns the thread (None when there is nothing left to do).
     """
     global _warm_up_thread
     with _warm_up_lock:

@@ -1,4 +1,6 @@
-"""What makes a trace cheap — the weight initialisation, the malloc tuning, the meta warm-up — checked exactly."""
+"""What makes a trace cheap — the weight initialisation, the malloc tuning, the meta warm-up — checked exactly.
+
+The shape rules that keep a shape-only trace from needing the warm-up are in test_shape_rules.py."""
 
 import math
 import sys
@@ -108,7 +110,7 @@ def test_trace_values_are_finite_and_probabilities_sum_to_one():
     assert torch.allclose(probs.sum(-1), torch.ones(probs.shape[:-1]))
 
 
-def test_meta_warm_up_imports_what_the_first_meta_pass_needs_once():
+def test_meta_warm_up_imports_what_pytorchs_own_meta_kernels_need_once():
     out = fresh_python(
         "import sys, core\n"
         "from core.shapes import warm_up_in_background\n"
