@@ -14,7 +14,6 @@ os.environ.setdefault("TSE_MALLOC_TUNING", "0")
 
 import streamlit as st  # noqa: E402
 
-from core.shapes import warm_up_in_background  # noqa: E402
 from core.views import limit_torch_threads  # noqa: E402
 from pages.common import sidebar_config  # noqa: E402
 
@@ -35,6 +34,3 @@ PAGES = [
 page = st.navigation(PAGES)
 sidebar_config()
 page.run()
-# After the first page is drawn, import what PyTorch's own layers need on the meta device (some
-# quiz evidence runs them), so a learner's first answer is not slowed by that one-time import.
-warm_up_in_background()

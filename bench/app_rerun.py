@@ -7,8 +7,7 @@ values not seen before in this process (so every rerun is a cache miss: a new co
 trace), then moves them back over the same values (cache hits), and prints the medians. AppTest
 runs the script in-process, so the figures exclude the browser and the websocket, and include
 AppTest's own per-run overhead (it recompiles the page scripts on every run).
-The app's one-time background warm-up (core.shapes.warm_up_in_background) is let finish before
-timing starts: these are steady-state figures.
+One extra run before timing starts takes one-off imports out of the figures: they are steady-state.
 Not a test: timings depend on the machine; the README quotes what this prints.
 """
 
@@ -27,7 +26,6 @@ from streamlit.runtime.pages_manager import PagesManager  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from core import PRESETS  # noqa: E402
-from core.shapes import warm_up_in_background  # noqa: E402
 
 PAPER_BASE_NAME = next(name for name in PRESETS if name.startswith("Paper base"))
 
@@ -72,9 +70,6 @@ def bench(label: str, preset: str | None, moves: list[tuple[str, object]], page:
         at.switch_page(page)
         at.run()
     timed_run(at)  # one more run so one-off imports and warm-ups are out of the figures
-    warm_up = warm_up_in_background()  # the app's own background import (about 1 s): let it finish
-    if warm_up is not None:
-        warm_up.join()
     cold = slider_moves(at, moves)
     warm = slider_moves(at, moves)
     ms = lambda xs: f"{1000 * statistics.median(xs):6.1f} ms"  # noqa: E731

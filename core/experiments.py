@@ -20,8 +20,9 @@ import torch
 from torch import Tensor, nn
 
 from .config import LLAMA_70B_SIZES, PAPER_BASE, PAPER_BIG, TransformerConfig, divisors
-from .model import (DecoderLayer, EncoderLayer, FeedForward, MultiHeadAttention, PositionalEncoding,
+from .model import (DecoderLayer, Embedding, EncoderLayer, FeedForward, MultiHeadAttention, PositionalEncoding,
                     Transformer, generate_square_subsequent_mask, init_weights, sinusoidal_table)
+from .shapes import MetaShapeCache
 from .trace import BOS_ID
 
 # Caps that keep every experiment well under a second and a few MiB, whatever the sliders say.
@@ -123,12 +124,21 @@ def _influence(fn: Callable[[Tensor], Tensor], x: Tensor, seed: int) -> list[lis
     return moved.T.tolist()  # rows: output i, columns: input j
 
 
+class _UndrawnGRU(nn.GRU):
+    """nn.GRU that draws nothing at construction; ``_seeded_gru`` fills it."""
+
+    def reset_parameters(self) -> None:
+        pass
+
+
 def _seeded_gru(E: int, seed: int) -> nn.GRU:
     """nn.GRU(E, E) with PyTorch's default bounds, drawn from a private generator.
 
     Seeding the global generator instead would change the random stream of every other caller.
+    (Building it on the meta device and moving it with to_empty would also avoid the draw, but
+    PyTorch's meta empty_like imports sympy on first use, half a second.)
     """
-    gru = nn.GRU(E, E, batch_first=True, device="meta").to_empty(device="cpu")  # no draw at construction
+    gru = _UndrawnGRU(E, E, batch_first=True)  # allocated, not drawn
     gen, bound = _gen(seed), 1.0 / math.sqrt(E)
     with torch.no_grad():
         for p in gru.parameters():
@@ -360,6 +370,8 @@ def learned_positions(cfg: TransformerConfig) -> Evidence:
         error = ""
     except ValueError as exc:
         error = str(exc)
+    with MetaShapeCache():  # shapes by rule, without PyTorch's slow first meta call
+        past_shape = tuple(sinusoidal_table(max_len + 1, E, device="meta").shape)  # (max_len + 1, E)
     L = min(max_len + 1, 4 * MAX_LEN)
     start = max_len + 1 - L  # chart the last L positions, up to and including position max_len
     width = min(E, 8)
@@ -371,8 +383,7 @@ def learned_positions(cfg: TransformerConfig) -> Evidence:
                for p in range(L) for d in range(width)]
     values = {"max_len": max_len, "learned_shape_at_max_len": ok_shape, "learned_error": error,
               "learned_fails_past_max_len": bool(error), "learned_params": max_len * E,
-              "sinusoidal_shape_past_max_len": tuple(sinusoidal_table(max_len + 1, E, device="meta").shape),
-              "sinusoidal_params": 0}
+              "sinusoidal_shape_past_max_len": past_shape, "sinusoidal_params": 0}
     note = f"Charted: sinusoid dimensions 0-{width - 1} at positions {start}-{max_len}."
     return Evidence("learned_positions", "Positions past max_len: learned table against sinusoids", values,
                     records, {"kind": "line", "x": "position", "y": "value", "color": "dimension"}, note)
@@ -423,7 +434,8 @@ def mask_counts(cfg: TransformerConfig) -> Evidence:
         below_blocked = bool(mask.tril(-1).any())
         note = ""
     else:
-        mask = generate_square_subsequent_mask(T, device="meta")
+        with MetaShapeCache():  # shapes by rule, without PyTorch's slow first meta call
+            mask = generate_square_subsequent_mask(T, device="meta")  # (M_target, M_target)
         shape, blocked, diagonal_blocked, below_blocked = tuple(mask.shape), T * (T - 1) // 2, False, False
         note = f"M_target={T} is too long to build the mask for real; counted by formula."
     side = min(T, 12)
@@ -466,10 +478,10 @@ def parameter_counts(cfg: TransformerConfig) -> Evidence:
     mha = MultiHeadAttention(cfg.E, cfg.nhead, device="meta")
     qkv_weights = sum(m.weight.numel() for m in (mha.q_proj, mha.k_proj, mha.v_proj))
     qkv_all = sum(_count(m) for m in (mha.q_proj, mha.k_proj, mha.v_proj))
-    embedding = nn.Embedding(cfg.vocab_size, cfg.E, device="meta")
+    embedding = Embedding(cfg.vocab_size, cfg.E, device="meta")  # ours draws nothing, even on meta
     llama = MultiHeadAttention(LLAMA_70B_SIZES.E, LLAMA_70B_SIZES.nhead, device="meta")
     llama_qkv = sum(m.weight.numel() for m in (llama.q_proj, llama.k_proj, llama.v_proj))
-    llama_embed = nn.Embedding(LLAMA_70B_SIZES.vocab_size, LLAMA_70B_SIZES.E, device="meta").weight.numel()
+    llama_embed = Embedding(LLAMA_70B_SIZES.vocab_size, LLAMA_70B_SIZES.E, device="meta").weight.numel()
     model = Transformer.from_config(cfg, device="meta")
     base = _count(Transformer.from_config(PAPER_BASE, device="meta"))
     big = _count(Transformer.from_config(PAPER_BIG, device="meta"))
@@ -516,10 +528,11 @@ def softmax_axis(cfg: TransformerConfig) -> Evidence:
 
 def batch_first(cfg: TransformerConfig) -> Evidence:
     """PyTorch's nn.TransformerEncoderLayer with its default batch_first=False, on the meta device."""
-    layer = nn.TransformerEncoderLayer(cfg.E, cfg.nhead, cfg.d_ff, device="meta")
     ours = (cfg.N, cfg.M, cfg.E)
     theirs = (cfg.M, cfg.N, cfg.E)
-    out = layer(torch.empty(*theirs, device="meta"))  # (M, N, E)
+    with MetaShapeCache():  # shapes by rule, without PyTorch's slow first meta call
+        layer = nn.TransformerEncoderLayer(cfg.E, cfg.nhead, cfg.d_ff, device="meta")
+        out = layer(torch.empty(*theirs, device="meta"))  # (M, N, E)
     values = {"ours": ours, "pytorch_default": tuple(out.shape), "pytorch_batch_first_flag": layer.self_attn.batch_first}
     records = [{"layout": "ours (batch_first)", "axis": i, "size": s} for i, s in enumerate(ours)] + \
               [{"layout": "nn.Transformer default", "axis": i, "size": s} for i, s in enumerate(theirs)]

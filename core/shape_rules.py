@@ -1,11 +1,12 @@
 """Output layouts worked out by hand for the operators a shape-only pass runs.
 
-Why this exists: in PyTorch 2.13 the meta kernels of most operators are Python references wrapped
-in ``torch._disable_dynamo``, and the first call of any such wrapper imports torch._dynamo. That
-import takes about a second and 70 MiB, so the first shape-only trace in a fresh process (the CLI,
-or the app before its warm-up had finished) took over a second at GPT-3 sizes, several times the
-second one. The layout of an output (shape, strides, dtype) follows from its inputs' layouts
-by simple rules, so for the operators ``core.model`` uses we apply those rules here.
+Why this exists: in PyTorch 2.13 the meta kernels of most operators are Python references. Most
+are wrapped in ``torch._disable_dynamo``, whose first call imports torch._dynamo (about a second
+and 70 MiB), and several import sympy (half a second). So the first shape-only trace in a fresh
+process, a CLI run say, took over a second at GPT-3 sizes, several times the second one. The
+layout of an output (shape, strides, dtype) follows from its inputs' layouts by simple rules, so
+for the operators ``core.model`` uses, and those PyTorch's own encoder layer uses when a quiz asks
+it for shapes (``core.experiments.batch_first``), we apply them here.
 
 Each rule returns a fresh meta tensor, or None for any argument pattern it does not cover; the
 caller then runs PyTorch's own kernel, so an unusual call costs time, never a wrong answer.
@@ -46,15 +47,20 @@ def _broadcast(*shapes) -> tuple[int, ...] | None:
 
 
 def _dense_permuted(t: Tensor) -> bool:
-    """True when t's elements fill one block of memory exactly once, with no dimension of size 1.
+    """True when t's elements fill one block of memory exactly once, in some order of its dims.
 
     A transposed view of a contiguous tensor is such a block; PyTorch's elementwise kernels then
-    give their output the input's own strides. Size-1 dimensions are left to PyTorch: their
-    strides are arbitrary, and the kernels' choice for them is not worth copying here.
+    give their output the input's strides. A size-1 dimension's stride is arbitrary and nothing
+    depends on it, so it is not checked (and the output keeps the input's). Empty tensors are left
+    to PyTorch.
     """
     expected = 1
     for size, stride in sorted(zip(t.shape, t.stride()), key=lambda pair: pair[1]):
-        if size == 1 or stride != expected:
+        if size == 0:
+            return False
+        if size == 1:
+            continue
+        if stride != expected:
             return False
         expected *= size
     return True
@@ -96,6 +102,11 @@ def _same_dtype_unary(self) -> Tensor | None:
     return _elementwise((self,), self.dtype)
 
 
+def _scalar(self, other) -> Tensor | None:
+    """mul by a number (the Scalar overload): the promoted dtype."""
+    return _elementwise((self,), torch.result_type(self, other))
+
+
 def _compare_scalar(self, other) -> Tensor | None:
     """eq against a number: a bool tensor of the same shape."""
     return _elementwise((self,), torch.bool)
@@ -114,6 +125,18 @@ def _linear(x, weight, bias=None) -> Tensor | None:
     if bias is not None and (tuple(bias.shape) != (weight.shape[0],) or bias.dtype != x.dtype):
         return None
     return _contiguous((*x.shape[:-1], weight.shape[0]), x.dtype)  # (..., out_features)
+
+
+def _addmm(bias, a, b, beta=1, alpha=1) -> Tensor | None:
+    """bias + (n, m) @ (m, p) -> (n, p), contiguous: nn.Linear inside PyTorch's own layers."""
+    if _meta_tensors((bias, a, b)) is None or a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
+        return None
+    if not a.dtype == b.dtype == bias.dtype:
+        return None
+    shape = (a.shape[0], b.shape[1])
+    if _broadcast(tuple(bias.shape), shape) != shape:
+        return None
+    return _contiguous(shape, a.dtype)  # (n, p)
 
 
 def _bmm(a, b) -> Tensor | None:
@@ -145,6 +168,21 @@ def _softmax(x, dim, dtype=None) -> Tensor | None:
     if not -max(x.dim(), 1) <= dim < max(x.dim(), 1):
         return None
     return _contiguous(x.shape, x.dtype)
+
+
+def _safe_softmax(x, dim, dtype=None) -> Tensor | None:
+    """PyTorch's attention softmax (rows blocked entirely become zeros): same layout as softmax's."""
+    return _softmax(x, dim, dtype) if x.is_contiguous() else None
+
+
+def _native_layer_norm(x, normalized_shape, weight, bias, eps) -> tuple[Tensor, Tensor, Tensor] | None:
+    """Output like a contiguous float32/float64 input; the mean and 1/std keep the normalised
+    dimensions as size 1: (*leading, 1, ..., 1)."""
+    if x.dtype not in (torch.float32, torch.float64) or _layer_norm(x, normalized_shape, weight, bias) is None:
+        return None
+    n = len(normalized_shape)
+    stats = (*x.shape[:x.dim() - n], *(1,) * n)  # (*leading, 1, ..., 1)
+    return _contiguous(x.shape, x.dtype), _contiguous(stats, x.dtype), _contiguous(stats, x.dtype)
 
 
 def _triu(x, diagonal=0) -> Tensor | None:
@@ -202,6 +240,20 @@ def _filled(size, **kwargs) -> Tensor | None:
     return _contiguous(size, kwargs.get("dtype") or torch.get_default_dtype())
 
 
+def _empty_like(x, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor | None:
+    """A new tensor laid out like a dense input (PyTorch's default), or contiguous when asked."""
+    if _meta_tensors((x,)) is None or layout not in (None, torch.strided):
+        return None
+    if device is not None and torch.device(device).type != "meta":
+        return None
+    dtype = dtype or x.dtype
+    if memory_format == torch.contiguous_format:
+        return _contiguous(x.shape, dtype)
+    if memory_format in (None, torch.preserve_format) and _dense_permuted(x):
+        return torch.empty_strided(x.shape, x.stride(), dtype=dtype, device="meta")
+    return None
+
+
 def _add_in_place(self, other, alpha=None) -> Tensor | None:
     """``self += other``: self itself, when other broadcasts to it and its dtype can hold the sum."""
     if alpha is not None or _meta_tensors((self, other)) is None:
@@ -210,6 +262,13 @@ def _add_in_place(self, other, alpha=None) -> Tensor | None:
     if _broadcast(tuple(self.shape), other_shape) != tuple(self.shape):
         return None
     return self if torch.can_cast(torch.result_type(self, other), self.dtype) else None
+
+
+def _divide_in_place_by_number(self, other) -> Tensor | None:
+    """``self /= number`` (dropout's rescale inside PyTorch's layers): self itself, when float."""
+    if _meta_tensors((self,)) is None or not self.dtype.is_floating_point:
+        return None
+    return self
 
 
 def _masked_fill_in_place(self, mask, value) -> Tensor | None:
@@ -223,6 +282,7 @@ RULES: dict[object, Rule] = {
     aten.add.Tensor: _binary,
     aten.sub.Tensor: _binary,
     aten.mul.Tensor: _binary,
+    aten.mul.Scalar: _scalar,
     aten.div.Tensor: _true_divide,
     aten.exp.default: _float_unary,
     aten.sin.default: _float_unary,
@@ -230,9 +290,12 @@ RULES: dict[object, Rule] = {
     aten.relu.default: _same_dtype_unary,
     aten.eq.Scalar: _compare_scalar,
     aten.linear.default: _linear,
+    aten.addmm.default: _addmm,
     aten.bmm.default: _bmm,
     aten.layer_norm.default: _layer_norm,
+    aten.native_layer_norm.default: _native_layer_norm,
     aten.softmax.int: _softmax,
+    aten._safe_softmax.default: _safe_softmax,
     aten.triu.default: _triu,
     aten.stack.default: _stack,
     aten.embedding.default: _embedding,
@@ -240,7 +303,9 @@ RULES: dict[object, Rule] = {
     aten.arange.start_step: _arange,
     aten.zeros.default: _filled,
     aten.ones.default: _filled,
+    aten.empty_like.default: _empty_like,
     aten.add_.Tensor: _add_in_place,
+    aten.div_.Scalar: _divide_in_place_by_number,
     aten.masked_fill_.Scalar: _masked_fill_in_place,
 }
 """Operator -> rule. Called with the operator's own arguments; None means "ask PyTorch"."""

@@ -12,9 +12,6 @@ Views and in-place operators without a rule alias their inputs, so they always r
 
 from __future__ import annotations
 
-import importlib
-import sys
-import threading
 from functools import lru_cache
 from typing import Any
 
@@ -104,25 +101,3 @@ class MetaShapeCache(TorchDispatchMode):
             return layout.new()
         return tuple(d.new() for d in layout)
 
-
-_warm_up_lock = threading.Lock()
-_warm_up_thread: threading.Thread | None = None
-
-
-def warm_up_in_background() -> threading.Thread | None:
-    """Pay PyTorch's one-time cost of its Python meta kernels now, on a daemon thread; once per process.
-
-    Most of PyTorch's meta kernels are Python references wrapped in ``torch._dynamo.disable``; the
-    first call of such a wrapper imports torch._dynamo, which takes about a second. ``core.trace``
-    no longer calls them (``core.shape_rules``), but some quiz evidence runs PyTorch's own layers
-    on the meta device (``core.experiments.batch_first`` runs nn.TransformerEncoderLayer), and
-    that would make a learner's first answer wait. A server calls this after its first page is
-    drawn. Returns the thread (None when there is nothing left to do).
-    """
-    global _warm_up_thread
-    with _warm_up_lock:
-        if _warm_up_thread is None and "torch._dynamo" not in sys.modules:
-            _warm_up_thread = threading.Thread(target=importlib.import_module, args=("torch._dynamo",),
-                                               name="meta-warm-up", daemon=True)
-            _warm_up_thread.start()
-        return _warm_up_thread

@@ -19,6 +19,7 @@ sees the token it is asked to predict, so it "predicts" the random half too: a w
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import re
@@ -57,6 +58,28 @@ class Progress:
 
 # A callback gets each step's Progress; returning False asks the run to stop after that step.
 ProgressCallback = Callable[[Progress], "bool | None"]
+
+
+_warm_up_lock = threading.Lock()
+_warm_up_thread: threading.Thread | None = None
+
+
+def warm_up_in_background() -> threading.Thread | None:
+    """Import torch._dynamo now, on a daemon thread, once per process; returns the thread.
+
+    PyTorch's optimizers use torch._dynamo, and making the first Adam optimizer in a process
+    imports it: about a second and 70 MiB. The training lab calls this when
+    its page is drawn, so a learner's first run does not wait for that import while they read.
+    Nothing else in the app needs the module (``core.shape_rules`` keeps shape-only passes free of
+    it), so a server only pays for it once somebody opens the lab. None when already imported.
+    """
+    global _warm_up_thread
+    with _warm_up_lock:
+        if _warm_up_thread is None and "torch._dynamo" not in sys.modules:
+            _warm_up_thread = threading.Thread(target=importlib.import_module, args=("torch._dynamo",),
+                                               name="optimizer-warm-up", daemon=True)
+            _warm_up_thread.start()
+        return _warm_up_thread
 
 
 def _check(name: str, value, low, high) -> None:

@@ -25,7 +25,7 @@ import streamlit as st
 
 from core.config import divisors
 from core.train import (LMSettings, Progress, ReversalSettings, load_text, make_tokenizer, train_lm,
-                        train_reversal)
+                        train_reversal, warm_up_in_background)
 from pages.common import guard
 
 MAX_SECONDS = 60.0  # a safety net: the sliders' worst corner could otherwise train for minutes
@@ -419,3 +419,6 @@ with rev:
     reversal_tab()
 with lm:
     lm_tab()
+# The first Adam optimizer in a process imports torch._dynamo (about a second): start it while the
+# learner reads the page.
+warm_up_in_background()

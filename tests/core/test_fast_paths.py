@@ -1,6 +1,6 @@
-"""What makes a trace cheap — the weight initialisation, the malloc tuning, the meta warm-up — checked exactly.
-
-The shape rules that keep a shape-only trace from needing the warm-up are in test_shape_rules.py."""
+"""What makes a trace cheap — the weight initialisation, the malloc tuning — and the training lab's
+background import, checked exactly. The shape rules that keep shape-only passes and quiz evidence
+free of that import are in test_shape_rules.py."""
 
 import math
 import sys
@@ -110,15 +110,24 @@ def test_trace_values_are_finite_and_probabilities_sum_to_one():
     assert torch.allclose(probs.sum(-1), torch.ones(probs.shape[:-1]))
 
 
-def test_meta_warm_up_imports_what_pytorchs_own_meta_kernels_need_once():
+def test_optimizer_warm_up_imports_torch_dynamo_once_and_adam_needs_it():
+    """The training lab's background import: making the first Adam optimizer would otherwise pay it
+    (about 1 s)."""
     out = fresh_python(
-        "import sys, core\n"
-        "from core.shapes import warm_up_in_background\n"
+        "import sys, core, torch\n"
+        "from core.train import warm_up_in_background\n"
+        "core.trace(core.PRESETS['GPT-3 175B sizes (shape only)'])\n"
         "before = 'torch._dynamo' in sys.modules\n"
         "thread = warm_up_in_background()\n"
         "thread.join(120)\n"
-        "again = warm_up_in_background()\n"
-        "core.trace(core.PRESETS['GPT-3 175B sizes (shape only)'])\n"
-        "print(before, 'torch._dynamo' in sys.modules, again is thread)\n"
+        "print(before, 'torch._dynamo' in sys.modules, warm_up_in_background() is thread)\n"
     )
     assert out == "False True True"
+    adam = fresh_python(
+        "import sys, torch\n"
+        "w = torch.zeros(2, requires_grad=True)\n"
+        "before = 'torch._dynamo' in sys.modules\n"
+        "opt = torch.optim.Adam([w])\n"
+        "print(before, 'torch._dynamo' in sys.modules)\n"
+    )
+    assert adam == "False True"  # if PyTorch stops needing it, the warm-up can go
