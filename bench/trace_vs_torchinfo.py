@@ -7,7 +7,9 @@ For each size it times, interleaved in one process so machine noise hits all thr
 It reports per-run ratios' medians: trace/torchinfo (target <= 0.6) and trace/bare (target <= 1.0).
 With --breakdown it then splits one trace per size into its parts: building the modules, drawing
 the weights, the recorded forward pass, and within that pass the matrix products (aten::addmm,
-mm and bmm, summed by torch.profiler), which no implementation of the same model can skip.
+mm and bmm, summed by torch.profiler), which no implementation of the same model can skip. Beside
+them, the floor: our model's forward with nothing recorded, and nn.Transformer's own forward
+(eval, no_grad), both on models built beforehand and timed in turn.
 
     python bench/trace_vs_torchinfo.py [--repeats 15] [--breakdown]
 """
@@ -73,7 +75,9 @@ def breakdown(cfg: TransformerConfig, repeats: int) -> dict[str, float]:
     from core.model import Transformer, generate_key_padding_mask, generate_square_subsequent_mask, init_weights
     from core.trace import PAD_ID, TraceRecorder, make_batch
 
-    parts: dict[str, list[float]] = {"build": [], "init": [], "forward": [], "matrix products": []}
+    parts: dict[str, list[float]] = {"build": [], "init": [], "forward": [], "matrix products": [],
+                                     "unrecorded": [], "torch forward": []}
+    reference = TorchSeq2Seq(cfg).eval()
     for rep in range(repeats + 1):
         start = time.perf_counter()
         model = Transformer(vocab_size=cfg.vocab_size, E=cfg.E, nhead=cfg.nhead, layers=cfg.layers, d_ff=cfg.d_ff)
@@ -91,10 +95,17 @@ def breakdown(cfg: TransformerConfig, repeats: int) -> dict[str, float]:
             with profile(activities=[ProfilerActivity.CPU]) as prof:  # a second, profiled pass
                 model(src, tgt, tgt_mask=mask, src_key_padding_mask=padding, memory_key_padding_mask=padding,
                       rec=TraceRecorder())
+            bare_start = time.perf_counter()
+            model(src, tgt, tgt_mask=mask)  # the masks the reference gets: causal only
+            bare_end = time.perf_counter()
+        with torch.no_grad():
+            reference(src, tgt)
+        torch_end = time.perf_counter()
         products = sum(e.self_cpu_time_total for e in prof.key_averages()
                        if e.key in ("aten::addmm", "aten::mm", "aten::bmm")) / 1e6
         if rep:  # the first round warms up
-            for key, value in zip(parts, (built - start, drawn - built, forward_end - forward_start, products)):
+            for key, value in zip(parts, (built - start, drawn - built, forward_end - forward_start, products,
+                                          bare_end - bare_start, torch_end - bare_end)):
                 parts[key].append(value * 1e3)
     return {k: statistics.median(v) for k, v in parts.items()}
 
@@ -136,12 +147,13 @@ def main() -> None:
     print(f"first trace in this process (after imports): {first * 1e3:.1f} ms")
     if args.breakdown:
         print(f"\n{'N, M, E, nhead, vocab':>24} | {'build ms':>8} {'init ms':>8} {'forward ms':>10} "
-              f"{'of which matrix products ms':>27}")
+              f"{'of which matrix products ms':>27} | {'unrecorded ms':>13} {'nn.Transformer ms':>17}")
         for N, M, E, nhead, vocab in SIZES:
             cfg = TransformerConfig(N=N, M=M, E=E, nhead=nhead, vocab_size=vocab, layers=LAYERS)
             part = breakdown(cfg, args.repeats)
             print(f"{str((N, M, E, nhead, vocab)):>24} | {part['build']:8.1f} {part['init']:8.1f} "
-                  f"{part['forward']:10.1f} {part['matrix products']:27.1f}")
+                  f"{part['forward']:10.1f} {part['matrix products']:27.1f} | {part['unrecorded']:13.1f} "
+                  f"{part['torch forward']:17.1f}")
 
 
 if __name__ == "__main__":

@@ -56,7 +56,8 @@ def _aliases(func) -> bool:
 
 
 class MetaShapeCache(TorchDispatchMode):
-    """A dispatch mode for meta-only passes: identical operator calls are answered from memory."""
+    """A dispatch mode for meta-only passes: operators with a rule are answered by it, and
+    identical calls of the others from memory."""
 
     @classmethod
     def _should_skip_dynamo(cls) -> bool:
@@ -64,10 +65,9 @@ class MetaShapeCache(TorchDispatchMode):
 
         By default TorchDispatchMode wraps a subclass's ``__torch_dispatch__`` in
         ``torch._disable_dynamo``, so that torch.compile does not trace into it. That wrapper
-        imports torch._dynamo on its first call, about a second in a fresh process, which made
-        the first shape-only trace of a CLI run take over a second. Nothing here runs under
-        torch.compile, so the wrapper has nothing to do; PyTorch's own docstring for this
-        method shows this override.
+        imports torch._dynamo on its first call (about a second in a fresh process), and a
+        shape-only pass must not need that import. Nothing here runs under torch.compile, so the
+        wrapper has nothing to do; PyTorch's own docstring for this method shows this override.
         """
         return False
 
@@ -100,4 +100,3 @@ class MetaShapeCache(TorchDispatchMode):
         if isinstance(layout, _Layout):
             return layout.new()
         return tuple(d.new() for d in layout)
-

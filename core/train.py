@@ -68,10 +68,10 @@ def warm_up_in_background() -> threading.Thread | None:
     """Import torch._dynamo now, on a daemon thread, once per process; returns the thread.
 
     PyTorch's optimizers use torch._dynamo, and making the first Adam optimizer in a process
-    imports it: about a second and 70 MiB. The training lab calls this when
-    its page is drawn, so a learner's first run does not wait for that import while they read.
-    Nothing else in the app needs the module (``core.shape_rules`` keeps shape-only passes free of
-    it), so a server only pays for it once somebody opens the lab. None when already imported.
+    imports it: about a second and 70 MiB. The training lab calls this when its page is drawn, so
+    a learner's first run does not wait for that import. Nothing else in the app needs the module
+    (``core.shape_rules`` keeps shape-only passes and quiz evidence free of it), so a server pays
+    for it only once somebody opens the lab. None when it is already imported.
     """
     global _warm_up_thread
     with _warm_up_lock:
