@@ -59,6 +59,13 @@ def test_binary_operators_broadcast_like_pytorch(shape, data, op):
     check(op, meta(*shape, dtype=torch.int64), meta(*other), covered=op is not aten.div.Tensor)
 
 
+def test_operands_that_broadcast_each_other_like_pytorch():
+    """As attention_bias adds a causal (L, S) mask to an (N, 1, 1, S) padding mask."""
+    for a, b in [((1, 3), (3, 1)), ((2, 1, 4), (3, 1)), ((5, 7), (2, 1, 1, 7)), ((1,), (4, 1, 2))]:
+        check(aten.add.Tensor, meta(*a), meta(*b))
+        check(aten.add.Tensor, meta(*b), meta(*a))
+
+
 @settings(max_examples=60, deadline=None)
 @given(shape=st.lists(st.integers(1, 5), min_size=2, max_size=4), data=st.data(),
        op=st.sampled_from([aten.exp.default, aten.sin.default, aten.cos.default, aten.relu.default]))
