@@ -114,7 +114,7 @@ def test_optimizer_warm_up_imports_torch_dynamo_once_and_adam_needs_it():
     """The training lab's background import: making the first Adam optimizer would otherwise pay it
     (about 1 s)."""
     out = fresh_python(
-        "import sys, core, torch\n"
+        "import sys, core\n"
         "from core.train import warm_up_in_background\n"
         "core.trace(core.PRESETS['GPT-3 175B sizes (shape only)'])\n"
         "before = 'torch._dynamo' in sys.modules\n"
