@@ -20,13 +20,17 @@ def navigation_not_pages_dir(monkeypatch):
     page file alone, without the entry script's sidebar. The real server switches the legacy mode
     off as soon as st.navigation runs (streamlit/commands/navigation.py); this does the same here.
     """
-    original = PagesManager.__init__
+    monkeypatch.setattr(PagesManager, "__init__", without_pages_dir(PagesManager.__init__))
+
+
+def without_pages_dir(original_init):
+    """PagesManager.__init__ that then switches the legacy pages-folder mode off, as st.navigation does."""
 
     def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
+        original_init(self, *args, **kwargs)
         PagesManager.uses_pages_directory = False
 
-    monkeypatch.setattr(PagesManager, "__init__", init)
+    return init
 
 
 def make_app(query: dict[str, str] | None = None, timeout: float = 60) -> AppTest:

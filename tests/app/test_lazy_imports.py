@@ -6,16 +6,9 @@ CODE = """
 import sys
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
+from tests.app.conftest import without_pages_dir
 
-original = PagesManager.__init__
-
-
-def init(self, *args, **kwargs):  # as tests/app/conftest.py: the entry script runs on every rerun
-    original(self, *args, **kwargs)
-    PagesManager.uses_pages_directory = False
-
-
-PagesManager.__init__ = init
+PagesManager.__init__ = without_pages_dir(PagesManager.__init__)  # the entry script runs on every rerun
 at = AppTest.from_file("streamlit_app.py", default_timeout=120).run()
 for page in ("pages/explorer.py", "pages/attention.py", "pages/positional.py", "pages/quiz.py"):
     at.switch_page(page).run()
