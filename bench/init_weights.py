@@ -27,11 +27,9 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core import Transformer  # noqa: E402
+from core import Transformer, TransformerConfig  # noqa: E402
 from core.model import init_weights  # noqa: E402
-
-SIZES = [(16, 2, 100), (128, 8, 1000), (256, 8, 8000)]  # (E, nhead, vocab_size), as in trace_vs_torchinfo.py
-LAYERS = 6
+from trace_vs_torchinfo import LAYERS, SIZES, TorchSeq2Seq  # noqa: E402  (the main benchmark's sizes and reference)
 
 
 def medians(runners: dict, repeats: int) -> dict[str, float]:
@@ -96,12 +94,9 @@ def torch_default_init(model: nn.Module) -> None:
 
 def whole_models(repeats: int) -> None:
     print(f"{'E, nhead, vocab':>18} | {'params':>10} {'ours ms':>8} {'PyTorch ms':>10} | {'ours/PyTorch':>12}")
-    for E, nhead, vocab in SIZES:
+    for N, M, E, nhead, vocab in SIZES:
         ours = Transformer(vocab_size=vocab, E=E, nhead=nhead, layers=LAYERS)
-        reference = nn.Transformer(d_model=E, nhead=nhead, num_encoder_layers=LAYERS, num_decoder_layers=LAYERS,
-                                   dim_feedforward=4 * E, batch_first=True)
-        reference.embed = nn.Embedding(vocab, E)
-        reference.generator = nn.Linear(E, vocab)
+        reference = TorchSeq2Seq(TransformerConfig(N=N, M=M, E=E, nhead=nhead, vocab_size=vocab, layers=LAYERS))
         med = medians({"ours": lambda: init_weights(ours, 0), "torch": lambda: torch_default_init(reference)},
                       repeats)
         params = sum(p.numel() for p in ours.parameters())
