@@ -26,19 +26,9 @@ from streamlit.runtime.pages_manager import PagesManager  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from core import PRESETS  # noqa: E402
+from serve import without_pages_dir  # noqa: E402
 
 PAPER_BASE_NAME = next(name for name in PRESETS if name.startswith("Paper base"))
-
-
-def _entry_script_every_run() -> None:
-    """As in tests/app/conftest.py: run the entry script on every rerun, like the real server."""
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    PagesManager.__init__ = init
 
 
 def timed_run(at: AppTest) -> float:
@@ -81,7 +71,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=15, help="slider moves per series")
     args = parser.parse_args()
-    _entry_script_every_run()
+    PagesManager.__init__ = without_pages_dir(PagesManager.__init__)  # entry script on every rerun
     n = args.repeats
     # Default config (N=2, M=8, E=16): N through 3.., then M through lengths not used yet.
     default_moves = [("w_N", 3 + i) for i in range(n)]

@@ -3,7 +3,8 @@
 Shared by bench/load.py and the browser tests (tests/browser/conftest.py), so both run the same
 server the same way: `streamlit run streamlit_app.py`, headless, bound to 127.0.0.1, without usage
 statistics or a file watcher. Chromium is the system one (/usr/bin/chromium, from apt); nothing is
-downloaded.
+downloaded. ``without_pages_dir`` makes Streamlit's in-process AppTest run the app as that server
+does; the AppTest page tests and bench/app_rerun.py use it.
 """
 
 from __future__ import annotations
@@ -61,3 +62,21 @@ def stop_server(proc: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(timeout=10)
+
+
+def without_pages_dir(original_init):
+    """PagesManager.__init__ that then switches the legacy pages-folder mode off, as st.navigation does.
+
+    The design card names the page folder ``pages/``. Streamlit's legacy multipage mode keys on a
+    folder of that name, and AppTest re-detects it before every run, so a rerun would execute the
+    page file alone, without the entry script's sidebar. The real server switches the legacy mode
+    off as soon as st.navigation runs (streamlit/commands/navigation.py). Use:
+    ``PagesManager.__init__ = without_pages_dir(PagesManager.__init__)``.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    def init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    return init
