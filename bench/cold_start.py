@@ -2,15 +2,16 @@
 
 Each run starts a new Python that imports core and traces the smallest config, the work every
 fresh `streamlit run` or `python -m core` does first. Around it the script reads two of the
-kernel's counters in /proc/vmstat (Linux only):
+kernel's counters in /proc/vmstat (Linux only; they count the whole machine, so other work adds
+to them):
   workingset_refault_file  file pages read back from disk shortly after the kernel evicted them;
   pgmajfault               page faults that had to wait for the disk.
-It runs twice at once, then waits --idle seconds with no PyTorch process alive, then runs twice
-again. If the first run after the wait reads many pages back and is slower, something evicted
-PyTorch's library files from the page cache while nothing had them mapped. On this project's
-development machine that something is DAMON: a kernel thread (kdamond) with a "pageout" scheme
-for file pages no process maps, once they have gone unused for about a minute; see
-/sys/kernel/mm/damon/admin/kdamonds/*/contexts/*/schemes/*/.
+It starts two such processes one after the other, waits --idle seconds with none of its own
+alive, then starts two more. If the first one after the wait reads many pages back and is
+slower, something evicted PyTorch's library files from the page cache while nothing had them
+mapped. On this project's development machine that something is DAMON: a kernel thread
+(kdamond) with a "pageout" scheme for file pages no process maps, once they have gone unused for
+about a minute; see /sys/kernel/mm/damon/admin/kdamonds/*/contexts/*/schemes/*/.
 
     python bench/cold_start.py [--idle 150]
 """
@@ -24,7 +25,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CHILD = ("import core; core.trace(core.TransformerConfig(N=2, M=8, E=16, nhead=2, vocab_size=100))")
+CHILD = "import core; core.trace(core.TransformerConfig(N=2, M=8, E=16, nhead=2, vocab_size=100))"
 COUNTERS = ("workingset_refault_file", "pgmajfault")
 
 
