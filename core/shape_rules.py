@@ -66,6 +66,11 @@ def _dense_permuted(t: Tensor) -> bool:
     return True
 
 
+def _contiguous(shape, dtype: torch.dtype) -> Tensor:
+    """A fresh contiguous meta tensor: the layout most of these operators give their output."""
+    return torch.empty(tuple(shape), dtype=dtype, device="meta")
+
+
 def _elementwise(args, dtype: torch.dtype) -> Tensor | None:
     """Broadcast shape; contiguous when every tensor input is, else the strides of a lone input."""
     tensors = _meta_tensors(args)
@@ -73,7 +78,7 @@ def _elementwise(args, dtype: torch.dtype) -> Tensor | None:
         return None
     if all(t.is_contiguous() for t in tensors):
         shape = _broadcast(*(tuple(t.shape) for t in tensors))
-        return None if shape is None else torch.empty(shape, dtype=dtype, device="meta")
+        return None if shape is None else _contiguous(shape, dtype)
     if len(tensors) == 1 and _dense_permuted(tensors[0]):
         return torch.empty_strided(tensors[0].shape, tensors[0].stride(), dtype=dtype, device="meta")
     return None
@@ -110,10 +115,6 @@ def _scalar(self, other) -> Tensor | None:
 def _compare_scalar(self, other) -> Tensor | None:
     """eq against a number: a bool tensor of the same shape."""
     return _elementwise((self,), torch.bool)
-
-
-def _contiguous(shape, dtype: torch.dtype) -> Tensor:
-    return torch.empty(tuple(shape), dtype=dtype, device="meta")
 
 
 def _linear(x, weight, bias=None) -> Tensor | None:
