@@ -23,8 +23,14 @@ limit_torch_threads(int(_threads) if _threads.isdigit() else 1)
 
 st.set_page_config(page_title="Transformer Shape Explorer", page_icon=":material/view_in_ar:", layout="wide")
 
+# Streamlit serves the default page at the root URL only, so /explorer, the address a learner
+# guesses from /attention and /quiz, would open a "Page not found" dialog over the explorer. A
+# hidden second entry for the same script answers at /explorer; the default's own pathname must
+# differ from it and is never used.
 PAGES = [
-    st.Page("pages/explorer.py", title="Explorer", icon=":material/table_view:", default=True, url_path="explorer"),
+    st.Page("pages/explorer.py", title="Explorer", icon=":material/table_view:", default=True, url_path="home"),
+    st.Page("pages/explorer.py", title="Explorer", icon=":material/table_view:", url_path="explorer",
+            visibility="hidden"),
     st.Page("pages/attention.py", title="Attention", icon=":material/grid_on:", url_path="attention"),
     st.Page("pages/positional.py", title="Positional encoding", icon=":material/waves:", url_path="positional"),
     st.Page("pages/quiz.py", title="Quiz", icon=":material/quiz:", url_path="quiz"),

@@ -100,3 +100,16 @@ def test_a_shared_url_reproduces_the_view_and_garbage_warns(app_url, page, tmp_p
     shot = tmp_path / "explorer_url_garbage.png"
     page.screenshot(path=shot, full_page=True)
     keep(shot, tmp_path)
+
+
+def test_the_explorer_also_answers_at_its_own_path(app_url, page):
+    """/explorer, guessed from /attention and /quiz, opens the explorer with the URL's config and
+    no "Page not found" dialog over it; the sidebar still lists each page once."""
+    page.goto(app_url + "/explorer?N=5&M=4&E=32&nhead=4")
+    expect(shape_cell(page, 0)).to_have_text("(5, 4)", timeout=LOAD)
+    expect(shape_cell(page, 4)).to_have_text("(5, 4, 8)")  # row 5: one head, d_k = 32 / 4
+    expect(page.get_by_text("Page not found")).to_have_count(0)
+    expect(page.locator('[data-testid="stSidebarNav"] a')).to_have_count(len(NAV))
+    page.locator('[data-testid="stSidebarNav"]').get_by_text("Quiz", exact=True).click()
+    expect(page).to_have_url(re.compile(r"/quiz\?"), timeout=LOAD)
+    no_exception(page)
