@@ -8,9 +8,9 @@ the rate beside the CPU's arithmetic peak:
     peak per core = FMA units x float32 lanes per register x 2 (a multiply and an add) x clock
 
 The lanes come from the widest vector extension in /proc/cpuinfo (8 for AVX2, 16 for AVX-512),
-the clock from its "cpu MHz" line (a virtual machine reports its nominal clock; a core that
-boosts above it makes the real peak higher and the fraction lower). ``--fma-units`` is 2 on
-the x86 cores of recent years (AMD Zen, Intel since Haswell).
+the clock from its "cpu MHz" line (a virtual machine may report a nominal clock; a core that
+boosts above it makes the real peak higher, and a share over 100% shows it did). ``--fma-units``
+is 2 on most x86 cores of recent years (AMD Zen 2 and later, Intel since Haswell).
 
     python bench/matmul_peak.py [--repeats 31] [--fma-units 2]
 """
@@ -34,7 +34,10 @@ SHAPES = {  # name: (rows, in_features, out_features)
 
 
 def cpu_facts() -> tuple[float, int, str]:
-    """(clock in GHz, float32 lanes per vector register, extension name) from /proc/cpuinfo."""
+    """(clock in GHz, float32 lanes per vector register, extension name) from /proc/cpuinfo.
+
+    Raises OSError without /proc/cpuinfo and ValueError when it names no clock.
+    """
     mhz, flags = 0.0, set()
     with open("/proc/cpuinfo") as info:
         for line in info:
@@ -43,6 +46,8 @@ def cpu_facts() -> tuple[float, int, str]:
                 mhz = float(value)
             elif key.strip() == "flags" and not flags:
                 flags = set(value.split())
+    if not mhz:
+        raise ValueError("/proc/cpuinfo has no 'cpu MHz' line")
     if "avx512f" in flags:
         return mhz / 1e3, 16, "AVX-512"
     if "avx2" in flags and "fma" in flags:
@@ -65,7 +70,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=31)
     parser.add_argument("--fma-units", type=int, default=2, help="FMA pipes per core (2 on recent x86)")
     args = parser.parse_args()
-    ghz, lanes, ext = cpu_facts()
+    try:
+        ghz, lanes, ext = cpu_facts()
+    except (OSError, ValueError) as err:
+        parser.exit(2, f"cannot work out this CPU's peak: {err}\n")
     threads = torch.get_num_threads()
     per_core = args.fma_units * lanes * 2 * ghz  # GFLOPS
     print(f"torch {torch.__version__}; {ext}, {ghz:.3f} GHz reported, {args.fma_units} FMA units: "
