@@ -5,13 +5,15 @@ For each size it times, interleaved in one process so machine noise hits all thr
   torchinfo build torch.nn.Transformer (plus embedding and output layer) and torchinfo.summary it.
   bare      build the same torch.nn.Transformer and run one forward pass under no_grad (the floor).
 It reports per-run ratios' medians: trace/torchinfo (target <= 0.6) and trace/bare (target <= 1.0).
+With --runs K it measures every size K times over and ends with the median of the K runs' ratios
+and how many runs met each target, since on a shared machine one run can land on either side.
 With --breakdown it then splits one trace per size into its parts: building the modules, drawing
 the weights, the recorded forward pass, and within that pass the matrix products (aten::addmm,
 mm and bmm, summed by torch.profiler), which no implementation of the same model can skip. Beside
 them, the floor: our model's forward with nothing recorded, and nn.Transformer's own forward
 (eval, no_grad), both on models built beforehand and timed in turn.
 
-    python bench/trace_vs_torchinfo.py [--repeats 15] [--breakdown]
+    python bench/trace_vs_torchinfo.py [--repeats 15] [--runs 1] [--breakdown]
 """
 
 from __future__ import annotations
@@ -116,34 +118,57 @@ def timed(fn, cfg) -> float:
     return time.perf_counter() - start
 
 
+def measure(cfg: TransformerConfig, repeats: int) -> tuple[dict[str, float], float, float]:
+    """One run at one size: median milliseconds of each runner, and the medians of the ratios."""
+    runners = {"trace": run_trace, "torchinfo": run_torchinfo, "bare": run_bare}
+    for fn in runners.values():
+        fn(cfg)  # warm-up
+    times: dict[str, list[float]] = {name: [] for name in runners}
+    for rep in range(repeats):
+        order = list(runners.items())
+        order = order[rep % 3:] + order[:rep % 3]  # rotate who goes first
+        for name, fn in order:
+            times[name].append(timed(fn, cfg))
+    med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+    r_info = statistics.median(t / i for t, i in zip(times["trace"], times["torchinfo"]))
+    r_bare = statistics.median(t / b for t, b in zip(times["trace"], times["bare"]))
+    return med, r_info, r_bare
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--runs", type=int, default=1,
+                        help="measure every size this many times over, then summarise the runs")
     parser.add_argument("--breakdown", action="store_true", help="then split one trace per size into its parts")
     args = parser.parse_args()
+    if args.repeats < 1 or args.runs < 1:
+        parser.error("--repeats and --runs must be at least 1")
     torch.manual_seed(0)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, layers={LAYERS}, d_ff=4E, "
           f"{args.repeats} interleaved repeats (first call per size discarded), "
           f"malloc tuning {'on' if MALLOC_TUNED else 'off'} for all three (core/allocator.py)")
-    print(f"{'N, M, E, nhead, vocab':>24} | {'trace ms':>9} {'torchinfo ms':>12} {'bare ms':>8} | "
-          f"{'trace/torchinfo':>15} {'trace/bare':>10}")
     first = timed(run_trace, TransformerConfig(N=2, M=8, E=16, nhead=2, vocab_size=100))
-    for N, M, E, nhead, vocab in SIZES:
-        cfg = TransformerConfig(N=N, M=M, E=E, nhead=nhead, vocab_size=vocab, layers=LAYERS)
-        runners = {"trace": run_trace, "torchinfo": run_torchinfo, "bare": run_bare}
-        for fn in runners.values():
-            fn(cfg)  # warm-up
-        times = {name: [] for name in runners}
-        for rep in range(args.repeats):
-            order = list(runners.items())
-            order = order[rep % 3:] + order[:rep % 3]  # rotate who goes first
-            for name, fn in order:
-                times[name].append(timed(fn, cfg))
-        med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
-        r_info = statistics.median(t / i for t, i in zip(times["trace"], times["torchinfo"]))
-        r_bare = statistics.median(t / b for t, b in zip(times["trace"], times["bare"]))
-        print(f"{str((N, M, E, nhead, vocab)):>24} | {med['trace']:9.1f} {med['torchinfo']:12.1f} "
-              f"{med['bare']:8.1f} | {r_info:15.3f} {r_bare:10.3f}")
+    ratios: dict[tuple, list[tuple[float, float]]] = {size: [] for size in SIZES}
+    for run in range(args.runs):
+        if args.runs > 1:
+            print(f"\nrun {run + 1} of {args.runs}")
+        print(f"{'N, M, E, nhead, vocab':>24} | {'trace ms':>9} {'torchinfo ms':>12} {'bare ms':>8} | "
+              f"{'trace/torchinfo':>15} {'trace/bare':>10}")
+        for size in SIZES:
+            N, M, E, nhead, vocab = size
+            cfg = TransformerConfig(N=N, M=M, E=E, nhead=nhead, vocab_size=vocab, layers=LAYERS)
+            med, r_info, r_bare = measure(cfg, args.repeats)
+            ratios[size].append((r_info, r_bare))
+            print(f"{str(size):>24} | {med['trace']:9.1f} {med['torchinfo']:12.1f} "
+                  f"{med['bare']:8.1f} | {r_info:15.3f} {r_bare:10.3f}")
+    if args.runs > 1:
+        print(f"\nover {args.runs} runs: the median of the per-run ratios, and the runs that met each target")
+        print(f"{'N, M, E, nhead, vocab':>24} | {'trace/torchinfo':>15} {'<= 0.6':>7} | {'trace/bare':>10} {'<= 1.0':>7}")
+        for size, pairs in ratios.items():
+            info, bare = [r for r, _ in pairs], [r for _, r in pairs]
+            print(f"{str(size):>24} | {statistics.median(info):15.3f} {sum(r <= 0.6 for r in info):>3} of "
+                  f"{len(info):<2} | {statistics.median(bare):10.3f} {sum(r <= 1.0 for r in bare):>3} of {len(bare)}")
     print(f"first trace in this process (after imports): {first * 1e3:.1f} ms")
     if args.breakdown:
         print(f"\n{'N, M, E, nhead, vocab':>24} | {'build ms':>8} {'init ms':>8} {'forward ms':>10} "
