@@ -56,6 +56,7 @@ def cpu_facts() -> tuple[float, int, str]:
 
 
 def median_seconds(fn, repeats: int) -> float:
+    """Median wall time of ``repeats`` calls, after one untimed call."""
     fn()  # warm-up
     times = []
     for _ in range(repeats):
@@ -70,6 +71,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=31)
     parser.add_argument("--fma-units", type=int, default=2, help="FMA pipes per core (2 on recent x86)")
     args = parser.parse_args()
+    if args.repeats < 1 or args.fma_units < 1:
+        parser.error("--repeats and --fma-units must be at least 1")
     try:
         ghz, lanes, ext = cpu_facts()
     except (OSError, ValueError) as err:
