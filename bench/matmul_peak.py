@@ -18,13 +18,15 @@ is 2 on most x86 cores of recent years (AMD Zen 2 and later, Intel since Haswell
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import torch
 from torch.nn import functional as F
 
-E, D_FF, VOCAB, ROWS = 256, 1024, 8000, 4 * 128  # the largest benchmark size: N * M rows of width E
+from init_weights import medians  # the bench scripts' timing helper
+from trace_vs_torchinfo import SIZES  # the main benchmark's sizes
+
+N, M, E, _, VOCAB = SIZES[-1]  # the largest benchmark size
+D_FF, ROWS = 4 * E, N * M  # d_ff = 4E as in the benchmark; every position is one row of width E
 SHAPES = {  # name: (rows, in_features, out_features)
     "attention projection (E -> E)": (ROWS, E, E),
     "FFN first layer (E -> d_ff)": (ROWS, E, D_FF),
@@ -55,17 +57,6 @@ def cpu_facts() -> tuple[float, int, str]:
     return mhz / 1e3, 4, "SSE"
 
 
-def median_seconds(fn, repeats: int) -> float:
-    """Median wall time of ``repeats`` calls, after one untimed call."""
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=31)
@@ -88,7 +79,7 @@ def main() -> None:
         cells = []
         for n in (1, threads):
             torch.set_num_threads(n)
-            seconds = median_seconds(lambda: F.linear(x, weight, bias), args.repeats)  # (rows, d_out)
+            seconds = medians({"linear": lambda: F.linear(x, weight, bias)}, args.repeats)["linear"]  # (rows, d_out)
             rate = flop / seconds / 1e9
             cells.append(f"{seconds * 1e3:6.2f} ms {rate:4.0f} {100 * rate / (per_core * n):3.0f}%")
         torch.set_num_threads(threads)
