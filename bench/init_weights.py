@@ -27,9 +27,9 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core import Transformer, TransformerConfig  # noqa: E402
+from core import Transformer  # noqa: E402
 from core.model import init_weights  # noqa: E402
-from trace_vs_torchinfo import LAYERS, SIZES, TorchSeq2Seq  # noqa: E402  (the main benchmark's sizes and reference)
+from trace_vs_torchinfo import LAYERS, SIZES, TorchSeq2Seq, config_for  # noqa: E402  (the main benchmark's sizes and reference)
 
 
 def medians(runners: dict, repeats: int) -> dict[str, float]:
@@ -94,9 +94,10 @@ def torch_default_init(model: nn.Module) -> None:
 
 def whole_models(repeats: int) -> None:
     print(f"{'E, nhead, vocab':>18} | {'params':>10} {'ours ms':>8} {'PyTorch ms':>10} | {'ours/PyTorch':>12}")
-    for N, M, E, nhead, vocab in SIZES:
+    for size in SIZES:
+        _, _, E, nhead, vocab = size
         ours = Transformer(vocab_size=vocab, E=E, nhead=nhead, layers=LAYERS)
-        reference = TorchSeq2Seq(TransformerConfig(N=N, M=M, E=E, nhead=nhead, vocab_size=vocab, layers=LAYERS))
+        reference = TorchSeq2Seq(config_for(size))
         med = medians({"ours": lambda: init_weights(ours, 0), "torch": lambda: torch_default_init(reference)},
                       repeats)
         params = sum(p.numel() for p in ours.parameters())
