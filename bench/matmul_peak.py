@@ -23,15 +23,15 @@ import torch
 from torch.nn import functional as F
 
 from init_weights import medians  # the bench scripts' timing helper
-from trace_vs_torchinfo import SIZES  # the main benchmark's sizes
+from trace_vs_torchinfo import SIZES, config_for  # the main benchmark's sizes and its config for them
 
-N, M, E, _, VOCAB = SIZES[-1]  # the largest benchmark size
-D_FF, ROWS = 4 * E, N * M  # d_ff = 4E as in the benchmark; every position is one row of width E
+CFG = config_for(SIZES[-1])  # the largest benchmark size, with the benchmark's own d_ff
+ROWS = CFG.N * CFG.M  # every position is one row of width E
 SHAPES = {  # name: (rows, in_features, out_features)
-    "attention projection (E -> E)": (ROWS, E, E),
-    "FFN first layer (E -> d_ff)": (ROWS, E, D_FF),
-    "FFN second layer (d_ff -> E)": (ROWS, D_FF, E),
-    "output layer (E -> vocab_size)": (ROWS, E, VOCAB),
+    "attention projection (E -> E)": (ROWS, CFG.E, CFG.E),
+    "FFN first layer (E -> d_ff)": (ROWS, CFG.E, CFG.d_ff),
+    "FFN second layer (d_ff -> E)": (ROWS, CFG.d_ff, CFG.E),
+    "output layer (E -> vocab_size)": (ROWS, CFG.E, CFG.vocab_size),
 }
 
 
