@@ -13,7 +13,10 @@ mm and bmm, summed by torch.profiler), which no implementation of the same model
 them, the floor: our model's forward with nothing recorded, and nn.Transformer's own forward
 (eval, no_grad), both on models built beforehand and timed in turn.
 
-    python bench/trace_vs_torchinfo.py [--repeats 15] [--runs 1] [--breakdown]
+With --layers L both sides get L encoder and L decoder layers instead of LAYERS (for example 2, the
+depth TransformerConfig has by default); every figure in the README is at LAYERS unless it says so.
+
+    python bench/trace_vs_torchinfo.py [--repeats 15] [--runs 1] [--breakdown] [--layers 6]
 """
 
 from __future__ import annotations
@@ -37,10 +40,10 @@ INFO_TARGET = 0.6  # the issue's targets: trace / torchinfo at most this at ever
 BARE_TARGET = 1.0  # and trace / bare at most this
 
 
-def config_for(size: tuple[int, int, int, int, int]) -> TransformerConfig:
-    """The benchmark's config for one of SIZES: those sizes, LAYERS + LAYERS layers, d_ff = 4E."""
+def config_for(size: tuple[int, int, int, int, int], layers: int = LAYERS) -> TransformerConfig:
+    """The benchmark's config for one of SIZES: those sizes, layers + layers deep, d_ff = 4E."""
     N, M, E, nhead, vocab = size
-    return TransformerConfig(N=N, M=M, E=E, nhead=nhead, vocab_size=vocab, layers=LAYERS)
+    return TransformerConfig(N=N, M=M, E=E, nhead=nhead, vocab_size=vocab, layers=layers)
 
 
 class TorchSeq2Seq(nn.Module):
@@ -154,11 +157,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1,
                         help="measure every size this many times over, then summarise the runs")
     parser.add_argument("--breakdown", action="store_true", help="then split one trace per size into its parts")
+    parser.add_argument("--layers", type=int, default=LAYERS,
+                        help=f"encoder layers and decoder layers, each, on both sides (default {LAYERS})")
     args = parser.parse_args()
     if args.repeats < 1 or args.runs < 1:
         parser.error("--repeats and --runs must be at least 1")
+    try:
+        config_for(SIZES[-1], args.layers)
+    except ValueError as err:  # the config's own message names the limits
+        parser.error(f"--layers: {err}")
     torch.manual_seed(0)
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, layers={LAYERS}, d_ff=4E, "
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, layers={args.layers}, d_ff=4E, "
           f"{args.repeats} interleaved repeats (first call per size discarded), "
           f"malloc tuning {'on' if MALLOC_TUNED else 'off'} for all three (core/allocator.py)")
     first = timed(run_trace, TransformerConfig(N=2, M=8, E=16, nhead=2, vocab_size=100))
@@ -169,7 +178,7 @@ def main() -> None:
         print(f"{'N, M, E, nhead, vocab':>24} | {'trace ms':>9} {'torchinfo ms':>12} {'bare ms':>8} | "
               f"{'trace/torchinfo':>15} {'trace/bare':>10}")
         for size in SIZES:
-            med, r_info, r_bare = measure(config_for(size), args.repeats)
+            med, r_info, r_bare = measure(config_for(size, args.layers), args.repeats)
             ratios[size].append((r_info, r_bare))
             print(f"{str(size):>24} | {med['trace']:9.1f} {med['torchinfo']:12.1f} "
                   f"{med['bare']:8.1f} | {r_info:15.3f} {r_bare:10.3f}")
@@ -186,7 +195,7 @@ def main() -> None:
         print(f"\n{'N, M, E, nhead, vocab':>24} | {'build ms':>8} {'init ms':>8} {'forward ms':>10} "
               f"{'of which matrix products ms':>27} | {'unrecorded ms':>13} {'nn.Transformer ms':>17}")
         for size in SIZES:
-            part = breakdown(config_for(size), args.repeats)
+            part = breakdown(config_for(size, args.layers), args.repeats)
             print(f"{str(size):>24} | {part['build']:8.1f} {part['init']:8.1f} "
                   f"{part['forward']:10.1f} {part['matrix products']:27.1f} | {part['unrecorded']:13.1f} "
                   f"{part['torch forward']:17.1f}")
