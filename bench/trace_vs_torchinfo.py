@@ -15,6 +15,8 @@ them, the floor: our model's forward with nothing recorded, and nn.Transformer's
 
 With --layers L both sides get L encoder and L decoder layers instead of LAYERS (for example 2, the
 depth TransformerConfig has by default); every figure in the README is at LAYERS unless it says so.
+A depth at which the largest size would go over core's memory budget is refused: trace would then
+run shape-only, and there would be nothing comparable to time.
 
     python bench/trace_vs_torchinfo.py [--repeats 15] [--runs 1] [--breakdown] [--layers 6]
 """
@@ -33,6 +35,7 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core import MALLOC_TUNED, TransformerConfig, trace  # noqa: E402
+from core.memory import DEFAULT_BUDGET_BYTES, estimate  # noqa: E402
 
 SIZES = [(2, 8, 16, 2, 100), (8, 64, 128, 8, 1000), (4, 128, 256, 8, 8000)]  # (N, M, E, nhead, vocab_size)
 LAYERS = 6  # torch.nn.Transformer's default depth, used by both sides
@@ -163,9 +166,12 @@ def main() -> None:
     if args.repeats < 1 or args.runs < 1:
         parser.error("--repeats and --runs must be at least 1")
     try:
-        config_for(SIZES[-1], args.layers)
+        largest = estimate(config_for(SIZES[-1], args.layers)).total
     except ValueError as err:  # the config's own message names the limits
         parser.error(f"--layers: {err}")
+    if largest > DEFAULT_BUDGET_BYTES:  # trace would go shape-only and time nothing comparable
+        parser.error(f"--layers {args.layers}: a real pass at {SIZES[-1]} needs about {largest / 2**20:.0f} MiB, "
+                     f"over core's {DEFAULT_BUDGET_BYTES / 2**20:.0f} MiB budget, so trace would run shape-only")
     torch.manual_seed(0)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, layers={args.layers}, d_ff=4E, "
           f"{args.repeats} interleaved repeats (first call per size discarded), "
