@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core import Transformer  # noqa: E402
 from core.model import init_weights  # noqa: E402
-from trace_vs_torchinfo import LAYERS, SIZES, TorchSeq2Seq, config_for  # noqa: E402  (the main benchmark's sizes and reference)
+from trace_vs_torchinfo import SIZES, TorchSeq2Seq, config_for  # noqa: E402  (the main benchmark's sizes and reference)
 
 
 def medians(runners: dict, repeats: int) -> dict[str, float]:
@@ -95,13 +95,13 @@ def torch_default_init(model: nn.Module) -> None:
 def whole_models(repeats: int) -> None:
     print(f"{'E, nhead, vocab':>18} | {'params':>10} {'ours ms':>8} {'PyTorch ms':>10} | {'ours/PyTorch':>12}")
     for size in SIZES:
-        _, _, E, nhead, vocab = size
-        ours = Transformer(vocab_size=vocab, E=E, nhead=nhead, layers=LAYERS)
-        reference = TorchSeq2Seq(config_for(size))
+        cfg = config_for(size)
+        ours = Transformer.from_config(cfg, draw_weights=False)
+        reference = TorchSeq2Seq(cfg)
         med = medians({"ours": lambda: init_weights(ours, 0), "torch": lambda: torch_default_init(reference)},
                       repeats)
         params = sum(p.numel() for p in ours.parameters())
-        print(f"{str((E, nhead, vocab)):>18} | {params:>10,} {med['ours'] * 1e3:8.1f} {med['torch'] * 1e3:10.1f} | "
+        print(f"{str((cfg.E, cfg.nhead, cfg.vocab_size)):>18} | {params:>10,} {med['ours'] * 1e3:8.1f} {med['torch'] * 1e3:10.1f} | "
               f"{med['ours'] / med['torch']:12.2f}")
 
 

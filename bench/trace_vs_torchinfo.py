@@ -101,7 +101,7 @@ def breakdown(cfg: TransformerConfig, repeats: int) -> dict[str, float]:
     reference = TorchSeq2Seq(cfg).eval()
     for rep in range(repeats + 1):
         start = time.perf_counter()
-        model = Transformer(vocab_size=cfg.vocab_size, E=cfg.E, nhead=cfg.nhead, layers=cfg.layers, d_ff=cfg.d_ff)
+        model = Transformer.from_config(cfg, draw_weights=False)
         built = time.perf_counter()
         init_weights(model, cfg.seed)
         drawn = time.perf_counter()
@@ -166,9 +166,10 @@ def main() -> None:
     if args.repeats < 1 or args.runs < 1:
         parser.error("--repeats and --runs must be at least 1")
     try:
-        largest = estimate(config_for(SIZES[-1], args.layers)).total
+        configs = {size: config_for(size, args.layers) for size in SIZES}
     except ValueError as err:  # the config's own message names the limits
         parser.error(f"--layers: {err}")
+    largest = estimate(configs[SIZES[-1]]).total
     if largest > DEFAULT_BUDGET_BYTES:  # trace would go shape-only and time nothing comparable
         parser.error(f"--layers {args.layers}: a real pass at {SIZES[-1]} needs about {largest / 2**20:.0f} MiB, "
                      f"over core's {DEFAULT_BUDGET_BYTES / 2**20:.0f} MiB budget, so trace would run shape-only")
@@ -184,7 +185,7 @@ def main() -> None:
         print(f"{'N, M, E, nhead, vocab':>24} | {'trace ms':>9} {'torchinfo ms':>12} {'bare ms':>8} | "
               f"{'trace/torchinfo':>15} {'trace/bare':>10}")
         for size in SIZES:
-            med, r_info, r_bare = measure(config_for(size, args.layers), args.repeats)
+            med, r_info, r_bare = measure(configs[size], args.repeats)
             ratios[size].append((r_info, r_bare))
             print(f"{str(size):>24} | {med['trace']:9.1f} {med['torchinfo']:12.1f} "
                   f"{med['bare']:8.1f} | {r_info:15.3f} {r_bare:10.3f}")
@@ -201,7 +202,7 @@ def main() -> None:
         print(f"\n{'N, M, E, nhead, vocab':>24} | {'build ms':>8} {'init ms':>8} {'forward ms':>10} "
               f"{'of which matrix products ms':>27} | {'unrecorded ms':>13} {'nn.Transformer ms':>17}")
         for size in SIZES:
-            part = breakdown(config_for(size, args.layers), args.repeats)
+            part = breakdown(configs[size], args.repeats)
             print(f"{str(size):>24} | {part['build']:8.1f} {part['init']:8.1f} "
                   f"{part['forward']:10.1f} {part['matrix products']:27.1f} | {part['unrecorded']:13.1f} "
                   f"{part['torch forward']:17.1f}")

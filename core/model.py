@@ -310,12 +310,17 @@ class Transformer(nn.Module):
             self.generator.weight = self.tgt_embed.lookup.weight
 
     @classmethod
-    def from_config(cls, cfg: TransformerConfig, device=None, residual: bool = True) -> "Transformer":
-        """Build the model a config describes, with seeded weights (none on the meta device)."""
+    def from_config(cls, cfg: TransformerConfig, device=None, residual: bool = True,
+                    draw_weights: bool = True) -> "Transformer":
+        """Build the model a config describes, with seeded weights (none on the meta device).
+
+        ``draw_weights=False`` leaves the weights as allocated, for benchmarks that time the
+        drawing on its own.
+        """
         model = cls(vocab_size=cfg.vocab_size, E=cfg.E, nhead=cfg.nhead, layers=cfg.layers, d_ff=cfg.d_ff,
                     positional=cfg.positional, max_len=cfg.max_len, tie_embeddings=cfg.tie_embeddings,
                     residual=residual, device=device)
-        return model if str(device) == "meta" else init_weights(model, cfg.seed)
+        return init_weights(model, cfg.seed) if draw_weights and str(device) != "meta" else model
 
     generate_square_subsequent_mask = staticmethod(generate_square_subsequent_mask)
     generate_key_padding_mask = staticmethod(generate_key_padding_mask)
