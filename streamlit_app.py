@@ -37,6 +37,13 @@ PAGES = [
     st.Page("pages/training_lab.py", title="Training lab", icon=":material/science:", url_path="training_lab"),
 ]
 
+# A heatmap keeps square cells at a fixed size (pages/charts.py), up to 520 px plus its axes and
+# legend: wider than a phone's column, where it used to be cut off with no way to reach the last
+# keys or the colour scale. Each chart now scrolls sideways inside its own box instead. Shrinking
+# it to fit was the alternative: a canvas resized by CSS points its tooltips at the wrong cells
+# (Vega maps the pointer in the canvas's own pixels), and drawing as SVG instead, which scales
+# cleanly, made the 64-position attention page about 0.5 s slower to draw.
+st.html("<style>.vega-embed { max-width: 100%; overflow-x: auto; }</style>")
 page = st.navigation(PAGES)
 sidebar_config()
 page.run()

@@ -14,11 +14,15 @@ from core.views import AttentionMap, PositionalView
 from pages.tables import fill_data
 
 CELL = 11  # pixels per heatmap cell when many positions are drawn
-MAX_SIDE = 520  # heatmap side in pixels
+MAX_SIDE = 520  # heatmap side in pixels, axes and legend included
+# Widest heatmap that fits a narrow column: in a 1400 px window with the sidebar open, the attention
+# page's 2/5 column is 368 px wide and each of two equal columns about 400 px. Wider charts scroll
+# sideways in their box (streamlit_app.py), which a learner may not notice.
+COLUMN_MAX = 360
 
 
-def _side(n: int) -> int:
-    return max(120, min(MAX_SIDE, CELL * n if n > 16 else 32 * n))
+def _side(n: int, most: int = MAX_SIDE) -> int:
+    return max(120, min(most, CELL * n if n > 16 else 32 * n))
 
 
 @lru_cache(maxsize=None)
@@ -64,6 +68,12 @@ def _mask_template() -> dict:
     ).to_dict()
 
 
+def mask_fits_beside(a: AttentionMap) -> bool:
+    """Whether the mask can sit beside the weights. A wider one was cut off in that column, its last
+    keys (where the padding is) out of sight, so the attention page then stacks the two charts."""
+    return _side(len(a.weights[0]) if a.weights else 0) <= COLUMN_MAX
+
+
 def mask_spec(a: AttentionMap) -> dict:
     """The boolean mask itself: dark where True (blocked), light where the key is visible."""
     cells = [{"query": c["query"], "key": c["key"], "state": "blocked (True)" if c["blocked"] else "visible"}
@@ -84,12 +94,13 @@ def _table_template() -> dict:
     ).to_dict()
 
 
-def positional_spec(v: PositionalView) -> dict:
-    """The positions x dimensions table as a heatmap (red positive, blue negative)."""
+def positional_spec(v: PositionalView, most: int = MAX_SIDE) -> dict:
+    """The positions x dimensions table as a heatmap (red positive, blue negative), at most `most`
+    pixels a side."""
     cells = [{"position": p, "dimension": d, "value": x}
              for p, row in enumerate(v.table) for d, x in zip(v.dims, row)]
     spec = fill_data(_table_template(), {"cells": cells})
-    spec["width"], spec["height"] = _side(len(v.dims)), _side(v.positions)
+    spec["width"], spec["height"] = _side(len(v.dims), most), _side(v.positions, most)
     return spec
 
 
@@ -103,12 +114,12 @@ def _similarity_template() -> dict:
     ).to_dict()
 
 
-def similarity_spec(v: PositionalView) -> dict:
+def similarity_spec(v: PositionalView, most: int = MAX_SIDE) -> dict:
     """Cosine similarity between positions' vectors: how alike two positions look to the model."""
     cells = [{"position i": i, "position j": j, "cosine": x}
              for i, row in enumerate(v.similarity) for j, x in enumerate(row)]
     spec = fill_data(_similarity_template(), {"cells": cells})
-    spec["width"] = spec["height"] = _side(v.positions)
+    spec["width"] = spec["height"] = _side(v.positions, most)
     return spec
 
 

@@ -8,7 +8,7 @@ so no slider position makes this page allocate more than a few megabytes.
 import streamlit as st
 
 from core.views import MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, positional_view, sinusoid_curves
-from pages.charts import curves_spec, positional_spec, similarity_spec
+from pages.charts import COLUMN_MAX, curves_spec, positional_spec, similarity_spec
 from pages.common import cached_shapes, cached_trace, current_config, guard, over_budget, shape_only_banner
 
 KINDS = ("sinusoidal", "learned")
@@ -79,5 +79,5 @@ with tab_compare, guard("The comparison"):
         v = views[kind]
         st.markdown(f"**{kind.capitalize()}**: {v.note}")
         left, right = st.columns(2)
-        left.vega_lite_chart(positional_spec(v), width="content")
-        right.vega_lite_chart(similarity_spec(v), width="content")
+        left.vega_lite_chart(positional_spec(v, most=COLUMN_MAX), width="content")  # two to a row: smaller
+        right.vega_lite_chart(similarity_spec(v, most=COLUMN_MAX), width="content")

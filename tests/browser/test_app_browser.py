@@ -113,3 +113,56 @@ def test_the_explorer_also_answers_at_its_own_path(app_url, page):
     page.locator('[data-testid="stSidebarNav"]').get_by_text("Quiz", exact=True).click()
     expect(page).to_have_url(re.compile(r"/quiz\?"), timeout=LOAD)
     no_exception(page)
+
+
+def test_a_wide_heatmap_scrolls_inside_a_phone_screen(app_url, browser):
+    """On a phone, a 64-position heatmap (520 px of cells plus axes and legend) is wider than the
+    column. Every column, and the colour scale on the right, must still be reachable: the chart
+    scrolls sideways in its own box, and the page itself does not scroll sideways."""
+    context = browser.new_context(viewport={"width": 420, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(app_url + "/attention?M=64&M_target=64")
+        charts = page.locator(".vega-embed")
+        expect(charts).to_have_count(2, timeout=LOAD)  # the weights, then the mask
+        no_exception(page)
+        width = page.evaluate("document.documentElement.clientWidth")
+        for i in range(2):  # Streamlit draws the first as SVG, the second (over 2000 cells) on a canvas
+            chart, drawing = charts.nth(i), charts.nth(i).locator(":scope > .marks")  # .marks: the svg or canvas
+            expect(drawing).to_be_visible(timeout=LOAD)
+            box = drawing.bounding_box()
+            assert box["x"] + box["width"] > width  # wider than the screen
+            chart.evaluate("e => { e.scrollLeft = e.scrollWidth; }")
+            box = drawing.bounding_box()
+            assert width / 2 < box["x"] + box["width"] <= width  # its right edge, legend and all, on screen
+        assert page.evaluate("document.documentElement.scrollWidth") <= width  # the page never scrolls sideways
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("M", [8, 12, 24, 64])
+def test_attention_charts_fit_their_columns_on_a_laptop_screen(app_url, page, M):
+    """In a 1400 px window with the sidebar open, both heatmaps show whole, at every size of map:
+    the mask goes below the weights when it would not fit beside them (it used to be cut off
+    there, its last keys, where the padding is, out of sight)."""
+    page.goto(app_url + f"/attention?M={M}&M_target={M}")
+    charts = page.locator(".vega-embed")
+    expect(charts).to_have_count(2, timeout=LOAD)
+    for i in range(2):
+        expect(charts.nth(i).locator(":scope > .marks")).to_be_visible(timeout=LOAD)
+        assert charts.nth(i).evaluate("e => e.scrollWidth <= e.clientWidth")  # nothing hidden to the right
+    no_exception(page)
+
+
+def test_positional_comparison_charts_fit_two_to_a_row(app_url, page):
+    """The "Sinusoidal vs learned" tab draws two heatmaps side by side for each kind; at 64 positions
+    and dimensions each must still show whole in its half of a 1400 px window."""
+    page.goto(app_url + "/positional?M=64&M_target=64&E=64&nhead=2")
+    expect(page.locator(".vega-embed").first.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
+    page.get_by_role("tab", name="Sinusoidal vs learned").click()
+    shown = page.locator(".vega-embed:visible")
+    expect(shown).to_have_count(4, timeout=LOAD)  # table and similarity, for each kind
+    for i in range(4):
+        expect(shown.nth(i).locator(":scope > .marks")).to_be_visible(timeout=LOAD)
+        assert shown.nth(i).evaluate("e => e.scrollWidth <= e.clientWidth")
+    no_exception(page)
