@@ -15,10 +15,10 @@ from pages.tables import fill_data
 
 CELL = 11  # pixels per heatmap cell when many positions are drawn
 MAX_SIDE = 520  # heatmap side in pixels, axes and legend included
-# Widest heatmap that fits a narrow column: in a 1400 px window with the sidebar open, the attention
-# page's 2/5 column is 368 px wide and each of two equal columns about 400 px. Wider charts scroll
-# sideways in their box (streamlit_app.py), which a learner may not notice.
-COLUMN_MAX = 360
+# Widest heatmap that fits a narrow column: in a 1280 px window with the sidebar open, the attention
+# page's 2/5 column is 320 px wide (368 px at 1400 px). Wider charts scroll sideways in their box
+# (streamlit_app.py), which a learner may not notice.
+COLUMN_MAX = 320
 
 
 def _side(n: int, most: int = MAX_SIDE) -> int:

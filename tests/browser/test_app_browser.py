@@ -140,11 +140,22 @@ def test_a_wide_heatmap_scrolls_inside_a_phone_screen(app_url, browser):
         context.close()
 
 
-@pytest.mark.parametrize("M", [8, 12, 24, 64])
-def test_attention_charts_fit_their_columns_on_a_laptop_screen(app_url, page, M):
-    """In a 1400 px window with the sidebar open, both heatmaps show whole, at every size of map:
-    the mask goes below the weights when it would not fit beside them (it used to be cut off
-    there, its last keys, where the padding is, out of sight)."""
+@pytest.fixture
+def laptop(browser):
+    """A page in a 1280 x 800 window, a common laptop screen, with the sidebar open."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("M", [8, 12, 29, 30, 64])  # 29 and 30 straddle the switch to stacked charts
+def test_attention_charts_fit_their_columns_on_a_laptop_screen(app_url, laptop, M):
+    """Both heatmaps show whole at every size of map: the mask goes below the weights when it would
+    not fit beside them (it used to be cut off there, its last keys, where the padding is, out of
+    sight)."""
+    page = laptop
     page.goto(app_url + f"/attention?M={M}&M_target={M}")
     charts = page.locator(".vega-embed")
     expect(charts).to_have_count(2, timeout=LOAD)
@@ -154,9 +165,10 @@ def test_attention_charts_fit_their_columns_on_a_laptop_screen(app_url, page, M)
     no_exception(page)
 
 
-def test_positional_comparison_charts_fit_two_to_a_row(app_url, page):
+def test_positional_comparison_charts_fit_two_to_a_row(app_url, laptop):
     """The "Sinusoidal vs learned" tab draws two heatmaps side by side for each kind; at 64 positions
-    and dimensions each must still show whole in its half of a 1400 px window."""
+    and dimensions each must still show whole in its half of the window."""
+    page = laptop
     page.goto(app_url + "/positional?M=64&M_target=64&E=64&nhead=2")
     expect(page.locator(".vega-embed").first.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
     page.get_by_role("tab", name="Sinusoidal vs learned").click()
