@@ -9,6 +9,7 @@ downloaded.
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -52,11 +53,32 @@ def browser():
             chromium.close()
 
 
-@pytest.fixture
-def page(browser):
-    """A fresh browser context (its own session) per test, wide enough for the sidebar and table."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+@contextmanager
+def page_in(browser, width: int, height: int):
+    """A page in a fresh browser context (its own session) with a window of that size."""
+    context = browser.new_context(viewport={"width": width, "height": height})
     try:
         yield context.new_page()
     finally:
         context.close()
+
+
+@pytest.fixture
+def page(browser):
+    """Wide enough for the sidebar and the whole table."""
+    with page_in(browser, 1400, 1000) as p:
+        yield p
+
+
+@pytest.fixture
+def laptop(browser):
+    """A common laptop screen, 1280 x 800, with the sidebar open."""
+    with page_in(browser, 1280, 800) as p:
+        yield p
+
+
+@pytest.fixture
+def phone(browser):
+    """A phone's screen, 420 px wide: Streamlit hides the sidebar and stacks columns."""
+    with page_in(browser, 420, 900) as p:
+        yield p

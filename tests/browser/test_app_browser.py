@@ -115,39 +115,25 @@ def test_the_explorer_also_answers_at_its_own_path(app_url, page):
     no_exception(page)
 
 
-def test_a_wide_heatmap_scrolls_inside_a_phone_screen(app_url, browser):
-    """On a phone, a 64-position heatmap (520 px of cells plus axes and legend) is wider than the
-    column. Every column, and the colour scale on the right, must still be reachable: the chart
-    scrolls sideways in its own box, and the page itself does not scroll sideways."""
-    context = browser.new_context(viewport={"width": 420, "height": 900})
-    try:
-        page = context.new_page()
-        page.goto(app_url + "/attention?M=64&M_target=64")
-        charts = page.locator(".vega-embed")
-        expect(charts).to_have_count(2, timeout=LOAD)  # the weights, then the mask
-        no_exception(page)
-        width = page.evaluate("document.documentElement.clientWidth")
-        for i in range(2):  # Streamlit draws the first as SVG, the second (over 2000 cells) on a canvas
-            chart, drawing = charts.nth(i), charts.nth(i).locator(":scope > .marks")  # .marks: the svg or canvas
-            expect(drawing).to_be_visible(timeout=LOAD)
-            box = drawing.bounding_box()
-            assert box["x"] + box["width"] > width  # wider than the screen
-            chart.evaluate("e => { e.scrollLeft = e.scrollWidth; }")
-            box = drawing.bounding_box()
-            assert width / 2 < box["x"] + box["width"] <= width  # its right edge, legend and all, on screen
-        assert page.evaluate("document.documentElement.scrollWidth") <= width  # the page never scrolls sideways
-    finally:
-        context.close()
-
-
-@pytest.fixture
-def laptop(browser):
-    """A page in a 1280 x 800 window, a common laptop screen, with the sidebar open."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
+def test_a_wide_heatmap_scrolls_inside_a_phone_screen(app_url, phone):
+    """On a phone, a 64-position heatmap (520 px with axes and legend) is wider than the column.
+    Every column, and the colour scale on the right, must still be reachable: the chart scrolls
+    sideways in its own box, and the page itself does not scroll sideways."""
+    page = phone
+    page.goto(app_url + "/attention?M=64&M_target=64")
+    charts = page.locator(".vega-embed")
+    expect(charts).to_have_count(2, timeout=LOAD)  # the weights, then the mask
+    no_exception(page)
+    width = page.evaluate("document.documentElement.clientWidth")
+    for i in range(2):  # Streamlit draws the first as SVG, the second (over 2000 cells) on a canvas
+        chart, drawing = charts.nth(i), charts.nth(i).locator(":scope > .marks")  # .marks: the svg or canvas
+        expect(drawing).to_be_visible(timeout=LOAD)
+        box = drawing.bounding_box()
+        assert box["x"] + box["width"] > width  # wider than the screen
+        chart.evaluate("e => { e.scrollLeft = e.scrollWidth; }")
+        box = drawing.bounding_box()
+        assert width / 2 < box["x"] + box["width"] <= width  # its right edge, legend and all, on screen
+    assert page.evaluate("document.documentElement.scrollWidth") <= width  # the page never scrolls sideways
 
 
 @pytest.mark.parametrize("M", [8, 12, 29, 30, 64])  # 29 and 30 straddle the switch to stacked charts
