@@ -125,7 +125,7 @@ def test_a_wide_heatmap_scrolls_inside_a_phone_screen(app_url, phone):
     expect(charts).to_have_count(2, timeout=LOAD)  # the weights, then the mask
     no_exception(page)
     width = page.evaluate("document.documentElement.clientWidth")
-    for i in range(2):  # Streamlit draws the first as SVG, the second (over 2000 cells) on a canvas
+    for i in range(2):  # here Streamlit draws the weights as SVG and the mask on a canvas: both count
         chart, drawing = charts.nth(i), charts.nth(i).locator(":scope > .marks")  # .marks: the svg or canvas
         expect(drawing).to_be_visible(timeout=LOAD)
         box = drawing.bounding_box()
@@ -138,9 +138,9 @@ def test_a_wide_heatmap_scrolls_inside_a_phone_screen(app_url, phone):
 
 @pytest.mark.parametrize("M", [8, 12, 29, 30, 64])  # 29 and 30 straddle the switch to stacked charts
 def test_attention_charts_fit_their_columns_on_a_laptop_screen(app_url, laptop, M):
-    """Both heatmaps show whole at every size of map: the mask goes below the weights when it would
-    not fit beside them (it used to be cut off there, its last keys, where the padding is, out of
-    sight)."""
+    """Both heatmaps show whole, at map sizes on either side of each switch: the mask goes below the
+    weights when it would not fit beside them (it used to be cut off there, its last keys, where
+    the padding is, out of sight)."""
     page = laptop
     page.goto(app_url + f"/attention?M={M}&M_target={M}")
     charts = page.locator(".vega-embed")
