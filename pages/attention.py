@@ -8,7 +8,7 @@ import streamlit as st
 
 from core import human_bytes
 from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map
-from pages.charts import attention_spec, mask_fits_beside, mask_spec
+from pages.charts import attention_spec, fits_a_column, mask_spec
 from pages.common import cached_shapes, cached_trace, current_config, guard, over_budget, shape_only_banner
 from pages.diagram import shape_text
 
@@ -66,7 +66,8 @@ with guard("The attention heatmap"):
     if a.capped:
         st.caption(f"Showing the first {len(a.weights)} of {a.queries} queries and {len(a.weights[0])} of "
                    f"{a.keys} keys (capped at {MAX_POSITIONS} so large M stays fast); the full rows still sum to 1.")
-    left, right = st.columns([3, 2]) if mask_fits_beside(a) else (st.container(), st.container())
+    mask = mask_spec(a)
+    left, right = st.columns([3, 2]) if fits_a_column(mask) else (st.container(), st.container())
     with left:
         st.subheader("Weights")
         st.vega_lite_chart(attention_spec(a), width="content")
@@ -78,5 +79,5 @@ with guard("The attention heatmap"):
                        "set its score to −∞ before the softmax, and e^−∞ = 0.")
     with right:
         st.subheader("Mask")
-        st.vega_lite_chart(mask_spec(a), width="content")
+        st.vega_lite_chart(mask, width="content")
         st.caption(MASK_NOTES[kind])

@@ -68,12 +68,6 @@ def _mask_template() -> dict:
     ).to_dict()
 
 
-def mask_fits_beside(a: AttentionMap) -> bool:
-    """Whether the mask can sit beside the weights. A wider one was cut off in that column, its last
-    keys (where the padding is) out of sight, so the attention page then stacks the two charts."""
-    return _side(len(a.weights[0]) if a.weights else 0) <= COLUMN_MAX
-
-
 def mask_spec(a: AttentionMap) -> dict:
     """The boolean mask itself: dark where True (blocked), light where the key is visible."""
     cells = [{"query": c["query"], "key": c["key"], "state": "blocked (True)" if c["blocked"] else "visible"}
@@ -82,6 +76,12 @@ def mask_spec(a: AttentionMap) -> dict:
     rows, cols = len(a.weights), len(a.weights[0]) if a.weights else 0
     spec["width"], spec["height"] = _side(cols), _side(rows)
     return spec
+
+
+def fits_a_column(spec: dict) -> bool:
+    """Whether a chart fits a narrow column. The attention page stacks its mask below the weights
+    when it does not: a wider one was cut off there, its last keys (where the padding is) out of sight."""
+    return spec["width"] <= COLUMN_MAX
 
 
 @lru_cache(maxsize=None)

@@ -43,6 +43,14 @@ def no_exception(page) -> None:
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
 
 
+def expect_whole_charts(charts, count: int) -> None:
+    """`count` charts, each drawn and none wider than its box (nothing hidden to the right)."""
+    expect(charts).to_have_count(count, timeout=LOAD)
+    for i in range(count):
+        expect(charts.nth(i).locator(":scope > .marks")).to_be_visible(timeout=LOAD)  # the svg or canvas
+        assert charts.nth(i).evaluate("e => e.scrollWidth <= e.clientWidth")
+
+
 def test_first_visit_to_a_page_url_runs_the_whole_app(app_url, page):
     """First in this file on purpose: only a fresh server's first run can fall into Streamlit's
     legacy pages/ mode (the page alone, no sidebar, every module in pages/ listed as a page)."""
@@ -143,11 +151,7 @@ def test_attention_charts_fit_their_columns_on_a_laptop_screen(app_url, laptop, 
     the padding is, out of sight)."""
     page = laptop
     page.goto(app_url + f"/attention?M={M}&M_target={M}")
-    charts = page.locator(".vega-embed")
-    expect(charts).to_have_count(2, timeout=LOAD)
-    for i in range(2):
-        expect(charts.nth(i).locator(":scope > .marks")).to_be_visible(timeout=LOAD)
-        assert charts.nth(i).evaluate("e => e.scrollWidth <= e.clientWidth")  # nothing hidden to the right
+    expect_whole_charts(page.locator(".vega-embed"), 2)
     no_exception(page)
 
 
@@ -158,9 +162,5 @@ def test_positional_comparison_charts_fit_two_to_a_row(app_url, laptop):
     page.goto(app_url + "/positional?M=64&M_target=64&E=64&nhead=2")
     expect(page.locator(".vega-embed").first.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
     page.get_by_role("tab", name="Sinusoidal vs learned").click()
-    shown = page.locator(".vega-embed:visible")
-    expect(shown).to_have_count(4, timeout=LOAD)  # table and similarity, for each kind
-    for i in range(4):
-        expect(shown.nth(i).locator(":scope > .marks")).to_be_visible(timeout=LOAD)
-        assert shown.nth(i).evaluate("e => e.scrollWidth <= e.clientWidth")
+    expect_whole_charts(page.locator(".vega-embed:visible"), 4)  # table and similarity, for each kind
     no_exception(page)
