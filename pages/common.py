@@ -187,15 +187,44 @@ def _mark_custom() -> None:
     st.session_state["url_warnings"] = []
 
 
-def _read_url_once() -> None:
-    """On a session's first run, take the config from the URL, warning about what had to change."""
-    if "url_read" in st.session_state:
+def _history_navigation() -> bool:
+    """True when the browser's Back or Forward button started this run.
+
+    Every config the sidebar writes to the URL is a new entry in the browser's history, so Back
+    is the learner's undo. Streamlit tells the run why it started (its script-run context has the
+    flag; Streamlit is pinned in requirements.txt and tests/browser checks Back in a real browser).
+    """
+    return bool(getattr(get_script_run_ctx(), "is_history_navigation", False))
+
+
+def _matching_preset(cfg: TransformerConfig) -> str:
+    """The preset whose sliders all equal this config's, or CUSTOM."""
+    for name, preset in PRESETS.items():
+        if all(getattr(preset, f) == getattr(cfg, f) for f in CONFIG_FIELDS):
+            return name
+    return CUSTOM
+
+
+def _read_url() -> None:
+    """Take the config from the URL on a session's first run and after Back or Forward.
+
+    Any other run keeps the sidebar's own values: the URL follows them, not the other way round.
+    Values that had to change are listed as warnings under the sidebar.
+    """
+    first = "url_read" not in st.session_state
+    if not first and not _history_navigation():
+        return
+    params = {k: st.query_params.get(k) for k in CONFIG_FIELDS if k in st.query_params}
+    if not first and not params:
+        # An entry that names no config: Streamlit clears the query on a page switch and sometimes
+        # leaves the bare page in the history before the sidebar writes the config back. Going
+        # Back through it keeps the config the learner has.
         return
     st.session_state["url_read"] = True
-    params = {k: st.query_params.get(k) for k in CONFIG_FIELDS if k in st.query_params}
     cfg, warnings = snap_config(params)
     st.session_state["url_warnings"] = warnings
     _set_widgets(cfg)
+    st.session_state["w_preset"] = _matching_preset(cfg)
 
 
 def sidebar_config() -> TransformerConfig:
@@ -204,7 +233,7 @@ def sidebar_config() -> TransformerConfig:
     The entry script calls it on every run, so every page sees the same config; nhead only offers
     divisors of E, so no slider position can make an invalid config.
     """
-    _read_url_once()
+    _read_url()
     sb = st.sidebar
     sb.header("Model sizes")
     sb.selectbox("Preset", [CUSTOM, *PRESETS], key="w_preset", on_change=_apply_preset,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core import DEFAULT
-from pages.common import snap_config
+from core import DEFAULT, PRESETS
+from pages.common import CONFIG_FIELDS, snap_config
 from tests.app.conftest import make_app
 
 GARBAGE = [  # query, what the config must become, a word the warning must contain
@@ -18,6 +18,7 @@ GARBAGE = [  # query, what the config must become, a word the warning must conta
     ({"tie_embeddings": "maybe"}, {"tie_embeddings": False}, "tie_embeddings="),
     ({"vocab_size": "1e9"}, {"vocab_size": DEFAULT.vocab_size}, "vocab_size="),
 ]
+PAPER_BASE_NAME = next(name for name in PRESETS if name.startswith("Paper base"))
 
 
 @pytest.mark.parametrize("query, expected, word", GARBAGE, ids=[str(q) for q, _, _ in GARBAGE])
@@ -65,3 +66,14 @@ def test_snap_config_never_raises_on_odd_values():
         assert cfg.E % cfg.nhead == 0
         if value is not None:
             assert warnings, value
+
+
+def test_a_link_names_the_preset_it_matches():
+    """A link whose sliders all equal a preset's shows that preset's name; any other shows custom."""
+    base = PRESETS[PAPER_BASE_NAME]
+    at = make_app({f: str(getattr(base, f)) for f in CONFIG_FIELDS}).run()
+    assert not at.exception
+    assert at.sidebar.selectbox(key="w_preset").value == PAPER_BASE_NAME
+    assert make_app().run().sidebar.selectbox(key="w_preset").value == next(iter(PRESETS))  # the default
+    at = make_app({"N": "3"}).run()
+    assert at.sidebar.selectbox(key="w_preset").value == "(custom)"
