@@ -149,10 +149,11 @@ def test_back_and_forward_step_through_the_configs(app_url, page):
     expect(thumb_value(page, "N — batch size")).to_have_text("4", timeout=LOAD)
     assert page.evaluate("location.pathname").endswith("/attention")
     page.go_back()
-    if page.evaluate("location.pathname").endswith("/attention"):
-        # Streamlit clears the query on a page switch and sometimes leaves that bare /attention in
-        # the history: it names no config, so the sidebar must keep N = 4 there.
-        assert "N=" not in page.evaluate("location.search")
+    for _ in range(2):
+        if not page.evaluate("location.pathname").endswith("/attention"):
+            break
+        # Streamlit clears the query on a page switch and sometimes leaves a second /attention
+        # entry in the history, bare or already filled in: either way N must stay 4 there.
         expect(thumb_value(page, "N — batch size")).to_have_text("4", timeout=LOAD)
         page.go_back()
     expect(shape_cell(page, 0)).to_have_text("(4, 8)", timeout=LOAD)  # the explorer, with its N = 4
