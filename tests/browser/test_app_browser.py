@@ -1,5 +1,6 @@
 """The app in a real browser: every page of the navigation opens, a slider moved with the
-keyboard changes the table, and a shared URL reproduces the view. Screenshots go to tmp_path."""
+keyboard changes the table, a shared URL reproduces the view, Back and Forward step through the
+configs, and charts stay whole on small screens. Screenshots go to tmp_path."""
 
 from __future__ import annotations
 
