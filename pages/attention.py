@@ -56,10 +56,11 @@ _clamp("a_layer", cfg.layers)
 _clamp("a_head", cfg.nhead)
 _clamp("a_item", cfg.N, default=cfg.N - 1)  # the last sequence is the padded one: its mask shows
 c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
-kind = c1.radio("kind", list(ATTENTION_KINDS), key="a_kind")
-layer = c2.selectbox("layer", range(cfg.layers), key="a_layer")
-head = c3.selectbox("head", range(cfg.nhead), key="a_head", help=f"nhead = {cfg.nhead}, each d_k = {cfg.d_k} wide")
-item = c4.selectbox("batch item", range(cfg.N), key="a_item", help=f"N = {cfg.N} sequences")
+kind = c1.radio("kind", list(ATTENTION_KINDS), key="a_kind", persist_state="session")
+layer = c2.selectbox("layer", range(cfg.layers), key="a_layer", persist_state="session")
+head = c3.selectbox("head", range(cfg.nhead), key="a_head", persist_state="session",
+                    help=f"nhead = {cfg.nhead}, each d_k = {cfg.d_k} wide")
+item = c4.selectbox("batch item", range(cfg.N), key="a_item", persist_state="session", help=f"N = {cfg.N} sequences")
 
 with guard("The attention heatmap"):
     a = _map(cfg, kind, layer, head, item)

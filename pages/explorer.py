@@ -77,7 +77,8 @@ with guard("Tracing this config"):
              help="N × nhead × M × M: the number that grows with the square of M")
 
     stacked = st.toggle(
-        "Show PyTorch's stacked per-head layout beside the note's per-head view", key="x_stacked",
+        "Show PyTorch's stacked per-head layout beside the note's per-head view",
+        key="x_stacked", persist_state="session",
         help="The note draws one head's Q as (N, M, d_k). PyTorch computes all heads in one tensor, "
              "(N, nhead, M, d_k), and the per-head view is one slice of it.")
     frame = view["stacked" if stacked else "table"]
@@ -92,7 +93,8 @@ with guard("Tracing this config"):
                           mime="application/json", key="x_json", icon=":material/download:")
 
     names = {f"{r.index}. {r.name}": r for r in t.rows}
-    choice = st.selectbox("Show the code that produces row…", list(names), index=4, key="x_code_row")
+    choice = st.selectbox("Show the code that produces row…", list(names), index=4, key="x_code_row",
+                          persist_state="session")
     row = names[choice]
     st.caption(f"Recorded as `{row.hook}`, shape {row.shape} ({row.formula}).")
     st.code(row.code or "# (this tensor is an input; no model code produces it)", language="python")

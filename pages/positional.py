@@ -65,7 +65,7 @@ with tab_curves, guard("The curves"):
                "dimensions turn fast, high ones slowly, so together they give each position a unique pattern.")
     options = list(range(cfg.E)) if cfg.E <= 4096 else default_dims(cfg.E)
     chosen = st.multiselect("dimensions", options, default=default_dims(cfg.E), max_selections=8,
-                            key=f"p_dims_{cfg.E}")
+                            key=f"p_dims_{cfg.E}", persist_state="session")
     positions = min(max(cfg.M, 100), MAX_CURVE_POSITIONS)
     st.vega_lite_chart(curves_spec(_curves(cfg.E, tuple(chosen), positions)), width="stretch")
     st.caption(f"Positions 0 to {positions - 1}: the sinusoids are defined for any position, beyond M too. "

@@ -165,10 +165,10 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
     key = f"ans_{q.id}"
     if q.kind in ("choice", "predict"):
         label = "Your prediction" if q.kind == "predict" else "Your answer"
-        st.radio(label, q.choices, index=None, key=key)
+        st.radio(label, q.choices, index=None, key=key, persist_state="session")
     else:
         hint = SHAPE_HINT if q.kind == "shape" else ("in millions" if q.unit == "millions" else "a number")
-        st.text_input("Your answer", key=key, placeholder=hint, max_chars=200)
+        st.text_input("Your answer", key=key, persist_state="session", placeholder=hint, max_chars=200)
     st.button("Commit my prediction and run" if q.kind == "predict" else "Check", key=f"submit_{q.id}",
               on_click=submit, args=(q.id,), type="primary")
     attempt = progress()["answers"].get(q.id)
@@ -210,7 +210,8 @@ def show_progress_io() -> None:
             st.session_state["quiz_upload_seen"] = upload.file_id
             apply_import(upload.getvalue())
             st.rerun()
-        st.text_area("…or paste a progress file", key="quiz_paste", height=80, max_chars=1_000_000)
+        st.text_area("…or paste a progress file", key="quiz_paste", persist_state="session", height=80,
+                     max_chars=1_000_000)
         st.button("Load pasted progress", key="quiz_paste_load", on_click=import_pasted)
 
 
@@ -229,12 +230,13 @@ if flash:
 
 show_scores()
 c1, c2, c3 = st.columns([2, 2, 1])
-mode = c1.radio("Mode", [ONE, SET], key="quiz_mode", horizontal=True)
-topic = c2.selectbox("Topic", [ALL, *TOPICS], key="quiz_topic")
-seed = int(c3.number_input("Shuffle seed", min_value=0, max_value=1_000_000, value=0, step=1, key="quiz_seed",
+mode = c1.radio("Mode", [ONE, SET], key="quiz_mode", persist_state="session", horizontal=True)
+topic = c2.selectbox("Topic", [ALL, *TOPICS], key="quiz_topic", persist_state="session")
+seed = int(c3.number_input("Shuffle seed", min_value=0, max_value=1_000_000, value=0, step=1,
+                           key="quiz_seed", persist_state="session",
                            help="0 keeps the bank's order; any other number shuffles it reproducibly."))
 c4, c5 = st.columns([3, 1])
-review = c4.toggle("Review what I missed", key="quiz_review")
+review = c4.toggle("Review what I missed", key="quiz_review", persist_state="session")
 c5.button("Reset progress", key="quiz_reset", on_click=reset)
 
 ctx = context(cfg)

@@ -52,23 +52,26 @@ def _run_slots() -> threading.BoundedSemaphore:
 def model_sliders(prefix: str, defaults: Any) -> dict[str, Any]:
     """The shared model-size sliders; nhead only offers divisors of E, so d_k is always whole."""
     c1, c2, c3, c4 = st.columns(4)
-    E = c1.select_slider("E — embedding size", WIDTHS, value=defaults.E, key=f"{prefix}_E")
+    E = c1.select_slider("E — embedding size", WIDTHS, value=defaults.E, key=f"{prefix}_E", persist_state="session")
     heads = [h for h in divisors(E) if h <= 8]
     key = f"{prefix}_nhead"
     if st.session_state.get(key) not in heads:
         st.session_state[key] = max(h for h in heads if h <= max(defaults.nhead, 1))
-    nhead = c2.select_slider("nhead — heads", heads, key=key, help="Only divisors of E: d_k = E / nhead.")
-    layers = c3.slider("layers — blocks", 1, 4, defaults.layers, key=f"{prefix}_layers")
-    d_ff = c4.select_slider("d_ff — FFN width", FF_WIDTHS, value=defaults.d_ff, key=f"{prefix}_d_ff")
+    nhead = c2.select_slider("nhead — heads", heads, key=key, persist_state="session",
+                             help="Only divisors of E: d_k = E / nhead.")
+    layers = c3.slider("layers — blocks", 1, 4, defaults.layers, key=f"{prefix}_layers", persist_state="session")
+    d_ff = c4.select_slider("d_ff — FFN width", FF_WIDTHS, value=defaults.d_ff, key=f"{prefix}_d_ff",
+                            persist_state="session")
     return {"E": E, "nhead": nhead, "layers": layers, "d_ff": d_ff}
 
 
 def run_sliders(prefix: str, defaults: Any, max_steps: int) -> dict[str, Any]:
     c1, c2, c3, c4 = st.columns(4)
-    N = c1.select_slider("N — sequences per step", [4, 8, 16, 32, 64, 128], value=defaults.N, key=f"{prefix}_N")
-    steps = c2.slider("steps", 5, max_steps, defaults.steps, step=5, key=f"{prefix}_steps")
-    lr = c3.select_slider("learning rate", RATES, value=defaults.lr, key=f"{prefix}_lr")
-    seed = c4.number_input("seed", 0, 9999, defaults.seed, step=1, key=f"{prefix}_seed",
+    N = c1.select_slider("N — sequences per step", [4, 8, 16, 32, 64, 128], value=defaults.N, key=f"{prefix}_N",
+                         persist_state="session")
+    steps = c2.slider("steps", 5, max_steps, defaults.steps, step=5, key=f"{prefix}_steps", persist_state="session")
+    lr = c3.select_slider("learning rate", RATES, value=defaults.lr, key=f"{prefix}_lr", persist_state="session")
+    seed = c4.number_input("seed", 0, 9999, defaults.seed, step=1, key=f"{prefix}_seed", persist_state="session",
                            help="The same seed and sizes give the same run, to the last digit.")
     return {"N": N, "steps": steps, "lr": lr, "seed": int(seed)}
 
@@ -256,9 +259,12 @@ def reversal_tab() -> None:
         f"{d.eval_sequences} fresh sequences: the model's top guess for each token, made from the "
         "tokens before it.")
     c1, c2, c3 = st.columns([2, 2, 3])
-    M = c1.slider("M — sequence length (x, then reversed)", 4, 32, d.M, step=2, key="tl_rev_M")
-    vocab_size = c2.slider("vocab_size — random symbols", 2, 32, d.vocab_size, key="tl_rev_vocab")
+    M = c1.slider("M — sequence length (x, then reversed)", 4, 32, d.M, step=2, key="tl_rev_M",
+                  persist_state="session")
+    vocab_size = c2.slider("vocab_size — random symbols", 2, 32, d.vocab_size, key="tl_rev_vocab",
+                           persist_state="session")
     no_mask = c3.toggle("Remove the causal mask (let positions see the future)", key="tl_rev_nomask",
+                        persist_state="session",
                         help="Trains and tests with forward(tokens, causal=False).")
     sizes = model_sliders("tl_rev", d)
     run = run_sliders("tl_rev", d, max_steps=1000)
@@ -343,9 +349,10 @@ def lm_tab() -> None:
         "`core/data/SOURCE.md`). The text is cut into **non-overlapping** sequences of M + 1 tokens, "
         "and the last tenth is held out to measure what the model learned rather than memorised.")
     c1, c2 = st.columns([1, 3])
-    kind = c1.radio("tokenizer", ["char", "word"], key="tl_lm_tok", horizontal=True,
+    kind = c1.radio("tokenizer", ["char", "word"], key="tl_lm_tok", persist_state="session", horizontal=True,
                     help="char: one token per character. word: re.split(r'\\b', text), words and the gaps between.")
-    M = c2.select_slider("M — context length in tokens", [8, 16, 32, 48, 64, 96, 128], value=d.M, key="tl_lm_M")
+    M = c2.select_slider("M — context length in tokens", [8, 16, 32, 48, 64, 96, 128], value=d.M, key="tl_lm_M",
+                         persist_state="session")
     tok = make_tokenizer(kind, text)
     pieces = tok.split(text)
     with st.expander(f"How the {kind} tokenizer cuts the text: vocab_size = {len(tok)}, "
@@ -354,11 +361,13 @@ def lm_tab() -> None:
     sizes = model_sliders("tl_lm", d)
     run = run_sliders("tl_lm", d, max_steps=600)
     c1, c2, c3 = st.columns([3, 1, 1])
-    prompt = c1.text_input("prompt for the samples", d.prompt, max_chars=60, key="tl_lm_prompt")
+    prompt = c1.text_input("prompt for the samples", d.prompt, max_chars=60, key="tl_lm_prompt",
+                           persist_state="session")
     temperature = c2.select_slider("temperature", [0.2, 0.5, 0.8, 1.0, 1.5], value=d.temperature, key="tl_lm_temp",
+                                   persist_state="session",
                                    help="Below 1 sharpens the model's choices, above 1 flattens them.")
     sample_tokens = c3.select_slider("sample length", [20, 50, 100, 200, 400], value=d.sample_tokens,
-                                     key="tl_lm_len")
+                                     key="tl_lm_len", persist_state="session")
     try:
         tok.encode(prompt)
         settings = LMSettings(tokenizer=kind, M=M, prompt=prompt, temperature=temperature,

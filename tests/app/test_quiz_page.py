@@ -134,3 +134,25 @@ def test_changed_config_is_flagged_after_answering():
     assert any("You answered with E=16" in c.value for c in at.caption)
     answer(at, "dk-value", "12")  # E=24, nhead=2: d_k is now 12
     assert "**1 right**" in score_line(at) and "**0 wrong**" in score_line(at)
+
+
+def test_drafts_and_settings_outlast_other_pages_and_reset_clears_every_draft():
+    """Half-typed answers and the quiz's settings stay while the learner looks at another question
+    or another page; Reset progress empties every answer box, drawn or not."""
+    at = quiz_app()
+    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    at.text_input(key="ans_dk-value").input("first draft").run()
+    at.button(key="quiz_next").click().run()  # dk-value's box is no longer drawn
+    at.text_input(key="ans_dk-count").input("second draft").run()
+    at.switch_page("pages/explorer.py").run()
+    at.switch_page("pages/quiz.py").run()
+    assert at.selectbox(key="quiz_topic").value == "The choice of d_k"
+    assert at.text_input(key="ans_dk-count").value == "second draft"
+    at.button(key="quiz_prev").click().run()
+    assert at.text_input(key="ans_dk-value").value == "first draft"
+
+    at.button(key="quiz_reset").click().run()  # back at the topic's first question, dk-value
+    assert at.text_input(key="ans_dk-value").value == ""
+    at.button(key="quiz_next").click().run()
+    assert at.text_input(key="ans_dk-count").value == ""
+    assert not at.exception
