@@ -58,6 +58,22 @@ def test_attention_page_keeps_choices_in_range_when_the_config_shrinks():
     assert at.selectbox(key="a_head").value == 0
 
 
+def test_attention_choices_outlast_a_visit_elsewhere_and_shrink_with_the_config_there():
+    at = make_app({"layers": "3", "nhead": "4", "E": "16", "N": "4"}).run()
+    at.switch_page("pages/attention.py").run()
+    at.selectbox(key="a_layer").set_value(2).run()
+    at.selectbox(key="a_head").set_value(3).run()
+    at.switch_page("pages/explorer.py").run()
+    at.switch_page("pages/attention.py").run()
+    assert (at.selectbox(key="a_layer").value, at.selectbox(key="a_head").value) == (2, 3)
+    at.switch_page("pages/explorer.py").run()  # the config shrinks while the attention page is away
+    at.sidebar.slider(key="w_layers").set_value(1).run()
+    at.sidebar.select_slider(key="w_nhead").set_value(2).run()
+    at.switch_page("pages/attention.py").run()
+    assert not at.exception, at.exception
+    assert (at.selectbox(key="a_layer").value, at.selectbox(key="a_head").value) == (0, 0)
+
+
 def test_attention_page_says_when_there_are_no_values():
     at = make_app().run()
     at.switch_page("pages/attention.py").run()
