@@ -168,18 +168,22 @@ def go_to(page, text: str) -> None:
 def test_each_page_keeps_its_own_settings_across_a_visit_elsewhere(app_url, page):
     """A learner checks a shape in the explorer in the middle of a quiz question and comes back:
     the topic, the question and the half-typed answer are still there. Likewise the attention
-    page's head and the training lab's sliders. Before, Streamlit dropped every widget the other
+    page's choices and the training lab's sliders. Before, Streamlit dropped every widget the other
     page did not draw: the quiz came back on "All topics" (so at another question) with the answer
-    box empty."""
+    box empty.
+
+    The attention and training-lab changes are followed by a step whose result only the server can
+    draw, so that the server has them before the page switch (a switch sends only the new page's
+    widgets)."""
     page.goto(app_url + "/quiz")
     expect(page.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
     page.locator('[data-testid="stSelectbox"]').filter(has_text="Topic").click()
     page.get_by_role("option", name="Masking").click()
     expect(page.get_by_text(re.compile(r"Question 1 of \d$"))).to_be_visible(timeout=LOAD)  # 7 masking questions
     page.get_by_role("button", name="Next").click()
-    count = page.get_by_text(re.compile(r"Question 2 of \d$"))
-    expect(count).to_be_visible(timeout=LOAD)
-    question = page.locator('[data-testid="stMarkdownContainer"]').filter(has_text=re.compile(r"^Q2 · ")).inner_text()
+    expect(page.get_by_text(re.compile(r"Question 2 of \d$"))).to_be_visible(timeout=LOAD)
+    question = page.locator('[data-testid="stMarkdownContainer"]').filter(has_text=re.compile(r"^Q2 · "))
+    text = question.inner_text()
     answer = page.locator('[data-testid="stTextInput"]').filter(has_text="Your answer").locator("input")
     answer.fill("a draft")
     answer.press("Tab")  # Streamlit takes a text input's value when it loses focus
@@ -190,6 +194,9 @@ def test_each_page_keeps_its_own_settings_across_a_visit_elsewhere(app_url, page
     head.click()
     page.get_by_role("option", name="1", exact=True).click()
     expect(head.get_by_role("combobox")).to_have_value("1", timeout=LOAD)
+    page.get_by_role("radio", name="cross-attention", exact=True).check(force=True)
+    cross_note = page.get_by_text("Target queries look at source keys")
+    expect(cross_note).to_be_visible(timeout=LOAD)
 
     go_to(page, "Training lab")
     steps = slider_thumb(page, "steps").first
@@ -199,16 +206,19 @@ def test_each_page_keeps_its_own_settings_across_a_visit_elsewhere(app_url, page
     steps.press("ArrowRight")
     expect(thumb_value(page, "steps").first).not_to_have_text(before, timeout=LOAD)
     moved = thumb_value(page, "steps").first.inner_text()
+    n = slider_thumb(page, "N — batch size")
+    n.focus()
+    n.press("ArrowRight")  # N = 3: the server writes it into the URL
+    expect(page).to_have_url(re.compile(r"[?&]N=3(&|$)"), timeout=LOAD)
 
     go_to(page, "Explorer")
-    expect(shape_cell(page, 0)).to_have_text("(2, 8)", timeout=LOAD)
+    expect(shape_cell(page, 0)).to_have_text("(3, 8)", timeout=LOAD)
     go_to(page, "Quiz")
-    expect(count).to_be_visible(timeout=LOAD)
-    expect(page.locator('[data-testid="stMarkdownContainer"]').filter(has_text=re.compile(r"^Q2 · "))
-           ).to_have_text(question)
+    expect(question).to_have_text(text, timeout=LOAD)
     expect(answer).to_have_value("a draft")
     go_to(page, "Attention")
-    expect(head.get_by_role("combobox")).to_have_value("1", timeout=LOAD)
+    expect(cross_note).to_be_visible(timeout=LOAD)
+    expect(head.get_by_role("combobox")).to_have_value("1")
     go_to(page, "Training lab")
     expect(thumb_value(page, "steps").first).to_have_text(moved, timeout=LOAD)
     expect(page.get_by_text("Session State API")).to_have_count(0)  # no warning about values set twice
