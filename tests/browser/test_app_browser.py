@@ -187,6 +187,10 @@ def test_each_page_keeps_its_own_settings_across_a_visit_elsewhere(app_url, page
     answer = page.locator('[data-testid="stTextInput"]').filter(has_text="Your answer").locator("input")
     answer.fill("a draft")
     answer.press("Tab")  # Streamlit takes a text input's value when it loses focus
+    page.get_by_role("button", name="Next").click()
+    expect(page.get_by_text(re.compile(r"Question 3 of \d$"))).to_be_visible(timeout=LOAD)
+    page.get_by_role("button", name="Previous").click()  # often before Next's run has finished
+    expect(answer).to_have_value("a draft", timeout=LOAD)  # kept while Q3 was shown
 
     go_to(page, "Attention")
     head = page.locator('[data-testid="stSelectbox"]').filter(has_text="head")
