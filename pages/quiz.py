@@ -164,10 +164,10 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
     st.markdown(q.text(ctx))
     key = f"ans_{q.id}"
     if st.session_state.get(key):
-        # Hand a kept draft back to the browser explicitly. A box shown again, after another
-        # question or page, otherwise comes back empty in the browser now and then (about one
-        # Next-then-Previous in ten, when Previous lands before Next's run has finished), and the
-        # next click would send that empty box back over the draft.
+        # Hand a kept draft back to the browser explicitly. Otherwise a box shown again can come
+        # back empty in the browser when Previous lands before Next's run has finished (3 of 40
+        # fast Next-then-Previous rounds in a browser loop), and the next click sends that empty
+        # box back over the draft.
         st.session_state[key] = st.session_state[key]
     if q.kind in ("choice", "predict"):
         label = "Your prediction" if q.kind == "predict" else "Your answer"
