@@ -49,6 +49,11 @@ def keep(path, tmp_path) -> None:
         shutil.copy(path, os.path.join(target, path.name))
 
 
+def go_to(page, text: str) -> None:
+    """Click a page's link in the sidebar."""
+    page.locator('[data-testid="stSidebarNav"]').get_by_text(text, exact=True).click()
+
+
 def no_exception(page) -> None:
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
 
@@ -90,7 +95,7 @@ def test_keyboard_slider_changes_the_table_and_every_page_opens(app_url, page, t
     keep(shot, tmp_path)
 
     for text, path, ready in NAV:
-        page.locator('[data-testid="stSidebarNav"]').get_by_text(text, exact=True).click()
+        go_to(page, text)
         where = rf"/({path})?(\?|$)" if path == "explorer" else rf"/{path}(\?|$)"  # the default page is also "/"
         expect(page).to_have_url(re.compile(where), timeout=LOAD)
         expect(page.locator(ready).first).to_be_visible(timeout=LOAD)
@@ -140,7 +145,7 @@ def test_back_and_forward_step_through_the_configs(app_url, page):
     expect(shape_cell(page, 0)).to_have_text("(4, 8)", timeout=LOAD)
     expect(thumb_value(page, "N — batch size")).to_have_text("4")
 
-    page.locator('[data-testid="stSidebarNav"]').get_by_text("Attention", exact=True).click()
+    go_to(page, "Attention")
     expect(page.locator('[data-testid="stVegaLiteChart"]').first).to_be_visible(timeout=LOAD)
     thumb = slider_thumb(page, "N — batch size")
     thumb.focus()
@@ -159,10 +164,6 @@ def test_back_and_forward_step_through_the_configs(app_url, page):
         page.go_back()
     expect(shape_cell(page, 0)).to_have_text("(4, 8)", timeout=LOAD)  # the explorer, with its N = 4
     no_exception(page)
-
-
-def go_to(page, text: str) -> None:
-    page.locator('[data-testid="stSidebarNav"]').get_by_text(text, exact=True).click()
 
 
 def test_each_page_keeps_its_own_settings_across_a_visit_elsewhere(app_url, page):
@@ -237,7 +238,7 @@ def test_the_explorer_also_answers_at_its_own_path(app_url, page):
     expect(shape_cell(page, 4)).to_have_text("(5, 4, 8)")  # row 5: one head, d_k = 32 / 4
     expect(page.get_by_text("Page not found")).to_have_count(0)
     expect(page.locator('[data-testid="stSidebarNav"] a')).to_have_count(len(NAV))
-    page.locator('[data-testid="stSidebarNav"]').get_by_text("Quiz", exact=True).click()
+    go_to(page, "Quiz")
     expect(page).to_have_url(re.compile(r"/quiz\?"), timeout=LOAD)
     no_exception(page)
 
