@@ -2,7 +2,9 @@
 
 Reads the shared config, asks the quizzes package for questions and expected answers and
 core.experiments (cached here) for the evidence, and renders plain values. Progress is a JSON-able
-dict in st.session_state; it can be exported and imported. No tensor maths here.
+dict in st.session_state, mirrored into the learner's browser (pages/browser_store.py) so that a
+closed tab or a server restart does not lose it; it can also be exported and imported. No tensor
+maths here.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from core.experiments import Evidence, run as run_experiment
+from pages.browser_store import browser_store, report
 from pages.common import cached_shapes, current_config, guard
 from quizzes import BY_ID, KIND_LABELS, TOPICS, Context, Question, check, format_answer, questions_for
 from quizzes.progress import dumps, load_progress, missed, new_progress, record, scores
@@ -22,6 +25,8 @@ from quizzes.progress import dumps, load_progress, missed, new_progress, record,
 ALL = "All topics"
 ONE, SET = "One question at a time", "A topic set"
 PROGRESS = "quiz_progress"
+STORE = "quiz_store"  # the browser store's widget key
+STORED = "quiz_stored"  # None until the browser has reported; then whether it can keep the progress
 SHAPE_HINT = "e.g. (2, 8, 16), 2x8x16, [2,8,16] or 2 8 16"
 
 
@@ -65,7 +70,7 @@ def reset() -> None:
     st.session_state["quiz_pos"] = 0
     for key in [k for k in st.session_state if str(k).startswith("ans_")]:
         del st.session_state[key]
-    st.session_state["quiz_flash"] = ("info", "Progress reset.")
+    st.session_state["quiz_flash"] = ("info", "Progress reset, here and in the copy this browser keeps.")
 
 
 def move(step: int, count: int) -> None:
@@ -221,13 +226,56 @@ def show_progress_io() -> None:
         st.button("Load pasted progress", key="quiz_paste_load", on_click=import_pasted)
 
 
+def take_browser_report() -> None:
+    """Restore the progress the browser keeps, once per session, as soon as the browser has said
+    what it holds; and note when it cannot keep it. Runs before anything is drawn, so the score
+    and the note at the top already show the result.
+
+    Answers already given in this session win over a stored copy.
+    """
+    found = report(STORE)
+    if found is None:
+        return
+    if st.session_state.get(STORED) is not None:  # reported before; only a failed write is news
+        if not found["available"]:
+            st.session_state[STORED] = False
+        return
+    st.session_state[STORED] = found["available"]
+    if not found["text"] or progress()["answers"]:
+        return
+    loaded, message = load_progress(found["text"])
+    if loaded is None:
+        st.session_state["quiz_flash"] = ("warning", "The progress this browser kept could not be read, so it "
+                                          f"was left out; your next answer replaces it. {message}")
+    elif loaded["answers"]:
+        st.session_state[PROGRESS] = loaded
+        st.session_state["quiz_flash"] = ("success", f"Welcome back: {len(loaded['answers'])} answer(s) "
+                                          f"restored from this browser. {message}".strip())
+
+
+def keep_in_browser() -> None:
+    """Mount the browser's store: it reads once, then keeps every new state of the progress.
+
+    Nothing is written until the browser has reported what it holds, so a fresh session's empty
+    progress never replaces a stored one.
+    """
+    reported = st.session_state.get(STORED) is not None
+    browser_store("quiz-progress", key=STORE, save=dumps(progress()) if reported else None)
+
+
 cfg = current_config()
+take_browser_report()
 st.title("Quiz")
 st.caption(f"Every expected answer is computed from the live model for the sidebar's config (N={cfg.N}, "
            f"M={cfg.M}, M_target={cfg.M_target}, E={cfg.E}, nhead={cfg.nhead}, d_k={cfg.d_k}, "
            f"vocab_size={cfg.vocab_size}, layers={cfg.layers}): move a slider and the answers move with it.")
-st.info("Your progress lives in this browser session only. A server restart (or a closed tab) loses anything "
-        "you have not exported under *Save or restore progress*.", icon=":material/save:")
+if st.session_state.get(STORED) is False:
+    st.info("This browser does not let the app keep your progress (its storage is blocked), so it lives in this "
+            "session only: a closed tab or a server restart loses anything you have not exported under *Save or "
+            "restore progress*.", icon=":material/save:")
+else:
+    st.caption(":material/save: Your answers are kept in this browser, so they outlast a closed tab or a server "
+               "restart. *Reset progress* forgets them; export them to move to another browser.")
 
 flash = st.session_state.get("quiz_flash")
 if flash:
@@ -264,3 +312,4 @@ else:
             show_question(q, ctx, f"Q{i}")
 
 show_progress_io()
+keep_in_browser()

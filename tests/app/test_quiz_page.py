@@ -1,4 +1,5 @@
-"""The quiz page in AppTest: a right and a wrong answer in the score, imports, review, reset."""
+"""The quiz page in AppTest: a right and a wrong answer in the score, imports, review, reset, and the
+copy of the progress the browser keeps (the browser's side is played by setting its report)."""
 
 import json
 import random
@@ -156,3 +157,66 @@ def test_drafts_and_settings_outlast_other_pages_and_reset_clears_every_draft():
     at.button(key="quiz_next").click().run()
     assert at.text_input(key="ans_dk-count").value == ""
     assert not at.exception
+
+
+def stored_copy(at) -> str | None:
+    """The text the page last handed the browser to keep; None while it waits for the browser's report."""
+    store = next(el for el in at.get("bidi_component") if el.key == "quiz_store")
+    return json.loads(store.proto.json)["save"]
+
+
+def browser_reports(at, text: str = "", available: bool = True) -> None:
+    """Play the browser's side: what it holds under the quiz's name, or that its storage is blocked."""
+    at.session_state["quiz_store"] = {"found": {"available": available, "text": text}}
+    at.run()
+    assert not at.exception
+
+
+def test_progress_kept_by_the_browser_comes_back_in_a_new_session():
+    at = quiz_app()
+    assert stored_copy(at) is None  # nothing is written before the browser has said what it holds
+    browser_reports(at, "")
+    assert json.loads(stored_copy(at))["answers"] == {}
+    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    answer(at, "dk-value", "999")
+    saved = stored_copy(at)
+    assert json.loads(saved)["answers"]["dk-value"]["correct"] is False
+
+    later = quiz_app()  # a new tab, or the same tab after a server restart
+    assert "**0 wrong**" in score_line(later) and stored_copy(later) is None
+    browser_reports(later, saved)
+    assert "**1 wrong**" in score_line(later)
+    assert any("Welcome back: 1 answer(s) restored" in s.value for s in later.success)
+    assert json.loads(stored_copy(later)) == json.loads(saved)
+    later.button(key="quiz_reset").click().run()
+    assert json.loads(stored_copy(later))["answers"] == {}  # Reset forgets the browser's copy too
+
+
+def test_unreadable_or_blocked_storage_gets_a_message_and_the_quiz_still_works():
+    at = quiz_app()
+    browser_reports(at, "{not json")
+    assert any("could not be read" in w.value for w in at.warning)
+    assert at.session_state["quiz_progress"]["answers"] == {}
+    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    answer(at, "dk-value", "999")
+    assert "dk-value" in json.loads(stored_copy(at))["answers"]  # the next answer replaces the bad copy
+
+    blocked = quiz_app()
+    assert not any("storage is blocked" in i.value for i in blocked.info)
+    browser_reports(blocked, available=False)
+    assert any("storage is blocked" in i.value for i in blocked.info)
+    blocked.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    answer(blocked, "dk-value", "999")
+    assert "**1 wrong**" in score_line(blocked)
+
+
+def test_answers_given_before_the_browser_reports_are_not_replaced():
+    at = quiz_app()
+    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    answer(at, "dk-value", "999")
+    older = {"format": FORMAT, "version": 1,
+             "answers": {"mask-which": {"correct": True, "given": "a", "expected": "a"}}}
+    browser_reports(at, json.dumps(older))
+    assert set(at.session_state["quiz_progress"]["answers"]) == {"dk-value"}
+    assert not any("Welcome back" in s.value for s in at.success)
+    assert set(json.loads(stored_copy(at))["answers"]) == {"dk-value"}

@@ -1,6 +1,7 @@
 """The app in a real browser: every page of the navigation opens, a slider moved with the
 keyboard changes the table, a shared URL reproduces the view, Back and Forward step through the
-configs, and charts stay whole on small screens. Screenshots go to tmp_path."""
+configs, pages keep their settings, quiz progress outlasts the tab, and charts stay whole on small
+screens. Screenshots go to tmp_path."""
 
 from __future__ import annotations
 
@@ -228,6 +229,31 @@ def test_each_page_keeps_its_own_settings_across_a_visit_elsewhere(app_url, page
     expect(thumb_value(page, "steps").first).to_have_text(moved, timeout=LOAD)
     expect(page.get_by_text("Session State API")).to_have_count(0)  # no warning about values set twice
     no_exception(page)
+
+
+def test_quiz_progress_outlasts_the_tab_in_the_same_browser(app_url, page):
+    """A learner answers, closes the tab and comes back in a new one (a new session, as after a
+    server restart): the score is restored from the browser's own storage. Reset empties that copy
+    too."""
+    stored = ("() => Object.keys(JSON.parse(localStorage.getItem('transformer-shape-explorer/quiz-progress')"
+              " || '{}').answers || {}).length")  # how many answers the browser keeps
+    page.goto(app_url + "/quiz")
+    expect(page.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
+    page.get_by_role("radiogroup", name="Your answer").get_by_role("radio").first.check(force=True)
+    page.get_by_role("button", name="Check").click()
+    expect(page.get_by_text(re.compile(r"^Score: [01] right, [01] wrong, 69 not tried"))).to_be_visible(timeout=LOAD)
+    score = page.get_by_text(re.compile(r"^Score:")).inner_text()
+    page.wait_for_function(f"({stored})() === 1", timeout=LOAD)
+    page.close()
+
+    again = page.context.new_page()
+    again.goto(app_url + "/quiz")
+    expect(again.get_by_text("Welcome back: 1 answer(s) restored from this browser.")).to_be_visible(timeout=LOAD)
+    expect(again.get_by_text(re.compile(r"^Score:"))).to_have_text(score)
+    again.get_by_role("button", name="Reset progress").click()
+    expect(again.get_by_text(re.compile(r"^Score: 0 right, 0 wrong, 70 not tried"))).to_be_visible(timeout=LOAD)
+    again.wait_for_function(f"({stored})() === 0", timeout=LOAD)
+    no_exception(again)
 
 
 def test_the_explorer_also_answers_at_its_own_path(app_url, page):

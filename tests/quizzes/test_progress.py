@@ -26,6 +26,12 @@ def test_garbage_is_refused_with_a_message(data):
     assert message and len(message) < 400
 
 
+def test_overlong_text_is_refused_before_it_is_parsed():
+    """Pasted text and the browser's stored copy arrive as str; they have the same limit as a file."""
+    loaded, message = load_progress(" " * 1_000_001)
+    assert loaded is None and "1000001 characters" in message
+
+
 def test_round_trip_and_scores():
     qa, qb = QUESTIONS[0], QUESTIONS[-1]
     p = record(record(new_progress(), qa.id, "A", True, "x"), qb.id, "(1, 2)", False, "(2, 2)")

@@ -1,0 +1,78 @@
+"""A small text kept in the learner's own browser (its localStorage), for work that should outlive
+the session.
+
+Why: Streamlit's session state lives in the server process and dies with the tab or with a server
+restart, so a learner who came back the next day found their quiz score gone. The browser keeps
+the copy; the server stores nothing on disk and nothing is shared between browsers.
+
+The exchange is one-way at a time, so a fresh page can never write over what it has not read yet:
+- ``save=None``: the browser reads what it holds under the name and reports it once, as
+  ``{"available": bool, "text": str}`` (``text`` is "" when nothing is stored; ``available`` is
+  False when the browser blocks storage, as some private modes do);
+- ``save="..."``: the browser stores that text under the name, and reports again only if it
+  could not.
+Callers pass ``save=None`` until the first report arrives (``report``), and their text from then
+on.
+
+What comes back was written by a browser, so it is untrusted input: ``browser_store`` checks its
+shape, and callers parse the text as they would an upload.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import streamlit as st
+
+PREFIX = "transformer-shape-explorer/"  # localStorage is per site; the prefix names this app's keys
+
+# Runs in the page each time Python sends new data. Storage calls can throw (blocked storage, a full
+# quota), and a throw must not leave Python waiting, so every path ends in a report or a write.
+_JS = """
+export default function (component) {
+  const { data, setStateValue } = component;
+  if (!data || typeof data.name !== "string") return;
+  if (typeof data.save === "string") {
+    try {
+      window.localStorage.setItem(data.name, data.save);
+    } catch (error) {
+      setStateValue("found", { available: false, text: "" });
+    }
+    return;
+  }
+  let found;
+  try {
+    found = { available: true, text: window.localStorage.getItem(data.name) ?? "" };
+  } catch (error) {
+    found = { available: false, text: "" };
+  }
+  setStateValue("found", found);
+}
+"""
+
+_store = st.components.v2.component("tse_browser_store", js=_JS)
+
+
+def browser_store(name: str, key: str, save: str | None) -> None:
+    """Mount the store for ``name`` under the widget key ``key`` (see the module docstring for
+    ``save``). The element takes no room on the page; read what the browser said with ``report``."""
+    _store(key=key, data={"name": PREFIX + name, "save": save}, default={"found": None},
+           on_found_change=lambda: None, height=0)
+
+
+def report(key: str) -> dict[str, Any] | None:
+    """The browser's latest report for the store mounted under ``key``: ``{"available": bool,
+    "text": str}``, or None while it has not reported in this session.
+
+    It can be read anywhere in a run, before the store is mounted again: a page reads it at the
+    top, so the run that the report itself starts already draws what it changed. (Calling
+    st.rerun() for that instead raced the learner's clicks: a page switch made while the extra run
+    started was lost, 1 in 5 times in the browser tests.)
+    """
+    state = st.session_state.get(key)
+    found = state.get("found") if isinstance(state, Mapping) else None
+    if not isinstance(found, Mapping):
+        return None
+    text = found.get("text")
+    return {"available": found.get("available") is True, "text": text if isinstance(text, str) else ""}
