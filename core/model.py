@@ -235,8 +235,9 @@ class EncoderLayer(nn.Module):
     """Self-attention then FFN, each wrapped as LayerNorm(x + sublayer(x)) (post-norm).
 
     ``residual=False`` drops the skip paths (x = LayerNorm(sublayer(x))); only experiments use it,
-    to show what the skip connections are for. With ``attn_mask`` causal, this block is exactly a
-    GPT-style decoder-only block.
+    to show what the skip connections are for. With ``attn_mask`` causal, this block is a
+    GPT-style decoder-only block, post-norm with ReLU as in GPT-1 (GPT-2 and later put LayerNorm
+    before each sub-layer and use GELU).
     """
 
     def __init__(self, E: int, nhead: int, d_ff: int, residual: bool = True, device=None):

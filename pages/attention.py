@@ -45,7 +45,7 @@ if over_budget(shapes):
     weights_shape = shapes.row("attention_scores").shape
     st.info(
         f"**No values to draw.** This config is traced shape-only, so no attention weights were computed. "
-        f"Each self-attention layer's weights would be {shape_text(weights_shape)} = "
+        f"Each encoder self-attention layer's weights would be {shape_text(weights_shape)} = "
         f"{shapes.row('attention_scores').numel:,} numbers ({human_bytes(shapes.row('attention_scores').bytes)}). "
         "Lower N, M, E, layers or vocab_size, or pick a smaller preset, to see the heatmaps.",
         icon=":material/info:",
@@ -76,7 +76,7 @@ with guard("The attention heatmap"):
         if blocked is None:
             st.caption("Nothing is masked here: every query sees every key.")
         else:
-            st.caption(f"× marks a blocked cell. The largest weight on a blocked cell is {blocked:.1f}: the mask "
+            st.caption(f"× marks a blocked cell. The largest weight on a blocked cell is {blocked:.2g}: the mask "
                        "set its score to −∞ before the softmax, and e^−∞ = 0.")
     with right:
         st.subheader("Mask")

@@ -248,7 +248,9 @@ def sidebar_config() -> TransformerConfig:
         _set_widget("w_nhead", _nearest(st.session_state.get("w_nhead") or 1, heads))
     sb.select_slider(LABELS["nhead"], heads, key="w_nhead", **custom, **_current("w_nhead"),
                      help="Only divisors of E are offered: each head gets d_k = E / nhead dimensions.")
-    sb.caption(f"E = {st.session_state['w_E']} splits evenly into nhead ∈ {{{', '.join(map(str, heads))}}}; "
+    more = len(divisors(st.session_state["w_E"])) > len(heads)  # divisors above MAX_NHEAD_OPTION not offered
+    sb.caption(f"E = {st.session_state['w_E']} splits evenly into nhead ∈ {{{', '.join(map(str, heads))}"
+               f"{', …' if more else ''}}}{f' (the slider stops at {MAX_NHEAD_OPTION})' if more else ''}; "
                f"d_k = {st.session_state['w_E'] // st.session_state['w_nhead']}.")
     sb.select_slider(LABELS["vocab_size"], VOCABS, key="w_vocab_size", **custom, **_current("w_vocab_size"))
     sb.slider(LABELS["layers"], *LAYER_RANGE, key="w_layers", **custom, **_current("w_layers"))

@@ -74,7 +74,8 @@ with guard("Tracing this config"):
     b.metric("parameters", f"{t.params['total']:,}")
     c.metric("one real pass needs", human_bytes(t.estimate.total))
     d.metric("attention scores per layer", f"{cfg.N * cfg.nhead * cfg.M * cfg.M:,}",
-             help="N × nhead × M × M: the number that grows with the square of M")
+             help="In each encoder self-attention layer: N × nhead × M × M, the number that grows with the "
+                  "square of M. A decoder layer holds N × nhead × (M_target² + M_target × M).")
 
     stacked = st.toggle(
         "Show PyTorch's stacked per-head layout beside the note's per-head view",
@@ -131,6 +132,6 @@ with memory_tab, guard("The memory chart"):
     if crossover is not None:
         st.caption(f"With E={cfg.E}, nhead={cfg.nhead}, N={cfg.N}, layers={cfg.layers}, the attention scores "
                    f"and weights (N × nhead × M² per block) outgrow all other activations from M = {crossover}. "
-                   "Doubling M doubles the linear terms and quadruples the attention term.")
+                   "Doubling M roughly doubles the linear terms and quadruples the attention term.")
     else:
         st.caption("Within the lengths drawn, the attention term stays below the linear terms.")

@@ -73,7 +73,8 @@ with tab_curves, guard("The curves"):
 
 with tab_compare, guard("The comparison"):
     st.caption("Left: the heatmaps. Right: cosine similarity between positions. Sinusoids make nearby "
-               "positions alike and far ones different; an untrained learned table is random, so only "
+               "positions alike, and the likeness tends to fall with distance (not steadily: at small E some "
+               "far positions come back close); an untrained learned table is random, so only "
                "each position with itself is alike. Training is what gives a learned table its structure.")
     for kind in KINDS:
         v = views[kind]

@@ -29,7 +29,7 @@ QUESTIONS = (
     ),
     Question(
         id="dk-count", topic=TOPIC, kind="numeric", parametric=True,
-        prompt="How many values of nhead does E={E} allow?",
+        prompt="How many values of nhead, from 1 up to the config's limit of 1024, does E={E} allow?",
         answer=value("head_options", "count"), evidence="head_options",
         explanation="nhead must divide E so every head gets a whole number of dimensions; the live check builds "
                     "a MultiHeadAttention for every candidate and counts the ones that do not refuse.",

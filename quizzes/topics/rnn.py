@@ -71,7 +71,7 @@ QUESTIONS = (
         choices=_REACH,
         answer=outcome("dependency_maps", lambda v: _PATTERN_TO_REACH[v["decoder_pattern"]], _REACH),
         evidence="dependency_maps",
-        explanation="The mask gives the decoder the same reach as an RNN (later positions only), yet it still "
+        explanation="The mask gives the decoder the same reach as an RNN (position j and later), yet it still "
                     "computes all positions at once: causality without recurrence.",
     ),
     Question(

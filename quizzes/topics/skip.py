@@ -7,8 +7,9 @@ TOPIC = "Skip connections"
 _WHY = (
     "To add a nonlinearity between the sub-layers.",
     "To save parameters: the skip path replaces a weight matrix.",
-    "The identity path carries the input and the gradient past every sub-layer unchanged, so a deep stack "
-    "still trains and each sub-layer only has to learn a change to its input.",
+    "The skip path adds the sub-layer's input back to its output, so the input and the gradient always have a "
+    "route around the sub-layer's weight matrices; a deep stack still trains, and each sub-layer only has to "
+    "learn a change to its input.",
     "Because ReLU sets negative values to zero, and adding the input puts them back.",
 )
 _GRAD = ("Smaller than with the skips", "Larger than with the skips", "About the same")
@@ -21,8 +22,10 @@ QUESTIONS = (
         prompt="Why does every attention and FFN sub-layer sit inside LayerNorm(x + sublayer(x))?",
         choices=_WHY, answer=fixed(2, _WHY), evidence="residual_ablation",
         explanation="With x + f(x), the derivative always contains the identity, so the signal that reaches "
-                    "the embeddings does not have to pass through every weight matrix. Without it, each layer "
-                    "must rebuild all of its input from scratch.",
+                    "the embeddings does not have to pass through every weight matrix. In this post-norm model "
+                    "(the paper's) it still passes through each LayerNorm, so it is not carried unchanged; "
+                    "pre-norm models, LayerNorm inside the branch, keep a clean identity path. Without the skips, "
+                    "each layer must rebuild all of its input from scratch.",
     ),
     Question(
         id="skip-gradient", topic=TOPIC, kind="predict",

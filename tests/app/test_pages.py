@@ -42,7 +42,7 @@ def test_attention_page_every_kind_and_the_mask():
         at.radio(key="a_kind").set_value(kind).run()
         assert not at.exception, at.exception
         captions = " ".join(c.value for c in at.caption)
-        assert "largest weight on a blocked cell is 0.0" in captions, kind
+        assert "largest weight on a blocked cell is 0:" in captions, kind
         assert len(at.get("vega_lite_chart")) == 2
 
 
