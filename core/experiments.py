@@ -315,21 +315,25 @@ def head_options(cfg: TransformerConfig) -> Evidence:
 
 
 def ffn_layers(cfg: TransformerConfig) -> Evidence:
-    """Layer 0's FFN against layer 1's: same shapes, separate tensors, different values.
+    """The model's layer-0 FFN against its layer-1 FFN: same shapes, separate tensors, different values.
 
-    Real weights at the config's E and d_ff when that is small; otherwise a capped copy for the
-    values (shapes always come from the meta device at full size). Also checks the FFN is
-    position-wise: changing one position's input changes only that position's output.
+    Both are read out of a built Transformer's encoder, so a model that shared one FFN between
+    layers would show it here. Real weights at the config's E and d_ff when that is small;
+    otherwise a capped copy for the values (shapes always come from the meta device at full size).
+    Also checks the FFN is position-wise: changing one position's input changes only that
+    position's output.
     """
     layers = max(cfg.layers, 2)
-    meta = [EncoderLayer(cfg.E, cfg.nhead, cfg.d_ff, device="meta") for _ in range(2)]
-    shapes = [tuple(m.ffn.linear1.weight.shape) for m in meta]
+    meta = Transformer(vocab_size=cfg.vocab_size, E=cfg.E, nhead=cfg.nhead, layers=2, d_ff=cfg.d_ff, device="meta")
+    shapes = [tuple(layer.ffn.linear1.weight.shape) for layer in meta.encoder]
     small_enough = cfg.E * cfg.d_ff <= MAX_WIDTH * MAX_FF * 16
     E, d_ff = (cfg.E, cfg.d_ff) if small_enough else (min(cfg.E, MAX_WIDTH), min(cfg.d_ff, MAX_FF))
     note = "" if small_enough else f"Values compared at E={E}, d_ff={d_ff} to stay small."
     if cfg.layers < 2:
         note = (note + " " if note else "") + "The config has one layer; a second was built to compare."
-    stack = init_weights(nn.ModuleList(FeedForward(E, d_ff) for _ in range(2)), cfg.seed).requires_grad_(False)
+    nhead = cfg.nhead if E % cfg.nhead == 0 else 1  # only the FFNs are compared; any head count will do
+    model = init_weights(Transformer(vocab_size=2, E=E, nhead=nhead, layers=2, d_ff=d_ff), cfg.seed)
+    stack = [layer.ffn for layer in model.requires_grad_(False).encoder]  # the model's own two FFNs
     w0, w1 = stack[0].linear1.weight, stack[1].linear1.weight  # (d_ff, E) each
     L = min(cfg.M, MAX_LEN)
     x = torch.randn(1, L, E, generator=_gen(cfg.seed))  # (1, L, E)
@@ -343,11 +347,11 @@ def ffn_layers(cfg: TransformerConfig) -> Evidence:
                for i, w in enumerate((w0, w1)) for r in range(min(8, w.shape[0])) for c in range(min(8, w.shape[1]))]
     values = {
         "layers": layers, "linear1_shape_layer0": shapes[0], "linear1_shape_layer1": shapes[1],
-        "linear2_shape": tuple(meta[0].ffn.linear2.weight.shape),
+        "linear2_shape": tuple(meta.encoder[0].ffn.linear2.weight.shape),
         "same_shape": shapes[0] == shapes[1], "same_tensor": w0.data_ptr() == w1.data_ptr(),
-        "max_abs_difference": (w0 - w1).abs().max().item(), "input_width": meta[0].ffn.linear1.in_features,
-        "hidden_width": meta[0].ffn.linear1.out_features,
-        "params_per_ffn": sum(p.numel() for p in meta[0].ffn.parameters()),
+        "max_abs_difference": (w0 - w1).abs().max().item(), "input_width": meta.encoder[0].ffn.linear1.in_features,
+        "hidden_width": meta.encoder[0].ffn.linear1.out_features,
+        "params_per_ffn": sum(p.numel() for p in meta.encoder[0].ffn.parameters()),
         "positions_changed": int((changed > 0).sum()), "changed_position": L - 1,
         "hidden_negative_fraction": (hidden < 0).float().mean().item(),
         "output_negative_fraction": (out < 0).float().mean().item(),

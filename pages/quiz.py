@@ -266,9 +266,10 @@ def keep_in_browser() -> None:
 cfg = current_config()
 take_browser_report()
 st.title("Quiz")
-st.caption(f"Every expected answer is computed from the live model for the sidebar's config (N={cfg.N}, "
-           f"M={cfg.M}, M_target={cfg.M_target}, E={cfg.E}, nhead={cfg.nhead}, d_k={cfg.d_k}, "
-           f"vocab_size={cfg.vocab_size}, layers={cfg.layers}): move a slider and the answers move with it.")
+st.caption(f"Shapes, numbers and predictions are checked against the live model for the sidebar's config "
+           f"(N={cfg.N}, M={cfg.M}, M_target={cfg.M_target}, E={cfg.E}, nhead={cfg.nhead}, d_k={cfg.d_k}, "
+           f"vocab_size={cfg.vocab_size}, layers={cfg.layers}): move a slider and those answers move with it. "
+           "Conceptual questions keep their answer and show live evidence beside it.")
 if st.session_state.get(STORED) is False:
     st.info("This browser does not let the app keep your progress (its storage is blocked), so it lives in this "
             "session only: a closed tab or a server restart loses anything you have not exported under *Save or "

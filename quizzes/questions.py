@@ -3,7 +3,10 @@
 A question is data: a prompt (a template over the config's symbols), a kind, stored choices if it
 has any, a short explanation in plain words, the experiment whose evidence it shows, and an
 ``answer`` rule. The rule is a small function of a ``Context``: it reads the live trace or a live
-experiment for the learner's current config. No expected answer is ever written in the bank.
+experiment for the learner's current config. Shape and number answers, and the outcome of every
+question decided by an experiment, are never written in the bank; only conceptual questions, whose
+answer no run can decide (why an RNN cannot be parallelised, say), store their right choice with
+``fixed``, and they still show live evidence.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The position-wise feed-forward ("dense") layers: one per block, each with its own weights."""
 
-from quizzes.questions import Question, fixed, outcome, row_shape, value
+from quizzes.questions import Question, outcome, row_shape, value
 
 TOPIC = "Dense layers in each block"
 
@@ -15,6 +15,16 @@ _WHERE = (
     "Nowhere: the FFN is purely linear.",
 )
 _POSITIONS = ("Only that position's output", "Every position's output", "No output at all")
+
+
+
+def _nonlinearity(v: dict) -> int:
+    """Read the answer off a live FFN: a hidden layer with no negatives has been through a ReLU; an
+    output with negatives has not been through one since."""
+    if v["hidden_negative_fraction"] == 0 and v["output_negative_fraction"] > 0:
+        return 1
+    return 0 if v["output_negative_fraction"] == 0 else 2
+
 
 QUESTIONS = (
     Question(
@@ -49,7 +59,7 @@ QUESTIONS = (
     Question(
         id="ffn-activation", topic=TOPIC, kind="choice",
         prompt="Where is the FFN's nonlinearity?",
-        choices=_WHERE, answer=fixed(1, _WHERE), evidence="ffn_layers",
+        choices=_WHERE, answer=outcome("ffn_layers", _nonlinearity, _WHERE), evidence="ffn_layers",
         explanation="Linear, ReLU, Linear. The live hidden layer has no negative entries; the output has plenty, "
                     "because nothing nonlinear follows the second linear layer before the residual add.",
     ),

@@ -1,6 +1,6 @@
 """Masking: what the causal mask blocks, and the shapes of the two kinds of mask."""
 
-from quizzes.questions import Question, fixed, outcome, row_shape, value
+from quizzes.questions import Question, outcome, row_shape, value
 
 TOPIC = "Masking"
 
@@ -17,13 +17,23 @@ _WHICH = (
     "The diagonal only.",
 )
 
+
+
+def _which_blocked(v: dict) -> int:
+    """Read the answer off the live mask: the whole upper triangle blocked, the lower one, or neither."""
+    if v["below_diagonal_blocked"]:
+        return 1
+    return 0 if v["blocked"] == v["M_target"] * (v["M_target"] - 1) // 2 and not v["diagonal_blocked"] else 2
+
+
 QUESTIONS = (
     Question(
         id="mask-diagonal", topic=TOPIC, kind="predict",
         prompt="Predict, then run: does the causal mask block the diagonal?",
         choices=_DIAGONAL,
         answer=outcome("mask_counts", lambda v: 1 if v["diagonal_blocked"] else 0, _DIAGONAL), evidence="mask_counts",
-        explanation="Position i predicts token i+1 from tokens 0..i, and token i is its own input, not the answer. "
+        explanation="Position i reads the decoder's input tokens 0..i and predicts the next token; its own input "
+                    "token is the previous target token, not the answer. "
                     "Blocking the diagonal would leave position 0 with nothing to attend to.",
     ),
     Question(
@@ -47,7 +57,7 @@ QUESTIONS = (
         id="mask-which", topic=TOPIC, kind="choice",
         prompt="Scores are laid out with query i on row i and key j in column j. Which entries does the causal "
                "mask block?",
-        choices=_WHICH, answer=fixed(0, _WHICH), evidence="mask_counts",
+        choices=_WHICH, answer=outcome("mask_counts", _which_blocked, _WHICH), evidence="mask_counts",
         explanation="Query i may look at keys 0..i, so the blocked entries have j > i: the upper triangle, filled "
                     "with -inf before a softmax over each row. Masking the lower triangle and normalising columns "
                     "is the same idea transposed, and easy to mix up.",

@@ -101,6 +101,24 @@ def test_ffn_layers_differ_and_are_position_wise():
     assert v["hidden_negative_fraction"] == 0.0 and v["output_negative_fraction"] > 0
 
 
+def test_ffn_layers_would_show_a_model_that_shares_one_ffn(monkeypatch):
+    """The evidence reads the model's own layers: a Transformer whose layer 1 reused layer 0's FFN
+    shows up as one tensor, and the quiz's rule then picks the 'shared' answer."""
+    import core.experiments as experiments
+    from quizzes import BY_ID, Context
+
+    class SharedFFN(experiments.Transformer):
+        def __init__(self, **sizes):
+            super().__init__(**sizes)
+            self.encoder[1].ffn = self.encoder[0].ffn
+
+    assert BY_ID["ffn-different"].expected(Context(CONFIGS[0])) == BY_ID["ffn-different"].choices[0]
+    monkeypatch.setattr(experiments, "Transformer", SharedFFN)
+    v = run("ffn_layers", CONFIGS[0]).values
+    assert v["same_tensor"] and v["max_abs_difference"] == 0
+    assert BY_ID["ffn-different"].expected(Context(CONFIGS[0])) == BY_ID["ffn-different"].choices[1]
+
+
 def test_learned_positions_fail_past_max_len():
     v = run("learned_positions", CONFIGS[1]).values
     assert v["learned_fails_past_max_len"] and "max_len=6" in v["learned_error"]

@@ -80,6 +80,24 @@ def test_conceptual_answers_match_live_evidence(ctx_a):
     assert ctx_a.value("mask_counts", "diagonal_blocked") is False
 
 
+def test_answers_read_off_the_mask_and_the_ffn_follow_the_evidence(ctx_a):
+    """mask-which and ffn-activation are decided by live evidence: on this model the upper triangle
+    and 'between the layers'; evidence of a lower-triangular mask, or of an FFN with no ReLU, or one
+    with a ReLU after it, picks the other choices."""
+    from quizzes.topics.ffn import _nonlinearity
+    from quizzes.topics.masking import _which_blocked
+
+    assert BY_ID["mask-which"].expected(ctx_a) == BY_ID["mask-which"].choices[0]
+    assert BY_ID["ffn-activation"].expected(ctx_a) == BY_ID["ffn-activation"].choices[1]
+    upper = {"M_target": 4, "blocked": 6, "diagonal_blocked": False, "below_diagonal_blocked": False}
+    assert _which_blocked(upper) == 0
+    assert _which_blocked({**upper, "below_diagonal_blocked": True}) == 1
+    assert _which_blocked({**upper, "blocked": 4, "diagonal_blocked": True}) == 2
+    assert _nonlinearity({"hidden_negative_fraction": 0.0, "output_negative_fraction": 0.5}) == 1
+    assert _nonlinearity({"hidden_negative_fraction": 0.0, "output_negative_fraction": 0.0}) == 0
+    assert _nonlinearity({"hidden_negative_fraction": 0.5, "output_negative_fraction": 0.5}) == 2
+
+
 def test_numeric_tolerance_is_relative():
     q = BY_ID["dk-variance"]
     assert check(q, 8.0, "9.5") and not check(q, 8.0, "10")
