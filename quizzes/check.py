@@ -65,6 +65,21 @@ def parse_number(text: Any) -> float | None:
         return None
 
 
+_MILLIONS = re.compile(r"(?<=[\d.])\s*(?:m|mn|millions?)$", re.IGNORECASE)
+COUNT_FROM = 1e5  # in a question asked in millions, a number this large can only be the full count
+
+
+def parse_millions(text: Any) -> float | None:
+    """An answer to a question asked in millions: '201.3', '201.3M', '201.3 million', or the full
+    count '201,326,592' (read as 201.326592) -> millions; None if it is not a number."""
+    if isinstance(text, str) and len(text) <= MAX_INPUT:
+        text = _MILLIONS.sub("", text.strip())
+    number = parse_number(text)
+    if number is not None and abs(number) >= COUNT_FROM:
+        number /= 1e6
+    return number
+
+
 def choice_index(text: Any, choices: tuple[str, ...]) -> int | None:
     """Which choice a reply names: its full text (any case), or its letter 'A', 'b', ..."""
     try:
@@ -86,7 +101,7 @@ def check(question: Question, expected: Any, given: Any) -> bool:
     if question.kind == "shape":
         return parse_shape(given) == tuple(expected)
     if question.kind == "numeric":
-        number = parse_number(given)
+        number = parse_millions(given) if question.unit == "millions" else parse_number(given)
         if number is None:
             return False
         allowed = question.tolerance * abs(float(expected)) if question.tolerance else 1e-9 * max(1.0, abs(expected))

@@ -3,7 +3,7 @@
 from hypothesis import given, settings, strategies as st
 
 from quizzes import BY_ID, QUESTIONS, check, parse_number, parse_shape
-from quizzes.check import choice_index
+from quizzes.check import choice_index, parse_millions
 
 
 def test_every_documented_shape_form():
@@ -30,13 +30,24 @@ def test_numbers():
         assert parse_number(text) is None, text
 
 
+def test_answers_in_millions_take_a_suffix_or_the_full_count():
+    q = BY_ID["params-llama-qkv"]
+    for text in ("201.3", "201", "201.3M", "201.3 m", "201.3 million", "201.3 Millions", "201.3mn", "201326592",
+                 "201,326,592", "2.013e8"):
+        assert check(q, 201.3, text), text
+    for text in ("190M", "190 million", "M", "million", "201.3 M M", "201.3 billion", "20132659", "2.013e7"):
+        assert not check(q, 201.3, text), text
+    assert parse_millions("0.5M") == 0.5 and parse_millions("99999") == 99999  # below the count threshold
+
+
 @settings(max_examples=400, deadline=None)
 @given(st.text(max_size=300))
 def test_parsers_never_raise(text):
     assert parse_shape(text) is None or all(isinstance(d, int) and d >= 0 for d in parse_shape(text))
     number = parse_number(text)
     assert number is None or isinstance(number, float)
-    for q in (BY_ID["qkv-scores"], BY_ID["dk-variance"], BY_ID["mask-which"]):
+    assert parse_millions(text) is None or isinstance(parse_millions(text), float)
+    for q in (BY_ID["qkv-scores"], BY_ID["dk-variance"], BY_ID["mask-which"], BY_ID["params-llama-qkv"]):
         assert check(q, q.choices[0] if q.choices else (2, 2, 8, 8) if q.kind == "shape" else 8.0, text) in (True,
                                                                                                           False)
     assert choice_index(text, QUESTIONS[0].choices) in (None, 0, 1, 2, 3)
