@@ -39,7 +39,8 @@ ROWS: tuple[RowSpec, ...] = (
     RowSpec(4, "summed_embedding", "summed embedding", "(N, M, E)", "src.sum",
             "Token embedding plus positional encoding: what the first encoder layer reads."),
     RowSpec(5, "qkv_one_head", "Q, K, V of one head", "(N, M, E/nhead)", "enc.0.self_attn.q",
-            "Head 0's queries (keys and values have the same shape): the input times that head's E x d_k W^Q, plus its bias.",
+            "Head 0's queries (keys and values have the same shape): the input times that head's E x d_k W^Q, "
+            "plus its bias.",
             head=0),
     RowSpec(6, "attention_scores", "attention scores", "(N, nhead, M, M)", "enc.0.self_attn.weights",
             "softmax(QK^T / sqrt(d_k)) for every head: row i says how much query i takes from each key."),

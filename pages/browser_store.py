@@ -14,8 +14,8 @@ The exchange is one-way at a time, so a fresh page can never write over what it 
 Callers pass ``save=None`` until the first report arrives (``report``), and their text from then
 on.
 
-What comes back was written by a browser, so it is untrusted input: ``browser_store`` checks its
-shape, and callers parse the text as they would an upload.
+What comes back was written by a browser, so it is untrusted input: ``report`` checks its shape,
+and callers parse the text as they would an upload.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def report(key: str) -> dict[str, Any] | None:
     It can be read anywhere in a run, before the store is mounted again: a page reads it at the
     top, so the run that the report itself starts already draws what it changed. (Calling
     st.rerun() for that instead raced the learner's clicks: a page switch made while the extra run
-    started was lost, 1 in 5 times in the browser tests.)
+    started was lost in 1 of 5 runs of a browser test.)
     """
     state = st.session_state.get(key)
     found = state.get("found") if isinstance(state, Mapping) else None

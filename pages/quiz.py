@@ -245,8 +245,8 @@ def take_browser_report() -> None:
         return
     loaded, message = load_progress(found["text"])
     if loaded is None:
-        st.session_state["quiz_flash"] = ("warning", "The progress this browser kept could not be read, so it "
-                                          f"was left out; your next answer replaces it. {message}")
+        st.session_state["quiz_flash"] = ("warning", "The progress this browser kept could not be read, so the "
+                                          f"quiz starts afresh and the unreadable copy is replaced. {message}")
     elif loaded["answers"]:
         st.session_state[PROGRESS] = loaded
         st.session_state["quiz_flash"] = ("success", f"Welcome back: {len(loaded['answers'])} answer(s) "

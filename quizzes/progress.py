@@ -69,7 +69,9 @@ def dumps(progress: dict[str, Any]) -> str:
 
 
 def load_progress(data: bytes | str) -> tuple[dict[str, Any] | None, str]:
-    """Parse a progress file (uploaded, pasted or kept by the browser). Returns (progress, "") or (None, a message saying what is wrong).
+    """Parse a progress file (uploaded, pasted or kept by the browser).
+
+    Returns (progress, "") or (None, a message saying what is wrong).
 
     Unknown question ids (from another version of the bank) are skipped, and the message says how many.
     """
@@ -79,7 +81,8 @@ def load_progress(data: bytes | str) -> tuple[dict[str, Any] | None, str]:
                 return None, f"The file is {len(data)} bytes; a progress file is far smaller (limit {MAX_UPLOAD_BYTES})."
             data = data.decode("utf-8")
         elif len(data) > MAX_UPLOAD_BYTES:  # pasted, or read back from the browser's storage
-            return None, f"The text is {len(data)} characters; a progress file is far smaller (limit {MAX_UPLOAD_BYTES})."
+            return None, (f"The text is {len(data)} characters; a progress file is far smaller "
+                          f"(limit {MAX_UPLOAD_BYTES}).")
         doc = json.loads(data)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         return None, f"This is not a JSON progress file ({type(exc).__name__}: {str(exc)[:120]})."

@@ -17,7 +17,6 @@ _WHERE = (
 _POSITIONS = ("Only that position's output", "Every position's output", "No output at all")
 
 
-
 def _nonlinearity(v: dict) -> int:
     """Read the answer off a live FFN: a hidden layer with no negatives has been through a ReLU; an
     output with negatives has not been through one since."""

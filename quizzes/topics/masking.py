@@ -18,7 +18,6 @@ _WHICH = (
 )
 
 
-
 def _which_blocked(v: dict) -> int:
     """Read the answer off the live mask: the whole upper triangle blocked, the lower one, or neither."""
     if v["below_diagonal_blocked"]:
