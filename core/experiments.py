@@ -249,11 +249,37 @@ def residual_ablation(cfg: TransformerConfig) -> Evidence:
                      "log_y": "true"}, note)
 
 
+SCALE_WIDTHS = ("d_k", "E", "M")  # what attention could divide q.k by: a head's width, the model's, the length
+
+
+def model_scale_width(cfg: TransformerConfig) -> tuple[str, str]:
+    """Which width the model's own attention divides q.k by, and the sizes it was asked at.
+
+    One MultiHeadAttention at the bounded config's E and nhead, with at least two heads (with one,
+    d_k equals E and the answers coincide), and a length that equals neither. Its recorded scores
+    are compared with q.k / sqrt(w) for each width w, on its own recorded q and k.
+    """
+    small, _ = bounded(cfg)
+    E, nhead = (small.E, small.nhead) if small.nhead > 1 else (16, 4)
+    L = next(n for n in (3, 5, 7) if n not in (E // nhead, E))
+    mha = init_weights(MultiHeadAttention(E, nhead), cfg.seed)
+    x = torch.randn(1, L, E, generator=_gen(cfg.seed))  # (1, L, E)
+    rec: dict[str, Tensor] = {}
+    with torch.no_grad():
+        mha(x, x, rec=rec)
+    dots = rec["q"] @ rec["k"].transpose(-2, -1)  # (1, nhead, L, d_k) @ (1, nhead, d_k, L) -> (1, nhead, L, L)
+    for name, width in zip(SCALE_WIDTHS, (E // nhead, E, L)):
+        if torch.allclose(rec["scores"], dots / math.sqrt(width), rtol=1e-4, atol=1e-5):
+            return name, f"E={E}, nhead={nhead}, M={L}"
+    return "none of them", f"E={E}, nhead={nhead}, M={L}"
+
+
 def score_scaling(cfg: TransformerConfig) -> Evidence:
     """Variance of q.k grows with d_k; dividing by sqrt(d_k) keeps it near 1 and the softmax soft.
 
     q and k have unit-variance entries, as after a LayerNorm and a well-scaled projection. The
-    entropy is the mean over queries of the softmax over S keys; its maximum is log(S).
+    entropy is the mean over queries of the softmax over S keys; its maximum is log(S). Also asks
+    the model's own attention which width it divides by (``model_scale_width``).
     """
     d_k = cfg.d_k
     S = min(max(cfg.M, 2), MAX_LEN * 4)
@@ -286,6 +312,7 @@ def score_scaling(cfg: TransformerConfig) -> Evidence:
               "variance_unscaled_at_d_k": var_raw * d_k / measured, "variance_scaled": var_scaled,
               "entropy_unscaled": ent_raw, "entropy_scaled": ent_scaled, "max_entropy": math.log(S),
               "widths": widths}
+    values["model_divides_by"], values["model_asked_at"] = model_scale_width(cfg)
     return Evidence("score_scaling", "Variance of q·k and softmax entropy against d_k", values, records,
                     {"kind": "line", "x": "d_k", "y": "variance", "color": "scores", "log_y": "true"}, note)
 

@@ -1,5 +1,6 @@
 """The choice of d_k: how E is split across heads, and why the scores are scaled."""
 
+from core.experiments import SCALE_WIDTHS
 from quizzes.questions import Question, compare, fixed, outcome, row_shape, value
 
 TOPIC = "The choice of d_k"
@@ -76,7 +77,8 @@ QUESTIONS = (
     Question(
         id="dk-which-width", topic=TOPIC, kind="choice",
         prompt="With {nhead} heads, the scores are divided by the square root of which width?",
-        choices=_WIDTH, answer=fixed(0, _WIDTH), evidence="score_scaling",
+        choices=_WIDTH, answer=outcome("score_scaling", lambda v: SCALE_WIDTHS.index(v["model_divides_by"]), _WIDTH),
+        evidence="score_scaling",
         explanation="Each score is one head's q·k, a sum over that head's d_k dimensions, so d_k sets its spread. "
                     "With one head d_k equals E, which is why single-head write-ups divide by sqrt(E).",
     ),

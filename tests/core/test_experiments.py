@@ -119,6 +119,30 @@ def test_ffn_layers_would_show_a_model_that_shares_one_ffn(monkeypatch):
     assert BY_ID["ffn-different"].expected(Context(CONFIGS[0])) == BY_ID["ffn-different"].choices[1]
 
 
+def test_the_model_is_asked_which_width_it_scales_by(monkeypatch):
+    """score_scaling reads the scaling off the model's own attention: d_k at every config (with one
+    head it asks a copy with four, where d_k and E differ); an attention that divided by sqrt(E)
+    instead would be named, and dk-which-width would then expect E."""
+    import core.experiments as experiments
+    from core.model import MultiHeadAttention
+    from quizzes import BY_ID, Context
+
+    for cfg in CONFIGS:
+        assert run("score_scaling", cfg).values["model_divides_by"] == "d_k", cfg
+    assert run("score_scaling", CONFIGS[2]).values["model_asked_at"] == "E=16, nhead=4, M=3"
+
+    class ScaledByE(MultiHeadAttention):
+        def forward(self, x, context, attn_mask=None, key_padding_mask=None, rec=None, prefix=""):
+            out = super().forward(x, context, attn_mask, key_padding_mask, rec, prefix)
+            q, k = rec[prefix + "q"], rec[prefix + "k"]
+            rec[prefix + "scores"] = q @ k.transpose(-2, -1) / math.sqrt(self.E)  # as if scaled by E
+            return out
+
+    monkeypatch.setattr(experiments, "MultiHeadAttention", ScaledByE)
+    assert run("score_scaling", CONFIGS[0]).values["model_divides_by"] == "E"
+    assert BY_ID["dk-which-width"].expected(Context(CONFIGS[0])) == BY_ID["dk-which-width"].choices[1]
+
+
 def test_learned_positions_fail_past_max_len():
     v = run("learned_positions", CONFIGS[1]).values
     assert v["learned_fails_past_max_len"] and "max_len=6" in v["learned_error"]
