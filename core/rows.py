@@ -83,9 +83,11 @@ EXTRAS: tuple[RowSpec, ...] = (
     RowSpec(0, "key_padding_mask", "key padding mask", "(N, M)", "src_key_padding_mask",
             "True where a source token is padding (id 0), so no query attends to it."),
     RowSpec(0, "decoder_self_scores", "masked self-attention scores", "(N, nhead, M_target, M_target)",
-            "dec.0.self_attn.weights", "The decoder's first self-attention: zero above the diagonal."),
+            "dec.0.self_attn.weights", "The decoder's first self-attention weights, after the softmax (as in "
+            "row 6): zero above the diagonal."),
     RowSpec(0, "cross_scores", "cross-attention scores", "(N, nhead, M_target, M)", "dec.0.cross_attn.weights",
-            "Target queries against source keys: M_target rows, M columns."),
+            "Cross-attention weights, after the softmax: target queries against source keys, M_target rows, "
+            "M columns."),
     RowSpec(0, "target_tokens", "target tokens (shifted right)", "(N, M_target)", "tgt.tokens",
             "The decoder's input ids: a start token, then the target without its last token."),
     RowSpec(0, "logits", "logits", "(N, M_target, vocab_size)", "logits",
