@@ -4,6 +4,7 @@ The weights come from the cached live trace; core.views cuts one (capped) map ou
 huge M still draws at most MAX_POSITIONS x MAX_POSITIONS cells. No tensor maths here.
 """
 
+import pandas as pd
 import streamlit as st
 
 from core import human_bytes
@@ -26,6 +27,12 @@ MASK_NOTES = {
 @st.cache_data(max_entries=128, show_spinner=False)
 def _map(cfg, kind: str, layer: int, head: int, item: int):
     return attention_map(cached_trace(cfg), kind, layer, head, item)
+
+
+def weights_table(weights: list[list[float]]) -> pd.DataFrame:
+    """One row per query position, one column per key position, as in the heatmap."""
+    return pd.DataFrame(weights, index=pd.Index(range(len(weights)), name="query"),
+                        columns=[f"key {j}" for j in range(len(weights[0]) if weights else 0)])
 
 
 def _clamp(key: str, limit: int, default: int = 0) -> None:
@@ -78,6 +85,9 @@ with guard("The attention heatmap"):
         else:
             st.caption(f"× marks a blocked cell. The largest weight on a blocked cell is {blocked:.2g}: the mask "
                        "set its score to −∞ before the softmax, and e^−∞ = 0.")
+        with st.expander("The numbers behind the heatmap"):
+            # Exact values to read or copy, and the chart's text for a screen reader.
+            st.dataframe(weights_table(a.weights).style.format("{:.3f}"), width="stretch")
     with right:
         st.subheader("Mask")
         st.vega_lite_chart(mask, width="content")

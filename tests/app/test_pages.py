@@ -35,15 +35,19 @@ def test_my_pages_survive_a_shape_only_preset(page):
 
 
 def test_attention_page_every_kind_and_the_mask():
-    at = make_app().run()
+    at = make_app({"M_target": "4"}).run()  # M = 8: each kind's map has its own shape
     at.switch_page("pages/attention.py").run()
     assert at.selectbox(key="a_item").value == 1  # the padded (last) sequence is shown first
-    for kind in ("encoder self-attention", "decoder masked self-attention", "cross-attention"):
+    shapes = {"encoder self-attention": (8, 8), "decoder masked self-attention": (4, 4), "cross-attention": (4, 8)}
+    for kind, shape in shapes.items():
         at.radio(key="a_kind").set_value(kind).run()
         assert not at.exception, at.exception
         captions = " ".join(c.value for c in at.caption)
         assert "largest weight on a blocked cell is 0:" in captions, kind
         assert len(at.get("vega_lite_chart")) == 2
+        numbers = at.dataframe[0].value  # the expander under the heatmap: one row per query, one column per key
+        assert numbers.shape == shape and numbers.index.name == "query", kind
+        assert abs(numbers.sum(axis=1) - 1).max() < 1e-5  # every query's weights sum to 1
 
 
 def test_attention_page_keeps_choices_in_range_when_the_config_shrinks():
