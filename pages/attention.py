@@ -31,7 +31,7 @@ def _map(cfg, kind: str, layer: int, head: int, item: int):
 
 def weights_table(weights: list[list[float]]) -> pd.DataFrame:
     """One row per query position, one column per key position, as in the heatmap."""
-    return pd.DataFrame(weights, index=pd.Index(range(len(weights)), name="query"),
+    return pd.DataFrame(weights, index=[f"query {i}" for i in range(len(weights))],
                         columns=[f"key {j}" for j in range(len(weights[0]) if weights else 0)])
 
 
@@ -86,8 +86,9 @@ with guard("The attention heatmap"):
             st.caption(f"× marks a blocked cell. The largest weight on a blocked cell is {blocked:.2g}: the mask "
                        "set its score to −∞ before the softmax, and e^−∞ = 0.")
         with st.expander("The numbers behind the heatmap"):
-            # Exact values to read or copy, and the chart's text for a screen reader.
-            st.dataframe(weights_table(a.weights).style.format("{:.3f}"), width="stretch")
+            # Exact values to read or copy; an HTML table, which a screen reader can read (the chart and
+            # st.dataframe's canvas grid expose no cells to one).
+            st.table(weights_table(a.weights).style.format("{:.3f}"))
     with right:
         st.subheader("Mask")
         st.vega_lite_chart(mask, width="content")

@@ -1,7 +1,7 @@
 """The app in a real browser: every page of the navigation opens, a slider moved with the
 keyboard changes the table, a shared URL reproduces the view, Back and Forward step through the
-configs, pages keep their settings, quiz progress outlasts the tab, and charts stay whole on small
-screens. Screenshots go to tmp_path."""
+configs, pages keep their settings, quiz progress outlasts the tab, the heatmap's numbers are a
+real table, and charts stay whole on small screens. Screenshots go to tmp_path."""
 
 from __future__ import annotations
 
@@ -254,6 +254,18 @@ def test_quiz_progress_outlasts_the_tab_in_the_same_browser(app_url, page):
     expect(again.get_by_text(re.compile(r"^Score: 0 right, 0 wrong, 70 not tried"))).to_be_visible(timeout=LOAD)
     again.wait_for_function(f"({stored})() === 0", timeout=LOAD)
     no_exception(again)
+
+
+def test_the_heatmap_numbers_are_a_table_a_screen_reader_can_read(app_url, page):
+    """The chart is a picture to assistive technology; the table under it has real cells, each
+    with its query row and key column named."""
+    page.goto(app_url + "/attention")
+    page.get_by_text("The numbers behind the heatmap").click()
+    table = page.get_by_role("table")
+    expect(table.get_by_role("rowheader", name="query 7", exact=True)).to_be_visible(timeout=LOAD)
+    expect(table.get_by_role("columnheader", name="key 7", exact=True)).to_be_visible()
+    expect(table.get_by_role("cell")).to_have_count(64)  # 8 queries x 8 keys at the default config
+    no_exception(page)
 
 
 def test_the_explorer_also_answers_at_its_own_path(app_url, page):
