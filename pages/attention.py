@@ -4,14 +4,15 @@ The weights come from the cached live trace; core.views cuts one (capped) map ou
 huge M still draws at most MAX_POSITIONS x MAX_POSITIONS cells. No tensor maths here.
 """
 
-import pandas as pd
 import streamlit as st
 
 from core import human_bytes
 from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map
 from pages.charts import attention_spec, fits_a_column, mask_spec
-from pages.common import cached_shapes, cached_trace, current_config, guard, over_budget, shape_only_banner
+from pages.common import (cached_shapes, cached_trace, current_config, guard, over_budget, shape_only_banner,
+                          show_numbers)
 from pages.diagram import shape_text
+from pages.tables import numbers_frame
 
 MASK_NOTES = {
     "encoder self-attention": "Key padding mask: the source's padding tokens (id 0) are hidden from every "
@@ -27,12 +28,6 @@ MASK_NOTES = {
 @st.cache_data(max_entries=128, show_spinner=False)
 def _map(cfg, kind: str, layer: int, head: int, item: int):
     return attention_map(cached_trace(cfg), kind, layer, head, item)
-
-
-def weights_table(weights: list[list[float]]) -> pd.DataFrame:
-    """One row per query position, one column per key position, as in the heatmap."""
-    return pd.DataFrame(weights, index=[f"query {i}" for i in range(len(weights))],
-                        columns=[f"key {j}" for j in range(len(weights[0]) if weights else 0)])
 
 
 def _clamp(key: str, limit: int, default: int = 0) -> None:
@@ -85,10 +80,8 @@ with guard("The attention heatmap"):
         else:
             st.caption(f"× marks a blocked cell. The largest weight on a blocked cell is {blocked:.2g}: the mask "
                        "set its score to −∞ before the softmax, and e^−∞ = 0.")
-        with st.expander("The numbers behind the heatmap"):
-            # Exact values to read or copy; an HTML table, which a screen reader can read (the chart and
-            # st.dataframe's canvas grid expose no cells to one).
-            st.table(weights_table(a.weights).style.format("{:.3f}"))
+        show_numbers(numbers_frame(a.weights, [f"query {i}" for i in range(len(a.weights))],
+                                   [f"key {j}" for j in range(len(a.weights[0]) if a.weights else 0)]))
     with right:
         st.subheader("Mask")
         st.vega_lite_chart(mask, width="content")

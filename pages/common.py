@@ -325,6 +325,13 @@ def shape_only_banner(t: Trace) -> None:
         )
 
 
+def show_numbers(frame, label: str = "The numbers behind the heatmap") -> None:
+    """A heatmap's numbers under it, collapsed: exact values to read or copy, in an HTML table that a
+    screen reader can read (the chart, and st.dataframe's canvas grid, expose no cells to one)."""
+    with st.expander(label):
+        st.table(frame.style.format("{:.3f}"))
+
+
 @contextmanager
 def guard(what: str) -> Iterator[None]:
     """Show a failure in one part of a page as a short error; the rest of the page still renders."""

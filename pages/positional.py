@@ -9,7 +9,9 @@ import streamlit as st
 
 from core.views import MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, positional_view, sinusoid_curves
 from pages.charts import COLUMN_MAX, curves_spec, positional_spec, similarity_spec
-from pages.common import cached_shapes, cached_trace, current_config, guard, over_budget, shape_only_banner
+from pages.common import (cached_shapes, cached_trace, current_config, guard, over_budget, shape_only_banner,
+                          show_numbers)
+from pages.tables import numbers_frame
 
 KINDS = ("sinusoidal", "learned")
 
@@ -59,6 +61,7 @@ with tab_table, guard("The table heatmap"):
     st.caption(f"{cfg.positional.capitalize()}: {v.note}. Row p is added to the token at position p; the "
                "same rows serve every sequence in the batch.")
     st.vega_lite_chart(positional_spec(v), width="content")
+    show_numbers(numbers_frame(v.table, [f"position {p}" for p in range(v.positions)], [f"dim {d}" for d in v.dims]))
 
 with tab_curves, guard("The curves"):
     st.caption("Sinusoidal encoding: PE[p, 2i] = sin(p / 10000^(2i/E)), PE[p, 2i+1] = cos(same angle). Low "

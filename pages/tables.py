@@ -40,6 +40,14 @@ def rows_frame(t: Trace, *, extras: bool = False, stacked: bool = False) -> pd.D
     return frame
 
 
+def numbers_frame(values: list[list[float]], rows: list[str], columns: list[str]) -> pd.DataFrame:
+    """A heatmap's numbers as a table: one named row and one named column per cell of the chart.
+
+    Named labels ("query 3", "key 5") rather than a bare range, so each row has a header a screen
+    reader can announce with its cells."""
+    return pd.DataFrame(values, index=rows, columns=columns)
+
+
 def stacked_shape(t: Trace, key: str) -> str:
     """How PyTorch holds a row: per-head rows are one slice of an (N, nhead, M, d_k) tensor."""
     twin = STACKED_TWIN.get(key)

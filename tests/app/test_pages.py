@@ -109,3 +109,6 @@ def test_positional_page_bounded_at_huge_sizes():
     at.switch_page("pages/positional.py").run()
     assert not at.exception, at.exception
     assert any("first 64 of M = 4096 positions" in c.value for c in at.caption)
+    numbers = at.table[0].value  # the heatmap's numbers: as capped as the heatmap itself
+    assert numbers.shape == (64, 64) and numbers.index[-1] == "position 63"
+    assert numbers.columns[-1] == f"dim {12288 - 12288 // 64}"  # every 192nd dimension, as drawn
