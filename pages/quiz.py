@@ -73,8 +73,12 @@ def reset() -> None:
     st.session_state["quiz_flash"] = ("info", "Progress reset, here and in the copy this browser keeps.")
 
 
-def move(step: int, count: int) -> None:
-    st.session_state["quiz_pos"] = (st.session_state.get("quiz_pos", 0) + step) % max(count, 1)
+def go_to_question(pos: int) -> None:
+    """Previous and Next name the question they lead to, not a step from wherever the quiz is by
+    then, so a click applied twice lands on the same question. (Streamlit 1.67 can replay a
+    button's trigger into a later run when runs overlap. With steps, a browser test twice came
+    back one question too far on, once in CI; the cause was not pinned down.)"""
+    st.session_state["quiz_pos"] = pos
 
 
 def apply_import(data: bytes | str) -> None:
@@ -302,9 +306,9 @@ elif mode == ONE:
     pos = st.session_state.get("quiz_pos", 0) % len(questions)
     st.session_state["quiz_pos"] = pos
     prev_col, count_col, next_col = st.columns([1, 2, 1])
-    prev_col.button("◀ Previous", key="quiz_prev", on_click=move, args=(-1, len(questions)))
+    prev_col.button("◀ Previous", key="quiz_prev", on_click=go_to_question, args=((pos - 1) % len(questions),))
     count_col.markdown(f"Question {pos + 1} of {len(questions)}")
-    next_col.button("Next ▶", key="quiz_next", on_click=move, args=(1, len(questions)))
+    next_col.button("Next ▶", key="quiz_next", on_click=go_to_question, args=((pos + 1) % len(questions),))
     with guard("This question"):
         show_question(questions[pos], ctx, f"Q{pos + 1}")
 else:
