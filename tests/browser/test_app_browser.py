@@ -193,8 +193,8 @@ def test_each_page_keeps_its_own_settings_across_a_visit_elsewhere(app_url, page
     expect(page.get_by_text(re.compile(r"Question 3 of \d$"))).to_be_visible(timeout=LOAD)
     page.get_by_role("button", name="Previous").click()  # often before Next's run has finished
     # Wait for the server to draw Q2 again: Q2's box can still be on the page, stale, while Next's run
-    # finishes, and a page switch sent before the Previous run starts replaces it (so the quiz came
-    # back at Q3, once in a CI run).
+    # finishes, so the box alone does not show that Previous has landed (the quiz once came back at
+    # Q3 in a CI run that did not wait).
     expect(page.get_by_text(re.compile(r"Question 2 of \d$"))).to_be_visible(timeout=LOAD)
     expect(answer).to_have_value("a draft", timeout=LOAD)  # kept while Q3 was shown
 
