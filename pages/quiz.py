@@ -261,14 +261,19 @@ def keep_in_browser() -> None:
     """Mount the browser's store: it reads once, then keeps every new state of the progress.
 
     Nothing is written until the browser has reported what it holds, so a fresh session's empty
-    progress never replaces a stored one.
+    progress never replaces a stored one. Mounted in the sidebar, before the page's body, so the
+    browser reports (one rerun) while the body is still being drawn, not later, when the learner
+    may already be pressing Next: with the store at the bottom of the page, two CI runs lost or
+    doubled a quiz click.
     """
     reported = st.session_state.get(STORED) is not None
-    browser_store("quiz-progress", key=STORE, save=dumps(progress()) if reported else None)
+    with st.sidebar:
+        browser_store("quiz-progress", key=STORE, save=dumps(progress()) if reported else None)
 
 
 cfg = current_config()
 take_browser_report()
+keep_in_browser()
 st.title("Quiz")
 st.caption(f"Shapes, numbers and predictions are checked against the live model for the sidebar's config "
            f"(N={cfg.N}, M={cfg.M}, M_target={cfg.M_target}, E={cfg.E}, nhead={cfg.nhead}, d_k={cfg.d_k}, "
@@ -317,4 +322,3 @@ else:
             show_question(q, ctx, f"Q{i}")
 
 show_progress_io()
-keep_in_browser()
