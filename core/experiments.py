@@ -358,7 +358,7 @@ def ffn_layers(cfg: TransformerConfig) -> Evidence:
     note = "" if small_enough else f"Values compared at E={E}, d_ff={d_ff} to stay small."
     if cfg.layers < 2:
         note = (note + " " if note else "") + "The config has one layer; a second was built to compare."
-    nhead = cfg.nhead if E % cfg.nhead == 0 else 1  # only the FFNs are compared; any head count will do
+    nhead = _largest_divisor_at_most(E, cfg.nhead)  # as bounded() picks it; the FFNs do not depend on it
     model = init_weights(Transformer(vocab_size=2, E=E, nhead=nhead, layers=2, d_ff=d_ff), cfg.seed)
     stack = [layer.ffn for layer in model.requires_grad_(False).encoder]  # the model's own two FFNs
     w0, w1 = stack[0].linear1.weight, stack[1].linear1.weight  # (d_ff, E) each
