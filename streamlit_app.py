@@ -16,6 +16,7 @@ import streamlit as st  # noqa: E402
 
 from core.views import limit_torch_threads  # noqa: E402
 from pages.common import sidebar_config  # noqa: E402
+from pages.long_lived import freeze_long_lived  # noqa: E402
 
 # Small passes run fastest on one thread (see limit_torch_threads); TSE_TORCH_THREADS overrides.
 _threads = os.environ.get("TSE_TORCH_THREADS", "1")
@@ -48,3 +49,5 @@ st.html("<style>.vega-embed { max-width: 100%; overflow-x: auto; }</style>")
 page = st.navigation(PAGES)
 sidebar_config()
 page.run()
+# What the imports made lives as long as the server: spare it Streamlit's collection after every run.
+freeze_long_lived()
