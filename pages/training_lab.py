@@ -5,18 +5,15 @@ the reversal task (does the mask work?) and a tiny language model on shipped Sha
 page reads its own sliders, hands frozen settings to core.train, draws the progress it reports,
 and renders the plain values it returns. No tensor maths here.
 
-Stopping: any click while a run is going (the Stop button, or any widget) makes Streamlit rerun
-the page, which interrupts the training at its next progress report; core.train frees the model
-on the way out. The progress reports are kept in session state, so the rerun can show how far
-the run got.
+Running: Train starts the run on a thread of its own (pages/lab_runs.py), so it goes on whatever
+else the learner clicks, on this page or another; a fragment redraws its progress on a timer.
+Stop ends it before its next step, and core.train then measures the model as it stands.
 """
 
 from __future__ import annotations
 
 import math
-import threading
-import time
-from dataclasses import asdict
+from functools import lru_cache
 from typing import Any, Callable
 
 import altair as alt
@@ -24,25 +21,18 @@ import pandas as pd
 import streamlit as st
 
 from core.config import divisors
-from core.train import (LMSettings, Progress, ReversalSettings, load_text, make_tokenizer, train_lm,
-                        train_reversal, warm_up_in_background)
+from core.train import (LMSettings, ReversalSettings, load_text, make_tokenizer, train_lm, train_reversal,
+                        warm_up_in_background)
 from pages.common import guard
+from pages.lab_runs import LabRun, start_run
+from pages.tables import fill_data
 
 MAX_SECONDS = 60.0  # a safety net: the sliders' worst corner could otherwise train for minutes
-REDRAW_SECONDS = 0.25  # how often the live chart is redrawn (also how fast a Stop click lands)
+REDRAW_SECONDS = 0.25  # how often the progress bar and the live loss curve are redrawn
 WIDTHS = [8, 16, 32, 64, 128]
 FF_WIDTHS = [16, 32, 64, 128, 256, 512]
 RATES = [0.0003, 0.001, 0.003, 0.01]
 MASK_ON, MASK_OFF = "with the causal mask", "without the mask"
-
-
-@st.cache_resource
-def _run_slots() -> threading.BoundedSemaphore:
-    """At most two trainings at once on this server: the machine may have only two cores.
-
-    A semaphore is built for sharing between threads, which is what cache_resource requires.
-    """
-    return threading.BoundedSemaphore(2)
 
 
 # --------------------------------------------------------------------------------------------
@@ -77,58 +67,65 @@ def run_sliders(prefix: str, defaults: Any, max_steps: int) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------------------------
-# Running with live progress
+# Running on a thread of its own (pages/lab_runs.py), with live progress
 
 
-def run_live(prefix: str, train: Callable[..., Any], settings: Any, floor: float | None) -> Any | None:
-    """Run one training with a progress bar and a live loss curve; None if no slot was free.
+def train_buttons(prefix: str, train: Callable[..., Any], settings: Any) -> LabRun | None:
+    """Train and Stop; returns this experiment's run while one is going.
 
-    Each report is also copied into session state, so that if a click interrupts the run the
-    next rerun can say how far it got.
+    Train starts a run on a thread of its own and is off while the run goes; Stop is on only then.
+    A click that changes that reruns the page at once, so the buttons show the new state.
     """
-    slots = _run_slots()
-    if not slots.acquire(blocking=False):
-        st.warning("Two trainings are already running on this server; try again in a few seconds.")
+    key = f"{prefix}_training"
+    run: LabRun | None = st.session_state.get(key)
+    b1, b2 = st.columns([1, 5])
+    start = b1.button("Train", key=f"{prefix}_run", type="primary", disabled=run is not None)
+    stop = b2.button("Stop", key=f"{prefix}_stop", disabled=run is None or run.stopping,
+                     help="Ends the run in progress; the model is then measured as it stands.")
+    if start and run is None and start_run(key, train, settings, MAX_SECONDS) is not None:
+        st.rerun()
+    if stop and run is not None:
+        run.stop()
+        st.rerun()
+    return run
+
+
+@st.fragment(run_every=REDRAW_SECONDS)
+def live_progress(prefix: str, floor: float | None) -> None:
+    """The bar and the loss curve of the run in progress, redrawn on a timer by themselves.
+
+    Once the run has ended, the whole page reruns and shows the result instead.
+    """
+    run: LabRun | None = st.session_state.get(f"{prefix}_training")
+    if run is None or not run.running:
+        st.rerun()
+    loss, last = run.loss[:], run.last
+    if run.stopping:
+        text = f"Stopping after step {len(loss)}; then the model is measured as it stands…"
+    elif last is None:
+        text = "Starting…"
+    else:
+        text = f"step {last.step} of {last.steps} · loss {last.loss:.3f} · {last.seconds:.1f} s"
+    st.progress(min(len(loss) / run.steps, 1.0), text=text)
+    if loss:
+        st.vega_lite_chart(live_loss_spec(loss, floor, run.steps), width="stretch")
+    st.caption("The run goes on while you use the rest of the app: come back here for the result.")
+
+
+def ended_run(prefix: str) -> dict | None:
+    """Take this experiment's run out of session state once it has ended: its result, or None.
+
+    Called before the buttons are drawn, so they show that no run is going. A run that failed
+    leaves its error on the page instead of a result.
+    """
+    key = f"{prefix}_training"
+    run: LabRun | None = st.session_state.get(key)
+    if run is None or run.running:
         return None
-    live = st.session_state[f"{prefix}_live"] = {"loss": [], "steps": settings.steps}
-    bar = st.progress(0.0, text="Starting…")
-    chart = st.empty()
-    last_draw = [0.0]
-
-    def on_progress(p: Progress) -> None:
-        live["loss"].append(p.loss)
-        now = time.perf_counter()
-        if now - last_draw[0] >= REDRAW_SECONDS or p.step == p.steps:
-            last_draw[0] = now
-            bar.progress(p.step / p.steps, text=f"step {p.step} of {p.steps} · loss {p.loss:.3f} · "
-                                                  f"{p.seconds:.1f} s")
-            chart.altair_chart(loss_chart(live["loss"], floor=floor, steps=p.steps), width="stretch")
-
-    try:
-        result = train(settings, on_progress=on_progress, max_seconds=MAX_SECONDS)
-    except Exception:  # a failure is not an interruption: leave no "stopped after" note behind
-        st.session_state.pop(f"{prefix}_live", None)
-        raise
-    finally:
-        slots.release()
-    del st.session_state[f"{prefix}_live"]
-    bar.empty()
-    chart.empty()
-    return result
-
-
-def show_interrupted(prefix: str, floor: float | None) -> bool:
-    """A run that a click interrupted left its progress behind: show it until the next run starts."""
-    live = st.session_state.pop(f"{prefix}_live", None)
-    if live is not None:
-        st.session_state[f"{prefix}_stopped"] = live
-    stopped = st.session_state.get(f"{prefix}_stopped")
-    if stopped is not None:
-        st.info(f"Stopped after {len(stopped['loss'])} of {stopped['steps']} steps; nothing was measured. "
-                "Press Train to start again.")
-        if stopped["loss"]:
-            st.altair_chart(loss_chart(stopped["loss"], floor=floor, steps=stopped["steps"]), width="stretch")
-    return stopped is not None
+    del st.session_state[key]
+    with guard("Training"):
+        return run.outcome()
+    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -144,13 +141,18 @@ def loss_chart(loss: list[float], *, floor: float | None = None, val: list[tuple
     rows = [{"step": i + 1, "loss": v, "curve": "training loss"} for i, v in enumerate(loss)]
     rows += [{"step": s, "loss": v, "curve": "held-out loss"} for s, v in (val or [])]
     curves = ["training loss", "held-out loss"] if val else ["training loss"]
-    base = alt.Chart(pd.DataFrame(rows)).mark_line(point=False).encode(
+    return _loss_layers(pd.DataFrame(rows), curves, floor=floor, uniform=uniform, steps=steps)
+
+
+def _loss_layers(source: Any, curves: list[str], *, floor: float | None, uniform: float | None,
+                 steps: int | None) -> alt.LayerChart:
+    base = alt.Chart(source).mark_line(point=False).encode(
         x=alt.X("step:Q", title="training step",
                 scale=alt.Scale(domain=[0, steps], nice=False) if steps else alt.Undefined),
         y=alt.Y("loss:Q", title="cross-entropy (nats per token)", scale=alt.Scale(zero=True)),
         color=alt.Color("curve:N", title=None, legend=alt.Legend(orient="top"),
                         scale=alt.Scale(domain=curves, range=["#3b5bdb", "#e8590c"][:len(curves)])),
-        tooltip=["curve", "step", alt.Tooltip("loss:Q", format=".3f")])
+        tooltip=["curve:N", "step:Q", alt.Tooltip("loss:Q", format=".3f")])
     layers: list[alt.Chart] = [base]
     lines = []
     if floor is not None:
@@ -163,6 +165,21 @@ def loss_chart(loss: list[float], *, floor: float | None = None, val: list[tuple
         layers.append(rule.mark_text(align="right", baseline="bottom", dx=-4, dy=-2, color="gray").encode(
             y="y:Q", x=alt.value("width"), text="label:N"))
     return alt.layer(*layers).properties(height=260)
+
+
+@lru_cache(maxsize=16)
+def _live_loss_template(floor: float | None, steps: int) -> dict:
+    """The live loss chart of one run's (floor, steps), built and validated by Altair once."""
+    return _loss_layers(alt.NamedData(name="loss"), ["training loss"], floor=floor, uniform=None,
+                        steps=steps).to_dict()
+
+
+def live_loss_spec(loss: list[float], floor: float | None, steps: int) -> dict:
+    """The loss curve of a run in progress. Redrawn a few times a second, so only its rows are
+    new: building the chart through Altair took 120-190 ms a time, and the redraws held Python's
+    lock while the run's thread needed it to train."""
+    rows = [{"step": i + 1, "loss": v, "curve": "training loss"} for i, v in enumerate(loss)]
+    return fill_data(_live_loss_template(floor, steps), {"loss": rows})
 
 
 def accuracy_chart(results: dict[str, dict]) -> alt.LayerChart:
@@ -249,6 +266,11 @@ loss cannot fall below ln(vocab_size)/2 per token.
 """
 
 
+def reversal_floor(vocab_size: int, causal: bool) -> float | None:
+    """The lowest loss a masked run can reach: half the tokens stay a uniform guess."""
+    return math.log(vocab_size) / 2 if causal else None
+
+
 def reversal_tab() -> None:
     d = ReversalSettings()
     st.markdown(
@@ -269,26 +291,18 @@ def reversal_tab() -> None:
     sizes = model_sliders("tl_rev", d)
     run = run_sliders("tl_rev", d, max_steps=1000)
     settings = ReversalSettings(M=M, vocab_size=vocab_size, causal=not no_mask, **sizes, **run)
-    b1, b2 = st.columns([1, 5])
-    start = b1.button("Train", key="tl_rev_run", type="primary")
-    b2.button("Stop", key="tl_rev_stop", help="Interrupts a run in progress.")
-    floor = math.log(vocab_size) / 2 if not no_mask else None
-
     results: dict[str, dict] = st.session_state.setdefault("tl_rev_results", {})
-    if start:
-        st.session_state.pop("tl_rev_stopped", None)
-        res = None
-        with guard("Training"):
-            res = run_live("tl_rev", train_reversal, settings, floor)
-        if res is not None:
-            name = MASK_ON if settings.causal else MASK_OFF
-            same = {k: v for k, v in asdict(settings).items() if k != "causal"}
-            for other in list(results):  # keep the other mode only if it used the same sizes
-                if {k: v for k, v in results[other]["settings"].items() if k != "causal"} != same:
-                    del results[other]
-            results[name] = res.to_dict()
-            st.session_state["tl_rev_latest"] = name
-    elif show_interrupted("tl_rev", floor):
+    if (res := ended_run("tl_rev")) is not None:
+        done = res["settings"]  # the run's own settings: the sliders may have moved since it started
+        name = MASK_ON if done["causal"] else MASK_OFF
+        same = {k: v for k, v in done.items() if k != "causal"}
+        for other in list(results):  # keep the other mode only if it used the same sizes
+            if {k: v for k, v in results[other]["settings"].items() if k != "causal"} != same:
+                del results[other]
+        results[name] = res
+        st.session_state["tl_rev_latest"] = name
+    if (training := train_buttons("tl_rev", train_reversal, settings)) is not None:
+        live_progress("tl_rev", reversal_floor(training.settings.vocab_size, training.settings.causal))
         return
 
     latest = st.session_state.get("tl_rev_latest")
@@ -327,8 +341,7 @@ def reversal_tab() -> None:
             cols[i].altair_chart(attention_chart(weights, run["settings"]["M"], f"{name}: block {i}"),
                                  width="stretch")
     st.subheader("Training loss")
-    st.altair_chart(loss_chart(res["loss"], floor=math.log(s["vocab_size"]) / 2 if s["causal"] else None),
-                    width="stretch")
+    st.altair_chart(loss_chart(res["loss"], floor=reversal_floor(s["vocab_size"], s["causal"])), width="stretch")
     st.subheader("A few held-out sequences")
     st.caption("Columns x0… hold the random half, r0… its mirror. ✗ marks a wrong guess, with the guess shown.")
     st.dataframe(examples_table(res), width="stretch")
@@ -378,18 +391,10 @@ def lm_tab() -> None:
         st.code(str(exc), language="text", wrap_lines=True)
         settings = LMSettings(tokenizer=kind, M=M, temperature=temperature, sample_tokens=sample_tokens,
                               **sizes, **run)
-    b1, b2 = st.columns([1, 5])
-    start = b1.button("Train", key="tl_lm_run", type="primary")
-    b2.button("Stop", key="tl_lm_stop", help="Interrupts a run in progress.")
-
-    if start:
-        st.session_state.pop("tl_lm_stopped", None)
-        res = None
-        with guard("Training"):
-            res = run_live("tl_lm", train_lm, settings, None)
-        if res is not None:
-            st.session_state["tl_lm_result"] = res.to_dict()
-    elif show_interrupted("tl_lm", None):
+    if (res := ended_run("tl_lm")) is not None:
+        st.session_state["tl_lm_result"] = res
+    if train_buttons("tl_lm", train_lm, settings) is not None:
+        live_progress("tl_lm", None)
         return
 
     res = st.session_state.get("tl_lm_result")

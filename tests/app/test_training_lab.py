@@ -1,6 +1,13 @@
-"""The training lab page runs tiny trainings to the end and renders their plain results."""
+"""The training lab page runs tiny trainings to the end and renders their plain results.
+
+A run trains on a thread of its own (pages/lab_runs.py): a click on Train starts it and the page
+shows its progress; once it has ended, the next run of the page shows the result.
+"""
 
 from __future__ import annotations
+
+import threading
+import time
 
 import pytest
 
@@ -28,6 +35,22 @@ def small_model(at, prefix: str, steps: int) -> None:
     at.slider(key=f"{prefix}_steps").set_value(steps)
 
 
+def train(at, prefix: str):
+    """Click Train, wait for the run's thread to end, then rerun the page as its timer would.
+
+    (A run that fails at once may have ended, and been shown, within the click's own reruns.)
+    """
+    at.button(key=f"{prefix}_run").click().run()
+    assert not at.exception
+    if f"{prefix}_training" in at.session_state:
+        assert at.session_state[f"{prefix}_training"].wait(timeout=60), "the run did not end within a minute"
+        at.run()
+        assert not at.exception
+    assert f"{prefix}_training" not in at.session_state  # an ended run is taken out of session state
+    assert not at.button(key=f"{prefix}_run").disabled and at.button(key=f"{prefix}_stop").disabled
+    return at
+
+
 def test_page_opens_with_both_experiments_and_no_result_yet(lab):
     assert [t.label for t in lab.tabs] == ["Reversal: does the mask work?", "A tiny language model"]
     assert lab.button(key="tl_rev_run") and lab.button(key="tl_lm_run")
@@ -39,38 +62,27 @@ def test_reversal_trains_to_the_end_then_compares_without_the_mask(lab):
     lab.slider(key="tl_rev_M").set_value(4)
     lab.slider(key="tl_rev_vocab").set_value(4)
     small_model(lab, "tl_rev", steps=10)
-    lab.button(key="tl_rev_run").click().run()
-    assert not lab.exception
+    train(lab, "tl_rev")
     results = lab.session_state["tl_rev_results"]
     assert list(results) == ["with the causal mask"]
     res = results["with the causal mask"]
     assert res["steps_done"] == 10 and len(res["per_position_accuracy"]) == 4
     assert res["settings"]["E"] == 16 and res["settings"]["causal"] is True
-    assert "tl_rev_live" not in lab.session_state  # a finished run leaves no progress behind
     assert [m.label for m in lab.metric][:3] == ["first half (x) accuracy", "second half (reverse(x)) accuracy",
                                                    "chance, 1/vocab_size"]
     assert lab.metric[2].value == "25.0%"
     assert not any("Why the model cheats" in m.value for m in lab.markdown)
 
     lab.toggle(key="tl_rev_nomask").set_value(True)
-    lab.button(key="tl_rev_run").click().run()
-    assert not lab.exception
+    train(lab, "tl_rev")
     results = lab.session_state["tl_rev_results"]
     assert set(results) == {"with the causal mask", "without the mask"}  # same sizes: both kept for the chart
     assert results["without the mask"]["settings"]["causal"] is False
     assert any("Why the model cheats" in m.value for m in lab.markdown)
 
     lab.slider(key="tl_rev_steps").set_value(5)  # new sizes: the older run no longer compares
-    lab.button(key="tl_rev_run").click().run()
+    train(lab, "tl_rev")
     assert list(lab.session_state["tl_rev_results"]) == ["without the mask"]
-
-
-def test_an_interrupted_run_shows_how_far_it_got(lab):
-    lab.session_state["tl_rev_live"] = {"loss": [2.0, 1.5, 1.2], "steps": 300}
-    lab.button(key="tl_rev_stop").click().run()
-    assert not lab.exception
-    assert any("Stopped after 3 of 300 steps" in i.value for i in lab.info)
-    assert "tl_rev_live" not in lab.session_state
 
 
 def test_language_model_trains_and_shows_samples(lab):
@@ -78,8 +90,7 @@ def test_language_model_trains_and_shows_samples(lab):
     lab.select_slider(key="tl_lm_M").set_value(16)
     small_model(lab, "tl_lm", steps=5)
     lab.select_slider(key="tl_lm_len").set_value(20)
-    lab.button(key="tl_lm_run").click().run()
-    assert not lab.exception
+    train(lab, "tl_lm")
     res = lab.session_state["tl_lm_result"]
     assert res["steps_done"] == 5 and res["settings"]["tokenizer"] == "word"
     samples = [c.value for c in lab.code if c.value.startswith("To be")]
@@ -100,8 +111,90 @@ def test_a_failing_run_shows_an_error_and_the_page_survives(lab, monkeypatch):
         raise RuntimeError("out of patience")
 
     monkeypatch.setattr(core.train, "train_reversal", broken)
+    train(lab, "tl_rev")
+    assert any("Training failed: out of patience" in e.value for e in lab.error)
+    assert "tl_rev_latest" not in lab.session_state  # a failed run leaves no result behind
+    assert lab.button(key="tl_lm_run")  # the other tab still renders
+
+
+@pytest.fixture
+def held(monkeypatch):
+    """The real reversal training, held after its third step until the test lets it go (or Stop)."""
+    import core.train
+
+    real, release = core.train.train_reversal, threading.Event()
+
+    def held_run(settings, *, on_progress, stop, max_seconds):
+        def report(p):
+            on_progress(p)
+            if p.step == 3:
+                for _ in range(600):  # at most 60 s, whatever the test does
+                    if release.is_set() or stop.is_set():
+                        break
+                    time.sleep(0.1)
+        return real(settings, on_progress=report, stop=stop, max_seconds=max_seconds)
+
+    monkeypatch.setattr(core.train, "train_reversal", held_run)
+    return release
+
+
+def start_held(lab, steps: int = 40):
+    """Start a held run and wait until it reaches its third step."""
+    small_model(lab, "tl_rev", steps=steps)
     lab.button(key="tl_rev_run").click().run()
     assert not lab.exception
-    assert any("Training failed: out of patience" in e.value for e in lab.error)
-    assert "tl_rev_live" not in lab.session_state and "tl_rev_stopped" not in lab.session_state
-    assert lab.button(key="tl_lm_run")  # the other tab still renders
+    run = lab.session_state["tl_rev_training"]
+    for _ in range(600):
+        if len(run.loss) >= 3:
+            break
+        time.sleep(0.05)
+    assert len(run.loss) == 3 and run.running
+    return run
+
+
+def test_a_running_run_shows_its_progress_and_stop_ends_it_with_a_measured_model(lab, held):
+    run = start_held(lab)
+    lab.run()  # what the progress fragment's timer does
+    assert lab.button(key="tl_rev_run").disabled and not lab.button(key="tl_rev_stop").disabled
+    assert any("step 3 of 40" in p.proto.text for p in lab.get("progress"))
+    assert not lab.metric  # no result yet
+
+    lab.button(key="tl_rev_stop").click().run()
+    assert not lab.exception
+    assert run.wait(timeout=60)
+    lab.run()
+    assert not lab.exception
+    res = lab.session_state["tl_rev_results"]["with the causal mask"]
+    assert res["steps_done"] == 3 and res["stopped"] == "stop requested"
+    assert len(res["per_position_accuracy"]) == res["settings"]["M"]  # measured as it stands
+    assert any("stopped early (stop requested) after 3 of 40 steps" in w.value for w in lab.warning)
+    assert not lab.button(key="tl_rev_run").disabled and lab.button(key="tl_rev_stop").disabled
+
+
+def test_a_run_goes_on_while_the_learner_is_on_another_page(lab, held):
+    run = start_held(lab, steps=10)
+    lab.switch_page("pages/explorer.py").run()
+    lab.slider(key="w_N").set_value(3).run()  # clicks elsewhere in the app
+    assert not lab.exception and run.running
+    held.set()
+    assert run.wait(timeout=60)
+    lab.switch_page(PAGE).run()
+    assert not lab.exception
+    res = lab.session_state["tl_rev_results"]["with the causal mask"]
+    assert res["steps_done"] == 10 and res["stopped"] is None
+    assert lab.metric[0].label == "first half (x) accuracy"
+
+
+def test_a_busy_server_turns_a_run_away_with_a_message(lab):
+    from pages.lab_runs import run_slots
+
+    slots = run_slots()
+    assert slots.acquire(blocking=False) and slots.acquire(blocking=False)  # two runs elsewhere
+    try:
+        lab.button(key="tl_rev_run").click().run()
+    finally:
+        slots.release()
+        slots.release()
+    assert not lab.exception
+    assert any("Two trainings are already running" in w.value for w in lab.warning)
+    assert "tl_rev_training" not in lab.session_state and not lab.button(key="tl_rev_run").disabled

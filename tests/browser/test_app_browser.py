@@ -1,7 +1,8 @@
 """The app in a real browser: every page of the navigation opens, a slider moved with the
 keyboard changes the table, a shared URL reproduces the view, Back and Forward step through the
-configs, pages keep their settings, quiz progress outlasts the tab, the heatmap's numbers are a
-real table, and charts stay whole on small screens. Screenshots go to tmp_path."""
+configs, pages keep their settings, quiz progress outlasts the tab, a training run outlasts a
+visit elsewhere, the heatmap's numbers are a real table, and charts stay whole on small screens.
+Screenshots go to tmp_path."""
 
 from __future__ import annotations
 
@@ -258,6 +259,28 @@ def test_quiz_progress_outlasts_the_tab_in_the_same_browser(app_url, page):
     expect(again.get_by_text(re.compile(r"^Score: 0 right, 0 wrong, 70 not tried"))).to_be_visible(timeout=LOAD)
     again.wait_for_function(f"({stored})() === 0", timeout=LOAD)
     no_exception(again)
+
+
+def test_a_training_run_goes_on_while_the_learner_looks_elsewhere(app_url, page):
+    """Train starts the run on a thread of its own: its progress redraws with no click, the learner
+    can visit another page meanwhile, and back in the lab the run has done every step."""
+    page.goto(app_url + "/training_lab")
+    train = page.locator(".st-key-tl_rev_run button").first
+    expect(train).to_be_enabled(timeout=LOAD)
+    train.click()
+    bar = page.locator('[data-testid="stProgress"]')
+    expect(bar).to_contain_text(re.compile(r"step \d+ of 300"), timeout=LOAD)
+    expect(train).to_be_disabled()
+    seen = bar.inner_text()
+    expect(bar).not_to_have_text(seen, timeout=LOAD)  # redrawn by the page's timer alone
+    go_to(page, "Explorer")
+    expect(shape_cell(page, 0)).to_have_text("(2, 8)", timeout=LOAD)
+    go_to(page, "Training lab")
+    expect(page.get_by_text("first half (x) accuracy")).to_be_visible(timeout=2 * LOAD)
+    expect(page.get_by_text("300 steps", exact=True)).to_be_visible()  # the metric under "training time"
+    expect(page.get_by_text("stopped early")).to_have_count(0)
+    expect(train).to_be_enabled()
+    no_exception(page)
 
 
 def test_the_heatmap_numbers_are_a_table_a_screen_reader_can_read(app_url, page):

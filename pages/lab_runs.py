@@ -1,0 +1,108 @@
+"""Training runs that outlast a click: each run trains on a thread of its own, owned by one session.
+
+Why a thread: trained inside the page's script, a run ended at the learner's first click anywhere,
+because Streamlit reruns the script on every click. Looking something up on the explorer while the
+model trained threw the run away. On its own thread the run goes on whatever the learner clicks or
+wherever they go, and the page only reads how far it got: a fragment redraws the progress bar and
+the loss curve a few times a second, and once the run has ended the whole page reruns to show the
+result. The Stop button sets an event that core.train checks before every step; a stopped run is
+still measured, on the model as it stands.
+
+The thread touches no Streamlit API: it calls core.train and writes plain values into its LabRun,
+which the page reads. Limits: at most two runs at once on a server (it may have only two cores),
+one per experiment per session, and a time limit each. A run whose tab has been closed ends at its
+time limit at the latest, and its result is dropped with the session.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+import streamlit as st
+
+from core.train import Progress
+
+
+class LabRun:
+    """One training run on its own thread: its settings, its progress so far, then its outcome."""
+
+    def __init__(self, train: Callable[..., Any], settings: Any, *, max_seconds: float,
+                 slot: threading.BoundedSemaphore):
+        self.settings = settings
+        self.steps: int = settings.steps
+        self.last: Progress | None = None  # the latest report, replaced whole (never half-written)
+        self.loss: list[float] = []  # one value per step done; only the run's thread appends
+        self.result: dict | None = None
+        self.error: Exception | None = None
+        self._stop = threading.Event()
+        self._slot = slot
+        self._thread = threading.Thread(target=self._train, args=(train, max_seconds),
+                                        name=f"lab-run-{type(settings).__name__}", daemon=True)
+
+    def start(self) -> "LabRun":
+        self._thread.start()
+        return self
+
+    def _train(self, train: Callable[..., Any], max_seconds: float) -> None:
+        try:
+            self.result = train(self.settings, on_progress=self._report, stop=self._stop,
+                                max_seconds=max_seconds).to_dict()
+        except Exception as exc:  # noqa: BLE001 - kept for the page to show; a thread has nowhere to raise
+            self.error = exc
+        finally:
+            self._slot.release()
+
+    def _report(self, p: Progress) -> None:
+        self.loss.append(p.loss)
+        self.last = p
+
+    def stop(self) -> None:
+        """Ask the run to end before its next step; it is then measured as it stands."""
+        self._stop.set()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stop.is_set()
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the run has ended (tests use this); True if it has."""
+        self._thread.join(timeout)
+        return not self.running
+
+    def outcome(self) -> dict:
+        """The result of an ended run, or the exception it failed with, raised again."""
+        if self.running:
+            raise RuntimeError("the run has not ended yet")
+        if self.error is not None:
+            raise self.error
+        assert self.result is not None
+        return self.result
+
+
+@st.cache_resource
+def run_slots() -> threading.BoundedSemaphore:
+    """At most two trainings at once on this server: the machine may have only two cores.
+
+    A semaphore is built for sharing between threads, which is what cache_resource requires.
+    """
+    return threading.BoundedSemaphore(2)
+
+
+def start_run(key: str, train: Callable[..., Any], settings: Any, max_seconds: float) -> LabRun | None:
+    """Start a run and keep it in session state under ``key``; None (and a warning) if the server is busy."""
+    slot = run_slots()
+    if not slot.acquire(blocking=False):
+        st.warning("Two trainings are already running on this server; try again in a few seconds.")
+        return None
+    try:
+        run = LabRun(train, settings, max_seconds=max_seconds, slot=slot).start()
+    except BaseException:  # the thread never started, so nothing else will give the slot back
+        slot.release()
+        raise
+    st.session_state[key] = run
+    return run
