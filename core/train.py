@@ -108,6 +108,11 @@ def _check_run(N: int, steps: int, lr: float, max_seconds: float | None) -> None
 # One thread while training
 
 
+_threads_lock = threading.Lock()
+_runs_on_one_thread = 0  # one_thread blocks open now, in any thread
+_threads_before_runs = 1  # the count to put back when the last of them closes
+
+
 @contextmanager
 def one_thread() -> Iterator[None]:
     """Run torch on one intra-op thread for the duration of a training run.
@@ -116,15 +121,26 @@ def one_thread() -> Iterator[None]:
     median time), and when other processes compete for the cores the threads wait on each other
     (some 2-thread runs took 8 to 20 times longer). The summation order, hence the last bits of
     every loss, also depends on the thread count. One thread makes a seed's run steady and
-    repeatable. With PyTorch's OpenMP backend the setting belongs to
-    the calling thread, so a run in one app session leaves the others' thread counts alone.
+    repeatable.
+
+    ``torch.set_num_threads`` sets the calling thread's count and also the count that threads
+    started later begin with. So when runs overlap in different threads, the count to put back is
+    the one from before the first of them, put back when the last one ends; a run that ends
+    earlier puts back only its own thread's count. (The app runs torch on one thread anyway.)
     """
-    saved = torch.get_num_threads()
-    torch.set_num_threads(1)
+    global _runs_on_one_thread, _threads_before_runs
+    own = torch.get_num_threads()
+    with _threads_lock:
+        if _runs_on_one_thread == 0:
+            _threads_before_runs = own
+        _runs_on_one_thread += 1
+        torch.set_num_threads(1)
     try:
         yield
     finally:
-        torch.set_num_threads(saved)
+        with _threads_lock:
+            _runs_on_one_thread -= 1
+            torch.set_num_threads(own if _runs_on_one_thread else _threads_before_runs)
 
 
 # --------------------------------------------------------------------------------------------

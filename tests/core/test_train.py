@@ -153,6 +153,49 @@ def test_one_thread_while_training_then_restored():
     assert torch.get_num_threads() == before
 
 
+def count_in_a_new_thread() -> int:
+    """The thread count a thread started now begins with."""
+    seen: list[int] = []
+    thread = threading.Thread(target=lambda: seen.append(torch.get_num_threads()))
+    thread.start()
+    thread.join()
+    return seen[0]
+
+
+def test_overlapping_runs_in_two_threads_put_the_count_back():
+    """Run A starts, run B starts (in a thread born during A), A ends, B ends: threads started
+    afterwards get the count from before A, not the 1 that B's thread began with."""
+    saved = torch.get_num_threads()
+    torch.set_num_threads(2)  # so that 1 is a change to see
+    try:
+        before = count_in_a_new_thread()
+        a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+        inside: list[int] = []
+
+        def run_a():
+            with one_thread():
+                a_in.set()
+                b_in.wait(10)
+            a_out.set()
+
+        def run_b():
+            a_in.wait(10)
+            with one_thread():
+                inside.append(torch.get_num_threads())
+                b_in.set()
+                a_out.wait(10)
+
+        threads = [threading.Thread(target=run_a), threading.Thread(target=run_b)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert before == 2 and inside == [1]
+        assert count_in_a_new_thread() == before
+    finally:
+        torch.set_num_threads(saved)
+
+
 @pytest.mark.parametrize("changes, words", [
     ({"M": 7}, "M=7 must be even"),
     ({"nhead": 3}, "nhead=3 must divide E=64"),
