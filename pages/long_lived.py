@@ -3,12 +3,13 @@
 Streamlit runs a full collection, ``gc.collect(2)``, after every script run, fragment runs
 included (its ``runner.postScriptGC`` option), so that memory does not build up between runs. A
 full collection walks every object the collector tracks. Once torch, pandas, altair and the app
-are imported that is about 256,000 objects, and one collection took 160-500 ms on this 2-core
-machine, holding Python's lock throughout: every other session waited, and a training run on its
-own thread stalled each time the lab redrew its progress.
+are imported that is about 256,000 objects, and one collection took 118 ms on this 2-core machine
+when it was quiet (160-500 ms with other work running), holding Python's lock throughout: every
+other session waited, and a training run on its own thread stalled each time the lab redrew its
+progress (the default run reached its 60 s time limit instead of ending in about 8 s).
 
 ``gc.freeze()`` moves every object tracked now into a permanent generation that collections skip
-(0.0 ms afterwards, same measurement). A frozen object is still freed as soon as nothing refers
+(0.0 ms afterwards). A frozen object is still freed as soon as nothing refers
 to it; only a reference cycle among frozen objects would never be collected. So the app freezes
 what the imports made, after a collection, whenever a run ends with many more modules loaded
 than at the last freeze: once after the first page's imports, again after each large lazy import
