@@ -6,6 +6,7 @@ shows its progress; once it has ended, the next run of the page shows the result
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 
@@ -157,6 +158,10 @@ def test_a_running_run_shows_its_progress_and_stop_ends_it_with_a_measured_model
     lab.run()  # what the progress fragment's timer does
     assert lab.button(key="tl_rev_run").disabled and not lab.button(key="tl_rev_stop").disabled
     assert any("step 3 of 40" in p.proto.text for p in lab.get("progress"))
+    [chart] = lab.get("vega_lite_chart")
+    curve = json.loads(chart.proto.spec)["layer"][0]
+    assert [(r["step"], r["loss"]) for r in curve["data"]["values"]] == list(enumerate(run.loss, 1))
+    assert curve["encoding"]["x"]["scale"]["domain"] == [0, 40]  # the whole run's width from the start
     assert not lab.metric  # no result yet
 
     lab.button(key="tl_rev_stop").click().run()
