@@ -10,7 +10,7 @@ import streamlit as st
 from core import human_bytes
 from core.views import memory_curve
 from pages.common import cached_shapes, current_config, guard, over_budget, shape_only_banner
-from pages.diagram import architecture_dot
+from pages.diagram import architecture_svg
 from pages.tables import STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_csv, table_json
 
 COLUMNS = {
@@ -42,7 +42,7 @@ def explorer_view(cfg) -> dict:
         "extras": rows_frame(t, extras=True),
         "csv": table_csv(t),
         "json": table_json(t),
-        "dot": architecture_dot(cfg, t.shapes),
+        "diagram": architecture_svg(cfg, t.shapes),
         "params": params_spec(t),
         "memory": memory_spec(points, cfg.M, crossover),
         "crossover": crossover,
@@ -121,7 +121,9 @@ diagram_tab, params_tab, memory_tab = st.tabs(["Architecture", "Parameters", "Me
 with diagram_tab, guard("The architecture diagram"):
     st.caption("One encoder and one decoder layer drawn; each stack repeats it `layers` times with the same "
                "shapes. Dashed arrows are residual paths. Every label is a live shape from the trace.")
-    st.graphviz_chart(view["dot"], width="stretch")
+    # Inline SVG, so that a screen reader can read its labels (st.html strips SVG). Safe unescaped:
+    # every word in it is the app's own, and every number comes from the trace (pages/diagram.py).
+    st.markdown(view["diagram"], unsafe_allow_html=True)
 with params_tab, guard("The parameter breakdown"):
     st.caption(f"{t.params['total']:,} parameters in total. Attention blocks hold 4(E² + E) each, whatever "
                "nhead is; the embeddings and output layer grow with vocab_size × E.")

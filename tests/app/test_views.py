@@ -1,8 +1,8 @@
-"""core.views (what the pages draw) and pages.diagram (the DOT figure): exact, tiny, seeded."""
+"""core.views (what the pages draw) and pages.diagram (the SVG figure): exact, tiny, seeded."""
 
 from __future__ import annotations
 
-import re
+from xml.etree import ElementTree
 
 import pytest
 import torch
@@ -11,9 +11,10 @@ from core import TransformerConfig, trace
 from core.model import sinusoidal_table
 from core.views import (ATTENTION_KINDS, MAX_DIMS, MAX_POSITIONS, attention_map, memory_curve, positional_view,
                         shown_dims, sinusoid_curves)
-from pages.diagram import EDGES, architecture_dot, edge_shape, shape_text
+from pages.diagram import EDGES, HEIGHT, WIDTH, architecture_svg, edge_shape, shape_text
 
 CFG = TransformerConfig(N=3, M=8, M_target=6, E=12, nhead=3, vocab_size=20, layers=2)
+SVG = "{http://www.w3.org/2000/svg}"  # ElementTree names SVG tags with their namespace
 
 
 @pytest.fixture(scope="module")
@@ -93,23 +94,39 @@ def test_memory_curve_attention_overtakes_and_quadruples():
     assert max(by_M) >= 4 * crossover
 
 
-def test_architecture_dot_labels_every_arrow_with_the_live_shape(t):
-    dot = architecture_dot(CFG, t.shapes)
-    assert dot.startswith("digraph") and dot.count("{") == dot.count("}")
-    arrows = re.findall(r'^\s*(\w+) -> (\w+) \[label=" ([^"]+)"', dot, flags=re.M)
-    assert len(arrows) == len(EDGES)
-    for (tail, head, label), (e_tail, e_head, hook, _) in zip(arrows, EDGES):
-        assert (tail, head) == (e_tail, e_head)
-        assert label == shape_text(edge_shape(hook, t.shapes))
-    labels = dict(((a, b), lab) for a, b, lab in arrows)
+def arrows(svg: str) -> dict[tuple[str, str], str]:
+    """(from, to) -> label of every arrow group in the figure."""
+    root = ElementTree.fromstring(svg)
+    groups = root.findall(f"{SVG}g[@class='arrow']")
+    return {(g.get("data-from"), g.get("data-to")): g.find(f"{SVG}text").text for g in groups}
+
+
+def test_architecture_svg_labels_every_arrow_with_the_live_shape(t):
+    svg = architecture_svg(CFG, t.shapes)
+    labels = arrows(svg)  # parses: the figure is well-formed XML
+    assert list(labels) == [(tail, head) for tail, head, _, _ in EDGES]
+    for tail, head, hook, _ in EDGES:
+        assert labels[(tail, head)] == shape_text(edge_shape(hook, t.shapes))
     assert labels[("src", "src_emb")] == "(3, 8)"
     assert labels[("enc_norm2", "dec_cross")] == "(3, 8, 12)"  # memory: (N, M, E)
     assert labels[("dec_norm1", "dec_cross")] == "(3, 6, 12)"  # decoder stream: (N, M_target, E)
     assert labels[("softmax", "probs")] == "(3, 6, 20)"
-    assert "× 2" in dot
+    assert "Encoder layer × 2" in svg and "Decoder layer × 2" in svg
 
 
-def test_architecture_dot_works_shape_only():
+def test_architecture_svg_keeps_every_shape_inside_the_picture(t):
+    """Every box, circle and line lies within the view box, at any config."""
+    root = ElementTree.fromstring(architecture_svg(CFG, t.shapes))
+    for rect in root.iter(f"{SVG}rect"):
+        x, y, w, h = (float(rect.get(k)) for k in ("x", "y", "width", "height"))
+        assert 0 <= x and x + w <= WIDTH and 0 <= y and y + h <= HEIGHT
+    for line in root.iter(f"{SVG}polyline"):
+        for point in line.get("points").split():
+            x, y = map(float, point.split(","))
+            assert 0 <= x <= WIDTH and 0 <= y <= HEIGHT
+
+
+def test_architecture_svg_works_shape_only():
     big = TransformerConfig(N=64, M=2048, E=12288, nhead=96, vocab_size=50257, layers=2)
-    shapes = trace(big, shape_only=True).shapes
-    assert '[label=" (64, 2048, 50257)"]' in architecture_dot(big, shapes)
+    labels = arrows(architecture_svg(big, trace(big, shape_only=True).shapes))
+    assert labels[("softmax", "probs")] == "(64, 2048, 50257)"
