@@ -6,9 +6,9 @@ the browser shows as it is.
 
 Why a fixed drawing and not Graphviz: the boxes and arrows never change, only the labels do, yet
 ``st.graphviz_chart`` laid the figure out again in the browser after every slider move. That took
-most of the time from a key press to the new table: a median 2.0-2.4 s with the graph against
-0.58 s without it, one session on this 2-core machine while other tests ran. The layout follows
-the paper's figure instead: encoder on the left, decoder on the right, read from the bottom up.
+most of the time from a key press to the new table: a median 1.51 s with the graph against
+0.52 s with this drawing (one session on this 2-core machine, figures in the README). The layout
+follows the paper's figure: encoder on the left, decoder on the right, read from the bottom up.
 """
 
 from __future__ import annotations
@@ -142,7 +142,8 @@ def _edge_geometry(tail: str, head: str, residual: bool) -> tuple[list[tuple[flo
         skip = ENC_SKIP_X if left else DEC_SKIP_X
         side = hx - hw if left else hx + hw
         points = [(tx, branch), (skip, branch), (skip, hy), (side, hy)]
-        return points, ((skip - 6, (branch + hy) / 2 + 3, "end") if left else (skip + 6, (branch + hy) / 2 + 3, "start"))
+        mid = (branch + hy) / 2 + 3
+        return points, ((skip - 6, mid, "end") if left else (skip + 6, mid, "start"))
     if tail.endswith("_pos"):  # beside the "+", horizontally
         start = tx + tw if tx < hx else tx - tw
         end = hx - hw if tx < hx else hx + hw
@@ -166,8 +167,8 @@ def architecture_svg(cfg: TransformerConfig, shapes: dict[str, tuple[int, ...]])
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="100%" '
         f'style="max-width:{WIDTH}px; height:auto" role="img" aria-labelledby="arch-title" '
         'font-family="inherit">',
-        f'<title id="arch-title">The Transformer: one encoder layer and one decoder layer of {int(cfg.layers)} '
-        'each, every arrow labelled with the shape of the tensor it carries</title>',
+        f'<title id="arch-title">The Transformer: one of its {int(cfg.layers)} encoder layers and one of its '
+        f'{int(cfg.layers)} decoder layers, every arrow labelled with the shape of the tensor it carries</title>',
         '<defs>'
         '<marker id="arch-head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
         'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#555"/></marker>'
@@ -186,7 +187,8 @@ def architecture_svg(cfg: TransformerConfig, shapes: dict[str, tuple[int, ...]])
                      f'{side.capitalize()} layer × {int(cfg.layers)}</text>')
     for tail, head, hook, residual in EDGES:
         points, (lx, ly, anchor) = _edge_geometry(tail, head, residual)
-        colour, marker, dash = ("#999", "arch-head-skip", ' stroke-dasharray="5 4"') if residual else ("#555", "arch-head", "")
+        colour, marker, dash = (("#999", "arch-head-skip", ' stroke-dasharray="5 4"') if residual
+                                else ("#555", "arch-head", ""))
         path = " ".join(f"{x:g},{y:g}" for x, y in points)
         parts.append(f'<g class="arrow" data-from="{tail}" data-to="{head}">'
                      f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="1.3"{dash} '

@@ -92,7 +92,7 @@ def test_keyboard_slider_changes_the_table_and_every_page_opens(app_url, page, t
     expect(shape_cell(page, 5)).to_have_text("(3, 2, 8, 8)")
     expect(page).to_have_url(re.compile(r"[?&]N=3(&|$)"))
     # The architecture figure is drawn (an inline SVG survives Streamlit's sanitising) and follows too.
-    figure = page.get_by_role("img", name=re.compile("^The Transformer: one encoder layer"))
+    figure = page.get_by_role("img", name=re.compile("^The Transformer: one of its 2 encoder layers"))
     expect(figure).to_be_visible()
     expect(figure.locator('g[data-from="src"][data-to="src_emb"] text')).to_have_text("(3, 8)")
     no_exception(page)
