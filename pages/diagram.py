@@ -94,6 +94,7 @@ def edge_shape(hook: str, shapes: dict[str, tuple[int, ...]]) -> tuple[int, ...]
 # The drawing: fixed positions in SVG pixels (y grows downwards; the data flows upwards)
 
 WIDTH, HEIGHT = 760, 760
+MIN_WIDTH = 640  # narrower, the 10 px labels would shrink below 8.4 px; a phone scrolls sideways instead
 NODE_W, NODE_H, POS_W, PLUS_R = 150, 34, 110, 11
 ENC_X, DEC_X = 200, 540  # column centres
 ENC_SKIP_X, DEC_SKIP_X = ENC_X - 95, DEC_X + 95  # where the residual paths run, beside each column
@@ -165,7 +166,7 @@ def architecture_svg(cfg: TransformerConfig, shapes: dict[str, tuple[int, ...]])
     """
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="100%" '
-        f'style="max-width:{WIDTH}px; height:auto" role="img" aria-labelledby="arch-title" '
+        f'style="max-width:{WIDTH}px; min-width:{MIN_WIDTH}px; height:auto" role="img" aria-labelledby="arch-title" '
         'font-family="inherit">',
         f'<title id="arch-title">The Transformer: one of its {int(cfg.layers)} encoder layers and one of its '
         f'{int(cfg.layers)} decoder layers, every arrow labelled with the shape of the tensor it carries</title>',

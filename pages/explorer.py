@@ -123,7 +123,8 @@ with diagram_tab, guard("The architecture diagram"):
                "shapes. Dashed arrows are residual paths. Every label is a live shape from the trace.")
     # Inline SVG, so that a screen reader can read its labels (st.html strips SVG). Safe unescaped:
     # every word in it is the app's own, and every number comes from the trace (pages/diagram.py).
-    st.markdown(view["diagram"], unsafe_allow_html=True)
+    # On a screen narrower than its minimum width it scrolls sideways in its own box, as charts do.
+    st.markdown(f'<div style="overflow-x:auto">{view["diagram"]}</div>', unsafe_allow_html=True)
 with params_tab, guard("The parameter breakdown"):
     st.caption(f"{t.params['total']:,} parameters in total. Attention blocks hold 4(E² + E) each, whatever "
                "nhead is; the embeddings and output layer grow with vocab_size × E.")

@@ -333,6 +333,23 @@ def test_a_wide_heatmap_scrolls_inside_a_phone_screen(app_url, phone):
     assert page.evaluate("document.documentElement.scrollWidth") <= width  # the page never scrolls sideways
 
 
+def test_the_architecture_figure_scrolls_inside_a_phone_screen_at_a_readable_size(app_url, phone):
+    """Scaled to a phone's column the figure's labels would be 4 px high. It keeps 640 px (labels
+    of 8.4 px or more) and scrolls sideways in its own box; the page does not."""
+    page = phone
+    page.goto(app_url)
+    figure = page.get_by_role("img", name=re.compile("^The Transformer: one of its"))
+    expect(figure).to_be_visible(timeout=LOAD)
+    no_exception(page)
+    width = page.evaluate("document.documentElement.clientWidth")
+    box = figure.bounding_box()
+    assert box["width"] >= 640 > width and box["x"] + box["width"] > width
+    figure.locator("xpath=..").evaluate("e => { e.scrollLeft = e.scrollWidth; }")  # its own box
+    box = figure.bounding_box()
+    assert width / 2 < box["x"] + box["width"] <= width  # its right edge now on screen
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
 @pytest.mark.parametrize("M", [8, 12, 29, 30, 64])  # 29 and 30 straddle the switch to stacked charts
 def test_attention_charts_fit_their_columns_on_a_laptop_screen(app_url, laptop, M):
     """Both heatmaps show whole, at map sizes on either side of each switch: the mask goes below the
