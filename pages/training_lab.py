@@ -106,6 +106,8 @@ def live_progress(prefix: str, floor: float | None) -> None:
         text = "Starting…"
     else:
         text = f"step {last.step} of {last.steps} · loss {last.loss:.3f} · {last.seconds:.1f} s"
+        if last.step == last.steps:
+            text += "; now the model is measured…"
     st.progress(min(len(loss) / run.steps, 1.0), text=text)
     if loss:
         st.vega_lite_chart(live_loss_spec(loss, floor, run.steps), width="stretch")

@@ -118,43 +118,51 @@ def test_a_failing_run_shows_an_error_and_the_page_survives(lab, monkeypatch):
     assert lab.button(key="tl_lm_run")  # the other tab still renders
 
 
+class Hold:
+    """Where the held run waits (after step ``step``) and the event that lets it go on."""
+
+    def __init__(self) -> None:
+        self.step = 3
+        self.release = threading.Event()
+
+
 @pytest.fixture
 def held(monkeypatch):
-    """The real reversal training, held after its third step until the test lets it go (or Stop)."""
+    """The real reversal training, held after a step until the test lets it go (or Stop)."""
     import core.train
 
-    real, release = core.train.train_reversal, threading.Event()
+    real, hold = core.train.train_reversal, Hold()
 
     def held_run(settings, *, on_progress, stop, max_seconds):
         def report(p):
             on_progress(p)
-            if p.step == 3:
+            if p.step == hold.step:
                 for _ in range(600):  # at most 60 s, whatever the test does
-                    if release.is_set() or stop.is_set():
+                    if hold.release.is_set() or stop.is_set():
                         break
                     time.sleep(0.1)
         return real(settings, on_progress=report, stop=stop, max_seconds=max_seconds)
 
     monkeypatch.setattr(core.train, "train_reversal", held_run)
-    return release
+    return hold
 
 
-def start_held(lab, steps: int = 40):
-    """Start a held run and wait until it reaches its third step."""
+def start_held(lab, hold: Hold, steps: int = 40):
+    """Start a held run and wait until it reaches the step it is held at."""
     small_model(lab, "tl_rev", steps=steps)
     lab.button(key="tl_rev_run").click().run()
     assert not lab.exception
     run = lab.session_state["tl_rev_training"]
     for _ in range(600):
-        if len(run.loss) >= 3:
+        if len(run.loss) >= hold.step:
             break
         time.sleep(0.05)
-    assert len(run.loss) == 3 and run.running
+    assert len(run.loss) == hold.step and run.running
     return run
 
 
 def test_a_running_run_shows_its_progress_and_stop_ends_it_with_a_measured_model(lab, held):
-    run = start_held(lab)
+    run = start_held(lab, held)
     lab.run()  # what the progress fragment's timer does
     assert lab.button(key="tl_rev_run").disabled and not lab.button(key="tl_rev_stop").disabled
     assert any("step 3 of 40" in p.proto.text for p in lab.get("progress"))
@@ -176,12 +184,22 @@ def test_a_running_run_shows_its_progress_and_stop_ends_it_with_a_measured_model
     assert not lab.button(key="tl_rev_run").disabled and lab.button(key="tl_rev_stop").disabled
 
 
+def test_after_the_last_step_the_bar_says_the_model_is_being_measured(lab, held):
+    held.step = 5
+    run = start_held(lab, held, steps=5)
+    lab.run()
+    assert any(p.proto.text.startswith("step 5 of 5") and p.proto.text.endswith("now the model is measured…")
+               for p in lab.get("progress"))
+    held.release.set()
+    assert run.wait(timeout=60)
+
+
 def test_a_run_goes_on_while_the_learner_is_on_another_page(lab, held):
-    run = start_held(lab, steps=10)
+    run = start_held(lab, held, steps=10)
     lab.switch_page("pages/explorer.py").run()
     lab.slider(key="w_N").set_value(3).run()  # clicks elsewhere in the app
     assert not lab.exception and run.running
-    held.set()
+    held.release.set()
     assert run.wait(timeout=60)
     lab.switch_page(PAGE).run()
     assert not lab.exception
