@@ -1,8 +1,8 @@
 """The encoder-decoder figure as an SVG drawing, every arrow labelled with its live shape.
 
 Pure Python (no streamlit, no torch) so it can be unit-tested: it reads the shapes a trace
-recorded (``Trace.shapes``, hook name -> shape tuple) and the config, and returns SVG text that
-the browser shows as it is.
+recorded (``Trace.shapes``, hook name -> shape tuple) and the config, and returns SVG text, which
+the explorer shows as an image (``st.image``, so no HTML of ours is put into the page unescaped).
 
 Why a fixed drawing and not Graphviz: the boxes and arrows never change, only the labels do, yet
 ``st.graphviz_chart`` laid the figure out again in the browser after every slider move. That took
@@ -94,7 +94,7 @@ def edge_shape(hook: str, shapes: dict[str, tuple[int, ...]]) -> tuple[int, ...]
 # The drawing: fixed positions in SVG pixels (y grows downwards; the data flows upwards)
 
 WIDTH, HEIGHT = 760, 760
-MIN_WIDTH = 640  # narrower, the 10 px labels would shrink below 8.4 px; a phone scrolls sideways instead
+MIN_WIDTH = 640  # drawn narrower, the 10 px labels would shrink below 8.4 px; a phone scrolls instead
 NODE_W, NODE_H, POS_W, PLUS_R = 150, 34, 110, 11
 ENC_X, DEC_X = 200, 540  # column centres
 ENC_SKIP_X, DEC_SKIP_X = ENC_X - 95, DEC_X + 95  # where the residual paths run, beside each column
@@ -157,6 +157,12 @@ def _edge_geometry(tail: str, head: str, residual: bool) -> tuple[list[tuple[flo
     return points, ((tx + 6, mid, "start") if left else (tx - 6, mid, "end"))
 
 
+def architecture_title(cfg: TransformerConfig) -> str:
+    """What the figure shows, in words: its title, and the text a screen reader reads for it."""
+    return (f"The Transformer: one of its {int(cfg.layers)} encoder layers and one of its {int(cfg.layers)} "
+            "decoder layers, every arrow labelled with the shape of the tensor it carries")
+
+
 def architecture_svg(cfg: TransformerConfig, shapes: dict[str, tuple[int, ...]]) -> str:
     """The encoder-decoder as SVG text, arrows labelled with live shapes.
 
@@ -165,11 +171,9 @@ def architecture_svg(cfg: TransformerConfig, shapes: dict[str, tuple[int, ...]])
     a group with its two ends in data attributes, so tests can read the figure back.
     """
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="100%" '
-        f'style="max-width:{WIDTH}px; min-width:{MIN_WIDTH}px; height:auto" role="img" aria-labelledby="arch-title" '
-        'font-family="inherit">',
-        f'<title id="arch-title">The Transformer: one of its {int(cfg.layers)} encoder layers and one of its '
-        f'{int(cfg.layers)} decoder layers, every arrow labelled with the shape of the tensor it carries</title>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" '
+        f'height="{HEIGHT}" font-family="Helvetica, Arial, sans-serif">',  # an image: no page fonts
+        f'<title>{escape(architecture_title(cfg))}</title>',
         '<defs>'
         '<marker id="arch-head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
         'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#555"/></marker>'

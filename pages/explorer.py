@@ -10,9 +10,11 @@ import streamlit as st
 from core import human_bytes
 from core.views import memory_curve
 from pages.common import cached_shapes, current_config, guard, over_budget, shape_only_banner
-from pages.diagram import architecture_svg
+from pages.diagram import MIN_WIDTH, WIDTH, architecture_svg, architecture_title
 from pages.tables import STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_csv, table_json
 
+FIGURE_CSS = (f"<style>.st-key-architecture {{ overflow-x: auto; }} .st-key-architecture img {{ width: 100%; "
+              f"min-width: {MIN_WIDTH}px; max-width: {WIDTH}px; height: auto; }}</style>")
 COLUMNS = {
     "#": st.column_config.NumberColumn("#", width="small", help="Row of the seed note's table"),
     "tensor": st.column_config.TextColumn("tensor", width="medium"),
@@ -121,10 +123,12 @@ diagram_tab, params_tab, memory_tab = st.tabs(["Architecture", "Parameters", "Me
 with diagram_tab, guard("The architecture diagram"):
     st.caption("One encoder and one decoder layer drawn; each stack repeats it `layers` times with the same "
                "shapes. Dashed arrows are residual paths. Every label is a live shape from the trace.")
-    # Inline SVG, so that a screen reader can read its labels (st.html strips SVG). Safe unescaped:
-    # every word in it is the app's own, and every number comes from the trace (pages/diagram.py).
-    # On a screen narrower than its minimum width it scrolls sideways in its own box, as charts do.
-    st.markdown(f'<div style="overflow-x:auto">{view["diagram"]}</div>', unsafe_allow_html=True)
+    # An SVG image (st.image makes it a data URI, so nothing is put into the page as HTML). It fills
+    # the column up to its own width; on a narrower screen than MIN_WIDTH it scrolls sideways in
+    # its own box, as the charts do, rather than shrinking its labels out of legibility.
+    st.html(FIGURE_CSS)
+    with st.container(key="architecture"):
+        st.image(view["diagram"], alt=architecture_title(cfg))
 with params_tab, guard("The parameter breakdown"):
     st.caption(f"{t.params['total']:,} parameters in total. Attention blocks hold 4(E² + E) each, whatever "
                "nhead is; the embeddings and output layer grow with vocab_size × E.")

@@ -6,6 +6,7 @@ Screenshots go to tmp_path."""
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 import shutil
@@ -91,10 +92,13 @@ def test_keyboard_slider_changes_the_table_and_every_page_opens(app_url, page, t
     expect(shape_cell(page, 0)).to_have_text("(3, 8)", timeout=LOAD)
     expect(shape_cell(page, 5)).to_have_text("(3, 2, 8, 8)")
     expect(page).to_have_url(re.compile(r"[?&]N=3(&|$)"))
-    # The architecture figure is drawn (an inline SVG survives Streamlit's sanitising) and follows too.
+    # The architecture figure is drawn, named for a screen reader, and its labels follow too.
     figure = page.get_by_role("img", name=re.compile("^The Transformer: one of its 2 encoder layers"))
     expect(figure).to_be_visible()
-    expect(figure.locator('g[data-from="src"][data-to="src_emb"] text')).to_have_text("(3, 8)")
+    expect(figure).to_have_attribute("src", re.compile("^data:image/svg"))
+    svg = base64.b64decode(figure.get_attribute("src").split(",", 1)[1]).decode()
+    arrow = re.search(r'<g class="arrow" data-from="src" data-to="src_emb">.*?<text[^>]*>([^<]*)</text>', svg)
+    assert arrow and arrow.group(1) == "(3, 8)"
     no_exception(page)
     shot = tmp_path / "explorer_after_slider.png"
     page.screenshot(path=shot, full_page=True)
@@ -344,7 +348,7 @@ def test_the_architecture_figure_scrolls_inside_a_phone_screen_at_a_readable_siz
     width = page.evaluate("document.documentElement.clientWidth")
     box = figure.bounding_box()
     assert box["width"] >= 640 > width and box["x"] + box["width"] > width
-    figure.locator("xpath=..").evaluate("e => { e.scrollLeft = e.scrollWidth; }")  # its own box
+    page.locator(".st-key-architecture").evaluate("e => { e.scrollLeft = e.scrollWidth; }")  # its own box
     box = figure.bounding_box()
     assert width / 2 < box["x"] + box["width"] <= width  # its right edge now on screen
     assert page.evaluate("document.documentElement.scrollWidth") <= width
