@@ -30,7 +30,6 @@ class LabRun:
     def __init__(self, train: Callable[..., Any], settings: Any, *, max_seconds: float,
                  slot: threading.BoundedSemaphore):
         self.settings = settings
-        self.steps: int = settings.steps
         self.last: Progress | None = None  # the latest report, replaced whole (never half-written)
         self.loss: list[float] = []  # one value per step done; only the run's thread appends
         self.result: dict | None = None
@@ -39,6 +38,11 @@ class LabRun:
         self._slot = slot
         self._thread = threading.Thread(target=self._train, args=(train, max_seconds),
                                         name=f"lab-run-{type(settings).__name__}", daemon=True)
+
+    @property
+    def steps(self) -> int:
+        """The steps the run was asked for."""
+        return self.settings.steps
 
     def start(self) -> "LabRun":
         self._thread.start()

@@ -134,14 +134,18 @@ def ended_run(prefix: str) -> dict | None:
 # Charts (plain lists in, Altair out)
 
 
+def training_rows(loss: list[float]) -> list[dict]:
+    """One chart row per training step, numbered from 1."""
+    return [{"step": i + 1, "loss": v, "curve": "training loss"} for i, v in enumerate(loss)]
+
+
 def loss_chart(loss: list[float], *, floor: float | None = None, val: list[tuple[int, float]] | None = None,
                uniform: float | None = None, steps: int | None = None) -> alt.LayerChart:
     """Training loss per step (and held-out loss), with dashed reference lines.
 
     ``steps`` fixes the x axis to the whole run, so a live chart fills up instead of rescaling.
     """
-    rows = [{"step": i + 1, "loss": v, "curve": "training loss"} for i, v in enumerate(loss)]
-    rows += [{"step": s, "loss": v, "curve": "held-out loss"} for s, v in (val or [])]
+    rows = training_rows(loss) + [{"step": s, "loss": v, "curve": "held-out loss"} for s, v in (val or [])]
     curves = ["training loss", "held-out loss"] if val else ["training loss"]
     return _loss_layers(pd.DataFrame(rows), curves, floor=floor, uniform=uniform, steps=steps)
 
@@ -180,8 +184,7 @@ def live_loss_spec(loss: list[float], floor: float | None, steps: int) -> dict:
     """The loss curve of a run in progress. Redrawn a few times a second, so only its rows are
     new: building the chart through Altair took 120-190 ms a time, and the redraws held Python's
     lock while the run's thread needed it to train."""
-    rows = [{"step": i + 1, "loss": v, "curve": "training loss"} for i, v in enumerate(loss)]
-    return fill_data(_live_loss_template(floor, steps), {"loss": rows})
+    return fill_data(_live_loss_template(floor, steps), {"loss": training_rows(loss)})
 
 
 def accuracy_chart(results: dict[str, dict]) -> alt.LayerChart:
