@@ -8,32 +8,44 @@ the loss curve a few times a second, and once the run has ended the whole page r
 result. The Stop button sets an event that core.train checks before every step; a stopped run is
 still measured, on the model as it stands.
 
-The thread touches no Streamlit API: it calls core.train and writes plain values into its LabRun,
-which the page reads. Limits: at most two runs at once on a server (it may have only two cores),
-one per experiment per session, and a time limit each. A run whose tab has been closed ends at its
-time limit at the latest, and its result is dropped with the session.
+The thread calls core.train and writes plain values into its LabRun, which the page reads. Of
+Streamlit it only asks, after each step, whether its session is still connected (Runtime's
+is_active_session, which may be called from any thread). Limits: at most two runs at once on a server (it may have only two cores),
+one per experiment per session, and a time limit each. A run whose tab has been closed stops once its
+session has been gone for ABANDON_GRACE seconds, so that it frees its slot for someone else; the
+grace lets a tab that only lost its connection for a moment reconnect to a run still going.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any, Callable
 
 import streamlit as st
+from streamlit import runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core.train import Progress
+
+ABANDON_GRACE = 5.0  # seconds a run's session may be gone (tab closed) before the run stops
 
 
 class LabRun:
     """One training run on its own thread: its settings, its progress so far, then its outcome."""
 
     def __init__(self, train: Callable[..., Any], settings: Any, *, max_seconds: float,
-                 slot: threading.BoundedSemaphore):
+                 slot: threading.BoundedSemaphore, alive: Callable[[], bool] | None = None):
+        """``alive`` answers whether the session that started the run is still connected; the run
+        asks it after every step (None: never ask)."""
         self.settings = settings
         self.last: Progress | None = None  # the latest report, replaced whole (never half-written)
         self.loss: list[float] = []  # one value per step done; only the run's thread appends
         self.result: dict | None = None
         self.error: Exception | None = None
+        self.abandoned = False  # stopped because its session went away
+        self._alive = alive
+        self._gone_since: float | None = None
         self._stop = threading.Event()
         self._slot = slot
         self._thread = threading.Thread(target=self._train, args=(train, max_seconds),
@@ -52,6 +64,8 @@ class LabRun:
         try:
             self.result = train(self.settings, on_progress=self._report, stop=self._stop,
                                 max_seconds=max_seconds).to_dict()
+            if self.abandoned:  # seen only by a tab that reconnects later; say why, not "stop requested"
+                self.result["stopped"] = f"its tab was closed or lost its connection for {ABANDON_GRACE:g} s"
         except Exception as exc:  # noqa: BLE001 - kept for the page to show; a thread has nowhere to raise
             self.error = exc
         finally:
@@ -60,6 +74,23 @@ class LabRun:
     def _report(self, p: Progress) -> None:
         self.loss.append(p.loss)
         self.last = p
+        if self._connected():
+            self._gone_since = None
+            return
+        now = time.monotonic()
+        if self._gone_since is None:
+            self._gone_since = now
+        elif now - self._gone_since >= ABANDON_GRACE:
+            self.abandoned = True
+            self._stop.set()
+
+    def _connected(self) -> bool:
+        """Whether the run's session is still there; a check that fails counts as yes, so that it
+        can never end a learner's run."""
+        try:
+            return self._alive is None or self._alive()
+        except Exception:  # noqa: BLE001 - see the docstring
+            return True
 
     def stop(self) -> None:
         """Ask the run to end before its next step; it is then measured as it stands."""
@@ -104,9 +135,22 @@ def start_run(key: str, train: Callable[..., Any], settings: Any, max_seconds: f
         st.warning("Two trainings are already running on this server; try again in a few seconds.")
         return None
     try:
-        run = LabRun(train, settings, max_seconds=max_seconds, slot=slot).start()
+        run = LabRun(train, settings, max_seconds=max_seconds, slot=slot, alive=session_alive()).start()
     except BaseException:  # the thread never started, so nothing else will give the slot back
         slot.release()
         raise
     st.session_state[key] = run
     return run
+
+
+def session_alive() -> Callable[[], bool] | None:
+    """A check, safe to call from any thread, that the current session is still connected.
+
+    Streamlit keeps a closed tab's session for a while in case it reconnects, but no longer counts
+    it as active. None outside a served app (the check would have nothing to ask).
+    """
+    ctx = get_script_run_ctx()
+    if ctx is None or not runtime.exists():
+        return None
+    session_id, server = ctx.session_id, runtime.get_instance()  # taken now, on the script's thread
+    return lambda: bool(server.is_active_session(session_id))

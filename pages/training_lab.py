@@ -111,7 +111,8 @@ def live_progress(prefix: str, floor: float | None) -> None:
     st.progress(min(len(loss) / run.steps, 1.0), text=text)
     if loss:
         st.vega_lite_chart(live_loss_spec(loss, floor, run.steps), width="stretch")
-    st.caption("The run goes on while you use the rest of the app: come back here for the result.")
+    st.caption("The run goes on while you use the rest of the app: come back here for the result. "
+               "Closing the tab stops it.")
 
 
 def ended_run(prefix: str) -> dict | None:

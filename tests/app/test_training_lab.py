@@ -221,3 +221,93 @@ def test_a_busy_server_turns_a_run_away_with_a_message(lab):
     assert not lab.exception
     assert any("Two trainings are already running" in w.value for w in lab.warning)
     assert "tl_rev_training" not in lab.session_state and not lab.button(key="tl_rev_run").disabled
+
+
+class Endless:
+    """A trainer that takes a step every 10 ms until it is stopped, like core.train's loop."""
+
+    def __call__(self, settings, *, on_progress, stop, max_seconds):
+        from core.train import Progress
+
+        step, start = 0, time.monotonic()
+        while not stop.is_set() and time.monotonic() - start < max_seconds:
+            step += 1
+            on_progress(Progress(step=step, steps=settings.steps, loss=1.0 / step, seconds=time.monotonic() - start))
+            time.sleep(0.01)
+        outcome = {"steps_done": step, "stopped": "stop requested" if stop.is_set() else "time limit"}
+        return type("Result", (), {"to_dict": lambda self: dict(outcome)})()
+
+
+class Session:
+    """Whether the run's session is connected, as the test says."""
+
+    def __init__(self) -> None:
+        self.connected = True
+        self.asked = 0
+
+    def __call__(self) -> bool:
+        self.asked += 1
+        return self.connected
+
+
+def until(condition, seconds: float = 10.0) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(0.01)
+    return condition()
+
+
+def test_a_run_whose_tab_is_gone_stops_and_frees_its_slot_but_a_short_drop_does_not_stop_it(monkeypatch):
+    from types import SimpleNamespace
+
+    import pages.lab_runs as lab_runs
+
+    monkeypatch.setattr(lab_runs, "ABANDON_GRACE", 0.3)
+    slot = threading.BoundedSemaphore(1)
+    assert slot.acquire(blocking=False)  # what start_run does before it starts a run
+    session = Session()
+    run = lab_runs.LabRun(Endless(), SimpleNamespace(steps=10_000), max_seconds=30, slot=slot,
+                          alive=session).start()
+    assert until(lambda: len(run.loss) >= 5)
+    session.connected = False  # a dropped connection that comes back within the grace
+    asked = session.asked
+    assert until(lambda: session.asked >= asked + 3)
+    session.connected = True
+    time.sleep(0.5)  # longer than the grace in all, but never that long in one stretch
+    assert run.running and not run.stopping and not run.abandoned
+
+    session.connected = False  # the tab is closed
+    gone = time.monotonic()
+    assert run.wait(timeout=10)
+    assert time.monotonic() - gone >= 0.3  # not before the grace was over
+    assert run.abandoned
+    assert run.outcome()["stopped"] == "its tab was closed or lost its connection for 0.3 s"
+    assert slot.acquire(blocking=False)  # the slot is free for someone else
+
+
+def test_outside_a_served_app_a_run_never_asks_for_its_session():
+    from pages.lab_runs import session_alive
+
+    assert session_alive() is None  # no script run, no runtime: nothing to ask
+
+
+def test_a_session_check_that_fails_never_ends_a_run(monkeypatch):
+    from types import SimpleNamespace
+
+    import pages.lab_runs as lab_runs
+
+    monkeypatch.setattr(lab_runs, "ABANDON_GRACE", 0.05)
+
+    def broken() -> bool:
+        raise RuntimeError("Runtime hasn't been created!")  # what Streamlit says once its runtime is gone
+
+    slot = threading.BoundedSemaphore(1)
+    assert slot.acquire(blocking=False)
+    run = lab_runs.LabRun(Endless(), SimpleNamespace(steps=10_000), max_seconds=30, slot=slot,
+                          alive=broken).start()
+    assert until(lambda: len(run.loss) >= 30)  # well past the grace, several checks later
+    assert run.running and not run.abandoned and run.error is None
+    run.stop()
+    assert run.wait(timeout=10) and run.outcome()["stopped"] == "stop requested"

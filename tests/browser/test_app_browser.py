@@ -1,8 +1,8 @@
 """The app in a real browser: every page of the navigation opens, a slider moved with the
 keyboard changes the table, a shared URL reproduces the view, Back and Forward step through the
 configs, pages keep their settings, quiz progress outlasts the tab, a training run outlasts a
-visit elsewhere, the heatmap's numbers are a real table, and charts stay whole on small screens.
-Screenshots go to tmp_path."""
+visit elsewhere and a closed tab's run gives its slot back, the heatmap's numbers are a real table,
+and charts stay whole on small screens. Screenshots go to tmp_path."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import base64
 import os
 import re
 import shutil
+import time
 
 import pytest
 from playwright.sync_api import expect
@@ -289,6 +290,47 @@ def test_a_training_run_goes_on_while_the_learner_looks_elsewhere(app_url, page)
     expect(page.get_by_text("stopped early")).to_have_count(0)
     expect(train).to_be_enabled()
     no_exception(page)
+
+
+def long_run(page, app_url) -> None:
+    """Open the lab and start a reversal run at sizes that would train for its whole time limit."""
+    page.goto(app_url + "/training_lab")
+    train = page.locator(".st-key-tl_rev_run button").first
+    expect(train).to_be_enabled(timeout=LOAD)
+    for key, value in (("tl_rev_steps", "1000"), ("tl_rev_E", "128"), ("tl_rev_layers", "4")):
+        lab_slider = page.locator(f".st-key-{key}")  # by key: the sidebar has an E slider too
+        lab_slider.get_by_role("slider").press("End")
+        expect(lab_slider.locator('[data-testid="stSliderThumbValue"]')).to_have_text(value, timeout=LOAD)
+    train.click()
+    expect(page.locator('[data-testid="stProgress"]')).to_contain_text(re.compile(r"step \d+ of 1000"),
+                                                                       timeout=LOAD)
+
+
+def test_a_closed_tab_gives_its_training_slot_back(app_url, browser):
+    """The server trains two runs at a time. A run whose tab is closed stops a few seconds later
+    (pages/lab_runs.py, ABANDON_GRACE), so a third learner does not wait out its time limit."""
+    from tests.browser.conftest import page_in
+
+    with page_in(browser, 1400, 1000) as first:
+        long_run(first, app_url)
+    closed = time.monotonic()  # the first tab's context is closed: its session is gone
+    with page_in(browser, 1400, 1000) as second, page_in(browser, 1400, 1000) as third:
+        long_run(second, app_url)  # takes the other slot for a minute
+        third.goto(app_url + "/training_lab")
+        train = third.locator(".st-key-tl_rev_run button").first
+        expect(train).to_be_enabled(timeout=LOAD)
+        busy = third.get_by_text("Two trainings are already running")
+        bar = third.locator('[data-testid="stProgress"]')
+        while True:  # a busy server turns the click away with a message; try again, as a learner would
+            train.click()
+            expect(bar.or_(busy).first).to_be_visible(timeout=LOAD)
+            if bar.count():
+                break
+            assert time.monotonic() - closed < 40, "the closed tab's run still held its slot after 40 s"
+            time.sleep(1)
+        # Without the stop, the first run would have held its slot until its 60 s time limit.
+        assert time.monotonic() - closed < 40
+        no_exception(third)
 
 
 def test_the_heatmap_numbers_are_a_table_a_screen_reader_can_read(app_url, page):
