@@ -163,6 +163,53 @@ def architecture_title(cfg: TransformerConfig) -> str:
             "decoder layers, every arrow labelled with the shape of the tensor it carries")
 
 
+# How the list under the figure names a box where its drawn label alone would be ambiguous (the
+# figure tells its several "+" and "Add & Norm" boxes apart by where they stand).
+SPOKEN: dict[str, str] = {
+    "src_pos": "positional encoding (source)",
+    "src_add": "the encoder's + (embedding plus position)",
+    "enc_attn": "encoder multi-head self-attention",
+    "enc_norm1": "the encoder's first Add & Norm",
+    "enc_ffn": "encoder feed forward (E → d_ff → E)",
+    "enc_norm2": "the encoder's second Add & Norm",
+    "tgt_pos": "positional encoding (target)",
+    "tgt_add": "the decoder's + (embedding plus position)",
+    "dec_self": "decoder masked multi-head self-attention",
+    "dec_norm1": "the decoder's first Add & Norm",
+    "dec_cross": "decoder multi-head cross-attention",
+    "dec_norm2": "the decoder's second Add & Norm",
+    "dec_ffn": "decoder feed forward (E → d_ff → E)",
+    "dec_norm3": "the decoder's third Add & Norm",
+}
+
+
+# What an arrow into the cross-attention carries: it takes its two inputs in different roles.
+ROLES = {("enc_norm2", "dec_cross"): " as the memory (its keys and values)",
+         ("dec_norm1", "dec_cross"): " as its queries"}
+
+
+def spoken_name(name: str) -> str:
+    """A box's name for the list under the figure: SPOKEN's wording, or its label on one line."""
+    if name in SPOKEN:
+        return SPOKEN[name]
+    label = NODES[name][0].replace("\\n", " ")
+    return label[0].lower() + label[1:]
+
+
+def architecture_steps(shapes: dict[str, tuple[int, ...]]) -> list[str]:
+    """The figure in words, one sentence per arrow, in the order the data flows.
+
+    A screen reader gets only the image's alt text; this list says what the drawing shows: which
+    box feeds which, and the shape on each arrow. It is built from the same EDGES as the SVG.
+    """
+    steps = []
+    for tail, head, hook, residual in EDGES:
+        path = " around the block (residual path)" if residual else ""
+        steps.append(f"From {spoken_name(tail)}{path} to {spoken_name(head)}{ROLES.get((tail, head), '')}: "
+                     f"{shape_text(edge_shape(hook, shapes))}")
+    return steps
+
+
 def architecture_svg(cfg: TransformerConfig, shapes: dict[str, tuple[int, ...]]) -> str:
     """The encoder-decoder as SVG text, arrows labelled with live shapes.
 

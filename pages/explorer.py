@@ -10,7 +10,7 @@ import streamlit as st
 from core import human_bytes
 from core.views import memory_curve
 from pages.common import cached_shapes, current_config, guard, over_budget, shape_only_banner
-from pages.diagram import MIN_WIDTH, WIDTH, architecture_svg, architecture_title
+from pages.diagram import MIN_WIDTH, WIDTH, architecture_steps, architecture_svg, architecture_title
 from pages.tables import STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_csv, table_json
 
 FIGURE_CSS = (f"<style>.st-key-architecture {{ overflow-x: auto; }} .st-key-architecture img {{ width: 100%; "
@@ -45,6 +45,7 @@ def explorer_view(cfg) -> dict:
         "csv": table_csv(t),
         "json": table_json(t),
         "diagram": architecture_svg(cfg, t.shapes),
+        "diagram_steps": architecture_steps(t.shapes),
         "params": params_spec(t),
         "memory": memory_spec(points, cfg.M, crossover),
         "crossover": crossover,
@@ -129,6 +130,8 @@ with diagram_tab, guard("The architecture diagram"):
     st.html(FIGURE_CSS)
     with st.container(key="architecture"):
         st.image(view["diagram"], alt=architecture_title(cfg))
+    with st.expander("The figure in words: every arrow and its shape"):
+        st.markdown("\n".join(f"1. {step}".replace("_", "\\_") for step in view["diagram_steps"]))
 with params_tab, guard("The parameter breakdown"):
     st.caption(f"{t.params['total']:,} parameters in total. Attention blocks hold 4(E² + E) each, whatever "
                "nhead is; the embeddings and output layer grow with vocab_size × E.")

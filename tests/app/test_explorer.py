@@ -147,6 +147,16 @@ def test_extras_and_downloads_render():
     assert labels == ["Download CSV", "Download JSON"]
 
 
+def test_the_figure_in_words_follows_the_sliders():
+    at = make_app().run()
+    at.sidebar.slider(key="w_N").set_value(5).run()
+    [words] = [e for e in at.expander if e.label.startswith("The figure in words")]
+    text = words.markdown[0].value
+    assert text.count("\n1. From ") == 24 and text.startswith("1. From inputs (source token ids)")
+    assert "to input embedding × √E: (5, 8)" in text  # N=5, M=8
+    assert text.endswith("From softmax to output probabilities: (5, 8, 100)")
+
+
 def test_csv_download_has_the_live_shapes():
     t = trace(TransformerConfig(N=3, M=5, E=12, nhead=3, vocab_size=20))
     frame = pd.read_csv(io.StringIO(table_csv(t)))

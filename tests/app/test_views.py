@@ -11,7 +11,7 @@ from core import TransformerConfig, trace
 from core.model import sinusoidal_table
 from core.views import (ATTENTION_KINDS, MAX_DIMS, MAX_POSITIONS, attention_map, memory_curve, positional_view,
                         shown_dims, sinusoid_curves)
-from pages.diagram import EDGES, HEIGHT, WIDTH, architecture_svg, edge_shape, shape_text
+from pages.diagram import EDGES, HEIGHT, NODES, WIDTH, architecture_steps, architecture_svg, edge_shape, shape_text
 
 CFG = TransformerConfig(N=3, M=8, M_target=6, E=12, nhead=3, vocab_size=20, layers=2)
 SVG = "{http://www.w3.org/2000/svg}"  # ElementTree names SVG tags with their namespace
@@ -130,3 +130,23 @@ def test_architecture_svg_works_shape_only():
     big = TransformerConfig(N=64, M=2048, E=12288, nhead=96, vocab_size=50257, layers=2)
     labels = arrows(architecture_svg(big, trace(big, shape_only=True).shapes))
     assert labels[("softmax", "probs")] == "(64, 2048, 50257)"
+
+def test_the_figure_in_words_has_one_sentence_per_arrow_with_the_same_shape(t):
+    """The list under the figure is what a screen reader gets: each arrow in the figure's order,
+    its two ends named so they cannot be mistaken for one another, and the shape it carries."""
+    labels = list(arrows(architecture_svg(CFG, t.shapes)).values())
+    steps = architecture_steps(t.shapes)
+    assert len(steps) == len(EDGES) == len(labels)
+    for step, label in zip(steps, labels):
+        assert step.startswith("From ") and step.endswith(": " + label)
+    assert steps[0] == "From inputs (source token ids) to input embedding × √E: (3, 8)"
+    assert ("From the encoder's second Add & Norm to decoder multi-head cross-attention as the memory "
+            "(its keys and values): (3, 8, 12)") in steps
+    assert "From the decoder's first Add & Norm to decoder multi-head cross-attention as its queries: (3, 6, 12)" in steps
+    assert steps[-1] == "From softmax to output probabilities: (3, 6, 20)"
+    drawn = [label.replace("\\n", " ").lower() for label, _ in NODES.values()]
+    drawn_alike = {label for label in drawn if drawn.count(label) > 1}  # "+", "add & norm", ...
+    assert {"+", "add & norm", "positional encoding"} <= drawn_alike
+    for step in steps:  # told apart in the drawing by where they stand; never bare in words
+        ends = step[len("From "):step.rindex(": ")].replace(" around the block (residual path)", "").split(" to ")
+        assert not any(end.lower() in drawn_alike for end in ends), step
