@@ -163,8 +163,8 @@ def architecture_title(cfg: TransformerConfig) -> str:
             "decoder layers, every arrow labelled with the shape of the tensor it carries")
 
 
-# How the list under the figure names a box where its drawn label alone would be ambiguous (the
-# figure tells its several "+" and "Add & Norm" boxes apart by where they stand).
+# How the list under the figure names the boxes inside the two stacks. The drawing tells its
+# several "+", "Add & Norm" and feed-forward boxes apart by where they stand; words must say which.
 SPOKEN: dict[str, str] = {
     "src_pos": "positional encoding (source)",
     "src_add": "the encoder's + (embedding plus position)",
