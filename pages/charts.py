@@ -13,16 +13,37 @@ import altair as alt
 from core.views import AttentionMap, PositionalView
 from pages.tables import fill_data
 
-CELL = 11  # pixels per heatmap cell when many positions are drawn
-MAX_SIDE = 520  # heatmap side in pixels, axes and legend included
+PER_CELL = 20  # pixels per heatmap cell, until the chart reaches its largest size
+MIN_PLOT = 96  # pixels for all the cells together, however few: one to three positions stay readable
+MAX_SIDE = 520  # heatmap side in pixels, axes and legend included (64 positions: about 7 px each)
+# What each heatmap draws beside its cells, in pixels (measured in Chromium): the axis with its
+# labels and title, and the legend where it stands. The charts are drawn with autosize "pad": the
+# width and height are the cells' own, and these come on top, so that a long axis title or a legend
+# never squeezes the cells (with Streamlit's default, "fit", three positions got about 40 px).
+WEIGHTS_DECOR = (130, 90)  # (width, height): the colour scale on the right
+MASK_DECOR = (85, 155)  # the legend below, so that the mask fits beside the weights
 # Widest heatmap that fits a narrow column: in a 1280 px window with the sidebar open, the attention
 # page's 2/5 column is 320 px wide (368 px at 1400 px). Wider charts scroll sideways in their box
 # (streamlit_app.py), which a learner may not notice.
 COLUMN_MAX = 320
 
 
-def _side(n: int, most: int = MAX_SIDE) -> int:
-    return max(120, min(most, CELL * n if n > 16 else 32 * n))
+def _side(n: int, most: int) -> int:
+    """Pixels for ``n`` cells side by side: PER_CELL each, within [MIN_PLOT, most]. It grows with
+    n and never shrinks as n grows."""
+    return min(most, max(MIN_PLOT, PER_CELL * n))
+
+
+def _size(spec: dict, cols: int, rows: int, decor: tuple[int, int], most: int = MAX_SIDE) -> dict:
+    """Give a heatmap its cells' width and height, with the axes and legend drawn around them, the
+    whole at most ``most`` pixels a side.
+
+    The decor is kept in the spec's ``usermeta`` (which Vega-Lite ignores) for ``fits_a_column``.
+    """
+    spec["width"], spec["height"] = _side(cols, most - decor[0]), _side(rows, most - decor[1])
+    spec["autosize"] = {"type": "pad", "contains": "padding"}
+    spec["usermeta"] = {"decor": list(decor)}
+    return spec
 
 
 @lru_cache(maxsize=None)
@@ -53,8 +74,7 @@ def attention_spec(a: AttentionMap) -> dict:
     """Heatmap of one head's weights; red crosses mark what the mask blocked."""
     spec = fill_data(_attention_template(), {"cells": attention_cells(a)})
     rows, cols = len(a.weights), len(a.weights[0]) if a.weights else 0
-    spec["width"], spec["height"] = _side(cols), _side(rows)
-    return spec
+    return _size(spec, cols, rows, WEIGHTS_DECOR)
 
 
 @lru_cache(maxsize=None)
@@ -63,7 +83,8 @@ def _mask_template() -> dict:
         x=alt.X("key:O", title="key position", axis=alt.Axis(labelAngle=0)),
         y=alt.Y("query:O", title="query position"),
         color=alt.Color("state:N", scale=alt.Scale(domain=["visible", "blocked (True)"],
-                                                   range=["#cfe0fc", "#444444"]), title="mask"),
+                                                   range=["#cfe0fc", "#444444"]), title="mask",
+                        legend=alt.Legend(orient="bottom")),
         tooltip=["query:O", "key:O", "state:N"],
     ).to_dict()
 
@@ -74,14 +95,14 @@ def mask_spec(a: AttentionMap) -> dict:
              for c in attention_cells(a)]
     spec = fill_data(_mask_template(), {"cells": cells})
     rows, cols = len(a.weights), len(a.weights[0]) if a.weights else 0
-    spec["width"], spec["height"] = _side(cols), _side(rows)
-    return spec
+    return _size(spec, cols, rows, MASK_DECOR)
 
 
 def fits_a_column(spec: dict) -> bool:
-    """Whether a chart fits a narrow column. The attention page stacks its mask below the weights
-    when it does not: a wider one was cut off there, its last keys (where the padding is) out of sight."""
-    return spec["width"] <= COLUMN_MAX
+    """Whether a heatmap, cells and decor, fits a narrow column. The attention page stacks its mask
+    below the weights when it does not: a wider one was cut off there, its last keys (where the
+    padding is) out of sight."""
+    return spec["width"] + spec["usermeta"]["decor"][0] <= COLUMN_MAX
 
 
 @lru_cache(maxsize=None)
@@ -100,8 +121,7 @@ def positional_spec(v: PositionalView, most: int = MAX_SIDE) -> dict:
     cells = [{"position": p, "dimension": d, "value": x}
              for p, row in enumerate(v.table) for d, x in zip(v.dims, row)]
     spec = fill_data(_table_template(), {"cells": cells})
-    spec["width"], spec["height"] = _side(len(v.dims), most), _side(v.positions, most)
-    return spec
+    return _size(spec, len(v.dims), v.positions, WEIGHTS_DECOR, most)
 
 
 @lru_cache(maxsize=None)
@@ -119,8 +139,7 @@ def similarity_spec(v: PositionalView, most: int = MAX_SIDE) -> dict:
     cells = [{"position i": i, "position j": j, "cosine": x}
              for i, row in enumerate(v.similarity) for j, x in enumerate(row)]
     spec = fill_data(_similarity_template(), {"cells": cells})
-    spec["width"] = spec["height"] = _side(v.positions, most)
-    return spec
+    return _size(spec, v.positions, v.positions, WEIGHTS_DECOR, most)
 
 
 @lru_cache(maxsize=None)

@@ -150,3 +150,23 @@ def test_the_figure_in_words_has_one_sentence_per_arrow_with_the_same_shape(t):
     for step in steps:  # told apart in the drawing by where they stand; never bare in words
         ends = step[len("From "):step.rindex(": ")].replace(" around the block (residual path)", "").split(" to ")
         assert not any(end.lower() in drawn_alike for end in ends), step
+
+
+@pytest.mark.parametrize("M", [1, 2, 3, 8, 16, 32, 64])
+def test_heatmaps_give_their_cells_room_at_every_length(M):
+    """The cells get their own width and height (autosize "pad": axes and legend come on top, so a
+    long axis title cannot squeeze them). Few positions still get MIN_PLOT pixels; more positions
+    never get a smaller chart; the whole, decor included, stays within MAX_SIDE."""
+    from pages.charts import MASK_DECOR, MAX_SIDE, MIN_PLOT, WEIGHTS_DECOR, attention_spec, mask_spec
+
+    t = trace(TransformerConfig(N=2, M=M, M_target=M, E=16, nhead=2, vocab_size=100))
+    a = attention_map(t, next(iter(ATTENTION_KINDS)))
+    for spec, decor in ((attention_spec(a), WEIGHTS_DECOR), (mask_spec(a), MASK_DECOR)):
+        assert spec["autosize"]["type"] == "pad" and spec["usermeta"]["decor"] == list(decor)
+        assert spec["width"] >= min(MIN_PLOT, MAX_SIDE - decor[0]) and spec["height"] >= MIN_PLOT
+        assert spec["width"] + decor[0] <= MAX_SIDE and spec["height"] + decor[1] <= MAX_SIDE
+        if M > 1:
+            smaller = attention_map(trace(TransformerConfig(N=2, M=M // 2, M_target=M // 2, E=16, nhead=2,
+                                                            vocab_size=100)), next(iter(ATTENTION_KINDS)))
+            build = attention_spec if decor == WEIGHTS_DECOR else mask_spec
+            assert build(smaller)["width"] <= spec["width"]
