@@ -95,7 +95,8 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
         try:
             return int(str(raw).strip())
         except ValueError:
-            warnings.append(f"{name}={str(raw)[:40]!r} is not a whole number; using {base[name]}.")
+            warnings.append(f"{name}={str(raw)[:40]!r} is not a whole number written in digits; "
+                            f"using {base[name]}.")
             return None
 
     def choose(name: str, options: list[int] | tuple[int, int], fallback: int) -> int:
@@ -106,9 +107,12 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
             low, high = options
             snapped = min(max(value, low), high)
         else:
+            low, high = options[0], options[-1]
             snapped = _nearest(value, options) if value >= 1 else options[0]
-        if snapped != value:
-            warnings.append(f"{name}={value} is outside what the sliders offer; using {snapped}.")
+        if snapped != value and low <= value <= high:  # inside the range, between two of its steps
+            warnings.append(f"{name}={value} is not one of the slider's steps; using the nearest, {snapped}.")
+        elif snapped != value:
+            warnings.append(f"{name}={value} is outside the slider's range, {low} to {high}; using {snapped}.")
         return snapped
 
     out["N"] = choose("N", N_RANGE, base["N"])
@@ -124,12 +128,21 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
         out["nhead"] = _nearest(min(base["nhead"], out["E"]), heads)
     else:
         out["nhead"] = _nearest(wanted, heads) if wanted >= 1 else heads[0]
-        if out["nhead"] != wanted:
-            warnings.append(f"nhead={wanted} does not divide E={out['E']}; using nhead={out['nhead']} "
-                            f"(E allows {', '.join(map(str, heads))}).")
+        allowed = f"(E allows {', '.join(map(str, heads))})"
+        if out["nhead"] == wanted:
+            pass
+        elif wanted < 1:
+            warnings.append(f"nhead={wanted} is not a number of heads (at least 1); using nhead={out['nhead']} "
+                            f"{allowed}.")
+        elif out["E"] % wanted == 0:  # a divisor, above what the slider offers
+            warnings.append(f"nhead={wanted} divides E={out['E']}, but the slider stops at {MAX_NHEAD_OPTION} "
+                            f"heads; using nhead={out['nhead']} {allowed}.")
+        else:
+            warnings.append(f"nhead={wanted} does not divide E={out['E']}; using nhead={out['nhead']} {allowed}.")
     positional = values.get("positional")
-    if positional is None or positional in ("sinusoidal", "learned"):
-        out["positional"] = positional or base["positional"]
+    kind = None if positional is None else str(positional).strip().lower()  # Learned = learned, as for true/false
+    if kind is None or kind in ("sinusoidal", "learned"):
+        out["positional"] = kind or base["positional"]
     else:
         warnings.append(f"positional={str(positional)[:40]!r} is not 'sinusoidal' or 'learned'; using sinusoidal.")
         out["positional"] = "sinusoidal"

@@ -17,6 +17,12 @@ GARBAGE = [  # query, what the config must become, a word the warning must conta
     ({"positional": "<script>"}, {"positional": "sinusoidal"}, "positional="),
     ({"tie_embeddings": "maybe"}, {"tie_embeddings": False}, "tie_embeddings="),
     ({"vocab_size": "1e9"}, {"vocab_size": DEFAULT.vocab_size}, "vocab_size="),
+    # Each warning says what is wrong with the value: a divisor above the slider's last step is no
+    # "does not divide", and a value between two steps is not "outside" the range.
+    ({"nhead": "-2"}, {"nhead": 1}, "nhead=-2 is not a number of heads (at least 1)"),
+    ({"E": "12288", "nhead": "256"}, {"nhead": 128}, "nhead=256 divides E=12288, but the slider stops at 128"),
+    ({"E": "100"}, {"E": 96}, "E=100 is not one of the slider's steps; using the nearest, 96."),
+    ({"M": "999999999"}, {"M": 4096}, "outside the slider's range, 1 to 4096"),
 ]
 PAPER_BASE_NAME = next(name for name in PRESETS if name.startswith("Paper base"))
 
@@ -77,3 +83,8 @@ def test_a_link_names_the_preset_it_matches():
     assert make_app().run().sidebar.selectbox(key="w_preset").value == next(iter(PRESETS))  # the default
     at = make_app({"N": "3"}).run()
     assert at.sidebar.selectbox(key="w_preset").value == "(custom)"
+
+
+def test_the_positional_kind_in_a_link_is_read_whatever_its_case():
+    cfg, warnings = snap_config({"positional": " Learned "})
+    assert cfg.positional == "learned" and not warnings
