@@ -160,18 +160,33 @@ class MemoryPoint:
 
 
 def memory_curve(cfg: TransformerConfig, top: int | None = None) -> tuple[list[MemoryPoint], int | None]:
-    """The memory estimate at M = M_target = 1, 2, 4, ... and the first M where attention wins.
+    """The memory estimate at M = M_target = 1, 2, 4, ..., and the first M where attention wins.
 
-    Pure arithmetic on the config (core.memory.estimate), so any size is free to draw. The range
-    reaches at least four times past the crossover and the config's own M, up to MAX_M.
+    Pure arithmetic on the config (core.memory.estimate), so any size is free to draw. The
+    crossover is the exact smallest M (any whole number, not only a power of two), and the curve
+    gets a point there too. The range reaches at least four times past the crossover and the
+    config's own M, up to MAX_M.
     """
     def point(m: int) -> MemoryPoint:
         est = estimate(cfg.replace(M=m, M_target=m, max_len=max(m, cfg.max_len)))
         return MemoryPoint(M=m, params=est.params, linear=est.linear, attention=est.attention, vocab=est.vocab)
 
+    def attention_wins(m: int) -> bool:
+        p = point(m)
+        return p.attention > p.linear + p.vocab
+
     lengths = [2 ** k for k in range(int(math.log2(MAX_M)) + 1)]
+    crossover = None
+    if attention_wins(MAX_M):
+        # The attention term grows like M^2 and the others like M, so once attention wins it keeps
+        # winning: bisect for the first M where it does.
+        low, high = 0, MAX_M  # attention does not win at low (or low is 0); it wins at high
+        while high - low > 1:
+            mid = (low + high) // 2
+            low, high = (low, mid) if attention_wins(mid) else (mid, high)
+        crossover = high
+        lengths = sorted(set(lengths) | {crossover})
     points = [point(m) for m in lengths]
-    crossover = next((p.M for p in points if p.attention > p.linear + p.vocab), None)
     if top is None:
         top = max(4096, 4 * cfg.M, 4 * (crossover or 1))
     return [p for p in points if p.M <= top], crossover

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from core import TransformerConfig, trace
+from core.memory import estimate
 from core.model import sinusoidal_table
 from core.views import (ATTENTION_KINDS, MAX_DIMS, MAX_POSITIONS, attention_map, memory_curve, positional_view,
                         shown_dims, sinusoid_curves)
@@ -87,7 +88,8 @@ def test_memory_curve_attention_overtakes_and_quadruples():
     assert crossover is not None
     by_M = {p.M: p for p in points}
     assert by_M[crossover].attention > by_M[crossover].linear + by_M[crossover].vocab
-    assert by_M[crossover // 2].attention <= by_M[crossover // 2].linear + by_M[crossover // 2].vocab
+    below = estimate(CFG.replace(M=crossover - 1, M_target=crossover - 1))
+    assert below.attention <= below.linear + below.vocab  # the exact first M, not the next power of two
     for m in (8, 64, 1024):  # M = M_target: the attention term is exactly N*nhead*3M^2 floats per layer
         assert by_M[2 * m].attention == 4 * by_M[m].attention
         assert by_M[2 * m].params == by_M[m].params
@@ -170,3 +172,11 @@ def test_heatmaps_give_their_cells_room_at_every_length(M):
                                                             vocab_size=100)), next(iter(ATTENTION_KINDS)))
             build = attention_spec if decor == WEIGHTS_DECOR else mask_spec
             assert build(smaller)["width"] <= spec["width"]
+
+
+def test_the_crossover_is_the_exact_first_length_not_the_next_power_of_two():
+    from core import DEFAULT
+
+    points, crossover = memory_curve(DEFAULT)
+    assert crossover == 47  # 318,096 attention bytes against 316,703 for the rest; at 46 attention loses
+    assert 47 in [p.M for p in points]
