@@ -88,12 +88,20 @@ def attention_map(t: Trace, kind: str, layer: int = 0, head: int = 0, item: int 
                         query_tokens=query_ids.tolist(), key_tokens=key_ids.tolist())
 
 
+def pair_step(E: int, cap: int = MAX_DIMS) -> int:
+    """Every how many (sine, cosine) pairs a capped heatmap shows one: 1 when all E dimensions fit."""
+    return 1 if E <= cap else math.ceil(math.ceil(E / 2) / max(1, cap // 2))
+
+
 def shown_dims(E: int, cap: int = MAX_DIMS) -> list[int]:
-    """Which embedding dimensions a capped heatmap shows: all of them, or an even stride."""
-    if E <= cap:
-        return list(range(E))
-    step = math.ceil(E / cap)
-    return list(range(0, E, step))
+    """Which embedding dimensions a capped heatmap shows: all of them, or whole pairs at a stride.
+
+    Dimensions 2i and 2i+1 are the sine and the cosine of one frequency, so a capped table keeps
+    both of every pair it shows. A plain stride of an even number of dimensions would keep only the
+    sines, and row 0 (position 0, where every sine is 0) would be all zeros.
+    """
+    step = pair_step(E, cap)
+    return [d for i in range(0, (E + 1) // 2, step) for d in (2 * i, 2 * i + 1) if d < E]
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ so no slider position makes this page allocate more than a few megabytes.
 
 import streamlit as st
 
-from core.views import MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, positional_view, sinusoid_curves
+from core.views import MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, pair_step, positional_view, sinusoid_curves
 from pages.charts import COLUMN_MAX, curves_spec, positional_spec, similarity_spec
 from pages.common import (cached_shapes, cached_trace, current_config, guard, over_budget, shape_only_banner,
                           show_numbers)
@@ -50,7 +50,9 @@ with guard("Building the positional tables"):
     if v.positions < cfg.M:
         notes.append(f"the first {v.positions} of M = {cfg.M} positions")
     if len(v.dims) < cfg.E:
-        notes.append(f"every {v.dims[1] - v.dims[0]}th of E = {cfg.E} dimensions ({len(v.dims)} shown)")
+        step = pair_step(cfg.E)
+        notes.append(f"the sine and cosine (dimensions 2i and 2i + 1) of one frequency in {step}, "
+                     f"{len(v.dims)} of E = {cfg.E} dimensions")
     if notes:
         st.caption(f"Drawn: {' and '.join(notes)} (capped at {MAX_POSITIONS} × {MAX_DIMS} cells so large sizes "
                    "stay fast).")

@@ -111,4 +111,7 @@ def test_positional_page_bounded_at_huge_sizes():
     assert any("first 64 of M = 4096 positions" in c.value for c in at.caption)
     numbers = at.table[0].value  # the heatmap's numbers: as capped as the heatmap itself
     assert numbers.shape == (64, 64) and numbers.index[-1] == "position 63"
-    assert numbers.columns[-1] == f"dim {12288 - 12288 // 64}"  # every 192nd dimension, as drawn
+    # Whole (sine, cosine) pairs, one frequency in 192, as drawn: the last is pair 31 x 192.
+    assert list(numbers.columns[:4]) == ["dim 0", "dim 1", "dim 384", "dim 385"]
+    assert numbers.columns[-1] == f"dim {2 * 31 * 192 + 1}"
+    assert any("of one frequency in 192, 64 of E = 12288 dimensions" in c.value for c in at.caption)

@@ -78,7 +78,13 @@ def test_positional_view_is_bounded_at_huge_sizes():
     huge = TransformerConfig(N=1, M=1_000_000, E=65_536, nhead=1, vocab_size=2, layers=1)
     v = positional_view(huge, "sinusoidal")
     assert v.positions == MAX_POSITIONS and len(v.dims) <= MAX_DIMS and len(v.table[0]) == len(v.dims)
-    assert shown_dims(12) == list(range(12)) and shown_dims(640) == list(range(0, 640, 10))
+    assert shown_dims(12) == list(range(12)) and shown_dims(64) == list(range(64))
+    # Capped: whole (sine, cosine) pairs at a stride, never only the even (sine) dimensions.
+    assert shown_dims(80) == [d for i in range(0, 40, 2) for d in (2 * i, 2 * i + 1)]
+    assert shown_dims(640)[:6] == [0, 1, 20, 21, 40, 41] and len(shown_dims(640)) == 64
+    for E in (65, 81, 127, 128, 12288):
+        dims = shown_dims(E)
+        assert len(dims) <= 64 and all(d + 1 in dims for d in dims if d % 2 == 0 and d + 1 < E)
     curves = sinusoid_curves(65_536, [0, 1, 65_535, 70_000], 10**9)
     assert sorted(curves) == [0, 1, 65_535] and len(curves[0]) == 512
 
