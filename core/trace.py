@@ -99,6 +99,13 @@ class TraceRecorder(dict):
         super().__setitem__(name, tensor)
 
 
+def padded_positions(cfg: TransformerConfig) -> int:
+    """How many positions at the end of the last source sequence the trace's batch pads: the last
+    quarter when there are N > 1 sequences of M >= 4 tokens (so the heatmaps show the key padding
+    mask beside unpadded sequences), else none."""
+    return cfg.M // 4 if cfg.N > 1 and cfg.M >= 4 else 0
+
+
 def make_batch(cfg: TransformerConfig, device: str = "cpu") -> tuple[Tensor, Tensor]:
     """Seeded source (N, M) and target (N, M_target) ids; the last source sequence is padded.
 
@@ -112,8 +119,9 @@ def make_batch(cfg: TransformerConfig, device: str = "cpu") -> tuple[Tensor, Ten
     gen = torch.Generator().manual_seed(cfg.seed)
     low = min(2, cfg.vocab_size - 1)  # ids 0 and 1 are padding and start, when the vocabulary allows
     src = torch.randint(low, cfg.vocab_size, (N, M), generator=gen)  # (N, M)
-    if N > 1 and M >= 4:
-        src[-1, M - M // 4:] = PAD_ID
+    padded = padded_positions(cfg)
+    if padded:
+        src[-1, M - padded:] = PAD_ID
     tgt = torch.randint(low, cfg.vocab_size, (N, T), generator=gen)  # (N, M_target)
     tgt[:, 0] = BOS_ID
     return src, tgt

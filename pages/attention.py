@@ -7,6 +7,7 @@ huge M still draws at most MAX_POSITIONS x MAX_POSITIONS cells. No tensor maths 
 import streamlit as st
 
 from core import human_bytes
+from core.trace import padded_positions
 from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map
 from pages.charts import attention_spec, fits_a_column, mask_spec
 from pages.common import (cached_shapes, cached_trace, current_config, guard, over_budget, shape_only_banner,
@@ -14,15 +15,20 @@ from pages.common import (cached_shapes, cached_trace, current_config, guard, ov
 from pages.diagram import shape_text
 from pages.tables import numbers_frame
 
-MASK_NOTES = {
-    "encoder self-attention": "Key padding mask: the source's padding tokens (id 0) are hidden from every "
-                              "query. The trace pads the last quarter of the last sequence, so pick the last "
-                              "batch item to see it.",
-    "decoder masked self-attention": "Causal mask: True above the diagonal, so target position i sees positions "
-                                     "0..i and nothing after. The diagonal stays visible.",
-    "cross-attention": "Target queries look at source keys (M_target rows, M columns); the source's padding "
-                       "keys are hidden, as in the encoder.",
-}
+def mask_note(kind: str, cfg) -> str:
+    """What the mask beside the weights is, and where in this config's batch it hides anything."""
+    if kind == "decoder masked self-attention":
+        return ("Causal mask: True above the diagonal, so target position i sees positions 0..i and nothing "
+                "after. The diagonal stays visible.")
+    padded = padded_positions(cfg)
+    where = (f"The trace pads the last {padded} of the M = {cfg.M} positions of the last sequence, so pick the "
+             f"last batch item ({cfg.N - 1}) to see it." if padded else
+             f"The trace pads the last quarter of the last sequence only when N > 1 and M ≥ 4; with N = {cfg.N} "
+             f"and M = {cfg.M} no token is padding, so this mask hides nothing.")
+    if kind == "cross-attention":
+        return ("Target queries look at source keys (M_target rows, M columns); the source's padding keys are "
+                "hidden, as in the encoder. " + where)
+    return "Key padding mask: the source's padding tokens (id 0) are hidden from every query. " + where
 
 
 @st.cache_data(max_entries=128, show_spinner=False)
@@ -85,4 +91,4 @@ with guard("The attention heatmap"):
     with right:
         st.subheader("Mask")
         st.vega_lite_chart(mask, width="content")
-        st.caption(MASK_NOTES[kind])
+        st.caption(mask_note(kind, cfg))

@@ -115,3 +115,17 @@ def test_positional_page_bounded_at_huge_sizes():
     assert list(numbers.columns[:4]) == ["dim 0", "dim 1", "dim 384", "dim 385"]
     assert numbers.columns[-1] == f"dim {2 * 31 * 192 + 1}"
     assert any("of one frequency in 192, 64 of E = 12288 dimensions" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("query, padded", [({"N": "2", "M": "8"}, True), ({"N": "2", "M": "3", "M_target": "3"}, False),
+                                           ({"N": "1", "M": "8"}, False)])
+def test_the_mask_note_says_whether_this_batch_has_any_padding(query, padded):
+    at = make_app(query).run()
+    at.switch_page("pages/attention.py").run()
+    assert not at.exception, at.exception
+    captions = " ".join(c.value for c in at.caption)
+    if padded:
+        assert "The trace pads the last 2 of the M = 8 positions of the last sequence" in captions
+    else:
+        assert "no token is padding, so this mask hides nothing" in captions
+        assert "pick the last batch item" not in captions
