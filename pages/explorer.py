@@ -52,6 +52,17 @@ def explorer_view(cfg) -> dict:
     }
 
 
+SIZES_SUFFIX = " sizes (shape only)"  # the presets that borrow a well-known model's widths
+
+
+def short_count(n: int) -> str:
+    """20,260 as it is; from ten million on, '406.5 billion' (a metric's box cuts long numbers off)."""
+    if n < 10**7:
+        return f"{n:,}"
+    size, word = next((s, w) for s, w in ((10**12, "trillion"), (10**9, "billion"), (10**6, "million")) if n >= s)
+    return f"{n / size:.1f} {word}"
+
+
 cfg = current_config()
 st.title("Transformer Shape Explorer")
 st.caption(
@@ -73,12 +84,19 @@ with guard("Tracing this config"):
         )
 
     a, b, c, d = st.columns(4)
+    scores = cfg.N * cfg.nhead * cfg.M * cfg.M
     a.metric("d_k = E / nhead", cfg.d_k)
-    b.metric("parameters", f"{t.params['total']:,}")
+    b.metric("parameters", short_count(t.params["total"]), help=f"Exactly {t.params['total']:,}.")
     c.metric("one real pass needs", human_bytes(t.estimate.total))
-    d.metric("attention scores per layer", f"{cfg.N * cfg.nhead * cfg.M * cfg.M:,}",
-             help="In each encoder self-attention layer: N × nhead × M × M, the number that grows with the "
-                  "square of M. A decoder layer holds N × nhead × (M_target² + M_target × M).")
+    d.metric("attention scores per layer", short_count(scores),
+             help=f"Exactly {scores:,}. In each encoder self-attention layer: N × nhead × M × M, the number that "
+                  "grows with the square of M. A decoder layer holds N × nhead × (M_target² + M_target × M).")
+    preset = st.session_state.get("w_preset", "")
+    if preset.endswith(SIZES_SUFFIX):
+        model = preset[: -len(SIZES_SUFFIX)]
+        st.caption(f"{model} itself is decoder-only. Here its widths build the paper's encoder–decoder, "
+                   f"{cfg.layers} encoder and {cfg.layers} decoder layers with a cross-attention block in every "
+                   f"decoder layer, so the count above is larger than {model}'s own.")
 
     stacked = st.toggle(
         "Show PyTorch's stacked per-head layout beside the note's per-head view",

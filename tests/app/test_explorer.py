@@ -170,3 +170,19 @@ def test_config_is_per_session():
     second.run()
     assert first.session_state["cfg"].N == 7
     assert second.session_state["cfg"].N == 2
+
+
+def test_large_counts_fit_their_boxes_and_borrowed_sizes_are_explained():
+    """A metric box cuts long numbers off ("406,529,766,…"): large counts are shortened, exact in the
+    help. A preset with a decoder-only model's widths says why its count is larger than the model's."""
+    at = make_app().run()
+    assert [m.value for m in at.metric][1] == "20,260"  # small counts stay exact
+    name = next(n for n in PRESETS if n.startswith("GPT-3"))
+    at.sidebar.selectbox(key="w_preset").set_value(name).run()
+    assert not at.exception, at.exception
+    values = {m.label: m for m in at.metric}
+    total = trace(PRESETS[name]).params["total"]
+    assert values["parameters"].value == f"{total / 1e9:.1f} billion"
+    assert values["parameters"].proto.help == f"Exactly {total:,}."
+    assert values["attention scores per layer"].value == "25.8 billion"  # 64 * 96 * 2048 * 2048
+    assert any("GPT-3 175B itself is decoder-only" in c.value for c in at.caption)
