@@ -101,7 +101,8 @@ def live_progress(prefix: str, floor: float | None) -> None:
         st.rerun()
     loss, last = run.loss[:], run.last
     if run.stopping:
-        text = f"Stopping after step {len(loss)}; then the model is measured as it stands…"
+        text = (f"Stopping once the current step is done ({len(loss)} done so far); then the model is measured "
+                "as it stands…")
     elif last is None:
         text = "Starting…"
     else:
