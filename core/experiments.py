@@ -532,7 +532,7 @@ def parameter_counts(cfg: TransformerConfig) -> Evidence:
                {"what": "paper base (ours)", "parameters": base},
                {"what": "paper big (ours)", "parameters": big}]
     return Evidence("parameter_counts", "Parameter counts from modules built on the meta device", values, records,
-                    {"kind": "bar", "x": "what", "y": "parameters", "log_y": "true"},
+                    {"kind": "bar", "x": "what", "y": "parameters", "log_y": "true", "horizontal": "true"},
                     "Counted on the meta device: shapes only, nothing allocated.")
 
 

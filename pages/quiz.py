@@ -141,7 +141,16 @@ def chart(ev: Evidence) -> alt.Chart | None:
         base = base.properties(width=180, height=180)
         order = list(dict.fromkeys(df[spec["facet"]]))  # the experiment's order, not alphabetical
         return base.facet(column=alt.Column(f"{spec['facet']}:N", title=None, sort=order))
-    scale = alt.Scale(type="symlog") if spec.get("log_y") else alt.Scale()
+    positive = bool((df[y] > 0).all())
+    scale = alt.Scale(type="log" if positive else "symlog") if spec.get("log_y") else alt.Scale()
+    if kind == "bar" and spec.get("horizontal"):
+        # Long names read best down the side, whole; a log axis spanning thousands to billions
+        # gets a tick at every power of ten, so a small bar cannot pass for a large one.
+        return alt.Chart(df).mark_bar().encode(
+            y=alt.Y(f"{x}:N", sort=None, title=None, axis=alt.Axis(labelLimit=400)),
+            x=alt.X(f"{y}:Q", scale=scale, axis=alt.Axis(format="~s", labelOverlap=True)),
+            tooltip=[alt.Tooltip(f"{x}:N"), alt.Tooltip(f"{y}:Q", format=",")],
+        ).properties(height=26 * len(df))
     enc = {"x": alt.X(f"{x}:O" if kind == "bar" else f"{x}:Q"), "y": alt.Y(f"{y}:Q", scale=scale),
            "tooltip": list(df.columns)}
     if "color" in spec:

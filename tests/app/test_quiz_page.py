@@ -221,3 +221,20 @@ def test_answers_given_before_the_browser_reports_are_not_replaced():
     assert set(at.session_state["quiz_progress"]["answers"]) == {"dk-value"}
     assert not any("Welcome back" in s.value for s in at.success)
     assert set(json.loads(stored_copy(at))["answers"]) == {"dk-value"}
+
+
+def test_parameter_counts_are_bars_down_the_side_on_a_log_axis():
+    """Names such as "Llama-2-70B widths: W^Q, W^K, W^V" read whole down the side, and the log axis
+    ticks every power of ten, so this config's 20,260 parameters cannot pass for a hundred million."""
+    qid = next(q.id for q in QUESTIONS if q.evidence == "parameter_counts")
+    doc = {"format": FORMAT, "version": 1, "answers": {qid: {"correct": False, "given": "?", "expected": "x"}}}
+    at = quiz_app()
+    at.text_area(key="quiz_paste").input(json.dumps(doc)).run()
+    at.button(key="quiz_paste_load").click().run()
+    at.radio(key="quiz_mode").set_value("A topic set").run()
+    at.selectbox(key="quiz_topic").set_value(next(q.topic for q in QUESTIONS if q.id == qid)).run()
+    assert not at.exception
+    specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+    [bars] = [s for s in specs if s.get("encoding", {}).get("y", {}).get("field") == "what"]
+    assert bars["encoding"]["y"]["type"] == "nominal" and bars["encoding"]["y"]["axis"]["labelLimit"] >= 300
+    assert bars["encoding"]["x"]["field"] == "parameters" and bars["encoding"]["x"]["scale"]["type"] == "log"
