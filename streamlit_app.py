@@ -22,7 +22,13 @@ from pages.long_lived import freeze_long_lived  # noqa: E402
 _threads = os.environ.get("TSE_TORCH_THREADS", "1")
 limit_torch_threads(int(_threads) if _threads.isdigit() else 1)
 
-st.set_page_config(page_title="Transformer Shape Explorer", page_icon=":material/view_in_ar:", layout="wide")
+# The tab's icon, drawn here: three stacked squares, a tensor's layers. A ":material/...:" icon
+# would make every visitor's browser fetch it from fonts.gstatic.com (and fail offline).
+ICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">'
+        '<rect x="11" y="2" width="19" height="19" rx="3" fill="#9ab8f0"/>'
+        '<rect x="6.5" y="6.5" width="19" height="19" rx="3" fill="#5b8ae0"/>'
+        '<rect x="2" y="11" width="19" height="19" rx="3" fill="#2d5bb8"/></svg>')
+st.set_page_config(page_title="Transformer Shape Explorer", page_icon=ICON, layout="wide")
 
 # Streamlit serves the default page at the root URL only, so /explorer, the address a learner
 # guesses from /attention and /quiz, would open a "Page not found" dialog over the explorer. A

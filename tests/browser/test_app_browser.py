@@ -1,8 +1,9 @@
 """The app in a real browser: every page of the navigation opens, a slider moved with the
 keyboard changes the table, a shared URL reproduces the view, Back and Forward step through the
 configs, pages keep their settings, quiz progress outlasts the tab, a training run outlasts a
-visit elsewhere and a closed tab's run gives its slot back, the heatmap's numbers are a real table,
-and charts stay whole on small screens. Screenshots go to tmp_path."""
+visit elsewhere and a closed tab's run gives its slot back, no page asks anything of another site,
+the heatmap's numbers are a real table, and charts stay whole on small screens. Screenshots go to
+tmp_path."""
 
 from __future__ import annotations
 
@@ -331,6 +332,18 @@ def test_a_closed_tab_gives_its_training_slot_back(app_url, browser):
         # Without the stop, the first run would have held its slot until its 60 s time limit.
         assert time.monotonic() - closed < 40
         no_exception(third)
+
+
+def test_no_page_asks_anything_of_another_site(app_url, page):
+    """Every request a page makes goes to the app's own server (the tab's icon included, which a
+    ":material/...:" icon would fetch from fonts.gstatic.com): nothing leaks, and it works offline."""
+    elsewhere = []
+    page.on("request", lambda r: None if r.url.startswith((app_url, "data:", "blob:")) else elsewhere.append(r.url))
+    for _, path, ready in NAV:
+        page.goto(f"{app_url}/{path}")
+        expect(page.locator(ready).first).to_be_visible(timeout=LOAD)
+    assert page.evaluate("document.querySelector(\"link[rel='shortcut icon']\").href").startswith("data:image/svg")
+    assert elsewhere == []
 
 
 def test_the_heatmap_numbers_are_a_table_a_screen_reader_can_read(app_url, page):
