@@ -7,10 +7,10 @@ so no slider position makes this page allocate more than a few megabytes.
 
 import streamlit as st
 
+from core import human_bytes
 from core.views import MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, pair_step, positional_view, sinusoid_curves
 from pages.charts import COLUMN_MAX, curves_spec, positional_spec, similarity_spec
-from pages.common import (cached_shapes, cached_trace, current_config, guard, over_budget, shape_only_banner,
-                          show_numbers)
+from pages.common import cached_shapes, cached_trace, current_config, guard, over_budget, show_numbers
 from pages.tables import numbers_frame
 
 KINDS = ("sinusoidal", "learned")
@@ -41,7 +41,13 @@ st.title("Positional encoding")
 st.caption(f"Attention alone cannot tell positions apart, so each position p gets a vector of E = {cfg.E} "
            f"numbers added to its token embedding. This model uses **{cfg.positional}** positions.")
 
-shape_only_banner(cached_shapes(cfg))
+shapes = cached_shapes(cfg)
+if over_budget(shapes):
+    # Not the other pages' shape-only banner ("no values were computed"): this page needs no pass.
+    st.info(f"A real pass of this model would need about {human_bytes(shapes.estimate.total)}, so the other "
+            "pages trace it shape-only. This page needs no pass: the sinusoidal table comes from its formula, "
+            "and a learned one is seeded here at this size, so every number below is computed.",
+            icon=":material/straighten:")
 views = {}
 with guard("Building the positional tables"):
     views = {kind: _view(cfg, kind) for kind in KINDS}

@@ -31,7 +31,11 @@ def test_my_pages_survive_a_shape_only_preset(page):
     at.sidebar.selectbox(key="w_preset").set_value(GPT3).run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    assert any("Shape-only pass" in w.value for w in at.warning)
+    if page.endswith("positional.py"):  # its tables need no pass: no "no values were computed" there
+        assert not any("Shape-only pass" in w.value for w in at.warning)
+        assert any("This page needs no pass" in i.value for i in at.info)
+    else:
+        assert any("Shape-only pass" in w.value for w in at.warning)
 
 
 def test_attention_page_every_kind_and_the_mask():
