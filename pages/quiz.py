@@ -52,7 +52,8 @@ def submit(qid: str) -> None:
     q = BY_ID[qid]
     given = st.session_state.get(f"ans_{qid}")
     if given is None or (isinstance(given, str) and not given.strip()):
-        st.session_state["quiz_flash"] = ("warning", "Type or pick an answer first.")
+        # Shown under this question's own button (show_question), not at the top of the page.
+        st.session_state["quiz_empty"] = qid
         return
     try:
         cfg = current_config()
@@ -195,14 +196,20 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
         st.text_input("Your answer", key=key, persist_state="session", placeholder=hint, max_chars=200)
     st.button("Commit my prediction and run" if q.kind == "predict" else "Check", key=f"submit_{q.id}",
               on_click=submit, args=(q.id,), type="primary")
+    if st.session_state.get("quiz_empty") == q.id:
+        st.session_state["quiz_empty"] = None
+        st.warning("Type or pick an answer first: the box is empty. The result below is from your last check."
+                   if q.id in progress()["answers"] else "Type or pick an answer first.")
     attempt = progress()["answers"].get(q.id)
     if attempt is None:
         return
+    # The answer is quoted as typed, with no full stop after it: an answer may end with its own.
     if attempt["correct"]:
-        st.success(f"Right. You answered {attempt['given']!r}.", icon=":material/check_circle:")
+        st.success(f"Right. You answered {attempt['given']!r}", icon=":material/check_circle:")
     else:
-        st.error(f"Not quite. You answered {attempt['given']!r}.", icon=":material/cancel:")
-    st.markdown(f"Expected, for the config you answered with: `{attempt['expected']}`")
+        st.error(f"Not quite. You answered {attempt['given']!r}", icon=":material/cancel:")
+    st.markdown(f"Expected, for the config you answered with: `{attempt['expected']}`" if q.parametric
+                else f"Expected: `{attempt['expected']}`")
     then = attempt.get("config") or {}
     changed = [k for k in ("N", "M", "M_target", "E", "nhead", "vocab_size", "layers", "d_ff", "positional")
                if k in then and then[k] != getattr(ctx.cfg, k)]

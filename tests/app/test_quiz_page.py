@@ -238,3 +238,35 @@ def test_parameter_counts_are_bars_down_the_side_on_a_log_axis():
     [bars] = [s for s in specs if s.get("encoding", {}).get("y", {}).get("field") == "what"]
     assert bars["encoding"]["y"]["type"] == "nominal" and bars["encoding"]["y"]["axis"]["labelLimit"] >= 300
     assert bars["encoding"]["x"]["field"] == "parameters" and bars["encoding"]["x"]["scale"]["type"] == "log"
+
+
+def test_an_empty_check_is_answered_under_its_own_button_and_the_feedback_reads_cleanly():
+    at = quiz_app()
+    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    at.button(key="submit_dk-value").click().run()  # nothing typed yet
+    assert [w.value for w in at.warning] == ["Type or pick an answer first."]
+    answer(at, "dk-value", "5")  # wrong at the default config (d_k = 8)
+    assert [e.value for e in at.error] == ["Not quite. You answered '5'"]  # no stray full stop after the quote
+    assert any(m.value.startswith("Expected, for the config you answered with:") for m in at.markdown)
+    at.text_input(key="ans_dk-value").input("").run()
+    at.button(key="submit_dk-value").click().run()  # emptied, then checked again
+    assert [w.value for w in at.warning] == [
+        "Type or pick an answer first: the box is empty. The result below is from your last check."]
+    assert "**1 wrong**" in score_line(at)  # the empty check changed nothing
+    at.run()
+    assert not at.warning  # said once, at the click
+
+
+def test_a_question_that_does_not_change_with_the_config_says_just_expected():
+    q = next(q for q in QUESTIONS if not q.parametric and q.kind == "choice")
+    at = quiz_app()
+    at.selectbox(key="quiz_topic").set_value(q.topic).run()
+    for _ in QUESTIONS:  # step to it with Next
+        if f"ans_{q.id}" in [r.key for r in at.radio]:
+            break
+        at.button(key="quiz_next").click().run()
+    at.radio(key=f"ans_{q.id}").set_value(q.choices[0]).run()
+    at.button(key=f"submit_{q.id}").click().run()
+    assert not at.exception
+    assert any(m.value.startswith("Expected: `") for m in at.markdown)
+    assert not any(m.value.startswith("Expected, for the config") for m in at.markdown)
