@@ -571,10 +571,39 @@ def batch_first(cfg: TransformerConfig) -> Evidence:
                     {"kind": "bar", "x": "axis", "y": "size", "color": "layout"}, "")
 
 
+def attention_shapes(cfg: TransformerConfig) -> Evidence:
+    """The first encoder layer's self-attention, step by step, with the shapes a trace of this very
+    config reads off its tensors. Shape-only (meta device), so any size costs milliseconds and the
+    shapes are the ones a real pass gives (tests/core checks the two agree)."""
+    from .trace import trace  # here, not at the top: core.trace is the heavier import
+
+    t = trace(cfg, shape_only=True)
+    steps = [  # (what, recorded hook or row key, formula)
+        ("input x (embedding + position)", "src.sum", "(N, M, E)"),
+        ("Q = x W^Q + b, every head, stacked", "enc.0.self_attn.q", "(N, nhead, M, d_k)"),
+        ("one head's Q (K and V alike)", "qkv_one_head", "(N, M, d_k)"),
+        ("scores Q K^T / sqrt(d_k), plus the mask", "enc.0.self_attn.scores", "(N, nhead, M, M)"),
+        ("weights: softmax over the keys", "enc.0.self_attn.weights", "(N, nhead, M, M)"),
+        ("each head: weights @ V", "enc.0.self_attn.heads", "(N, nhead, M, d_k)"),
+        ("heads concatenated", "enc.0.self_attn.concat", "(N, M, E)"),
+        ("after W^O", "enc.0.self_attn.out", "(N, M, E)"),
+    ]
+    records = [{"step": what, "formula": formula,
+                "live shape": str(tuple(t.shapes[key]) if key in t.shapes else t.row(key).shape)}
+               for what, key, formula in steps]
+    values = {"d_k": cfg.d_k, "nhead": cfg.nhead, "q_stacked": tuple(t.shapes["enc.0.self_attn.q"]),
+              "q_one_head": t.row("qkv_one_head").shape, "weights": tuple(t.shapes["enc.0.self_attn.weights"]),
+              "concat": tuple(t.shapes["enc.0.self_attn.concat"])}
+    return Evidence("attention_shapes", "One attention block, step by step, with this config's shapes", values,
+                    records, {"kind": "table"},
+                    f"Read off a shape-only trace of this config: E = {cfg.E} splits into nhead = {cfg.nhead} "
+                    f"heads of d_k = {cfg.d_k}, and the heads joined side by side are E wide again.")
+
+
 EXPERIMENTS: dict[str, Callable[[TransformerConfig], Evidence]] = {
     f.__name__: f for f in (dependency_maps, permutation, residual_ablation, score_scaling, head_options,
                             ffn_layers, learned_positions, causal_probe, mask_counts, shift_right,
-                            parameter_counts, softmax_axis, batch_first)
+                            parameter_counts, softmax_axis, batch_first, attention_shapes)
 }
 
 

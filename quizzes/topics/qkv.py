@@ -25,27 +25,27 @@ QUESTIONS = (
     Question(
         id="qkv-q-head", topic=TOPIC, kind="shape", parametric=True,
         prompt="Batch first, what is the shape of one head's Q in the first encoder layer?",
-        answer=row_shape("qkv_one_head"), evidence="softmax_axis",
+        answer=row_shape("qkv_one_head"), evidence="attention_shapes",
         explanation="Each of the N sequences has M positions, each with a d_k-wide query for this head: "
                     "(N, M, d_k) with d_k = E/nhead.",
     ),
     Question(
         id="qkv-stacked", topic=TOPIC, kind="shape", parametric=True,
         prompt="The model computes all heads at once. What is the shape of Q with every head stacked?",
-        answer=row_shape("q_stacked"), evidence="softmax_axis",
+        answer=row_shape("q_stacked"), evidence="attention_shapes",
         explanation="One E x E projection, then view(N, M, nhead, d_k) and transpose(1, 2): (N, nhead, M, d_k), "
                     "so each head is a batch of its own for the matrix product.",
     ),
     Question(
         id="qkv-scores", topic=TOPIC, kind="shape", parametric=True,
         prompt="What is the shape of the first encoder layer's attention weights, softmax(QK^T/sqrt(d_k))?",
-        answer=row_shape("attention_scores"), evidence="softmax_axis",
+        answer=row_shape("attention_scores"), evidence="attention_shapes",
         explanation="For every sequence and head, an M x M table: one row per query, one column per key.",
     ),
     Question(
         id="qkv-concat", topic=TOPIC, kind="shape", parametric=True,
         prompt="After each head has weighted its values, the heads are concatenated. Shape?",
-        answer=row_shape("concatenated_heads"), evidence="softmax_axis",
+        answer=row_shape("concatenated_heads"), evidence="attention_shapes",
         explanation="nhead outputs of width d_k side by side make E again: (N, M, E), ready for W^O.",
     ),
     Question(

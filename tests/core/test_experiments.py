@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from core import PAPER_BASE, PAPER_BIG, TransformerConfig, divisors, param_counts
+from core import PAPER_BASE, PAPER_BIG, TransformerConfig, divisors, param_counts, trace
 from core.config import GPT3_SIZES, LLAMA_70B_SIZES
 from core.experiments import EXPERIMENTS, MAX_LEN, MAX_WIDTH, Evidence, bounded, run
 
@@ -42,7 +42,8 @@ def test_bounded_caps_and_says_so():
 
 
 @pytest.mark.parametrize("name", ["dependency_maps", "residual_ablation", "causal_probe", "ffn_layers",
-                                  "learned_positions", "mask_counts", "parameter_counts", "batch_first"])
+                                  "learned_positions", "mask_counts", "parameter_counts", "batch_first",
+                                  "attention_shapes"])
 def test_big_configs_stay_small(name):
     """Llama/GPT-3 sizes run through caps or the meta device: real numbers, no big allocation."""
     ev = run(name, GPT3_SIZES if name != "parameter_counts" else LLAMA_70B_SIZES)
@@ -214,3 +215,16 @@ def test_experiments_leave_the_global_random_stream_alone():
     for name in EXPERIMENTS:
         run(name, CONFIGS[0])
     assert torch.equal(state, torch.get_rng_state())
+
+
+def test_attention_shapes_follow_the_config_step_by_step():
+    cfg = TransformerConfig(N=3, M=5, E=12, nhead=4, vocab_size=20)
+    ev = run("attention_shapes", cfg)
+    shapes = {r["step"]: r["live shape"] for r in ev.records}
+    assert shapes["Q = x W^Q + b, every head, stacked"] == "(3, 4, 5, 3)"  # (N, nhead, M, d_k)
+    assert shapes["one head's Q (K and V alike)"] == "(3, 5, 3)"
+    assert shapes["weights: softmax over the keys"] == "(3, 4, 5, 5)"
+    assert shapes["heads concatenated"] == shapes["after W^O"] == "(3, 5, 12)"
+    real = trace(cfg)  # the shape-only trace agrees with a real pass
+    assert ev.values["q_stacked"] == tuple(real.tensors["enc.0.self_attn.q"].shape)
+    assert ev.values["q_one_head"] == real.row("qkv_one_head").shape
