@@ -33,6 +33,9 @@ WIDTHS = [8, 16, 32, 64, 128]
 FF_WIDTHS = [16, 32, 64, 128, 256, 512]
 RATES = [0.0003, 0.001, 0.003, 0.01]
 MASK_ON, MASK_OFF = "with the causal mask", "without the mask"
+# The lab's attention maps: pixels per row, and what the chart's title and its rotated column labels
+# take below and above the rows (a fixed 240 px left 16 rows about 110 px, too few for their labels).
+LAB_ROW_PX, LAB_MAP_DECOR = 16, 110
 
 
 # --------------------------------------------------------------------------------------------
@@ -233,9 +236,10 @@ def attention_chart(weights: list[list[float]], M: int, title: str) -> alt.Chart
     return alt.Chart(pd.DataFrame(rows), title=title).mark_rect().encode(
         x=alt.X("looks at:O", sort=keys, title="input looked at"),
         y=alt.Y("guessing:O", sort=labels, title="guessing token"),
-        color=alt.Color("weight:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]), legend=None),
+        color=alt.Color("weight:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]),
+                        legend=alt.Legend(title="weight", gradientLength=90)),
         tooltip=["guessing", "looks at", alt.Tooltip("weight:Q", format=".2f")],
-    ).properties(height=240)
+    ).properties(height=LAB_ROW_PX * len(weights) + LAB_MAP_DECOR)  # every row labelled, not squeezed
 
 
 def examples_table(result: dict) -> pd.DataFrame:
