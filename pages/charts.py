@@ -15,7 +15,7 @@ from pages.tables import fill_data
 
 PER_CELL = 20  # pixels per heatmap cell, until the chart reaches its largest size
 MIN_PLOT = 96  # pixels for all the cells together, however few: one to three positions stay readable
-MAX_SIDE = 520  # heatmap side in pixels, axes and legend included (64 positions: about 7 px each)
+MAX_SIDE = 520  # heatmap side in pixels, axes and legend included (64 positions: about 6 px each)
 # What each heatmap draws beside its cells, in pixels (measured in Chromium): the axis with its
 # labels and title, and the legend where it stands. The charts are drawn with autosize "pad": the
 # width and height are the cells' own, and these come on top, so that a long axis title or a legend
