@@ -9,6 +9,7 @@ maths here.
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
@@ -146,12 +147,20 @@ def chart(ev: Evidence) -> alt.Chart | None:
     scale = alt.Scale(type="log" if positive else "symlog") if spec.get("log_y") else alt.Scale()
     if kind == "bar" and spec.get("horizontal"):
         # Long names read best down the side, whole; a log axis spanning thousands to billions
-        # gets a tick at every power of ten, so a small bar cannot pass for a large one.
+        # gets a tick at every power of ten, so a small bar cannot pass for a large one. On a log
+        # axis a bar cannot start at 0: each starts at the power of ten below the smallest value.
+        decades = alt.Undefined
+        if positive:
+            low, high = math.floor(math.log10(df[y].min())), math.ceil(math.log10(df[y].max()))
+            df = df.assign(start=10.0 ** low)
+            decades = [10 ** k for k in range(low, high + 1)]  # one tick per power of ten, no other
         return alt.Chart(df).mark_bar().encode(
-            y=alt.Y(f"{x}:N", sort=None, title=None, axis=alt.Axis(labelLimit=400)),
-            x=alt.X(f"{y}:Q", scale=scale, axis=alt.Axis(format="~s", labelOverlap=True)),
+            y=alt.Y(f"{x}:N", sort=None, title=None, axis=alt.Axis(labelLimit=400, labelOverlap=False)),
+            x=alt.X(f"{y}:Q", scale=scale, stack=None, title=y,
+                    axis=alt.Axis(values=decades, labelExpr="replace(format(datum.value, '~s'), 'G', 'B')")),
+            **({"x2": alt.X2("start:Q")} if positive else {}),
             tooltip=[alt.Tooltip(f"{x}:N"), alt.Tooltip(f"{y}:Q", format=",")],
-        ).properties(height=26 * len(df))
+        ).properties(height=26 * len(df) + 50)  # rows, and the axis under them
     enc = {"x": alt.X(f"{x}:O" if kind == "bar" else f"{x}:Q"), "y": alt.Y(f"{y}:Q", scale=scale),
            "tooltip": list(df.columns)}
     if "color" in spec:

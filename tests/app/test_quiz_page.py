@@ -241,6 +241,10 @@ def test_parameter_counts_are_bars_down_the_side_on_a_log_axis():
     [bars] = [s for s in specs if s.get("encoding", {}).get("y", {}).get("field") == "what"]
     assert bars["encoding"]["y"]["type"] == "nominal" and bars["encoding"]["y"]["axis"]["labelLimit"] >= 300
     assert bars["encoding"]["x"]["field"] == "parameters" and bars["encoding"]["x"]["scale"]["type"] == "log"
+    # A bar on a log axis cannot start at 0 (Vega then draws none): each starts at the power of ten
+    # below the smallest count, and the axis ticks every power of ten from there (100 to 1B here).
+    assert bars["encoding"]["x2"]["field"] == "start"
+    assert bars["encoding"]["x"]["axis"]["values"] == [10 ** k for k in range(2, 10)]
 
 
 def test_an_empty_check_is_answered_under_its_own_button_and_the_feedback_reads_cleanly():
