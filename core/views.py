@@ -48,6 +48,7 @@ class AttentionMap:
     blocked: list[list[bool]]
     query_tokens: list[int]
     key_tokens: list[int]
+    hidden_beyond: int = 0  # keys the mask hides that lie past the drawn ones (a capped map's padding)
 
     @property
     def capped(self) -> bool:
@@ -76,16 +77,18 @@ def attention_map(t: Trace, kind: str, layer: int = 0, head: int = 0, item: int 
     Lq, S = weights.shape
     q, k = min(Lq, cap), min(S, cap)
     weights = weights[:q, :k]  # (q, k)
+    hidden_beyond = 0
     if kind == "decoder masked self-attention":
         blocked = t.tensors["tgt_mask"][:q, :k]  # (q, k): True above the diagonal
     else:  # encoder self and cross both hide the source's padding keys
-        padding = t.tensors["src_key_padding_mask"][item, :k]  # (k,)
-        blocked = padding.unsqueeze(0).expand(q, k)  # (1, k) -> (q, k): same keys hidden for every query
+        padding = t.tensors["src_key_padding_mask"][item]  # (S,)
+        blocked = padding[:k].unsqueeze(0).expand(q, k)  # (1, k) -> (q, k): same keys hidden for every query
+        hidden_beyond = int(padding[k:].sum())
     query_ids = t.tensors["src.tokens" if stack == "enc" else "tgt.tokens"][item, :q]  # (q,)
     key_ids = t.tensors["tgt.tokens" if kind == "decoder masked self-attention" else "src.tokens"][item, :k]  # (k,)
     return AttentionMap(kind=kind, layer=layer, head=head, item=item, queries=Lq, keys=S,
                         weights=weights.float().tolist(), blocked=blocked.tolist(),
-                        query_tokens=query_ids.tolist(), key_tokens=key_ids.tolist())
+                        query_tokens=query_ids.tolist(), key_tokens=key_ids.tolist(), hidden_beyond=hidden_beyond)
 
 
 def pair_step(E: int, cap: int = MAX_DIMS) -> int:

@@ -21,10 +21,16 @@ def mask_note(kind: str, cfg) -> str:
         return ("Causal mask: True above the diagonal, so target position i sees positions 0..i and nothing "
                 "after. The diagonal stays visible.")
     padded = padded_positions(cfg)
-    where = (f"The trace pads the last {padded} of the M = {cfg.M} positions of the last sequence, so pick the "
-             f"last batch item ({cfg.N - 1}) to see it." if padded else
-             f"The trace pads the last quarter of the last sequence only when N > 1 and M ≥ 4; with N = {cfg.N} "
-             f"and M = {cfg.M} no token is padding, so this mask hides nothing.")
+    if not padded:
+        where = (f"The trace pads the last quarter of the last sequence only when N > 1 and M ≥ 4; with N = {cfg.N} "
+                 f"and M = {cfg.M} no token is padding, so this mask hides nothing.")
+    elif cfg.M - padded >= MAX_POSITIONS:  # all of it past the drawn keys
+        where = (f"The trace pads the last {padded} of the M = {cfg.M} positions of the last sequence (batch item "
+                 f"{cfg.N - 1}), keys {cfg.M - padded} to {cfg.M - 1}: past the first {MAX_POSITIONS} keys drawn "
+                 "here, so a shorter M shows them.")
+    else:
+        where = (f"The trace pads the last {padded} of the M = {cfg.M} positions of the last sequence, so pick the "
+                 f"last batch item ({cfg.N - 1}) to see it.")
     if kind == "cross-attention":
         return ("Target queries look at source keys (M_target rows, M columns); the source's padding keys are "
                 "hidden, as in the encoder. " + where)
@@ -81,7 +87,11 @@ with guard("The attention heatmap"):
         st.subheader("Weights")
         st.vega_lite_chart(attention_spec(a), width="content")
         blocked = a.blocked_weight_max
-        if blocked is None:
+        if blocked is None and a.hidden_beyond:
+            st.caption(f"Nothing is masked among the {len(a.weights[0])} keys drawn. This sequence's "
+                       f"{a.hidden_beyond} padding keys come after them, at keys {a.keys - a.hidden_beyond} to "
+                       f"{a.keys - 1}, hidden from every query all the same.")
+        elif blocked is None:
             st.caption("Nothing is masked here: every query sees every key.")
         else:
             st.caption(f"× marks a blocked cell. The largest weight on a blocked cell is {blocked:.2g}: the mask "

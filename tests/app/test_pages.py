@@ -133,3 +133,14 @@ def test_the_mask_note_says_whether_this_batch_has_any_padding(query, padded):
     else:
         assert "no token is padding, so this mask hides nothing" in captions
         assert "pick the last batch item" not in captions
+
+
+def test_a_capped_map_says_the_padding_lies_past_the_keys_drawn():
+    """At M = 256 the map shows the first 64 keys; the last sequence's padding is keys 192 to 255."""
+    at = make_app({"M": "256", "M_target": "256"}).run()
+    at.switch_page("pages/attention.py").run()
+    assert not at.exception, at.exception
+    captions = " ".join(c.value for c in at.caption)
+    assert "Nothing is masked here" not in captions
+    assert "This sequence's 64 padding keys come after them, at keys 192 to 255" in captions
+    assert "keys 192 to 255: past the first 64 keys drawn here" in captions
