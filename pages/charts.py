@@ -21,7 +21,7 @@ MAX_SIDE = 520  # heatmap side in pixels, axes and legend included (64 positions
 # width and height are the cells' own, and these come on top, so that a long axis title or a legend
 # never squeezes the cells (with Streamlit's default, "fit", three positions got about 40 px).
 WEIGHTS_DECOR = (130, 90)  # (width, height): the colour scale on the right
-MASK_DECOR = (85, 155)  # the legend below, so that the mask fits beside the weights
+MASK_DECOR = (60, 155)  # the legend below, so that the mask fits beside the weights (M=12: 240 + 59 px)
 # Widest heatmap that fits a narrow column: in a 1280 px window with the sidebar open, the attention
 # page's 2/5 column is 320 px wide (368 px at 1400 px). Wider charts scroll sideways in their box
 # (streamlit_app.py), which a learner may not notice.
