@@ -296,9 +296,9 @@ def reversal_tab() -> None:
                   persist_state="session")
     vocab_size = c2.slider("vocab_size — random symbols", 2, 32, d.vocab_size, key="tl_rev_vocab",
                            persist_state="session")
-    no_mask = c3.toggle("Remove the causal mask (let positions see the future)", key="tl_rev_nomask",
-                        persist_state="session",
-                        help="Trains and tests with forward(tokens, causal=False).")
+    no_mask = c3.toggle("Remove the causal mask", key="tl_rev_nomask", persist_state="session",
+                        help="Lets every position see the future: trains and tests with "
+                             "forward(tokens, causal=False).")
     sizes = model_sliders("tl_rev", d)
     run = run_sliders("tl_rev", d, max_steps=1000)
     settings = ReversalSettings(M=M, vocab_size=vocab_size, causal=not no_mask, **sizes, **run)
