@@ -118,6 +118,11 @@ def _half(name: str) -> tuple[int, int]:
     return (POS_W if name.endswith("_pos") else NODE_W) // 2, NODE_H // 2
 
 
+def _label_lines(name: str) -> list[str]:
+    """A box's label, one string per line (NODES marks a line break with a literal backslash-n)."""
+    return NODES[name][0].split("\\n")
+
+
 def _node_svg(name: str) -> str:
     label, fill = NODES[name]
     x, y = CENTRES[name]
@@ -125,7 +130,7 @@ def _node_svg(name: str) -> str:
         return (f'<circle cx="{x}" cy="{y}" r="{PLUS_R}" fill="{fill}" stroke="#333"/>'
                 f'<text x="{x}" y="{y + 4}" text-anchor="middle" font-size="13">+</text>')
     w, h = _half(name)
-    lines = label.split("\\n")
+    lines = _label_lines(name)
     text = "".join(f'<tspan x="{x}" dy="{0 if i == 0 else 13}">{escape(line)}</tspan>' for i, line in enumerate(lines))
     top = y + 4 - 6.5 * (len(lines) - 1)  # the lines' block centred on the box
     return (f'<rect x="{x - w}" y="{y - h}" width="{2 * w}" height="{2 * h}" rx="8" fill="{fill}" stroke="#333"/>'
@@ -192,7 +197,7 @@ def spoken_name(name: str) -> str:
     """A box's name for the list under the figure: SPOKEN's wording, or its label on one line."""
     if name in SPOKEN:
         return SPOKEN[name]
-    label = NODES[name][0].replace("\\n", " ")
+    label = " ".join(_label_lines(name))
     return label[0].lower() + label[1:]
 
 
