@@ -74,41 +74,81 @@ class MemoryEstimate:
         return self.params + self.activations + self.transient
 
 
-def estimate(cfg: TransformerConfig) -> MemoryEstimate:
-    """Bytes for one real trace of ``cfg``; exact for the tensors the trace keeps.
+@dataclass(frozen=True)
+class _Floats:
+    """Float counts of one pass, by where they come from (shared by both estimates below)."""
 
-    The trace keeps every recorded tensor of layer 0, the attention weights of every deeper layer,
-    and the stack outputs (see core.trace.TraceRecorder).
-    """
-    N, M, T, E, H, F, L = cfg.N, cfg.M, cfg.M_target, cfg.E, cfg.nhead, cfg.d_ff, cfg.layers
+    enc_layer: int  # one encoder layer's recorded activations, attention maps aside
+    dec_layer: int  # the same for one decoder layer
+    embed: int  # token embeddings, positions and their sums, both sides
+    square: int  # one layer's attention maps of all three kinds, one tensor's worth (scores or weights)
+    vocab: int  # logits and probabilities
+    fixed_bytes: int  # token ids and the two masks
+
+
+def _floats(cfg: TransformerConfig) -> _Floats:
+    N, M, T, E, H, F = cfg.N, cfg.M, cfg.M_target, cfg.E, cfg.nhead, cfg.d_ff
 
     def attn_linear(Lq: int, S: int) -> int:
         """q, heads, concat, out have Lq rows; k and v have S rows."""
         return N * E * (4 * Lq + 2 * S)
 
-    enc_linear = attn_linear(M, M) + N * M * (3 * E + F)  # + ffn_in, ffn.out, out, and the d_ff hidden
-    dec_linear = attn_linear(T, T) + attn_linear(T, M) + N * T * (3 * E + F)
     # Token embedding and sum per side; positions are computed per side when sinusoidal, or are views
     # of the learned table, which they then keep alive whole.
     positions = (M + T) * E if cfg.positional == "sinusoidal" else cfg.max_len * E
-    embed_linear = 2 * N * M * E + 2 * N * T * E + positions
+    return _Floats(
+        enc_layer=attn_linear(M, M) + N * M * (3 * E + F),  # + ffn_in, ffn.out, out, and the d_ff hidden
+        dec_layer=attn_linear(T, T) + attn_linear(T, M) + N * T * (3 * E + F),
+        embed=2 * N * M * E + 2 * N * T * E + positions,
+        square=N * H * (M * M + T * T + T * M),
+        vocab=2 * N * T * cfg.vocab_size,
+        fixed_bytes=INDEX_BYTES * N * (M + T) + MASK_BYTES * (T * T + N * M),
+    )
+
+
+def estimate(cfg: TransformerConfig) -> MemoryEstimate:
+    """Bytes for one real trace of ``cfg``; exact for the tensors the trace keeps.
+
+    The trace keeps every recorded tensor of layer 0, the attention weights of every deeper layer,
+    and the stack outputs (see core.trace.TraceRecorder). This is what the memory budget is
+    checked against; ``every_layer`` is the general picture the explorer's chart draws.
+    """
+    f = _floats(cfg)
+    N, M, T, E, H, L = cfg.N, cfg.M, cfg.M_target, cfg.E, cfg.nhead, cfg.layers
     stack_outputs = N * (M + T) * E if L > 1 else 0  # memory and dec.out, when not layer 0's own output
-    linear_floats = enc_linear + dec_linear + embed_linear + stack_outputs
-    square = N * H * (M * M + T * T + T * M)  # one layer's attention maps, all three kinds
-    attention_floats = 2 * square + (L - 1) * square  # layer 0: scores and weights; deeper: weights
-    vocab_floats = 2 * N * T * cfg.vocab_size  # logits and probabilities
+    linear_floats = f.enc_layer + f.dec_layer + f.embed + stack_outputs
+    attention_floats = 2 * f.square + (L - 1) * f.square  # layer 0: scores and weights; deeper: weights
     head_weights = 3 * E * E  # layer 0's W^Q, W^K, W^V copies, all heads
-    linear = FLOAT_BYTES * (linear_floats + head_weights) + INDEX_BYTES * N * (M + T) \
-        + MASK_BYTES * (T * T + N * M)
     # Temporaries of a deeper layer while it runs: its activations and an unmasked score tensor.
     widest = max(M, T)
-    transient = FLOAT_BYTES * (max(enc_linear, dec_linear) + 2 * N * H * widest * widest)
+    transient = FLOAT_BYTES * (max(f.enc_layer, f.dec_layer) + 2 * N * H * widest * widest)
     return MemoryEstimate(
         params=FLOAT_BYTES * param_counts(cfg)["total"],
-        linear=linear,
+        linear=FLOAT_BYTES * (linear_floats + head_weights) + f.fixed_bytes,
         attention=FLOAT_BYTES * attention_floats,
-        vocab=FLOAT_BYTES * vocab_floats,
+        vocab=FLOAT_BYTES * f.vocab,
         transient=transient,
+    )
+
+
+def every_layer(cfg: TransformerConfig) -> MemoryEstimate:
+    """Bytes of one forward pass that keeps every layer's activations, as training keeps them for
+    the backward pass; exact for the tensors the model records (a plain dict as its recorder).
+
+    Why a second estimate: the trace keeps layer 0 whole but only the attention weights of deeper
+    layers, so in ``estimate`` the attention maps outgrow the rest sooner the more layers there
+    are. That is a fact about this app, not about Transformers. Counted layer by layer, each
+    layer's maps (scores and weights, N x nhead x M^2 each) overtake that layer's other
+    activations at about the same M whatever the depth; that is what the explorer draws.
+    """
+    f = _floats(cfg)
+    L = cfg.layers
+    return MemoryEstimate(
+        params=FLOAT_BYTES * param_counts(cfg)["total"],
+        linear=FLOAT_BYTES * (L * (f.enc_layer + f.dec_layer) + f.embed) + f.fixed_bytes,
+        attention=FLOAT_BYTES * 2 * L * f.square,
+        vocab=FLOAT_BYTES * f.vocab,
+        transient=0,
     )
 
 

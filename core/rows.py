@@ -42,8 +42,10 @@ ROWS: tuple[RowSpec, ...] = (
             "Head 0's queries (keys and values have the same shape): the input times that head's E x d_k W^Q, "
             "plus its bias.",
             head=0),
-    RowSpec(6, "attention_scores", "attention scores", "(N, nhead, M, M)", "enc.0.self_attn.weights",
-            "softmax(QK^T / sqrt(d_k)) for every head: row i says how much query i takes from each key."),
+    RowSpec(6, "attention_scores", "attention weights", "(N, nhead, M, M)", "enc.0.self_attn.weights",
+            "softmax(QK^T / sqrt(d_k)) for every head: row i says how much query i takes from each key. The note "
+            "calls this row the attention scores; most texts, and PyTorch (attn_output_weights), call it the "
+            "weights and keep 'scores' for QK^T / sqrt(d_k) before the softmax (in the extras)."),
     RowSpec(7, "head_output", "attention output of one head", "(N, M, E/nhead)", "enc.0.self_attn.heads",
             "Head 0's attention weights times its values: a weighted average of value vectors.", head=0),
     RowSpec(8, "concatenated_heads", "concatenated heads", "(N, M, E)", "enc.0.self_attn.concat",
@@ -82,10 +84,10 @@ EXTRAS: tuple[RowSpec, ...] = (
             "True above the diagonal: target position i may not look at positions after i. The diagonal stays visible."),
     RowSpec(0, "key_padding_mask", "key padding mask", "(N, M)", "src_key_padding_mask",
             "True where a source token is padding (id 0), so no query attends to it."),
-    RowSpec(0, "decoder_self_scores", "masked self-attention scores", "(N, nhead, M_target, M_target)",
+    RowSpec(0, "decoder_self_scores", "masked self-attention weights", "(N, nhead, M_target, M_target)",
             "dec.0.self_attn.weights", "The decoder's first self-attention weights, after the softmax (as in "
             "row 6): zero above the diagonal."),
-    RowSpec(0, "cross_scores", "cross-attention scores", "(N, nhead, M_target, M)", "dec.0.cross_attn.weights",
+    RowSpec(0, "cross_scores", "cross-attention weights", "(N, nhead, M_target, M)", "dec.0.cross_attn.weights",
             "Cross-attention weights, after the softmax: target queries against source keys, M_target rows, "
             "M columns."),
     RowSpec(0, "target_tokens", "target tokens (shifted right)", "(N, M_target)", "tgt.tokens",

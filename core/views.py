@@ -14,7 +14,7 @@ import torch
 from torch import Tensor
 
 from .config import MAX_M, TransformerConfig
-from .memory import estimate
+from .memory import every_layer
 from .model import PositionalEncoding, init_weights, sinusoidal_table
 from .trace import Trace
 
@@ -161,7 +161,8 @@ def sinusoid_curves(E: int, dims: list[int], positions: int) -> dict[int, list[f
 
 @dataclass(frozen=True)
 class MemoryPoint:
-    """Bytes of one real pass at source and target length M, split by how they grow."""
+    """Bytes of one forward pass that keeps every layer's activations, at source and target length
+    M, split by how they grow."""
 
     M: int
     params: int
@@ -171,15 +172,17 @@ class MemoryPoint:
 
 
 def memory_curve(cfg: TransformerConfig, top: int | None = None) -> tuple[list[MemoryPoint], int | None]:
-    """The memory estimate at M = M_target = 1, 2, 4, ..., and the first M where attention wins.
+    """Every layer's activations at M = M_target = 1, 2, 4, ..., and the first M where the attention
+    maps outweigh the rest.
 
-    Pure arithmetic on the config (core.memory.estimate), so any size is free to draw. The
+    Pure arithmetic on the config (core.memory.every_layer, not the trace's own budget estimate,
+    whose crossover would move with the number of layers), so any size is free to draw. The
     crossover is the exact smallest M (any whole number, not only a power of two), and the curve
     gets a point there too. The range reaches at least four times past the crossover and the
     config's own M, up to MAX_M.
     """
     def point(m: int) -> MemoryPoint:
-        est = estimate(cfg.replace(M=m, M_target=m, max_len=max(m, cfg.max_len)))
+        est = every_layer(cfg.replace(M=m, M_target=m, max_len=max(m, cfg.max_len)))
         return MemoryPoint(M=m, params=est.params, linear=est.linear, attention=est.attention, vocab=est.vocab)
 
     def attention_wins(m: int) -> bool:
@@ -201,6 +204,18 @@ def memory_curve(cfg: TransformerConfig, top: int | None = None) -> tuple[list[M
     if top is None:
         top = max(4096, 4 * cfg.M, 4 * (crossover or 1))
     return [p for p in points if p.M <= top], crossover
+
+
+def layer_crossover(cfg: TransformerConfig) -> int:
+    """The first M (= M_target) at which one encoder and one decoder layer's attention maps
+    outweigh the other activations of those two layers.
+
+    Per layer pair, with M_target = M: the maps are 2 x 3 x N x nhead x M^2 floats (scores and
+    weights of the three attentions) and the rest N x M x (24 E + 2 d_ff) (see
+    core.memory._floats). So the maps win once M > (12 E + d_ff) / (3 nhead), about 5.3 d_k when
+    d_ff = 4E. N cancels out, and so does the number of layers.
+    """
+    return (12 * cfg.E + cfg.d_ff) // (3 * cfg.nhead) + 1
 
 
 def limit_torch_threads(n: int = 1) -> None:

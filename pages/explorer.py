@@ -8,7 +8,7 @@ architecture diagram, the parameter breakdown and memory against M. No tensor ma
 import streamlit as st
 
 from core import human_bytes
-from core.views import memory_curve
+from core.views import layer_crossover, memory_curve
 from pages.common import cached_shapes, current_config, guard, over_budget, shape_only_banner
 from pages.diagram import MIN_WIDTH, WIDTH, architecture_steps, architecture_svg, architecture_title
 from pages.tables import STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_csv, table_json
@@ -87,8 +87,12 @@ with guard("Tracing this config"):
     scores = cfg.N * cfg.nhead * cfg.M * cfg.M
     a.metric("d_k = E / nhead", cfg.d_k)
     b.metric("parameters", short_count(t.params["total"]), help=f"Exactly {t.params['total']:,}.")
-    c.metric("one real pass needs", human_bytes(t.estimate.total))
-    d.metric("attention scores per layer", short_count(scores),
+    c.metric("this trace holds", human_bytes(t.estimate.total),
+             help="Weights plus what the trace keeps: every tensor of layer 0 and the attention weights of the "
+                  f"deeper layers, plus the temporaries of the pass. Over {human_bytes(t.budget_bytes)} the "
+                  "table is read off a shape-only pass instead. A training step keeps more: every layer's "
+                  "activations (drawn under *Memory against M*), and gradients besides.")
+    d.metric("attention weights per layer", short_count(scores),
              help=f"Exactly {scores:,}. In each encoder self-attention layer: N × nhead × M × M, the number that "
                   "grows with the square of M. A decoder layer holds N × nhead × (M_target² + M_target × M).")
     preset = st.session_state.get("w_preset", "")
@@ -157,9 +161,13 @@ with params_tab, guard("The parameter breakdown"):
 with memory_tab, guard("The memory chart"):
     crossover = view["crossover"]
     st.vega_lite_chart(view["memory"], width="stretch")
+    st.caption("Bytes of one forward pass that keeps every layer's activations, as training keeps them for the "
+               "backward pass (the tensors this model records; PyTorch's autograd keeps a similar set).")
     if crossover is not None:
-        st.caption(f"With E={cfg.E}, nhead={cfg.nhead}, N={cfg.N}, layers={cfg.layers}, the attention scores "
-                   f"and weights (N × nhead × M² per block) outgrow all other activations from M = {crossover}. "
-                   "Doubling M roughly doubles the linear terms and quadruples the attention term.")
+        st.caption(f"In each layer the attention scores and weights (N × nhead × M² per attention, each) outweigh "
+                   f"the layer's other activations once M > (12E + d_ff) / (3 nhead), from M = "
+                   f"{layer_crossover(cfg)} here: about 5.3 d_k when d_ff = 4E, whatever N and the number of layers. "
+                   f"With the embeddings, logits and probabilities counted too, attention outweighs everything "
+                   f"else from M = {crossover}. Doubling M doubles the linear terms and quadruples the attention term.")
     else:
         st.caption("Within the lengths drawn, the attention term stays below the linear terms.")

@@ -144,7 +144,8 @@ def _memory_template() -> dict:
 
 
 def memory_spec(points: list[MemoryPoint], current_M: int, crossover: int | None) -> dict:
-    """Bytes of one real pass against M (= M_target), log-log: the M² line overtakes the others."""
+    """Bytes of a pass that keeps every layer's activations against M (= M_target), log-log: the M² line
+    overtakes the others."""
     marks = [{"M": current_M, "what": f"your M = {current_M}"}]
     if crossover is not None:
         marks.append({"M": crossover, "what": f"attention overtakes at M = {crossover}"})

@@ -131,7 +131,7 @@ def test_stacked_toggle_shows_pytorch_layout_beside_the_per_head_view():
 
 def test_show_code_for_a_row():
     at = make_app().run()
-    at.selectbox(key="x_code_row").set_value("6. attention scores").run()
+    at.selectbox(key="x_code_row").set_value("6. attention weights").run()
     code = at.code[0].value
     assert "core/model.py" in code
     assert 'record(rec, prefix + "weights"' in code
@@ -184,5 +184,5 @@ def test_large_counts_fit_their_boxes_and_borrowed_sizes_are_explained():
     total = trace(PRESETS[name]).params["total"]
     assert values["parameters"].value == f"{total / 1e9:.1f} billion"
     assert values["parameters"].proto.help == f"Exactly {total:,}."
-    assert values["attention scores per layer"].value == "25.8 billion"  # 64 * 96 * 2048 * 2048
+    assert values["attention weights per layer"].value == "25.8 billion"  # 64 * 96 * 2048 * 2048
     assert any("GPT-3 175B itself is decoder-only" in c.value for c in at.caption)

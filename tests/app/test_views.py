@@ -8,10 +8,10 @@ import pytest
 import torch
 
 from core import TransformerConfig, trace
-from core.memory import estimate
+from core.memory import every_layer
 from core.model import sinusoidal_table
-from core.views import (ATTENTION_KINDS, MAX_DIMS, MAX_POSITIONS, attention_map, memory_curve, positional_view,
-                        shown_dims, sinusoid_curves)
+from core.views import (ATTENTION_KINDS, MAX_DIMS, MAX_POSITIONS, attention_map, layer_crossover, memory_curve,
+                        positional_view, shown_dims, sinusoid_curves)
 from pages.diagram import EDGES, HEIGHT, NODES, WIDTH, architecture_steps, architecture_svg, edge_shape, shape_text
 
 CFG = TransformerConfig(N=3, M=8, M_target=6, E=12, nhead=3, vocab_size=20, layers=2)
@@ -94,7 +94,7 @@ def test_memory_curve_attention_overtakes_and_quadruples():
     assert crossover is not None
     by_M = {p.M: p for p in points}
     assert by_M[crossover].attention > by_M[crossover].linear + by_M[crossover].vocab
-    below = estimate(CFG.replace(M=crossover - 1, M_target=crossover - 1))
+    below = every_layer(CFG.replace(M=crossover - 1, M_target=crossover - 1))
     assert below.attention <= below.linear + below.vocab  # the exact first M, not the next power of two
     for m in (8, 64, 1024):  # M = M_target: the attention term is exactly N*nhead*3M^2 floats per layer
         assert by_M[2 * m].attention == 4 * by_M[m].attention
@@ -184,5 +184,23 @@ def test_the_crossover_is_the_exact_first_length_not_the_next_power_of_two():
     from core import DEFAULT
 
     points, crossover = memory_curve(DEFAULT)
-    assert crossover == 47  # 318,096 attention bytes against 316,703 for the rest; at 46 attention loses
-    assert 47 in [p.M for p in points]
+    assert crossover == 55  # 580,800 attention bytes against 578,655 for the rest; at 54 attention loses
+    assert 55 in [p.M for p in points]
+
+
+def test_the_crossover_is_a_fact_about_layers_not_about_how_many_the_trace_keeps():
+    """One layer pair's maps outweigh its other activations from the same M whatever N and the depth
+    (the formula in layer_crossover, checked against the byte counts); the whole model's crossover
+    only approaches it from above as the stack deepens, since the ends of the stack weigh less."""
+    from core import DEFAULT
+
+    for cfg in (DEFAULT, CFG, DEFAULT.replace(E=512, nhead=8), DEFAULT.replace(E=24, nhead=3, d_ff=50)):
+        first = layer_crossover(cfg)
+        for m, wins in ((first - 1, False), (first, True)):
+            for N in (1, 5):
+                one = every_layer(cfg.replace(N=N, M=m, M_target=m, layers=1))
+                two = every_layer(cfg.replace(N=N, M=m, M_target=m, layers=2))
+                assert (two.attention - one.attention > two.linear - one.linear) is wins, (cfg, m, N)
+        whole = [memory_curve(cfg.replace(layers=L))[1] for L in (1, 2, 6, 12)]
+        assert whole == sorted(whole, reverse=True) and whole[-1] >= first, (whole, first)
+    assert layer_crossover(DEFAULT) == 43  # (12 * 16 + 64) / (3 * 2) = 42.7

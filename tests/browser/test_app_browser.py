@@ -86,7 +86,7 @@ def test_first_visit_to_a_page_url_runs_the_whole_app(app_url, page):
 def test_keyboard_slider_changes_the_table_and_every_page_opens(app_url, page, tmp_path):
     page.goto(app_url)
     expect(shape_cell(page, 0)).to_have_text("(2, 8)", timeout=LOAD)  # row 1: input tokens (N, M)
-    expect(shape_cell(page, 5)).to_have_text("(2, 2, 8, 8)")  # row 6: attention scores (N, nhead, M, M)
+    expect(shape_cell(page, 5)).to_have_text("(2, 2, 8, 8)")  # row 6: attention weights (N, nhead, M, M)
 
     thumb = slider_thumb(page, "N — batch size")
     thumb.focus()

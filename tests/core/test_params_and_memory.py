@@ -3,7 +3,9 @@
 import torch
 
 from core import PAPER_BASE, PAPER_BIG, TransformerConfig, Transformer, estimate, param_counts, trace
-from core.memory import FLOAT_BYTES
+from core.memory import FLOAT_BYTES, every_layer
+from core.model import generate_key_padding_mask, generate_square_subsequent_mask
+from core.trace import PAD_ID, make_batch
 
 
 def test_paper_base_is_about_65M_and_big_about_213M():
@@ -37,6 +39,25 @@ def test_estimate_counts_exactly_what_a_real_trace_keeps():
         est = estimate(cfg)
         assert sum(storages.values()) == est.activations
         assert est.params == FLOAT_BYTES * t.params["total"]
+
+
+def test_every_layer_counts_exactly_what_a_pass_recording_every_layer_holds():
+    """The explorer's memory chart: a plain dict as the recorder keeps every layer's tensors."""
+    for cfg in [TransformerConfig(), TransformerConfig(N=3, M=5, M_target=9, E=12, nhead=3, d_ff=7, layers=3,
+                                                       vocab_size=33, positional="learned")]:
+        model = Transformer.from_config(cfg)
+        rec = {}
+        with torch.inference_mode():
+            src, tgt = make_batch(cfg)
+            rec["tgt_mask"] = tgt_mask = generate_square_subsequent_mask(cfg.M_target)
+            rec["padding"] = padding = generate_key_padding_mask(src, PAD_ID)
+            model(src, tgt, tgt_mask=tgt_mask, src_key_padding_mask=padding, memory_key_padding_mask=padding,
+                  rec=rec)
+        storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in rec.values()}
+        assert sum(storages.values()) == every_layer(cfg).activations
+        # The trace drops the deeper layers' scores (and all but their weights): every layer keeps more.
+        assert every_layer(cfg).attention - estimate(cfg).attention == FLOAT_BYTES * (cfg.layers - 1) * (
+            cfg.N * cfg.nhead * (cfg.M ** 2 + cfg.M_target ** 2 + cfg.M_target * cfg.M))
 
 
 def test_over_budget_configs_go_shape_only():
