@@ -169,7 +169,12 @@ def dependency_maps(cfg: TransformerConfig) -> Evidence:
     records = [{"model": name, "output position": i, "input position": j, "influence": v}
                for name, m in maps.items() for i, row in enumerate(m) for j, v in enumerate(row)]
     values = {f"{name}_pattern": _pattern(m) for name, m in maps.items()}
+    batch = torch.randn(small.N, L, E, generator=_gen(small.seed + 2))  # (N, M, E), the encoder's input shape
+    with torch.no_grad():
+        every_step, _ = gru(batch)  # (N, M, E) -> (N, M, E): one E-wide hidden vector per position
     values.update({
+        "gru_input_shape": tuple(batch.shape),
+        "gru_output_shape": tuple(every_step.shape),
         "positions": L,
         "rnn_sequential_steps": L,  # the GRU's loop over time: one step per position
         "attention_sequential_steps": 1,  # one matrix product covers every position

@@ -236,8 +236,8 @@ class EncoderLayer(nn.Module):
 
     ``residual=False`` drops the skip paths (x = LayerNorm(sublayer(x))); only experiments use it,
     to show what the skip connections are for. With ``attn_mask`` causal, this block is a
-    GPT-style decoder-only block, post-norm with ReLU as in GPT-1 (GPT-2 and later put LayerNorm
-    before each sub-layer and use GELU).
+    GPT-style decoder-only block, post-norm as in GPT-1 (which used GELU where this block, like the
+    paper, uses ReLU; GPT-2 and later also put LayerNorm before each sub-layer).
     """
 
     def __init__(self, E: int, nhead: int, d_ff: int, residual: bool = True, device=None):

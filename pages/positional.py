@@ -38,7 +38,8 @@ def default_dims(E: int) -> list[int]:
 
 cfg = current_config()
 st.title("Positional encoding")
-st.caption(f"Attention alone cannot tell positions apart, so each position p gets a vector of E = {cfg.E} "
+st.caption(f"Attention without a mask treats its input as a set and cannot tell positions apart (a causal mask "
+           f"lets a model infer some order on its own), so each position p gets a vector of E = {cfg.E} "
            f"numbers added to its token embedding. This model uses **{cfg.positional}** positions.")
 
 shapes = cached_shapes(cfg)

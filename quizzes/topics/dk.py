@@ -70,25 +70,27 @@ QUESTIONS = (
         id="dk-why-scale", topic=TOPIC, kind="choice",
         prompt="Why are the attention scores divided by sqrt(d_k)?",
         choices=_SCALE, answer=fixed(1, _SCALE), evidence="score_scaling",
-        explanation="With unit-variance entries, each product q_i k_i has variance 1 and d_k of them add up to "
-                    "variance d_k. Large scores push softmax towards a one-hot vector, where its gradient is "
+        explanation="With independent entries of mean 0 and variance 1 (the paper's assumption), each product "
+                    "q_i k_i has variance 1 and d_k of them add up to variance d_k. Large scores push softmax towards a one-hot vector, where its gradient is "
                     "almost zero; the scaling undoes the growth.",
     ),
     Question(
         id="dk-which-width", topic=TOPIC, kind="choice",
-        prompt="With {nhead} heads, the scores are divided by the square root of which width?",
+        prompt="In multi-head attention, each head's scores are divided by the square root of which width?",
         choices=_WIDTH, answer=outcome("score_scaling", lambda v: SCALE_WIDTHS.index(v["model_divides_by"]), _WIDTH),
         evidence="score_scaling",
         explanation="Each score is one head's q·k, a sum over that head's d_k dimensions, so d_k sets its spread. "
-                    "With one head d_k equals E, which is why single-head write-ups divide by sqrt(E).",
+                    "With one head d_k equals E, so there both widths are the same number, which is why single-head "
+                    "write-ups divide by sqrt(E).",
     ),
     Question(
         id="dk-variance", topic=TOPIC, kind="numeric", parametric=True, tolerance=0.2,
-        prompt="q and k have {d_k} entries each, all independent with variance 1. About what is the variance of "
-               "the raw dot product q·k? (within 20%)",
+        prompt="q and k have {d_k} entries each, all independent with mean 0 and variance 1. About what is the "
+               "variance of the raw dot product q·k? (within 20%)",
         answer=value("score_scaling", "variance_unscaled_at_d_k"), evidence="score_scaling",
-        explanation="The variance of a sum of independent terms is the sum of their variances: d_k terms of "
-                    "variance 1 give about d_k. The measured value is from 4096 random pairs.",
+        explanation="Each product q_i k_i of two independent mean-0, variance-1 numbers has variance 1 (a "
+                    "non-zero mean would make it larger), and the variance of a sum of independent terms is the sum "
+                    "of their variances: d_k terms give about d_k. The measured value is from 4096 random pairs.",
     ),
     Question(
         id="dk-entropy", topic=TOPIC, kind="predict",

@@ -5,8 +5,8 @@ from quizzes.questions import Question, fixed, millions, param, value
 TOPIC = "Parameter counts"
 
 _STACK = (
-    "One after another: each layer reads the previous layer's output. The positions inside a layer are what "
-    "run in parallel.",
+    "One after another: each layer reads the previous layer's output. In training, the positions inside a "
+    "layer are what run in parallel.",
     "All layers in parallel, since they have separate weights.",
     "In parallel in the decoder, one after another in the encoder.",
 )
@@ -48,16 +48,19 @@ QUESTIONS = (
     ),
     Question(
         id="params-paper-base", topic=TOPIC, kind="numeric", tolerance=0.01, unit="millions",
-        prompt="Our model at the paper's base sizes (E=512, nhead=8, d_ff=2048, 6+6 layers, one shared "
-               "37000-token vocabulary): how many million parameters? (within 1%)",
+        prompt="Our model at the paper's base sizes (E=512, nhead=8, d_ff=2048, 6+6 layers, one 37000-token "
+               "vocabulary for source and target, and, as in the paper's section 3.4, one matrix shared by both "
+               "embeddings and the pre-softmax layer): how many million parameters? (within 1%)",
         answer=value("parameter_counts", "paper_base_total", millions), evidence="parameter_counts",
-        explanation="About 63 million with a tied embedding; the paper's Table 3 says 65M. Every bias is already "
-                    "counted here, so the gap is most likely the vocabulary: each 1000 more tokens add 512,000 "
-                    "parameters, and about 40,700 tokens would make 65M.",
+        explanation="About 63 million with the one tied matrix; the paper's Table 3 says 65M. The paper does not "
+                    "break its count down, so the gap cannot be pinned here. One candidate is the vocabulary: "
+                    "each 1000 more tokens add 512,000 parameters, and about 40,700 tokens would make 65M. Untied "
+                    "(two embeddings and an output matrix of their own), the same sizes hold about 101 million.",
     ),
     Question(
         id="params-paper-big", topic=TOPIC, kind="numeric", tolerance=0.01, unit="millions",
-        prompt="And at the paper's big sizes (E=1024, nhead=16, d_ff=4096, 6+6 layers)? In millions (within 1%).",
+        prompt="And at the paper's big sizes (E=1024, nhead=16, d_ff=4096, 6+6 layers, the same vocabulary and the "
+               "same tied matrix)? In millions (within 1%).",
         answer=value("parameter_counts", "paper_big_total", millions), evidence="parameter_counts",
         explanation="About 214 million, close to the paper's 213M. Doubling E (with d_ff) quadruples every "
                     "E x E and E x d_ff matrix, while the vocab_size x E embedding only doubles, so the total "

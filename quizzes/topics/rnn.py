@@ -71,8 +71,10 @@ QUESTIONS = (
         choices=_REACH,
         answer=outcome("dependency_maps", lambda v: _PATTERN_TO_REACH[v["decoder_pattern"]], _REACH),
         evidence="dependency_maps",
-        explanation="The mask gives the decoder the same reach as an RNN (position j and later), yet it still "
-                    "computes all positions at once: causality without recurrence.",
+        explanation="The mask gives the decoder the same reach as an RNN (position j and later), yet in training, "
+                    "where the whole target is known, it still computes all positions at once: causality without "
+                    "recurrence. Generating text is another matter: each new token must be produced before it can "
+                    "be read, so the decoder then runs one position at a time.",
     ),
     Question(
         id="rnn-order", topic=TOPIC, kind="choice",
@@ -90,7 +92,8 @@ QUESTIONS = (
         answer=outcome("permutation", lambda v: 0 if v["order_blind_without_positions"] else 1, _SHUFFLE),
         evidence="permutation",
         explanation="Without positions, the layer is permutation-equivariant: the reversed input gives the "
-                    "reversed output, to rounding. With sinusoids added, the outputs really change.",
+                    "reversed output, to rounding. With sinusoids added, the outputs change in other ways too (with a "
+                    "single token there is nothing to reorder, and nothing changes).",
     ),
     Question(
         id="rnn-gru-shape", topic=TOPIC, kind="shape", parametric=True,
@@ -98,6 +101,7 @@ QUESTIONS = (
                "nn.GRU(E, E, batch_first=True). What shape is its output (every time step)?",
         answer=row_shape("summed_embedding"), evidence="dependency_maps",
         explanation="A batch-first GRU returns one hidden vector of width E per position, like the encoder does: "
-                    "the shapes match, the way they are computed does not.",
+                    "the shapes match, the way they are computed does not. The evidence runs a real "
+                    "nn.GRU(E, E, batch_first=True) (on capped sizes when yours are large).",
     ),
 )

@@ -62,6 +62,14 @@ def test_shape_answers_come_from_the_trace(ctx_a):
     assert BY_ID["dk-wq"].expected(ctx_a) == (16, 8)
 
 
+def test_the_gru_question_agrees_with_a_real_gru(ctx_a):
+    """rnn-gru-shape's evidence runs nn.GRU(E, E, batch_first=True) on an input of the encoder's
+    shape; within the experiments' caps (N <= 2, for one) its output is exactly the expected answer."""
+    for ctx in (ctx_a, Context(TransformerConfig(N=1, M=5, M_target=3, E=24, nhead=4, vocab_size=50))):
+        assert ctx.value("dependency_maps", "gru_input_shape") == ctx.trace.shapes["src.sum"]
+        assert ctx.value("dependency_maps", "gru_output_shape") == BY_ID["rnn-gru-shape"].expected(ctx)
+
+
 def test_cross_attention_shape_when_lengths_differ():
     ctx = Context(TransformerConfig(N=1, M=7, M_target=3, E=8, nhead=4, vocab_size=20, layers=1))
     assert BY_ID["shape-cross"].expected(ctx) == (1, 4, 3, 7)
