@@ -21,6 +21,7 @@ from core.experiments import Evidence, run as run_experiment
 from pages.browser_store import browser_store, report
 from pages.common import cached_shapes, current_config, guard
 from quizzes import BY_ID, KIND_LABELS, TOPICS, Context, Question, check, format_answer, questions_for
+from quizzes.check import readable
 from quizzes.progress import dumps, load_progress, missed, new_progress, record, scores
 
 ALL = "All topics"
@@ -28,7 +29,15 @@ ONE, SET = "One question at a time", "A topic set"
 PROGRESS = "quiz_progress"
 STORE = "quiz_store"  # the browser store's widget key
 STORED = "quiz_stored"  # None until the browser has reported; then whether it can keep the progress
-SHAPE_HINT = "e.g. (2, 8, 16), 2x8x16, [2,8,16] or 2 8 16"
+SHAPE_HINT = "e.g. (2, 8, 16), 2x8x16, [2,8,16] or (N, M, E)"
+UNREADABLE = {  # what to write instead, for a reply that cannot be read as an answer of that kind
+    "shape": "Could not read that as a shape. Write its sizes as numbers, e.g. (2, 8, 16), or in the config's "
+             "symbols, e.g. (N, M, E) or (N, nhead, M, E/nhead).",
+    "numeric": "Could not read that as a number. Write one number, e.g. 1088, 1,088 or 1.088e3 (sums such as "
+               "4*16+4 are not worked out).",
+    "choice": "Pick one of the choices.",
+    "predict": "Pick one of the choices.",
+}
 
 
 @st.cache_data(max_entries=128, show_spinner="Running the experiment…")
@@ -58,8 +67,13 @@ def submit(qid: str) -> None:
         return
     try:
         cfg = current_config()
-        expected = q.expected(context(cfg))
-        right = check(q, expected, given)
+        ctx = context(cfg)
+        if not readable(q, given, ctx.symbols):
+            # Not marked wrong: a typo must not replace the last attempt. Shown under the question.
+            st.session_state["quiz_unreadable"] = qid
+            return
+        expected = q.expected(ctx)
+        right = check(q, expected, given, ctx.symbols)
         st.session_state[PROGRESS] = record(progress(), qid, str(given), right, format_answer(q, expected),
                                             cfg.to_dict())
         st.session_state["quiz_flash"] = None
@@ -209,6 +223,10 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
         st.session_state["quiz_empty"] = None
         st.warning("Type or pick an answer first: the box is empty. The result below is from your last check."
                    if q.id in progress()["answers"] else "Type or pick an answer first.")
+    if st.session_state.get("quiz_unreadable") == q.id:
+        st.session_state["quiz_unreadable"] = None
+        st.warning(UNREADABLE[q.kind] + (" Your last checked answer is kept below." if q.id in progress()["answers"]
+                                         else ""))
     attempt = progress()["answers"].get(q.id)
     if attempt is None:
         return

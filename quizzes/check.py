@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from .questions import Question
@@ -21,10 +22,15 @@ _NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d{1,3})?$", re.IGN
 _THOUSANDS = re.compile(r"(?<=\d)[,_ ](?=\d{3}(?:\D|$))")
 
 
-def parse_shape(text: Any) -> tuple[int, ...] | None:
+def parse_shape(text: Any, symbols: Mapping[str, Any] | None = None) -> tuple[int, ...] | None:
     """'(2, 8, 512)', '2x8x512', '2×8×512', '[2,8,512]', '2 8 512', 'torch.Size([2, 8])' -> a tuple.
 
-    Returns None for anything else (letters, negative or empty dimensions, overly long input).
+    With ``symbols`` (a config's, see Context.symbols), the learner's notation is read too:
+    '(N, M, d_k)', 'N, nhead, M, E/nhead' or '(N M_target vocab_size)' give the same tuple as
+    the numbers they stand for. Each dimension is then a number or a symbol, or two of them
+    joined by * or /, the forms the explorer's formula column uses.
+
+    Returns None for anything else (unknown letters, negative or empty dimensions, overly long input).
     """
     try:
         if not isinstance(text, str) or len(text) > MAX_INPUT:
@@ -39,12 +45,51 @@ def parse_shape(text: Any) -> tuple[int, ...] | None:
         body = body.rstrip(",").strip()  # a one-dimensional tuple may be written (8,)
         if not body:
             return None
+        if symbols is not None and _LETTER.search(body.replace("×", "")) and not _DIGITS_AND_X.match(body):
+            return _symbolic_shape(body, symbols)
         parts = _SEPARATORS.split(body)
         if not parts or any(not p.isascii() or not p.isdigit() or len(p) > MAX_DIGITS for p in parts):
             return None
         return tuple(int(p) for p in parts)
     except Exception:  # noqa: BLE001 - a parser for untrusted text must not raise
         return None
+
+
+_LETTER = re.compile(r"[A-Za-z]")
+_DIGITS_AND_X = re.compile(r"^\d+(?:\s*[x×]\s*\d+)+$", re.IGNORECASE)  # 2x8x512: numbers, not symbols
+_SPACED_X = re.compile(r"\s*×\s*|\s+[x]\s+|\s+", re.IGNORECASE)  # 'N x M x E', 'N×M×E', 'N M E'
+_SYMBOL_TERM = re.compile(r"^([A-Za-z_]\w*|\d{1,15})\s*(?:([*/])\s*([A-Za-z_]\w*|\d{1,15}))?$")
+
+
+def _symbolic_shape(body: str, symbols: Mapping[str, Any]) -> tuple[int, ...] | None:
+    """Dimensions split at commas (or at spaces when there are none), each read by _SYMBOL_TERM."""
+    numeric = {k: v for k, v in symbols.items() if isinstance(v, int) and not isinstance(v, bool)}
+    folded: dict[str, int | None] = {}
+    for name, v in numeric.items():  # 'd_K' or 'm_target' still name a symbol, when only one folds so
+        folded[name.casefold()] = v if name.casefold() not in folded else None
+
+    def atom(token: str) -> int | None:
+        if token.isdigit():
+            return int(token)
+        return numeric[token] if token in numeric else folded.get(token.casefold())
+
+    parts = [p.strip() for p in (body.split(",") if "," in body else _SPACED_X.split(body))]
+    out = []
+    for part in parts:
+        match = _SYMBOL_TERM.match(part)
+        if not match:
+            return None
+        left, op, right = match.groups()
+        value = atom(left)
+        if op:
+            other = atom(right)
+            if value is None or other is None or (op == "/" and (other == 0 or value % other)):
+                return None
+            value = value * other if op == "*" else value // other
+        if value is None:
+            return None
+        out.append(value)
+    return tuple(out)
 
 
 def parse_number(text: Any) -> float | None:
@@ -96,10 +141,21 @@ def choice_index(text: Any, choices: tuple[str, ...]) -> int | None:
         return None
 
 
-def check(question: Question, expected: Any, given: Any) -> bool:
-    """Is ``given`` (what the learner typed or picked) the expected answer?"""
+def readable(question: Question, given: Any, symbols: Mapping[str, Any] | None = None) -> bool:
+    """Can ``given`` be read as an answer of the question's kind at all? An unreadable reply is not
+    marked wrong: the page says how to write it, and keeps the last attempt."""
     if question.kind == "shape":
-        return parse_shape(given) == tuple(expected)
+        return parse_shape(given, symbols) is not None
+    if question.kind == "numeric":
+        return (parse_millions(given) if question.unit == "millions" else parse_number(given)) is not None
+    return choice_index(given, question.choices) is not None
+
+
+def check(question: Question, expected: Any, given: Any, symbols: Mapping[str, Any] | None = None) -> bool:
+    """Is ``given`` (what the learner typed or picked) the expected answer? ``symbols`` lets a
+    shape be written in the config's notation, e.g. '(N, M, d_k)'."""
+    if question.kind == "shape":
+        return parse_shape(given, symbols) == tuple(expected)
     if question.kind == "numeric":
         number = parse_millions(given) if question.unit == "millions" else parse_number(given)
         if number is None:

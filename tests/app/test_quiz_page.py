@@ -63,6 +63,19 @@ def test_shape_answer_in_another_written_form():
     assert "**1 right**" in score_line(at)
 
 
+def test_a_shape_in_symbols_is_read_and_an_unreadable_reply_keeps_the_last_attempt():
+    at = quiz_app()
+    at.selectbox(key="quiz_topic").set_value("Shapes").run()
+    answer(at, "shape-tokens", "(N, M)")
+    assert "**1 right**" in score_line(at)
+    answer(at, "shape-tokens", "(batch, length)")  # not a shape: said so, not marked wrong
+    assert [w.value for w in at.warning] == [
+        "Could not read that as a shape. Write its sizes as numbers, e.g. (2, 8, 16), or in the config's symbols, "
+        "e.g. (N, M, E) or (N, nhead, M, E/nhead). Your last checked answer is kept below."]
+    assert "**1 right**" in score_line(at) and "wrong" not in score_line(at).replace("0 wrong", "")
+    assert at.session_state["quiz_progress"]["answers"]["shape-tokens"]["given"] == "(N, M)"
+
+
 def test_choice_question_in_a_topic_set():
     at = quiz_app()
     at.radio(key="quiz_mode").set_value("A topic set").run()

@@ -3,7 +3,10 @@
 from hypothesis import given, settings, strategies as st
 
 from quizzes import BY_ID, QUESTIONS, check, parse_number, parse_shape
-from quizzes.check import choice_index, parse_millions
+from quizzes.check import choice_index, parse_millions, readable
+
+SYMBOLS = {"N": 2, "M": 8, "M_target": 6, "E": 16, "nhead": 2, "d_k": 8, "d_ff": 64, "vocab_size": 100,
+           "layers": 2, "max_len": 8, "max_len_plus_one": 9, "positional": "sinusoidal"}
 
 
 def test_every_documented_shape_form():
@@ -18,6 +21,32 @@ def test_refused_shapes():
     for text in ("", "()", "(2, -8)", "(2, 8.5)", "2,,8", "two by eight", "__import__('os')", "(2, 8", "1e3",
                  "9" * 40, "(2; 8)", None, 28, ["2", "8"], "２x８"):
         assert parse_shape(text) is None, text
+
+
+def test_shapes_in_the_configs_own_symbols():
+    """The explorer's formula column teaches '(N, nhead, M, d_k)'; an answer written that way is read
+    with the config's values, in the forms the formulas use."""
+    for text, dims in (("(N, M, d_k)", (2, 8, 8)), ("N, nhead, M, E/nhead", (2, 2, 8, 8)),
+                       ("(N M_target vocab_size)", (2, 6, 100)), ("N x M x E", (2, 8, 16)), ("N×M×E", (2, 8, 16)),
+                       ("torch.Size([N, M])", (2, 8)), ("(n, m, D_K)", (2, 8, 8)), ("(nhead*d_k, E)", (16, 16)),
+                       ("(N, 3, E)", (2, 3, 16)), ("(max_len, E)", (8, 16)), ("(N,)", (2,))):
+        assert parse_shape(text, SYMBOLS) == dims, text
+        assert parse_shape(text) is None, text  # without a config, letters are not read
+    for text in ("(N, M, foo)", "(N, M, E/3)", "(N, M, E/0)", "(N, positional)", "(N, M + 1)", "(N, M*E*E)",
+                 "(N, __class__)", "(N, M", "NxMxE"):
+        assert parse_shape(text, SYMBOLS) is None, text
+    assert parse_shape("2x8x512", SYMBOLS) == (2, 8, 512)  # numbers joined by x stay numbers
+    q = BY_ID["qkv-scores"]
+    assert check(q, (2, 2, 8, 8), "(N, nhead, M, M)", SYMBOLS)
+    assert not check(q, (2, 2, 8, 8), "(N, nhead, M, d_k/2)", SYMBOLS)
+
+
+def test_unreadable_replies_are_told_apart_from_wrong_ones():
+    assert readable(BY_ID["qkv-scores"], "(N, nhead, M, M)", SYMBOLS)
+    assert not readable(BY_ID["qkv-scores"], "(N, heads, M, M)", SYMBOLS)
+    assert readable(BY_ID["dk-value"], "7") and not readable(BY_ID["dk-value"], "E/nhead")
+    assert readable(BY_ID["params-paper-base"], "63.1M") and not readable(BY_ID["params-paper-base"], "lots")
+    assert readable(BY_ID["mask-which"], "a") and not readable(BY_ID["mask-which"], "z")
 
 
 def test_numbers():
@@ -44,6 +73,9 @@ def test_answers_in_millions_take_a_suffix_or_the_full_count():
 @given(st.text(max_size=300))
 def test_parsers_never_raise(text):
     assert parse_shape(text) is None or all(isinstance(d, int) and d >= 0 for d in parse_shape(text))
+    symbolic = parse_shape(text, SYMBOLS)
+    assert symbolic is None or all(isinstance(d, int) and d >= 0 for d in symbolic)
+    assert readable(BY_ID["qkv-scores"], text, SYMBOLS) in (True, False)
     number = parse_number(text)
     assert number is None or isinstance(number, float)
     assert parse_millions(text) is None or isinstance(parse_millions(text), float)
