@@ -605,10 +605,31 @@ def attention_shapes(cfg: TransformerConfig) -> Evidence:
                     f"heads of d_k = {cfg.d_k}, and the heads joined side by side are E wide again.")
 
 
+PASS_EXTRAS = ("target_tokens", "W_Q", "causal_mask", "key_padding_mask", "decoder_self_scores", "cross_scores", "ffn_hidden",
+               "logits")  # the extras a shape question may ask about, shown after the 14 rows
+
+
+def pass_shapes(cfg: TransformerConfig) -> Evidence:
+    """The whole forward pass, tensor by tensor: the 14 rows of the explorer's table and the extras
+    the quiz asks about, with their formulas and this config's live shapes. Shape-only (meta
+    device), so it costs milliseconds at any size and gives the shapes a real pass gives."""
+    from .trace import trace  # here, not at the top: core.trace is the heavier import
+
+    t = trace(cfg, shape_only=True)
+    shown = [*t.rows, *(t.row(key) for key in PASS_EXTRAS)]
+    records = [{"#": str(r.index) if r.index else "extra", "tensor": r.name, "formula": r.formula,
+                "live shape": str(r.shape)} for r in shown]
+    values = {r.key: r.shape for r in shown}
+    return Evidence("pass_shapes", "The forward pass, tensor by tensor, with this config's shapes", values, records,
+                    {"kind": "table"},
+                    f"Read off a shape-only trace of this config (N={cfg.N}, M={cfg.M}, M_target={cfg.M_target}, "
+                    f"E={cfg.E}, nhead={cfg.nhead}, vocab_size={cfg.vocab_size}): the same table as the explorer's.")
+
+
 EXPERIMENTS: dict[str, Callable[[TransformerConfig], Evidence]] = {
     f.__name__: f for f in (dependency_maps, permutation, residual_ablation, score_scaling, head_options,
                             ffn_layers, learned_positions, causal_probe, mask_counts, shift_right,
-                            parameter_counts, softmax_axis, batch_first, attention_shapes)
+                            parameter_counts, softmax_axis, batch_first, attention_shapes, pass_shapes)
 }
 
 

@@ -45,7 +45,7 @@ QUESTIONS = (
     Question(
         id="dk-wq", topic=TOPIC, kind="shape", parametric=True,
         prompt="Written so that q = x @ W^Q, what is the shape of one head's W^Q?",
-        answer=row_shape("W_Q"), evidence="head_options",
+        answer=row_shape("W_Q"), evidence="pass_shapes",
         explanation="It maps an E-wide token vector to a d_k-wide query: (E, d_k). The model stores all heads' "
                     "W^Q side by side as one E x E layer.",
     ),

@@ -39,7 +39,7 @@ QUESTIONS = (
         id="ffn-hidden", topic=TOPIC, kind="shape", parametric=True,
         prompt="What is the shape of the FFN's hidden layer (after the first linear layer and ReLU) in the first "
                "encoder layer?",
-        answer=row_shape("ffn_hidden"), evidence="ffn_layers",
+        answer=row_shape("ffn_hidden"), evidence="pass_shapes",
         explanation="The first layer widens every position from E to d_ff: (N, M, d_ff).",
     ),
     Question(

@@ -77,7 +77,7 @@ QUESTIONS = (
     Question(
         id="mask-dec-scores", topic=TOPIC, kind="shape", parametric=True,
         prompt="What is the shape of the first decoder layer's masked self-attention weights?",
-        answer=row_shape("decoder_self_scores"), evidence="mask_counts",
+        answer=row_shape("decoder_self_scores"), evidence="pass_shapes",
         explanation="Target queries against target keys, for every sequence and head: (N, nhead, M_target, "
                     "M_target), zero above the diagonal.",
     ),

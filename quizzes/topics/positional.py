@@ -28,7 +28,7 @@ QUESTIONS = (
     Question(
         id="pos-sum", topic=TOPIC, kind="shape", parametric=True,
         prompt="(N, M, E) token embeddings plus the (M, E) positional encoding gives what shape?",
-        answer=row_shape("summed_embedding"), evidence="learned_positions",
+        answer=row_shape("summed_embedding"), evidence="pass_shapes",
         explanation="Broadcasting lines shapes up from the right and repeats the missing batch axis: (N, M, E).",
     ),
     Question(

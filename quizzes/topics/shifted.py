@@ -47,7 +47,7 @@ QUESTIONS = (
     Question(
         id="shift-tokens-shape", topic=TOPIC, kind="shape", parametric=True,
         prompt="What is the shape of the decoder's input token ids (the shifted-right target)?",
-        answer=row_shape("target_tokens"), evidence="shift_right",
+        answer=row_shape("target_tokens"), evidence="pass_shapes",
         explanation="N sequences of M_target ids: (N, M_target).",
     ),
 )

@@ -70,6 +70,21 @@ def test_the_gru_question_agrees_with_a_real_gru(ctx_a):
         assert ctx.value("dependency_maps", "gru_output_shape") == BY_ID["rnn-gru-shape"].expected(ctx)
 
 
+def test_every_shape_question_shows_the_shape_it_asks_for(ctx_a):
+    """A shape question's evidence must contain its expected answer, not only something related:
+    checked at two configs within the experiments' caps whose sizes all differ."""
+    other = Context(TransformerConfig(N=1, M=5, M_target=3, E=24, nhead=4, vocab_size=50, d_ff=40))
+    for ctx in (ctx_a, other):
+        for q in QUESTIONS:
+            if q.kind != "shape":
+                continue
+            ev = ctx.evidence(q.evidence)
+            shown = {tuple(v) for v in ev.values.values() if isinstance(v, (tuple, list))}
+            shown |= {r["live shape"] for r in ev.records if "live shape" in r}
+            expected = tuple(q.expected(ctx))
+            assert expected in shown or str(expected) in shown, (q.id, q.evidence, expected)
+
+
 def test_cross_attention_shape_when_lengths_differ():
     ctx = Context(TransformerConfig(N=1, M=7, M_target=3, E=8, nhead=4, vocab_size=20, layers=1))
     assert BY_ID["shape-cross"].expected(ctx) == (1, 4, 3, 7)
