@@ -619,7 +619,9 @@ def pass_shapes(cfg: TransformerConfig) -> Evidence:
     shown = [*t.rows, *(t.row(key) for key in PASS_EXTRAS)]
     records = [{"#": str(r.index) if r.index else "extra", "tensor": r.name, "formula": r.formula,
                 "live shape": str(r.shape)} for r in shown]
-    values = {r.key: r.shape for r in shown}
+    # The table is the evidence; beside it, what each symbol of the formulas stands for here.
+    values = {"N": cfg.N, "M": cfg.M, "M_target": cfg.M_target, "E": cfg.E, "nhead": cfg.nhead, "d_k": cfg.d_k,
+              "d_ff": cfg.d_ff, "vocab_size": cfg.vocab_size}
     return Evidence("pass_shapes", "The forward pass, tensor by tensor, with this config's shapes", values, records,
                     {"kind": "table"},
                     f"Read off a shape-only trace of this config (N={cfg.N}, M={cfg.M}, M_target={cfg.M_target}, "

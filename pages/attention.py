@@ -9,11 +9,14 @@ import streamlit as st
 from core import human_bytes
 from core.trace import padded_positions
 from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map
-from pages.charts import attention_spec, fits_a_column, mask_spec
+from pages.charts import attention_spec, full_width, mask_spec
 from pages.common import (cached_shapes, cached_trace, current_config, guard, over_budget, shape_only_banner,
                           show_numbers)
 from pages.diagram import shape_text
 from pages.tables import numbers_frame
+
+WEIGHTS_BOX, MASK_BOX = 340, 260  # narrowest boxes, in pixels, so that the captions under small maps read well
+
 
 def mask_note(kind: str, cfg) -> str:
     """What the mask beside the weights is, and where in this config's batch it hides anything."""
@@ -81,11 +84,15 @@ with guard("The attention heatmap"):
     if a.capped:
         st.caption(f"Showing the first {len(a.weights)} of {a.queries} queries and {len(a.weights[0])} of "
                    f"{a.keys} keys (capped at {MAX_POSITIONS} so large M stays fast); the full rows still sum to 1.")
-    mask = mask_spec(a)
-    left, right = st.columns([3, 2]) if fits_a_column(mask) else (st.container(), st.container())
+    weights, mask = attention_spec(a), mask_spec(a)
+    # Side by side while the window has room for both, one below the other when it has not: the
+    # browser decides, as only it knows the width (see charts.full_width).
+    row = st.container(horizontal=True, wrap=True, gap="large")
+    left = row.container(width=max(full_width(weights), WEIGHTS_BOX))
+    right = row.container(width=max(full_width(mask), MASK_BOX))
     with left:
         st.subheader("Weights")
-        st.vega_lite_chart(attention_spec(a), width="content")
+        st.vega_lite_chart(weights, width="content")
         blocked = a.blocked_weight_max
         if blocked is None and a.hidden_beyond:
             st.caption(f"Nothing is masked among the {len(a.weights[0])} keys drawn. This sequence's "

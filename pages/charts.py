@@ -20,11 +20,10 @@ MAX_SIDE = 520  # heatmap side in pixels, axes and legend included (64 positions
 # labels and title, and the legend where it stands. The charts are drawn with autosize "pad": the
 # width and height are the cells' own, and these come on top, so that a long axis title or a legend
 # never squeezes the cells (with Streamlit's default, "fit", three positions got about 40 px).
-WEIGHTS_DECOR = (130, 90)  # (width, height): the colour scale on the right
+WEIGHTS_DECOR = (134, 90)  # (width, height): the colour scale on the right
 MASK_DECOR = (60, 155)  # the legend below, so that the mask fits beside the weights (M=12: 240 + 59 px)
-# Widest heatmap that fits a narrow column: in a 1280 px window with the sidebar open, the attention
-# page's 2/5 column is 320 px wide (368 px at 1400 px). Wider charts scroll sideways in their box
-# (streamlit_app.py), which a learner may not notice.
+# Largest side of a heatmap drawn two to a row (the positional page's comparison): two of them fit
+# the main area of a 1280 px window with the sidebar open. On a narrower screen the row wraps.
 COLUMN_MAX = 320
 
 
@@ -38,7 +37,7 @@ def _size(spec: dict, cols: int, rows: int, decor: tuple[int, int], most: int = 
     """Give a heatmap its cells' width and height, with the axes and legend drawn around them, the
     whole at most ``most`` pixels a side.
 
-    The decor is kept in the spec's ``usermeta`` (which Vega-Lite ignores) for ``fits_a_column``.
+    The decor is kept in the spec's ``usermeta`` (which Vega-Lite ignores) for ``full_width``.
     """
     spec["width"], spec["height"] = _side(cols, most - decor[0]), _side(rows, most - decor[1])
     spec["autosize"] = {"type": "pad", "contains": "padding"}
@@ -98,11 +97,14 @@ def mask_spec(a: AttentionMap) -> dict:
     return _size(spec, cols, rows, MASK_DECOR)
 
 
-def fits_a_column(spec: dict) -> bool:
-    """Whether a heatmap, cells and decor, fits a narrow column. The attention page stacks its mask
-    below the weights when it does not: a wider one was cut off there, its last keys (where the
-    padding is) out of sight."""
-    return spec["width"] + spec["usermeta"]["decor"][0] <= COLUMN_MAX
+def full_width(spec: dict) -> int:
+    """A heatmap's whole width in pixels, cells and decor. The attention page gives each of its two
+    charts a box this wide (or a little wider, for the captions) in a row that wraps, so the mask
+    sits beside the weights where the window has room for both and goes below them where it has
+    not. (Columns of a fixed share, chosen on the server, cut the mask off on a tablet: its last
+    keys, where the padding is, out of sight.) A few pixels spare: the decor drawn varies by a pixel
+    or two with the axis labels."""
+    return spec["width"] + spec["usermeta"]["decor"][0] + 6
 
 
 @lru_cache(maxsize=None)

@@ -112,10 +112,10 @@ with guard("Tracing this config"):
     st.dataframe(frame, column_config=COLUMNS, column_order=order, hide_index=True, width="stretch",
                  height=38 + 35 * len(frame), key="x_table")
 
-    left, right, _ = st.columns([1, 1, 3])
-    left.download_button("Download CSV", view["csv"], file_name="transformer_shapes.csv", mime="text/csv",
+    downloads = st.container(horizontal=True)  # each button as wide as its label (columns cut "JSON" at 768 px)
+    downloads.download_button("Download CSV", view["csv"], file_name="transformer_shapes.csv", mime="text/csv",
                          key="x_csv", icon=":material/download:")
-    right.download_button("Download JSON", view["json"], file_name="transformer_shapes.json",
+    downloads.download_button("Download JSON", view["json"], file_name="transformer_shapes.json",
                           mime="application/json", key="x_json", icon=":material/download:")
 
     names = {f"{r.index}. {r.name}": r for r in t.rows}
@@ -145,7 +145,8 @@ st.header("Pictures")
 diagram_tab, params_tab, memory_tab = st.tabs(["Architecture", "Parameters", "Memory against M"])
 with diagram_tab, guard("The architecture diagram"):
     st.caption("One encoder and one decoder layer drawn; each stack repeats it `layers` times with the same "
-               "shapes. Dashed arrows are residual paths. Every label is a live shape from the trace.")
+               "shapes. Dashed arrows are residual paths. Every label is a live shape from the trace. On a narrow "
+               "screen the figure keeps its size and scrolls sideways: the decoder is on the right.")
     # An SVG image (st.image makes it a data URI, so nothing is put into the page as HTML). It fills
     # the column up to its own width; on a narrower screen than MIN_WIDTH it scrolls sideways in
     # its own box, as the charts do, rather than shrinking its labels out of legibility.

@@ -9,7 +9,7 @@ import streamlit as st
 
 from core import human_bytes
 from core.views import MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, pair_step, positional_view, sinusoid_curves
-from pages.charts import COLUMN_MAX, curves_spec, positional_spec, similarity_spec
+from pages.charts import COLUMN_MAX, curves_spec, full_width, positional_spec, similarity_spec
 from pages.common import cached_shapes, cached_trace, current_config, guard, over_budget, show_numbers
 from pages.tables import numbers_frame
 
@@ -84,13 +84,15 @@ with tab_curves, guard("The curves"):
                "A learned table has only max_len rows and nothing past them.")
 
 with tab_compare, guard("The comparison"):
-    st.caption("Left: the heatmaps. Right: cosine similarity between positions. Sinusoids make nearby "
+    st.caption("Each kind's table, and beside it (below it, on a narrow screen) the cosine similarity between "
+               "positions. Sinusoids make nearby "
                "positions alike, and the likeness tends to fall with distance (not steadily: at small E some "
                "far positions come back close); an untrained learned table is random, so only "
                "each position with itself is alike. Training is what gives a learned table its structure.")
     for kind in KINDS:
         v = views[kind]
         st.markdown(f"**{kind.capitalize()}**: {v.note}")
-        left, right = st.columns(2)
-        left.vega_lite_chart(positional_spec(v, most=COLUMN_MAX), width="content")  # two to a row: smaller
-        right.vega_lite_chart(similarity_spec(v, most=COLUMN_MAX), width="content")
+        table, similarity = positional_spec(v, most=COLUMN_MAX), similarity_spec(v, most=COLUMN_MAX)
+        row = st.container(horizontal=True, wrap=True, gap="large")  # two to a row where they fit
+        row.container(width=full_width(table)).vega_lite_chart(table, width="content")
+        row.container(width=full_width(similarity)).vega_lite_chart(similarity, width="content")

@@ -189,7 +189,8 @@ def show_evidence(ev: Evidence) -> None:
     st.markdown(f"**Live evidence: {ev.title}**")
     numbers = [{"measured": k.replace("_", " "), "value": _plain(v)} for k, v in ev.values.items()
                if not isinstance(v, (list, tuple)) or len(v) <= 16]
-    st.dataframe(pd.DataFrame(numbers), hide_index=True, width="stretch")
+    if numbers:
+        st.dataframe(pd.DataFrame(numbers), hide_index=True, width="stretch")
     c = chart(ev)
     if c is not None:
         heatmap = ev.chart.get("kind") == "heatmap"
@@ -213,10 +214,13 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
         st.session_state[key] = st.session_state[key]
     if q.kind in ("choice", "predict"):
         label = "Your prediction" if q.kind == "predict" else "Your answer"
-        st.radio(label, q.choices, index=None, key=key, persist_state="session")
+        # The question's number in every label, so that a screen reader's list of a topic set's
+        # controls tells them apart.
+        st.radio(f"{label} to {number}", q.choices, index=None, key=key, persist_state="session")
     else:
         hint = SHAPE_HINT if q.kind == "shape" else ("in millions" if q.unit == "millions" else "a number")
-        st.text_input("Your answer", key=key, persist_state="session", placeholder=hint, max_chars=200)
+        st.text_input(f"Your answer to {number}", key=key, persist_state="session", placeholder=hint,
+                      max_chars=200)
     st.button("Commit my prediction and run" if q.kind == "predict" else "Check", key=f"submit_{q.id}",
               on_click=submit, args=(q.id,), type="primary")
     if st.session_state.get("quiz_empty") == q.id:
@@ -255,7 +259,9 @@ def show_scores() -> None:
     total = sum(r["questions"] for r in rows)
     st.markdown(f"Score: **{right} right**, **{wrong} wrong**, {total - right - wrong} not tried yet "
                 f"(of {total} questions).")
-    with st.expander("Score per topic", expanded=bool(right + wrong)):
+    # Closed until opened: opening itself after the first Check pushed the question, its result and its
+    # evidence about 400 px down, below the fold of a laptop screen.
+    with st.expander("Score per topic"):
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
@@ -344,7 +350,10 @@ seed = int(c3.number_input("Shuffle seed", min_value=0, max_value=1_000_000, val
                            help="0 keeps the bank's order; any other number shuffles it reproducibly."))
 c4, c5 = st.columns([3, 1])
 review = c4.toggle("Review what I missed", key="quiz_review", persist_state="session")
-c5.button("Reset progress", key="quiz_reset", on_click=reset)
+with c5.popover("Reset progress", width="stretch"):
+    # Asked twice: on a phone this sits just above Previous, and one slip lost every answer.
+    st.markdown("Forget every answer, here and in the copy this browser keeps? Export them first to keep a copy.")
+    st.button("Yes, forget my answers", key="quiz_reset", on_click=reset, type="primary")
 
 ctx = context(cfg)
 questions = ordered(topic, seed, review)

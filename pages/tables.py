@@ -135,18 +135,31 @@ def _memory_template() -> dict:
         color=alt.Color("part:N", title=None,
                         scale=alt.Scale(domain=list(MEMORY_PARTS.values()),
                                         range=["#7f7f7f", "#1f77b4", "#ff7f0e", "#d62728"]),
-                        legend=alt.Legend(orient="bottom", columns=2, labelLimit=320)),
+                        legend=alt.Legend(orient="bottom", columns=1, labelLimit=0)),  # one column: whole on a phone
         tooltip=["M:Q", "part:N", "memory:N"],
     )
     rules = alt.Chart(alt.NamedData(name="marks")).mark_rule(strokeDash=[4, 3]).encode(
         x="M:Q", color=alt.value("#666666"), tooltip=["what:N"])
-    return alt.layer(lines, rules).properties(height=340).to_dict()
+    # Each dashed line says what it is in words on the chart, not only in a tooltip a keyboard or a
+    # screen reader cannot reach; the second label sits a line lower, so close lines do not collide.
+    # A line in the right half of the axis has its label on its left, so that it is not cut off.
+    labels = [alt.Chart(alt.NamedData(name="marks")).transform_filter(f"datum.side == '{side}'").mark_text(
+        align=side, dx=4 if side == "left" else -4, baseline="top").encode(
+        x="M:Q", y=alt.Y("offset:Q", scale=None), text="what:N", color=alt.value("#444444"))
+        for side in ("left", "right")]
+    return alt.layer(lines, rules, *labels).properties(height=340).to_dict()
 
 
 def memory_spec(points: list[MemoryPoint], current_M: int, crossover: int | None) -> dict:
     """Bytes of a pass that keeps every layer's activations against M (= M_target), log-log: the M² line
     overtakes the others."""
-    marks = [{"M": current_M, "what": f"your M = {current_M}"}]
+    top = max(p.M for p in points)
+
+    def mark(M: int, what: str, offset: int) -> dict:
+        side = "left" if M * M <= top else "right"  # log axis from 1: the left half ends at sqrt(top)
+        return {"M": M, "what": what, "offset": offset, "side": side}
+
+    marks = [mark(current_M, f"your M = {current_M}", 2)]
     if crossover is not None:
-        marks.append({"M": crossover, "what": f"attention overtakes at M = {crossover}"})
+        marks.append(mark(crossover, f"attention wins from M = {crossover}", 18))
     return fill_data(_memory_template(), {"memory": memory_frame(points).to_dict("records"), "marks": marks})

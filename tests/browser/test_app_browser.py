@@ -15,6 +15,7 @@ import time
 
 import pytest
 from playwright.sync_api import expect
+from tests.browser.conftest import page_in
 
 pytestmark = pytest.mark.browser
 
@@ -310,7 +311,6 @@ def long_run(page, app_url) -> None:
 def test_a_closed_tab_gives_its_training_slot_back(app_url, browser):
     """The server trains two runs at a time. A run whose tab is closed stops a few seconds later
     (pages/lab_runs.py, ABANDON_GRACE), so a third learner does not wait out its time limit."""
-    from tests.browser.conftest import page_in
 
     with page_in(browser, 1400, 1000) as first:
         long_run(first, app_url)
@@ -418,6 +418,17 @@ def test_attention_charts_fit_their_columns_on_a_laptop_screen(app_url, laptop, 
     page.goto(app_url + f"/attention?M={M}&M_target={M}")
     expect_whole_charts(page.locator(".vega-embed"), 2)
     no_exception(page)
+
+
+@pytest.mark.parametrize("width,height", [(1024, 768), (768, 1024)])
+def test_attention_charts_show_whole_on_a_tablet(app_url, browser, width, height):
+    """At 1024 px with the sidebar open the main area is narrower than a laptop's; with columns of a
+    fixed share the mask was cut off after key 7, its padding keys 9-11 out of sight. The two
+    charts now wrap below each other where they do not fit side by side."""
+    with page_in(browser, width, height) as page:
+        page.goto(app_url + "/attention?N=2&M=12&M_target=12&E=16&nhead=2&vocab_size=100")
+        expect_whole_charts(page.locator(".vega-embed"), 2)
+        no_exception(page)
 
 
 def test_positional_comparison_charts_fit_two_to_a_row(app_url, laptop):
