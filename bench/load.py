@@ -167,7 +167,9 @@ async def quiz_step(page, log: SessionLog, answers: int) -> None:
     score = page.get_by_text(re.compile(r"^Score:"))
     position = page.get_by_text(re.compile(r"^Question \d+ of \d+$"))
     for _ in range(answers):
-        # Move to a new question with a text answer; a shape or number written as "-7" is never right.
+        # Move to a new question with a text answer and give a readable, never right one: "-7" for a
+        # number, "(0)" for a shape (no tensor has a dimension of 0; "-7" is no shape at all, and the
+        # page would say so instead of counting it).
         # Everything is looked up by the question's id: a rerun may still be replacing the old one.
         for _ in range(40):
             await settle(page)
@@ -176,7 +178,8 @@ async def quiz_step(page, log: SessionLog, answers: int) -> None:
                 box = page.locator(f'.st-key-ans_{qid} input[type="text"]')
                 if await box.count():
                     try:
-                        await box.fill("-7", timeout=10_000)
+                        shape = (await box.get_attribute("placeholder") or "").startswith("e.g.")
+                        await box.fill("(0)" if shape else "-7", timeout=10_000)
                         await box.press("Enter", timeout=10_000)
                         break
                     except Exception:  # noqa: BLE001 - replaced while typing: look again

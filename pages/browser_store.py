@@ -10,7 +10,10 @@ The exchange is one-way at a time, so a fresh page can never write over what it 
   ``{"available": bool, "text": str}`` (``text`` is "" when nothing is stored; ``available`` is
   False when the browser blocks storage, as some private modes do);
 - ``save="..."``: the browser stores that text under the name, and reports again only if it
-  could not.
+  could not. With ``base``, the text the caller last knew to be stored, it first checks that
+  nothing else has written since (another tab of the same site shares the storage): if
+  something has, it stores nothing and reports ``{"text": what is stored, "seq": seq}`` as
+  ``conflict`` instead, for the caller to merge and save again.
 Callers pass ``save=None`` until the first report arrives (``report``), and their text from then
 on.
 
@@ -35,6 +38,11 @@ export default function (component) {
   if (!data || typeof data.name !== "string") return;
   if (typeof data.save === "string") {
     try {
+      const current = window.localStorage.getItem(data.name) ?? "";
+      if (typeof data.base === "string" && current !== data.base && current !== data.save) {
+        setStateValue("conflict", { text: current, seq: data.seq });
+        return;
+      }
       window.localStorage.setItem(data.name, data.save);
     } catch (error) {
       setStateValue("found", { available: false, text: "" });
@@ -54,11 +62,13 @@ export default function (component) {
 _store = st.components.v2.component("tse_browser_store", js=_JS)
 
 
-def browser_store(name: str, key: str, save: str | None) -> None:
+def browser_store(name: str, key: str, save: str | None, base: str | None = None, seq: int = 0) -> None:
     """Mount the store for ``name`` under the widget key ``key`` (see the module docstring for
-    ``save``). The element takes no room on the page; read what the browser said with ``report``."""
-    _store(key=key, data={"name": PREFIX + name, "save": save}, default={"found": None},
-           on_found_change=lambda: None, height=0)
+    ``save`` and ``base``; ``seq`` numbers the save, and a conflict report names it). The element
+    takes no room on the page; read what the browser said with ``report`` and ``conflict``."""
+    _store(key=key, data={"name": PREFIX + name, "save": save, "base": base, "seq": seq},
+           default={"found": None, "conflict": None}, on_found_change=lambda: None,
+           on_conflict_change=lambda: None, height=0)
 
 
 def report(key: str) -> dict[str, Any] | None:
@@ -76,3 +86,14 @@ def report(key: str) -> dict[str, Any] | None:
         return None
     text = found.get("text")
     return {"available": found.get("available") is True, "text": text if isinstance(text, str) else ""}
+
+
+def conflict(key: str) -> dict[str, Any] | None:
+    """The browser's latest refusal to save over another tab's text: ``{"text": str, "seq": int}``
+    (the seq of the save it refused), or None if it has never refused one in this session."""
+    state = st.session_state.get(key)
+    found = state.get("conflict") if isinstance(state, Mapping) else None
+    if not isinstance(found, Mapping) or not isinstance(found.get("text"), str):
+        return None
+    seq = found.get("seq")
+    return {"text": found["text"], "seq": seq if isinstance(seq, int) and not isinstance(seq, bool) else -1}

@@ -18,17 +18,20 @@ import pandas as pd
 import streamlit as st
 
 from core.experiments import Evidence, run as run_experiment
-from pages.browser_store import browser_store, report
+from pages.browser_store import browser_store, conflict, report
 from pages.common import cached_shapes, current_config, guard
 from quizzes import BY_ID, KIND_LABELS, TOPICS, Context, Question, check, format_answer, questions_for
 from quizzes.check import readable
-from quizzes.progress import dumps, load_progress, missed, new_progress, record, scores
+from quizzes.progress import dumps, load_progress, merge, missed, new_progress, now_ms, record, restamped, scores
 
 ALL = "All topics"
 ONE, SET = "One question at a time", "A topic set"
 PROGRESS = "quiz_progress"
 STORE = "quiz_store"  # the browser store's widget key
 STORED = "quiz_stored"  # None until the browser has reported; then whether it can keep the progress
+BASE = "quiz_store_base"  # the text this session last knew the browser to hold (another tab may change it)
+SEQ = "quiz_store_seq"  # numbers the saves handed to the browser
+MERGED_SEQ = "quiz_store_merged"  # the save whose conflict report was merged last
 SHAPE_HINT = "e.g. (2, 8, 16), 2x8x16, [2,8,16] or (N, M, E)"
 UNREADABLE = {  # what to write instead, for a reply that cannot be read as an answer of that kind
     "shape": "Could not read that as a shape. Write its sizes as numbers, e.g. (2, 8, 16), or in the config's "
@@ -82,7 +85,7 @@ def submit(qid: str) -> None:
 
 
 def reset() -> None:
-    st.session_state[PROGRESS] = new_progress()
+    st.session_state[PROGRESS] = new_progress(reset_at=now_ms())  # the reset reaches other tabs too
     st.session_state["quiz_pos"] = 0
     for key in [k for k in st.session_state if str(k).startswith("ans_")]:
         del st.session_state[key]
@@ -103,7 +106,7 @@ def apply_import(data: bytes | str) -> None:
     if loaded is None:
         st.session_state["quiz_flash"] = ("error", f"Import refused, your current progress is kept. {message}")
         return
-    st.session_state[PROGRESS] = loaded
+    st.session_state[PROGRESS] = restamped(loaded, now_ms())  # it replaces what other tabs hold, too
     st.session_state["quiz_flash"] = ("success", f"Imported {len(loaded['answers'])} answer(s). {message}".strip())
 
 
@@ -284,26 +287,51 @@ def take_browser_report() -> None:
     what it holds; and note when it cannot keep it. Runs before anything is drawn, so the score
     and the note at the top already show the result.
 
-    Answers already given in this session win over a stored copy.
+    Answers already given in this session are merged with the stored copy (quizzes.progress.merge):
+    the later attempt at each question counts.
     """
     found = report(STORE)
     if found is None:
         return
-    if st.session_state.get(STORED) is not None:  # reported before; only a failed write is news
+    if st.session_state.get(STORED) is not None:  # reported before; a failed write or another tab is news
         if not found["available"]:
             st.session_state[STORED] = False
+        take_other_tabs()
         return
     st.session_state[STORED] = found["available"]
-    if not found["text"] or progress()["answers"]:
+    st.session_state[BASE] = found["text"]
+    if not found["text"]:
         return
     loaded, message = load_progress(found["text"])
     if loaded is None:
         st.session_state["quiz_flash"] = ("warning", "The progress this browser kept could not be read, so the "
                                           f"quiz starts afresh and the unreadable copy is replaced. {message}")
-    elif loaded["answers"]:
-        st.session_state[PROGRESS] = loaded
-        st.session_state["quiz_flash"] = ("success", f"Welcome back: {len(loaded['answers'])} answer(s) "
-                                          f"restored from this browser. {message}".strip())
+    elif loaded["answers"] or "reset_at" in loaded:
+        fresh = not progress()["answers"]
+        st.session_state[PROGRESS] = merge(progress(), loaded)
+        if fresh and loaded["answers"]:
+            st.session_state["quiz_flash"] = ("success", f"Welcome back: {len(loaded['answers'])} answer(s) "
+                                              f"restored from this browser. {message}".strip())
+
+
+def take_other_tabs() -> None:
+    """Merge what another tab saved since this one last looked, when the browser refused to save
+    over it (pages/browser_store.py). Both tabs' answers are kept: without this, the tab that saved
+    last lost the other's."""
+    found = conflict(STORE)
+    if found is None or found["seq"] <= st.session_state.get(MERGED_SEQ, -1):
+        return
+    st.session_state[MERGED_SEQ] = found["seq"]
+    st.session_state[BASE] = found["text"]  # the next save may replace it: it is merged in now
+    loaded, _ = load_progress(found["text"]) if found["text"] else (None, "")
+    if loaded is None:  # emptied or unreadable: this tab's progress is written over it
+        return
+    mine = progress()
+    merged = merge(mine, loaded)
+    if (merged["answers"], merged.get("reset_at")) != (mine["answers"], mine.get("reset_at")):
+        st.session_state[PROGRESS] = merged
+        st.session_state["quiz_flash"] = ("info", "Another quiz tab in this browser saved answers (or a reset) "
+                                          "since this one last looked; both are combined here.")
 
 
 def keep_in_browser() -> None:
@@ -315,9 +343,14 @@ def keep_in_browser() -> None:
     may already be pressing Next: with the store at the bottom of the page, two CI runs lost or
     doubled a quiz click.
     """
-    reported = st.session_state.get(STORED) is not None
     with st.sidebar:
-        browser_store("quiz-progress", key=STORE, save=dumps(progress()) if reported else None)
+        if st.session_state.get(STORED) is None:  # not reported yet: read only
+            browser_store("quiz-progress", key=STORE, save=None)
+            return
+        seq = st.session_state[SEQ] = st.session_state.get(SEQ, 0) + 1
+        text = dumps(progress())
+        browser_store("quiz-progress", key=STORE, save=text, base=st.session_state.get(BASE), seq=seq)
+        st.session_state[BASE] = text  # unless the browser reports a conflict, this is what it now holds
 
 
 cfg = current_config()

@@ -1,13 +1,19 @@
 """A learner's progress: plain JSON-able dicts, so it can live in st.session_state and be downloaded.
 
 Shape: {"format": FORMAT, "version": 1, "answers": {question id: {"topic", "given", "correct",
-"expected"}}}. ``load_progress`` reads an uploaded file defensively: anything malformed is
-refused with a message, and the caller keeps what it had.
+"expected", "at"}}, "reset_at"}. ``load_progress`` reads an uploaded file defensively: anything
+malformed is refused with a message, and the caller keeps what it had.
+
+``at`` (when an answer was checked) and ``reset_at`` (when the progress was last reset or
+replaced), both in milliseconds since 1970, let ``merge`` combine two tabs' progress: one
+browser keeps one copy, and without them the tab that wrote last lost the other's answers.
+Both are optional, so files from before them still load (their answers count as oldest).
 """
 
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from .bank import BY_ID, TOPICS
@@ -18,22 +24,60 @@ MAX_UPLOAD_BYTES = 1_000_000
 MAX_TEXT = 500
 
 
-def new_progress() -> dict[str, Any]:
-    return {"format": FORMAT, "version": VERSION, "answers": {}}
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def new_progress(reset_at: int | None = None) -> dict[str, Any]:
+    """Empty progress; ``reset_at`` marks a reset, which a merge carries to the other tabs."""
+    progress: dict[str, Any] = {"format": FORMAT, "version": VERSION, "answers": {}}
+    if reset_at is not None:
+        progress["reset_at"] = int(reset_at)
+    return progress
 
 
 def record(progress: dict[str, Any], qid: str, given: str, correct: bool, expected: str,
-           config: dict[str, Any] | None = None) -> dict[str, Any]:
+           config: dict[str, Any] | None = None, at: int | None = None) -> dict[str, Any]:
     """A copy of ``progress`` with this attempt stored (the latest attempt per question counts).
 
-    ``config`` (the config's plain dict) says which model the expected answer was computed for.
+    ``config`` (the config's plain dict) says which model the expected answer was computed for;
+    ``at`` is when, in milliseconds (now, by default).
     """
     answers = dict(progress.get("answers", {}))
     answers[qid] = {"topic": BY_ID[qid].topic, "given": str(given)[:MAX_TEXT], "correct": bool(correct),
-                    "expected": str(expected)[:MAX_TEXT]}
+                    "expected": str(expected)[:MAX_TEXT], "at": now_ms() if at is None else int(at)}
     if config is not None:
         answers[qid]["config"] = _plain_config(config)
     return {**progress, "answers": answers}
+
+
+def merge(mine: dict[str, Any], theirs: dict[str, Any]) -> dict[str, Any]:
+    """Two copies of one learner's progress (this tab's, and what another tab left in the browser)
+    as one: the later reset wins, and per question the later attempt (this tab's on a tie).
+    Answers checked before the later reset are dropped, wherever they were given."""
+    reset_at = max(mine.get("reset_at", 0), theirs.get("reset_at", 0))
+    answers: dict[str, Any] = {}
+    for source in (theirs, mine):  # mine second: it wins ties
+        for qid, entry in source.get("answers", {}).items():
+            at = entry.get("at", 0)
+            if at >= reset_at and (qid not in answers or at >= answers[qid].get("at", 0)):
+                answers[qid] = entry
+    merged = {**mine, "answers": {qid: answers[qid] for qid in BY_ID if qid in answers}}
+    if reset_at:
+        merged["reset_at"] = reset_at
+    return merged
+
+
+def restamped(progress: dict[str, Any], at: int) -> dict[str, Any]:
+    """Progress that replaces everything before ``at`` (an import): every answer is stamped ``at``,
+    and the reset at ``at`` drops what other tabs hold from before it."""
+    answers = {qid: {**entry, "at": at} for qid, entry in progress.get("answers", {}).items()}
+    return {**progress, "answers": answers, "reset_at": at}
+
+
+def _stamp(value: Any) -> int | None:
+    """A time in milliseconds as stored, or None if it is not one (bool is not, though it is an int)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**53 else None
 
 
 def _plain_config(config: Any) -> dict[str, Any] | None:
@@ -106,5 +150,10 @@ def load_progress(data: bytes | str) -> tuple[dict[str, Any] | None, str]:
         config = _plain_config(entry.get("config"))
         if config:
             clean[qid]["config"] = config
+        if _stamp(entry.get("at")) is not None:
+            clean[qid]["at"] = entry["at"]
     note = f"Skipped {skipped} answer(s) to questions this version does not have." if skipped else ""
-    return {"format": FORMAT, "version": VERSION, "answers": clean}, note
+    progress = {"format": FORMAT, "version": VERSION, "answers": clean}
+    if _stamp(doc.get("reset_at")) is not None:
+        progress["reset_at"] = doc["reset_at"]
+    return progress, note

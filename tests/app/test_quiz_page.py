@@ -227,16 +227,54 @@ def test_unreadable_or_blocked_storage_gets_a_message_and_the_quiz_still_works()
     assert "**1 wrong**" in score_line(blocked)
 
 
-def test_answers_given_before_the_browser_reports_are_not_replaced():
+def test_answers_given_before_the_browser_reports_are_kept_beside_its_copy():
     at = quiz_app()
     at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
     answer(at, "dk-value", "999")
     older = {"format": FORMAT, "version": 1,
-             "answers": {"mask-which": {"correct": True, "given": "a", "expected": "a"}}}
+             "answers": {"mask-which": {"correct": True, "given": "a", "expected": "a"},
+                         "dk-value": {"correct": True, "given": "8", "expected": "8"}}}  # older: no time
     browser_reports(at, json.dumps(older))
-    assert set(at.session_state["quiz_progress"]["answers"]) == {"dk-value"}
+    answers = at.session_state["quiz_progress"]["answers"]
+    assert set(answers) == {"dk-value", "mask-which"} and answers["dk-value"]["given"] == "999"
     assert not any("Welcome back" in s.value for s in at.success)
-    assert set(json.loads(stored_copy(at))["answers"]) == {"dk-value"}
+    assert set(json.loads(stored_copy(at))["answers"]) == {"dk-value", "mask-which"}
+
+
+def other_tab_saved(at, text: str) -> None:
+    """Play the browser refusing this tab's last save, because another tab wrote ``text`` since."""
+    store = next(el for el in at.get("bidi_component") if el.key == "quiz_store")
+    seq = json.loads(store.proto.json)["seq"]
+    at.session_state["quiz_store"] = {**at.session_state["quiz_store"], "conflict": {"text": text, "seq": seq}}
+    at.run()
+    assert not at.exception
+
+
+def test_two_tabs_keep_each_others_answers_and_a_reset_reaches_both():
+    """One browser keeps one copy for every tab of the quiz. A save that would write over another
+    tab's is refused by the browser (played here); the page merges and saves both."""
+    a, b = quiz_app(), quiz_app()
+    browser_reports(a, "")
+    browser_reports(b, "")
+    a.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    answer(a, "dk-value", "8")
+    b.selectbox(key="quiz_topic").set_value("Masking").run()
+    b_first = next(r.key for r in b.radio if r.key.startswith("ans_"))[4:]
+    b.radio(key=f"ans_{b_first}").set_value(BY_ID[b_first].choices[0]).run()
+    b.button(key=f"submit_{b_first}").click().run()
+    # b saved over the empty copy both tabs had read; a's save is refused: the browser holds b's.
+    other_tab_saved(a, stored_copy(b))
+    assert set(a.session_state["quiz_progress"]["answers"]) == {"dk-value", b_first}
+    assert any("Another quiz tab" in i.value for i in a.info)
+    assert set(json.loads(stored_copy(a))["answers"]) == {"dk-value", b_first}  # saved again, merged
+    a.run()
+    assert not any("Another quiz tab" in i.value for i in a.info)  # said once; the same report is not merged twice
+
+    b.button(key="quiz_reset").click().run()  # b's save would go over a's merged copy: refused, then merged
+    other_tab_saved(b, stored_copy(a))
+    assert b.session_state["quiz_progress"]["answers"] == {}  # the reset is later than every answer
+    other_tab_saved(a, stored_copy(b))
+    assert a.session_state["quiz_progress"]["answers"] == {}  # and it reaches the other tab
 
 
 def test_parameter_counts_are_bars_down_the_side_on_a_log_axis():

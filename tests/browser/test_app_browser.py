@@ -266,10 +266,50 @@ def test_quiz_progress_outlasts_the_tab_in_the_same_browser(app_url, page):
     again.goto(app_url + "/quiz")
     expect(again.get_by_text("Welcome back: 1 answer(s) restored from this browser.")).to_be_visible(timeout=LOAD)
     expect(again.get_by_text(re.compile(r"^Score:"))).to_have_text(score)
-    again.get_by_role("button", name="Reset progress").click()
+    again.get_by_role("button", name="Reset progress").click()  # opens the question
+    again.get_by_role("button", name="Yes, forget my answers").click()
     expect(again.get_by_text(re.compile(r"^Score: 0 right, 0 wrong, 70 not tried"))).to_be_visible(timeout=LOAD)
     again.wait_for_function(f"({stored})() === 0", timeout=LOAD)
     no_exception(again)
+
+
+def test_two_quiz_tabs_in_one_browser_keep_each_others_answers(app_url, browser):
+    """Both tabs share the browser's one copy. Tab A answers question 1, tab B question 2, then A
+    question 3: A's save would have written over B's answer (the last writer won); the browser now
+    refuses it, and A merges and saves all three."""
+    stored = ("() => Object.keys(JSON.parse(localStorage.getItem('transformer-shape-explorer/quiz-progress')"
+              " || '{}').answers || {}).length")
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        a = context.new_page()
+        a.goto(app_url + "/quiz")
+        expect(a.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
+        a.get_by_role("radiogroup", name="Your answer to Q1").get_by_role("radio").first.check(force=True)
+        a.get_by_role("button", name="Check").click()
+        a.wait_for_function(f"({stored})() === 1", timeout=LOAD)
+
+        b = context.new_page()
+        b.goto(app_url + "/quiz")
+        expect(b.get_by_text("Welcome back: 1 answer(s) restored from this browser.")).to_be_visible(timeout=LOAD)
+        b.get_by_role("button", name="Next ▶").click()
+        expect(b.get_by_text("Question 2 of 70")).to_be_visible(timeout=LOAD)
+        b.get_by_label("Your answer to Q2").fill("3")
+        b.get_by_role("button", name="Check").click()
+        b.wait_for_function(f"({stored})() === 2", timeout=LOAD)
+
+        a.bring_to_front()
+        a.get_by_role("button", name="Next ▶").click()
+        expect(a.get_by_text("Question 2 of 70")).to_be_visible(timeout=LOAD)
+        a.get_by_role("button", name="Next ▶").click()
+        expect(a.get_by_text("Question 3 of 70")).to_be_visible(timeout=LOAD)
+        a.get_by_role("radiogroup", name="Your prediction to Q3").get_by_role("radio").first.check(force=True)
+        a.get_by_role("button", name="Commit my prediction and run").click()
+        a.wait_for_function(f"({stored})() === 3", timeout=LOAD)
+        expect(a.get_by_text(re.compile(r"^Score: \d right, \d wrong, 67 not tried"))).to_be_visible(timeout=LOAD)
+        no_exception(a)
+        no_exception(b)
+    finally:
+        context.close()
 
 
 def test_a_training_run_goes_on_while_the_learner_looks_elsewhere(app_url, page):

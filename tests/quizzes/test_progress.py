@@ -5,7 +5,7 @@ import json
 import pytest
 
 from quizzes import BY_ID, QUESTIONS, TOPICS
-from quizzes.progress import FORMAT, dumps, load_progress, missed, new_progress, record, scores
+from quizzes.progress import FORMAT, dumps, load_progress, merge, missed, new_progress, record, restamped, scores
 
 GARBAGE = [
     b"", b"{", b"not json at all", b"\xff\xfe\x00", b"[]", b"null", b"42", b'"a string"',
@@ -64,3 +64,35 @@ def test_config_is_kept_only_when_plain():
     doc["answers"][q.id]["config"] = {"E": [1] * 1000, "x": {"nested": 1}}
     loaded, _ = load_progress(json.dumps(doc))
     assert "config" not in loaded["answers"][q.id]
+
+
+def test_merge_keeps_both_tabs_answers_the_later_attempt_and_the_later_reset():
+    q1, q2, q3 = (q.id for q in QUESTIONS[:3])
+    a = record(record(new_progress(), q1, "a", True, "a", at=100), q2, "x", False, "y", at=300)
+    b = record(record(new_progress(), q2, "y", True, "y", at=200), q3, "b", True, "b", at=250)
+    both = merge(a, b)
+    assert both["answers"][q1]["given"] == "a" and both["answers"][q3]["given"] == "b"
+    assert both["answers"][q2]["given"] == "x"  # a's attempt at 300 is later than b's at 200
+    assert merge(b, a)["answers"] == both["answers"]  # whichever tab merges
+    assert merge(both, both) == both and merge(both, a) == both  # nothing new, nothing changes
+    reset = new_progress(reset_at=260)
+    after = merge(reset, both)
+    assert set(after["answers"]) == {q2} and after["reset_at"] == 260  # only the answer after the reset stays
+    assert merge(both, reset)["answers"] == after["answers"]
+    old = {**b, "answers": {q2: {k: v for k, v in b["answers"][q2].items() if k != "at"}}}  # before times
+    assert merge(old, a)["answers"][q2]["given"] == "x" and q2 not in merge(old, reset)["answers"]
+
+
+def test_times_survive_a_round_trip_and_bad_ones_are_dropped():
+    q = QUESTIONS[0].id
+    p = record(new_progress(reset_at=5), q, "a", True, "a", at=123)
+    loaded, _ = load_progress(dumps(p))
+    assert loaded["answers"][q]["at"] == 123 and loaded["reset_at"] == 5
+    for bad in (True, -1, 1.5, "123", 2**60):
+        doc = {"format": FORMAT, "version": 1, "reset_at": bad,
+               "answers": {q: {"correct": True, "given": "a", "expected": "a", "at": bad}}}
+        loaded, _ = load_progress(json.dumps(doc))
+        assert "at" not in loaded["answers"][q] and "reset_at" not in loaded, bad
+    imported = restamped(loaded, 999)
+    assert imported["reset_at"] == 999 and imported["answers"][q]["at"] == 999
+
