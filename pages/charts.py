@@ -11,7 +11,7 @@ from functools import lru_cache
 import altair as alt
 
 from core.views import AttentionMap, PositionalView
-from pages.tables import fill_data
+from pages.tables import described, fill_data
 
 PER_CELL = 20  # pixels per heatmap cell, until the chart reaches its largest size
 MIN_PLOT = 96  # pixels for all the cells together, however few: one to three positions stay readable
@@ -73,6 +73,9 @@ def attention_spec(a: AttentionMap) -> dict:
     """Heatmap of one head's weights; red crosses mark what the mask blocked."""
     spec = fill_data(_attention_template(), {"cells": attention_cells(a)})
     rows, cols = len(a.weights), len(a.weights[0]) if a.weights else 0
+    described(spec, f"Heatmap of one head's attention weights: {rows} query positions down, {cols} key positions "
+                    "across, each from 0 to 1, blocked cells marked with a cross. Its numbers are in the table "
+                    "under it.")
     return _size(spec, cols, rows, WEIGHTS_DECOR)
 
 
@@ -94,6 +97,9 @@ def mask_spec(a: AttentionMap) -> dict:
              for c in attention_cells(a)]
     spec = fill_data(_mask_template(), {"cells": cells})
     rows, cols = len(a.weights), len(a.weights[0]) if a.weights else 0
+    blocked = sum(map(sum, a.blocked))
+    described(spec, f"The mask as a grid of {rows} queries by {cols} keys: {blocked} of the {rows * cols} pairs "
+                    "are blocked. The caption under it says which.")
     return _size(spec, cols, rows, MASK_DECOR)
 
 
@@ -123,6 +129,8 @@ def positional_spec(v: PositionalView, most: int = MAX_SIDE) -> dict:
     cells = [{"position": p, "dimension": d, "value": x}
              for p, row in enumerate(v.table) for d, x in zip(v.dims, row)]
     spec = fill_data(_table_template(), {"cells": cells})
+    described(spec, f"Heatmap of the {v.kind} positional encoding: {v.positions} positions down, {len(v.dims)} "
+                    "embedding dimensions across, red positive and blue negative.")
     return _size(spec, len(v.dims), v.positions, WEIGHTS_DECOR, most)
 
 
@@ -141,6 +149,8 @@ def similarity_spec(v: PositionalView, most: int = MAX_SIDE) -> dict:
     cells = [{"position i": i, "position j": j, "cosine": x}
              for i, row in enumerate(v.similarity) for j, x in enumerate(row)]
     spec = fill_data(_similarity_template(), {"cells": cells})
+    described(spec, f"Heatmap of the cosine similarity between the {v.kind} vectors of {v.positions} positions, "
+                    "from -1 (blue) to 1 (red); the diagonal, each position with itself, is 1.")
     return _size(spec, v.positions, v.positions, WEIGHTS_DECOR, most)
 
 
@@ -158,4 +168,6 @@ def curves_spec(curves: dict[int, list[float]]) -> dict:
     """A few dimensions of the sinusoidal table as curves along the positions."""
     points = [{"dimension": f"dim {d}", "position": p, "value": x}
               for d, values in curves.items() for p, x in enumerate(values)]
-    return fill_data(_curves_template(), {"points": points})
+    return described(fill_data(_curves_template(), {"points": points}),
+                     f"Line chart of sinusoidal dimensions {', '.join(map(str, curves))} along the positions: "
+                     "each a sine or cosine between -1 and 1, slower for higher dimensions.")

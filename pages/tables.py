@@ -92,6 +92,19 @@ def fill_data(spec: dict, datasets: dict[str, list[dict]]) -> dict:
     return walk(spec)
 
 
+def described(spec: dict, text: str) -> dict:
+    """Give a chart one sentence for screen readers, and hide its marks from them.
+
+    Vega makes ``description`` the chart's accessible name; without one, a screen reader read
+    the marks' own labels ("× × × … 0.0 0.5 1.0 weight 0 1 2 …") and stopped at every cell of a
+    heatmap, up to 4096 of them. The numbers themselves are in tables beside the charts that
+    need them (pages.common.show_numbers) and in each chart's own "Show data" menu.
+    """
+    spec["description"] = text
+    spec.setdefault("config", {})["aria"] = False
+    return spec
+
+
 @lru_cache(maxsize=None)
 def _params_template() -> dict:
     """The parameter chart, built and validated by Altair once; only its data changes."""
@@ -106,7 +119,10 @@ def _params_template() -> dict:
 
 def params_spec(t: Trace) -> dict:
     """Horizontal bars: where the parameters live (a Vega-Lite spec built with Altair)."""
-    return fill_data(_params_template(), {"params": params_frame(t).to_dict("records")})
+    frame = params_frame(t)
+    spec = fill_data(_params_template(), {"params": frame.to_dict("records")})
+    return described(spec, f"Bar chart of the model's {t.params['total']:,} parameters by component, "
+                           "on a log scale; each bar's exact count shows on hover and in the chart's data.")
 
 
 MEMORY_PARTS = {
@@ -162,4 +178,7 @@ def memory_spec(points: list[MemoryPoint], current_M: int, crossover: int | None
     marks = [mark(current_M, f"your M = {current_M}", 2)]
     if crossover is not None:
         marks.append(mark(crossover, f"attention wins from M = {crossover}", 18))
-    return fill_data(_memory_template(), {"memory": memory_frame(points).to_dict("records"), "marks": marks})
+    spec = fill_data(_memory_template(), {"memory": memory_frame(points).to_dict("records"), "marks": marks})
+    return described(spec, "Line chart, log-log, of the bytes one pass keeps against M (= M_target): parameters "
+                           "stay flat, activations and logits grow like M, attention scores and weights like M². "
+                           + ". ".join(m["what"] for m in marks) + ".")
