@@ -204,3 +204,23 @@ def test_the_crossover_is_a_fact_about_layers_not_about_how_many_the_trace_keeps
         whole = [memory_curve(cfg.replace(layers=L))[1] for L in (1, 2, 6, 12)]
         assert whole == sorted(whole, reverse=True) and whole[-1] >= first, (whole, first)
     assert layer_crossover(DEFAULT) == 43  # (12 * 16 + 64) / (3 * 2) = 42.7
+
+
+def test_every_chart_has_a_sentence_for_screen_readers():
+    """Vega turns a spec's description into the chart's aria-label; the marks are hidden from
+    screen readers, which otherwise stopped at every heatmap cell."""
+    from pages.charts import attention_spec, curves_spec, mask_spec, positional_spec, similarity_spec
+    from pages.tables import memory_spec, params_spec
+
+    t = trace(CFG)
+    a = attention_map(t, "decoder masked self-attention")
+    points, crossover = memory_curve(CFG)
+    v = positional_view(CFG, "sinusoidal", t)
+    specs = {"weights": attention_spec(a), "mask": mask_spec(a), "table": positional_spec(v),
+             "similarity": similarity_spec(v), "curves": curves_spec(sinusoid_curves(CFG.E, [0, 1], 8)),
+             "memory": memory_spec(points, CFG.M, crossover), "params": params_spec(t)}
+    for name, spec in specs.items():
+        assert len(spec["description"]) > 40 and spec["config"]["aria"] is False, name
+    assert "6 query positions down, 6 key positions across" in specs["weights"]["description"]
+    assert "15 of the 36 pairs are blocked" in specs["mask"]["description"]  # the causal mask's upper triangle
+    assert f"attention wins from M = {crossover}" in specs["memory"]["description"]
