@@ -158,8 +158,9 @@ def similarity_spec(v: PositionalView, most: int = MAX_SIDE) -> dict:
 def _curves_template() -> dict:
     return alt.Chart(alt.NamedData(name="points")).mark_line().encode(
         x=alt.X("position:Q", title="position"),
-        y=alt.Y("value:Q", title="PE[position, dimension]", scale=alt.Scale(domain=[-1.05, 1.05])),
-        color=alt.Color("dimension:N", title="dimension", sort=None),
+        y=alt.Y("value:Q", title="PE[pos, dim]", scale=alt.Scale(domain=[-1.05, 1.05])),
+        # Below the plot: at the side it took a third of a phone's width from the curves.
+        color=alt.Color("dimension:N", title="dimension", sort=None, legend=alt.Legend(orient="bottom", columns=4)),
         tooltip=["dimension:N", "position:Q", alt.Tooltip("value:Q", format=".3f")],
     ).properties(height=260).to_dict()
 
