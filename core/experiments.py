@@ -605,8 +605,8 @@ def attention_shapes(cfg: TransformerConfig) -> Evidence:
                     f"heads of d_k = {cfg.d_k}, and the heads joined side by side are E wide again.")
 
 
-PASS_EXTRAS = ("target_tokens", "W_Q", "causal_mask", "key_padding_mask", "decoder_self_scores", "cross_scores", "ffn_hidden",
-               "logits")  # the extras a shape question may ask about, shown after the 14 rows
+PASS_EXTRAS = ("target_tokens", "W_Q", "causal_mask", "key_padding_mask", "decoder_self_scores", "cross_scores",
+               "ffn_hidden", "logits")  # the extras a shape question may ask about, shown after the 14 rows
 
 
 def pass_shapes(cfg: TransformerConfig) -> Evidence:

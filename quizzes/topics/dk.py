@@ -71,8 +71,8 @@ QUESTIONS = (
         prompt="Why are the attention scores divided by sqrt(d_k)?",
         choices=_SCALE, answer=fixed(1, _SCALE), evidence="score_scaling",
         explanation="With independent entries of mean 0 and variance 1 (the paper's assumption), each product "
-                    "q_i k_i has variance 1 and d_k of them add up to variance d_k. Large scores push softmax towards a one-hot vector, where its gradient is "
-                    "almost zero; the scaling undoes the growth.",
+                    "q_i k_i has variance 1 and d_k of them add up to variance d_k. Large scores push softmax "
+                    "towards a one-hot vector, where its gradient is almost zero; the scaling undoes the growth.",
     ),
     Question(
         id="dk-which-width", topic=TOPIC, kind="choice",
