@@ -36,8 +36,8 @@ SHAPE_HINT = "e.g. (2, 8, 16), 2x8x16, [2,8,16] or (N, M, E)"
 UNREADABLE = {  # what to write instead, for a reply that cannot be read as an answer of that kind
     "shape": "Could not read that as a shape. Write its sizes as numbers, e.g. (2, 8, 16), or in the config's "
              "symbols, e.g. (N, M, E) or (N, nhead, M, E/nhead).",
-    "numeric": "Could not read that as a number. Write one number, e.g. 1088, 1,088 or 1.088e3 (sums such as "
-               "4*16+4 are not worked out).",
+    "numeric": "Could not read that as a number. Write a number, e.g. 1088, 1,088 or 1.088e3, or arithmetic in "
+               "numbers and the config's symbols, e.g. 4*E**2 + 4*E or 4*E^2 + 4*E.",
     "choice": "Pick one of the choices.",
     "predict": "Pick one of the choices.",
 }

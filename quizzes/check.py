@@ -1,4 +1,5 @@
-"""Reading a learner's typed answer and checking it: parsing only, never eval.
+"""Reading a learner's typed answer and checking it: parsing only, never eval (an arithmetic answer
+is read from Python's syntax tree, node by node, over a handful of allowed operations).
 
 Every function here accepts any string and never raises; a string that cannot be read gives
 ``None`` (and a wrong answer), not an exception.
@@ -6,7 +7,9 @@ Every function here accepts any string and never raises; a string that cannot be
 
 from __future__ import annotations
 
+import ast
 import math
+import operator
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -61,17 +64,22 @@ _SPACED_X = re.compile(r"\s*×\s*|\s+[x]\s+|\s+", re.IGNORECASE)  # 'N x M x E',
 _SYMBOL_TERM = re.compile(r"^([A-Za-z_]\w*|\d{1,15})\s*(?:([*/])\s*([A-Za-z_]\w*|\d{1,15}))?$")
 
 
-def _symbolic_shape(body: str, symbols: Mapping[str, Any]) -> tuple[int, ...] | None:
-    """Dimensions split at commas (or at spaces when there are none), each read by _SYMBOL_TERM."""
+def _symbol_lookup(symbols: Mapping[str, Any]):
+    """name -> the symbol's whole-number value, or None. Exact names first; then 'd_K' or
+    'm_target' still name a symbol, when only one symbol folds to that case."""
     numeric = {k: v for k, v in symbols.items() if isinstance(v, int) and not isinstance(v, bool)}
     folded: dict[str, int | None] = {}
-    for name, v in numeric.items():  # 'd_K' or 'm_target' still name a symbol, when only one folds so
+    for name, v in numeric.items():
         folded[name.casefold()] = v if name.casefold() not in folded else None
+    return lambda name: numeric[name] if name in numeric else folded.get(name.casefold())
+
+
+def _symbolic_shape(body: str, symbols: Mapping[str, Any]) -> tuple[int, ...] | None:
+    """Dimensions split at commas (or at spaces when there are none), each read by _SYMBOL_TERM."""
+    lookup = _symbol_lookup(symbols)
 
     def atom(token: str) -> int | None:
-        if token.isdigit():
-            return int(token)
-        return numeric[token] if token in numeric else folded.get(token.casefold())
+        return int(token) if token.isdigit() else lookup(token)
 
     parts = [p.strip() for p in (body.split(",") if "," in body else _SPACED_X.split(body))]
     out = []
@@ -110,6 +118,49 @@ def parse_number(text: Any) -> float | None:
         return None
 
 
+_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+              ast.Pow: operator.pow}
+MAX_NODES = 60  # an answer's arithmetic is a few terms; anything longer is not one
+MAX_EXPONENT = 64
+
+
+def parse_expression(text: Any, symbols: Mapping[str, Any] | None = None) -> float | None:
+    """'4*16**2 + 4*16', '4 * E^2 + 4*E', '(12*E + d_ff) / (3*nhead)' -> a finite float, read with the
+    config's ``symbols`` (see Context.symbols); None if it is anything else.
+
+    Only numbers, those symbols, + - * / ** (or ^, as people write powers) and parentheses are
+    read, from the syntax tree; nothing is evaluated by Python itself. Powers are capped, and
+    the arithmetic is done in floats, so no input can make it slow.
+    """
+    try:
+        if not isinstance(text, str) or len(text) > MAX_INPUT or not text.strip():
+            return None
+        tree = ast.parse(text.strip().replace("^", "**"), mode="eval")
+        if sum(1 for _ in ast.walk(tree)) > MAX_NODES:
+            return None
+        lookup = _symbol_lookup(symbols or {})
+
+        def value(node: ast.AST) -> float:
+            if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+                return float(node.value)
+            if isinstance(node, ast.Name) and lookup(node.id) is not None:
+                return float(lookup(node.id))
+            if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
+                inner = value(node.operand)
+                return -inner if isinstance(node.op, ast.USub) else inner
+            if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+                left, right = value(node.left), value(node.right)
+                if isinstance(node.op, ast.Pow) and abs(right) > MAX_EXPONENT:
+                    raise ValueError("exponent too large")
+                return _OPERATORS[type(node.op)](left, right)
+            raise ValueError(f"not arithmetic: {type(node).__name__}")
+
+        number = value(tree.body)
+        return number if isinstance(number, float) and math.isfinite(number) else None
+    except Exception:  # noqa: BLE001 - SyntaxError, ZeroDivisionError, OverflowError, deep nesting: all unreadable
+        return None
+
+
 _MILLIONS = re.compile(r"(?<=[\d.])\s*(?:m|mn|millions?)$", re.IGNORECASE)
 COUNT_FROM = 1e5  # in a question asked in millions, a number this large can only be the full count
 
@@ -141,23 +192,36 @@ def choice_index(text: Any, choices: tuple[str, ...]) -> int | None:
         return None
 
 
+def read_numeric(question: Question, given: Any, symbols: Mapping[str, Any] | None = None) -> float | None:
+    """A numeric reply as a number: plain ('1,088', '63.1M' for a question in millions), or with
+    ``symbols`` arithmetic ('4*E**2 + 4*E'), which in a question asked in millions may give the
+    full count. None if it cannot be read."""
+    number = parse_millions(given) if question.unit == "millions" else parse_number(given)
+    if number is None and symbols is not None:
+        number = parse_expression(given, symbols)
+        if number is not None and question.unit == "millions" and abs(number) >= COUNT_FROM:
+            number /= 1e6
+    return number
+
+
 def readable(question: Question, given: Any, symbols: Mapping[str, Any] | None = None) -> bool:
     """Can ``given`` be read as an answer of the question's kind at all? An unreadable reply is not
     marked wrong: the page says how to write it, and keeps the last attempt."""
     if question.kind == "shape":
         return parse_shape(given, symbols) is not None
     if question.kind == "numeric":
-        return (parse_millions(given) if question.unit == "millions" else parse_number(given)) is not None
+        return read_numeric(question, given, symbols) is not None
     return choice_index(given, question.choices) is not None
 
 
 def check(question: Question, expected: Any, given: Any, symbols: Mapping[str, Any] | None = None) -> bool:
     """Is ``given`` (what the learner typed or picked) the expected answer? ``symbols`` lets a
-    shape be written in the config's notation, e.g. '(N, M, d_k)'."""
+    shape be written in the config's notation, e.g. '(N, M, d_k)', and a number as arithmetic,
+    e.g. '4*E**2 + 4*E'."""
     if question.kind == "shape":
         return parse_shape(given, symbols) == tuple(expected)
     if question.kind == "numeric":
-        number = parse_millions(given) if question.unit == "millions" else parse_number(given)
+        number = read_numeric(question, given, symbols)
         if number is None:
             return False
         allowed = question.tolerance * abs(float(expected)) if question.tolerance else 1e-9 * max(1.0, abs(expected))

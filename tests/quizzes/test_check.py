@@ -3,7 +3,7 @@
 from hypothesis import given, settings, strategies as st
 
 from quizzes import BY_ID, QUESTIONS, check, parse_number, parse_shape
-from quizzes.check import choice_index, parse_millions, readable
+from quizzes.check import choice_index, parse_expression, parse_millions, readable
 
 SYMBOLS = {"N": 2, "M": 8, "M_target": 6, "E": 16, "nhead": 2, "d_k": 8, "d_ff": 64, "vocab_size": 100,
            "layers": 2, "max_len": 8, "max_len_plus_one": 9, "positional": "sinusoidal"}
@@ -45,8 +45,24 @@ def test_unreadable_replies_are_told_apart_from_wrong_ones():
     assert readable(BY_ID["qkv-scores"], "(N, nhead, M, M)", SYMBOLS)
     assert not readable(BY_ID["qkv-scores"], "(N, heads, M, M)", SYMBOLS)
     assert readable(BY_ID["dk-value"], "7") and not readable(BY_ID["dk-value"], "E/nhead")
+    assert readable(BY_ID["dk-value"], "E/nhead", SYMBOLS) and not readable(BY_ID["dk-value"], "E/heads", SYMBOLS)
     assert readable(BY_ID["params-paper-base"], "63.1M") and not readable(BY_ID["params-paper-base"], "lots")
     assert readable(BY_ID["mask-which"], "a") and not readable(BY_ID["mask-which"], "z")
+
+
+def test_numbers_as_arithmetic_in_the_configs_symbols():
+    for text, number in (("4*16**2+4*16", 1088), ("4*E^2 + 4*E", 1088), ("4 * (E**2 + E)", 1088),
+                         ("(12*E + d_ff) / (3*nhead)", 256 / 6), ("-3", -3), ("N*nhead*M*M", 256), ("2e3", 2000)):
+        assert parse_expression(text, SYMBOLS) == number, text
+    for text in ("2**70", "9**9**9", "E.__class__", "__import__('os')", "1/0", "(" * 150 + "1" + ")" * 150,
+                 "positional", "N M", "8 heads", "1e308*10", "E if N else M", "[E]", "E, M", "lambda: 1", "",
+                 "+".join(["1"] * 40), None, 7):
+        assert parse_expression(text, SYMBOLS) is None, text
+    q = BY_ID["dk-attn-params"]  # 4(E^2 + E) at E=16
+    assert check(q, 1088, "4*E**2 + 4*E", SYMBOLS) and not check(q, 1088, "4*E**2", SYMBOLS)
+    assert not check(q, 1088, "4*E**2 + 4*E")  # without a config, symbols are not read
+    big = BY_ID["params-paper-base"]  # asked in millions: arithmetic giving the full count is read as one
+    assert check(big, 63.1, "63119496", SYMBOLS) and check(big, 63.1, "63119496 + 0*E", SYMBOLS)
 
 
 def test_numbers():
@@ -76,6 +92,8 @@ def test_parsers_never_raise(text):
     symbolic = parse_shape(text, SYMBOLS)
     assert symbolic is None or all(isinstance(d, int) and d >= 0 for d in symbolic)
     assert readable(BY_ID["qkv-scores"], text, SYMBOLS) in (True, False)
+    value = parse_expression(text, SYMBOLS)
+    assert value is None or isinstance(value, float)
     number = parse_number(text)
     assert number is None or isinstance(number, float)
     assert parse_millions(text) is None or isinstance(parse_millions(text), float)
@@ -98,3 +116,10 @@ def test_parsers_never_raise_on_near_misses(text):
 def test_shapes_round_trip(dims, wrapper, sep):
     text = wrapper.format(sep.join(map(str, dims)))
     assert parse_shape(text) == tuple(dims)
+
+
+@settings(max_examples=300, deadline=1000)
+@given(st.text(alphabet="0123456789+-*/^() .eENMd_k", max_size=80))
+def test_arithmetic_answers_never_raise_and_stay_quick(text):
+    value = parse_expression(text, SYMBOLS)
+    assert value is None or isinstance(value, float)
