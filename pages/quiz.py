@@ -240,6 +240,11 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
     # The answer is quoted as typed, with no full stop after it: an answer may end with its own.
     if attempt["correct"]:
         st.success(f"Right. You answered {attempt['given']!r}", icon=":material/check_circle:")
+        if q.kind == "shape" and any(c.isalpha() for c in attempt["given"].replace("x", "").replace("X", "")):
+            # Symbols are checked by the numbers they stand for, so M and M_target (equal by default) pass
+            # for each other; the formula in the explanation is the one to compare with.
+            st.caption("Symbols are checked by their values at this config, so two that happen to be equal here "
+                       "(M and M_target, say) pass for each other. Compare your order with the explanation's.")
     else:
         st.error(f"Not quite. You answered {attempt['given']!r}", icon=":material/cancel:")
     st.markdown(f"Expected, for the config you answered with: `{attempt['expected']}`" if q.parametric

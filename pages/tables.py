@@ -177,7 +177,7 @@ def memory_spec(points: list[MemoryPoint], current_M: int, crossover: int | None
 
     marks = [mark(current_M, f"your M = {current_M}", 2)]
     if crossover is not None:
-        marks.append(mark(crossover, f"attention wins from M = {crossover}", 18))
+        marks.append(mark(crossover, f"attention > other activations from M = {crossover}", 18))
     spec = fill_data(_memory_template(), {"memory": memory_frame(points).to_dict("records"), "marks": marks})
     return described(spec, "Line chart, log-log, of the bytes one pass keeps against M (= M_target): parameters "
                            "stay flat, activations and logits grow like M, attention scores and weights like M². "

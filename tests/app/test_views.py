@@ -223,4 +223,4 @@ def test_every_chart_has_a_sentence_for_screen_readers():
         assert len(spec["description"]) > 40 and spec["config"]["aria"] is False, name
     assert "6 query positions down, 6 key positions across" in specs["weights"]["description"]
     assert "15 of the 36 pairs are blocked" in specs["mask"]["description"]  # the causal mask's upper triangle
-    assert f"attention wins from M = {crossover}" in specs["memory"]["description"]
+    assert f"attention > other activations from M = {crossover}" in specs["memory"]["description"]
