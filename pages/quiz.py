@@ -21,7 +21,7 @@ from core.experiments import Evidence, run as run_experiment
 from pages.browser_store import browser_store, conflict, report
 from pages.common import cached_shapes, current_config, guard
 from quizzes import BY_ID, KIND_LABELS, TOPICS, Context, Question, check, format_answer, questions_for
-from quizzes.check import readable
+from quizzes.check import parse_shape, readable
 from quizzes.progress import dumps, load_progress, merge, missed, new_progress, now_ms, record, restamped, scores
 
 ALL = "All topics"
@@ -240,9 +240,10 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
     # The answer is quoted as typed, with no full stop after it: an answer may end with its own.
     if attempt["correct"]:
         st.success(f"Right. You answered {attempt['given']!r}", icon=":material/check_circle:")
-        if q.kind == "shape" and any(c.isalpha() for c in attempt["given"].replace("x", "").replace("X", "")):
-            # Symbols are checked by the numbers they stand for, so M and M_target (equal by default) pass
-            # for each other; the formula in the explanation is the one to compare with.
+        if q.kind == "shape" and parse_shape(attempt["given"]) is None:
+            # Right, yet not readable as plain numbers: it was read through the config's symbols, which
+            # are checked by the numbers they stand for, so M and M_target (equal by default) pass for
+            # each other; the formula in the explanation is the one to compare with.
             st.caption("Symbols are checked by their values at this config, so two that happen to be equal here "
                        "(M and M_target, say) pass for each other. Compare your order with the explanation's.")
     else:

@@ -61,6 +61,9 @@ def test_shape_answer_in_another_written_form():
     dims = BY_ID["shape-tokens"].expected(Context(DEFAULT))
     answer(at, "shape-tokens", "×".join(map(str, dims)))
     assert "**1 right**" in score_line(at)
+    answer(at, "shape-tokens", f"torch.Size([{', '.join(map(str, dims))}])")  # letters, yet plain numbers
+    assert "**1 right**" in score_line(at)
+    assert not any(c.value.startswith("Symbols are checked") for c in at.caption)
 
 
 def test_a_shape_in_symbols_is_read_and_an_unreadable_reply_keeps_the_last_attempt():
@@ -68,6 +71,7 @@ def test_a_shape_in_symbols_is_read_and_an_unreadable_reply_keeps_the_last_attem
     at.selectbox(key="quiz_topic").set_value("Shapes").run()
     answer(at, "shape-tokens", "(N, M)")
     assert "**1 right**" in score_line(at)
+    assert any(c.value.startswith("Symbols are checked by their values") for c in at.caption)
     answer(at, "shape-tokens", "(batch, length)")  # not a shape: said so, not marked wrong
     assert [w.value for w in at.warning] == [
         "Could not read that as a shape. Write its sizes as numbers, e.g. (2, 8, 16), or in the config's symbols, "
