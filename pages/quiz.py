@@ -329,8 +329,8 @@ def take_other_tabs() -> None:
         return
     st.session_state[MERGED_SEQ] = found["seq"]
     st.session_state[BASE] = found["text"]  # the next save may replace it: it is merged in now
-    loaded, _ = load_progress(found["text"]) if found["text"] else (None, "")
-    if loaded is None:  # emptied or unreadable: this tab's progress is written over it
+    loaded, _ = load_progress(found["text"])
+    if loaded is None:  # emptied ("" is no progress file) or unreadable: this tab's progress is written over it
         return
     mine = progress()
     merged = merge(mine, loaded)
