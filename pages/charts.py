@@ -11,7 +11,7 @@ from functools import lru_cache
 import altair as alt
 
 from core.views import AttentionMap, PositionalView
-from pages.tables import described, fill_data
+from pages.tables import FIT_WIDTH, described, fill_data
 
 PER_CELL = 20  # pixels per heatmap cell, until the chart reaches its largest size
 MIN_PLOT = 96  # pixels for all the cells together, however few: one to three positions stay readable
@@ -162,7 +162,7 @@ def _curves_template() -> dict:
         # Below the plot: at the side it took a third of a phone's width from the curves.
         color=alt.Color("dimension:N", title="dimension", sort=None, legend=alt.Legend(orient="bottom", columns=4)),
         tooltip=["dimension:N", "position:Q", alt.Tooltip("value:Q", format=".3f")],
-    ).properties(height=260).to_dict()
+    ).properties(height=240, autosize=FIT_WIDTH).to_dict()
 
 
 def curves_spec(curves: dict[int, list[float]]) -> dict:

@@ -18,6 +18,11 @@ from pages.diagram import shape_text
 
 TABLE_COLUMNS = ["#", "tensor", "formula", "live shape", "elements", "memory", "description"]
 STACKED_COLUMN = "PyTorch layout (heads stacked)"
+# For a chart drawn as wide as its column: the width fits the column, and the height is the plot's
+# own, with the axes and a legend drawn around it. Streamlit's default for such a chart ("fit")
+# makes the height include them, so a legend below took its rows out of the plot: the memory
+# chart's four-line legend left its plot about 110 px of 340, at every width.
+FIT_WIDTH = {"type": "fit-x", "contains": "padding"}
 
 # Rows whose per-head view (the note's) has a stacked twin in PyTorch's layout, and that twin.
 STACKED_TWIN = {"qkv_one_head": "q_stacked", "head_output": "heads_stacked"}
@@ -113,7 +118,7 @@ def _params_template() -> dict:
         y=alt.Y("component:N", sort="-x", title=None, axis=alt.Axis(labelLimit=260)),
         color=alt.Color("component:N", legend=None),
         tooltip=["component:N", alt.Tooltip("parameters:Q", format=","), alt.Tooltip("share:Q", format=".1%")],
-    ).properties(height=28 * 10)
+    ).properties(height=28 * 10, autosize=FIT_WIDTH)
     return chart.to_dict()
 
 
@@ -161,9 +166,9 @@ def _memory_template() -> dict:
     # A line in the right half of the axis has its label on its left, so that it is not cut off.
     labels = [alt.Chart(alt.NamedData(name="marks")).transform_filter(f"datum.side == '{side}'").mark_text(
         align=side, dx=4 if side == "left" else -4, baseline="top").encode(
-        x="M:Q", y=alt.Y("offset:Q", scale=None), text="what:N", color=alt.value("#444444"))
+        x="M:Q", y=alt.Y("offset:Q", scale=None), text="lines:N", color=alt.value("#444444"))
         for side in ("left", "right")]
-    return alt.layer(lines, rules, *labels).properties(height=340).to_dict()
+    return alt.layer(lines, rules, *labels).properties(height=300, autosize=FIT_WIDTH).to_dict()
 
 
 def memory_spec(points: list[MemoryPoint], current_M: int, crossover: int | None) -> dict:
@@ -171,13 +176,15 @@ def memory_spec(points: list[MemoryPoint], current_M: int, crossover: int | None
     overtakes the others."""
     top = max(p.M for p in points)
 
-    def mark(M: int, what: str, offset: int) -> dict:
+    def mark(M: int, lines: list[str], offset: int) -> dict:
         side = "left" if M * M <= top else "right"  # log axis from 1: the left half ends at sqrt(top)
-        return {"M": M, "what": what, "offset": offset, "side": side}
+        # A label is drawn a line per item (Vega's text mark takes an array), so that a long one
+        # still fits in half of a phone's plot; "what" is the same words in one line, for tooltips.
+        return {"M": M, "what": " ".join(lines), "lines": lines, "offset": offset, "side": side}
 
-    marks = [mark(current_M, f"your M = {current_M}", 2)]
+    marks = [mark(current_M, [f"your M = {current_M}"], 2)]
     if crossover is not None:
-        marks.append(mark(crossover, f"attention > other activations from M = {crossover}", 18))
+        marks.append(mark(crossover, ["attention >", "other activations", f"from M = {crossover}"], 18))
     spec = fill_data(_memory_template(), {"memory": memory_frame(points).to_dict("records"), "marks": marks})
     return described(spec, "Line chart, log-log, of the bytes one pass keeps against M (= M_target): parameters "
                            "stay flat, activations and logits grow like M, attention scores and weights like M². "

@@ -25,7 +25,7 @@ from core.train import (LMSettings, ReversalSettings, load_text, make_tokenizer,
                         warm_up_in_background)
 from pages.common import guard
 from pages.lab_runs import LabRun, start_run
-from pages.tables import fill_data
+from pages.tables import FIT_WIDTH, fill_data
 
 MAX_SECONDS = 60.0  # a safety net: the sliders' worst corner could otherwise train for minutes
 REDRAW_SECONDS = 0.25  # how often the progress bar and the live loss curve are redrawn
@@ -175,7 +175,7 @@ def _loss_layers(source: Any, curves: list[str], *, floor: float | None, uniform
         layers.append(rule.mark_rule(strokeDash=[5, 4], color="gray").encode(y="y:Q"))
         layers.append(rule.mark_text(align="right", baseline="bottom", dx=-4, dy=-2, color="gray").encode(
             y="y:Q", x=alt.value("width"), text="label:N"))
-    return alt.layer(*layers).properties(height=260)
+    return alt.layer(*layers).properties(height=240, autosize=FIT_WIDTH)  # the legend above comes on top
 
 
 @lru_cache(maxsize=16)
@@ -219,7 +219,8 @@ def accuracy_chart(results: dict[str, dict]) -> alt.LayerChart:
     rule = alt.Chart(chance_df).mark_rule(strokeDash=[5, 4], color="crimson").encode(y="y:Q")
     label = alt.Chart(chance_df).mark_text(align="right", baseline="bottom", dx=-4, dy=-2, color="crimson").encode(
         y="y:Q", x=alt.X("x:Q", scale=x_scale), text="label:N")
-    return alt.layer(shade, part, lines, rule, label).resolve_scale(color="independent").properties(height=300)
+    return alt.layer(shade, part, lines, rule, label).resolve_scale(color="independent").properties(
+        height=280, autosize=FIT_WIDTH)
 
 
 def position_labels(M: int) -> list[str]:

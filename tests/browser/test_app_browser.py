@@ -2,7 +2,7 @@
 keyboard changes the table, a shared URL reproduces the view, Back and Forward step through the
 configs, pages keep their settings, quiz progress outlasts the tab, a training run outlasts a
 visit elsewhere and a closed tab's run gives its slot back, no page asks anything of another site,
-the heatmap's numbers are a real table, and charts stay whole on small screens. Screenshots go to
+the heatmap's numbers are a real table, charts stay whole on small screens and a legend never takes a plot's height. Screenshots go to
 tmp_path."""
 
 from __future__ import annotations
@@ -480,3 +480,25 @@ def test_positional_comparison_charts_fit_two_to_a_row(app_url, laptop):
     page.get_by_role("tab", name="Sinusoidal vs learned").click()
     expect_whole_charts(page.locator(".vega-embed:visible"), 4)  # table and similarity, for each kind
     no_exception(page)
+
+
+@pytest.mark.parametrize("where,tab,template", [
+    ("/", "Memory against M", "pages.tables:_memory_template"),
+    ("/positional", "Dimensions as curves", "pages.charts:_curves_template"),
+])
+def test_a_legend_below_a_chart_does_not_take_its_plot_height(app_url, phone, where, tab, template):
+    """A chart as wide as its column keeps its plot's height, and its axes and legend come on top:
+    drawn with Streamlit's default sizing, the memory chart's four-line legend left its plot about
+    110 px of 340 on a phone and on a laptop alike, and the curves' legend did the same to them."""
+    import importlib
+
+    module, name = template.split(":")
+    plot_height = getattr(importlib.import_module(module), name)()["height"]
+    page = phone
+    page.goto(app_url + where)
+    page.get_by_role("tab", name=tab).click(timeout=LOAD)
+    drawing = page.locator(".vega-embed:visible").last.locator(":scope > .marks")
+    expect(drawing).to_be_visible(timeout=LOAD)
+    no_exception(page)
+    # The x axis and its title take about 50 px, and every legend here has two rows or more.
+    assert drawing.bounding_box()["height"] >= plot_height + 90
