@@ -2,8 +2,8 @@
 keyboard changes the table, a shared URL reproduces the view, Back and Forward step through the
 configs, pages keep their settings, quiz progress outlasts the tab, a training run outlasts a
 visit elsewhere and a closed tab's run gives its slot back, no page asks anything of another site,
-the heatmap's numbers are a real table, charts stay whole on small screens and a legend never takes a plot's height. Screenshots go to
-tmp_path."""
+the heatmap's numbers are a real table, charts stay whole on small screens and a legend never
+takes a plot's height. Screenshots go to tmp_path."""
 
 from __future__ import annotations
 
