@@ -15,7 +15,12 @@ from pages.common import (cached_shapes, cached_trace, current_config, guard, ov
 from pages.diagram import shape_text
 from pages.tables import numbers_frame
 
-WEIGHTS_BOX, MASK_BOX = 340, 260  # narrowest boxes, in pixels, so that the captions under small maps read well
+# Narrowest boxes, in pixels, so that the captions under small maps still read. With the small gap
+# (16 px) the two boxes of the default M = 8 (300 and 244 px; its mask draws 241 px) take 560 of
+# the 564 px that a 1024 px window leaves beside the open sidebar, so the mask sits beside the
+# weights there too (measured in Chromium).
+WEIGHTS_BOX, MASK_BOX = 290, 244
+PHONE_COLUMN = 388  # pixels of main column on a 420 px phone; a wider map scrolls sideways in its box there
 
 
 def mask_note(kind: str, cfg) -> str:
@@ -87,11 +92,14 @@ with guard("The attention heatmap"):
     weights, mask = attention_spec(a), mask_spec(a)
     # Side by side while the window has room for both, one below the other when it has not: the
     # browser decides, as only it knows the width (see charts.full_width).
-    row = st.container(horizontal=True, wrap=True, gap="large")
+    if full_width(weights) > PHONE_COLUMN:  # a phone shows no scrollbar until the learner scrolls
+        st.caption("On a screen narrower than a map, the map scrolls sideways inside its box: its last keys "
+                   "and its colour scale are on the right.")
+    row = st.container(horizontal=True, wrap=True, gap="small")
     left = row.container(width=max(full_width(weights), WEIGHTS_BOX))
     right = row.container(width=max(full_width(mask), MASK_BOX))
     with left:
-        st.subheader("Weights")
+        st.header("Weights")  # h2 under the page's h1: a screen reader's outline skips no level
         st.vega_lite_chart(weights, width="content")
         blocked = a.blocked_weight_max
         if blocked is None and a.hidden_beyond:
@@ -106,6 +114,6 @@ with guard("The attention heatmap"):
         show_numbers(numbers_frame(a.weights, [f"query {i}" for i in range(len(a.weights))],
                                    [f"key {j}" for j in range(len(a.weights[0]) if a.weights else 0)]))
     with right:
-        st.subheader("Mask")
+        st.header("Mask")
         st.vega_lite_chart(mask, width="content")
         st.caption(mask_note(kind, cfg))

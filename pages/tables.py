@@ -16,7 +16,9 @@ from core import Trace, human_bytes
 from core.views import MemoryPoint
 from pages.diagram import shape_text
 
-TABLE_COLUMNS = ["#", "tensor", "formula", "live shape", "elements", "memory", "description"]
+# The live shape comes straight after the name: on a phone the table shows its first three columns,
+# and the shape is what a learner opened the explorer for; the formula that explains it is next.
+TABLE_COLUMNS = ["#", "tensor", "live shape", "formula", "elements", "memory", "description"]
 STACKED_COLUMN = "PyTorch layout (heads stacked)"
 # For a chart drawn as wide as its column: the width fits the column, and the height is the plot's
 # own, with the axes and a legend drawn around it. Streamlit's default for such a chart ("fit")
@@ -34,8 +36,8 @@ def rows_frame(t: Trace, *, extras: bool = False, stacked: bool = False) -> pd.D
     frame = pd.DataFrame({
         "#": [r.index if not extras else i + 1 for i, r in enumerate(rows)],
         "tensor": [r.name for r in rows],
-        "formula": [r.formula for r in rows],
         "live shape": [shape_text(r.shape) for r in rows],
+        "formula": [r.formula for r in rows],
         "elements": [r.numel for r in rows],
         "memory": [human_bytes(r.bytes) for r in rows],
         "description": [r.description for r in rows],

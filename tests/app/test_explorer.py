@@ -47,7 +47,7 @@ def test_default_table_equals_core_trace():
     at = make_app().run()
     assert_table_matches_trace(at)
     frame = at.dataframe[0].value
-    assert list(frame.columns) == ["#", "tensor", "formula", "live shape", "elements", "memory", "description"]
+    assert list(frame.columns) == ["#", "tensor", "live shape", "formula", "elements", "memory", "description"]
     t = trace(at.session_state["cfg"])
     assert list(frame["elements"]) == [r.numel for r in t.rows]
     assert list(frame["formula"]) == [r.formula for r in t.rows]

@@ -30,8 +30,8 @@ NAV = [  # sidebar link text, url path, an element the page draws once it is don
 
 
 def shape_cell(page, row: int):
-    """The 'live shape' cell (column 3) of a row of the explorer's table (0-based row)."""
-    return page.locator('[data-testid="stDataFrame"]').first.locator(f'[data-testid="glide-cell-3-{row}"]')
+    """The 'live shape' cell (column 2) of a row of the explorer's table (0-based row)."""
+    return page.locator('[data-testid="stDataFrame"]').first.locator(f'[data-testid="glide-cell-2-{row}"]')
 
 
 def slider(page, label: str):
@@ -420,6 +420,8 @@ def test_a_wide_heatmap_scrolls_inside_a_phone_screen(app_url, phone):
     charts = page.locator(".vega-embed")
     expect(charts).to_have_count(2, timeout=LOAD)  # the weights, then the mask
     no_exception(page)
+    # A phone draws no scrollbar until one scrolls, so the page says that the map scrolls.
+    expect(page.get_by_text("the map scrolls sideways inside its box")).to_be_visible()
     width = page.evaluate("document.documentElement.clientWidth")
     for i in range(2):  # here Streamlit draws the weights as SVG and the mask on a canvas: both count
         chart, drawing = charts.nth(i), charts.nth(i).locator(":scope > .marks")  # .marks: the svg or canvas
@@ -468,6 +470,18 @@ def test_attention_charts_show_whole_on_a_tablet(app_url, browser, width, height
     with page_in(browser, width, height) as page:
         page.goto(app_url + "/attention?N=2&M=12&M_target=12&E=16&nhead=2&vocab_size=100")
         expect_whole_charts(page.locator(".vega-embed"), 2)
+        no_exception(page)
+
+
+def test_the_default_mask_sits_beside_its_weights_on_a_tablet(app_url, browser):
+    """At the default M = 8, a 1024 px window with the sidebar open has room for both heatmaps in
+    one row; the boxes around them used to be wider than the charts and sent the mask below."""
+    with page_in(browser, 1024, 768) as page:
+        page.goto(app_url + "/attention")
+        charts = page.locator(".vega-embed")
+        expect_whole_charts(charts, 2)
+        weights, mask = (charts.nth(i).bounding_box() for i in range(2))
+        assert mask["y"] == weights["y"] and mask["x"] >= weights["x"] + weights["width"]
         no_exception(page)
 
 
