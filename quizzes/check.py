@@ -29,9 +29,13 @@ def parse_shape(text: Any, symbols: Mapping[str, Any] | None = None) -> tuple[in
     """'(2, 8, 512)', '2x8x512', '2×8×512', '[2,8,512]', '2 8 512', 'torch.Size([2, 8])' -> a tuple.
 
     With ``symbols`` (a config's, see Context.symbols), the learner's notation is read too:
-    '(N, M, d_k)', 'N, nhead, M, E/nhead' or '(N M_target vocab_size)' give the same tuple as
-    the numbers they stand for. Each dimension is then a number or a symbol, or two of them
-    joined by * or /, the forms the explorer's formula column uses.
+    '(N, M, d_k)', 'N, nhead, M, E/nhead', 'NxM' or '(N M_target vocab_size)' give the same tuple
+    as the numbers they stand for; d_model, the paper's name, is read as E.
+
+    Commas, where there are any, are the only separators, so each dimension between them may be
+    arithmetic, as the explorer's formula column writes it: (N, M, nhead*d_k), and just as well
+    (2, 8, 2*8) -> (2, 8, 16). Without commas, numbers alone may be separated by x, ×, * or spaces
+    (2*8*512 is three dimensions); symbols by x, × or spaces, with *, / or // inside a dimension.
 
     Returns None for anything else (unknown letters, negative or empty dimensions, overly long input).
     """
@@ -45,11 +49,12 @@ def parse_shape(text: Any, symbols: Mapping[str, Any] | None = None) -> tuple[in
             body = body[1:-1].strip()
         if body[-1:] in (")", "]"):
             return None
+        commas = "," in body
         body = body.rstrip(",").strip()  # a one-dimensional tuple may be written (8,)
         if not body:
             return None
-        if symbols is not None and _LETTER.search(body.replace("×", "")) and not _DIGITS_AND_X.match(body):
-            return _symbolic_shape(body, symbols)
+        if commas or (symbols is not None and _LETTER.search(body.replace("×", "")) and not _DIGITS_AND_X.match(body)):
+            return _symbolic_shape(body, symbols or {})
         parts = _SEPARATORS.split(body)
         if not parts or any(not p.isascii() or not p.isdigit() or len(p) > MAX_DIGITS for p in parts):
             return None
@@ -60,44 +65,69 @@ def parse_shape(text: Any, symbols: Mapping[str, Any] | None = None) -> tuple[in
 
 _LETTER = re.compile(r"[A-Za-z]")
 _DIGITS_AND_X = re.compile(r"^\d+(?:\s*[x×]\s*\d+)+$", re.IGNORECASE)  # 2x8x512: numbers, not symbols
-_SPACED_X = re.compile(r"\s*×\s*|\s+[x]\s+|\s+", re.IGNORECASE)  # 'N x M x E', 'N×M×E', 'N M E'
-_SYMBOL_TERM = re.compile(r"^([A-Za-z_]\w*|\d{1,15})\s*(?:([*/])\s*([A-Za-z_]\w*|\d{1,15}))?$")
+# the paper's names; not its h for nhead, as many write H for a hidden size, which is E
+ALIASES = {"d_model": "E"}
+
+
+def _numeric_symbols(symbols: Mapping[str, Any]) -> dict[str, int]:
+    numeric = {k: v for k, v in symbols.items() if isinstance(v, int) and not isinstance(v, bool)}
+    for alias, name in ALIASES.items():
+        if name in numeric:
+            numeric.setdefault(alias, numeric[name])
+    return numeric
 
 
 def _symbol_lookup(symbols: Mapping[str, Any]):
     """name -> the symbol's whole-number value, or None. Exact names first; then 'd_K' or
     'm_target' still name a symbol, when only one symbol folds to that case."""
-    numeric = {k: v for k, v in symbols.items() if isinstance(v, int) and not isinstance(v, bool)}
+    numeric = _numeric_symbols(symbols)
     folded: dict[str, int | None] = {}
     for name, v in numeric.items():
         folded[name.casefold()] = v if name.casefold() not in folded else None
     return lambda name: numeric[name] if name in numeric else folded.get(name.casefold())
 
 
+def _symbol_names(symbols: Mapping[str, Any]) -> str:
+    """A pattern for the symbols' names, longest first so that M_target is not read as M then _target;
+    names are matched whole, so the x in max_len is never taken for a separator."""
+    return "|".join(sorted(map(re.escape, _numeric_symbols(symbols)), key=len, reverse=True)) or "(?!)"
+
+
 def _symbolic_shape(body: str, symbols: Mapping[str, Any]) -> tuple[int, ...] | None:
-    """Dimensions split at commas (or at spaces when there are none), each read by _SYMBOL_TERM."""
+    """Dimensions split at commas, or when there are none at x, × or spaces ('NxM', 'N x M', 'N M').
+    Each is a factor, or two joined by * or by / (exact) or // (floor). A factor is a whole number,
+    a symbol, or a number just before a symbol, which multiplies it as in 4E; E4 is not read.
+    With no symbols, only numbers are read: (2, 8, 2*8)."""
     lookup = _symbol_lookup(symbols)
+    names = _symbol_names(symbols)
+    factor_text = rf"[0-9]{{1,15}}(?:{names})?|{names}"
+    dimension = re.compile(rf"({factor_text})(?:\s*(\*|//?)\s*({factor_text}))?", re.IGNORECASE)
+    separator = re.compile(r"\s*,\s*" if "," in body else r"\s*[x×]\s*|\s+", re.IGNORECASE)
 
-    def atom(token: str) -> int | None:
-        return int(token) if token.isdigit() else lookup(token)
+    def factor(token: str) -> int | None:
+        digits = re.match("[0-9]*", token).group()
+        value = lookup(token[len(digits):]) if len(digits) < len(token) else 1
+        return None if value is None else int(digits or 1) * value
 
-    parts = [p.strip() for p in (body.split(",") if "," in body else _SPACED_X.split(body))]
-    out = []
-    for part in parts:
-        match = _SYMBOL_TERM.match(part)
+    out, at = [], 0
+    while True:
+        match = dimension.match(body, at)
         if not match:
             return None
-        left, op, right = match.groups()
-        value = atom(left)
+        value, op, right = factor(match[1]), match[2], match[3] and factor(match[3])
         if op:
-            other = atom(right)
-            if value is None or other is None or (op == "/" and (other == 0 or value % other)):
+            if value is None or right is None or (op != "*" and right == 0) or (op == "/" and value % right):
                 return None
-            value = value * other if op == "*" else value // other
+            value = value * right if op == "*" else value // right
         if value is None:
             return None
         out.append(value)
-    return tuple(out)
+        if match.end() == len(body):
+            return tuple(out)
+        gap = separator.match(body, match.end())
+        if not gap:
+            return None
+        at = gap.end()
 
 
 def parse_number(text: Any) -> float | None:
@@ -119,23 +149,29 @@ def parse_number(text: Any) -> float | None:
 
 
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-              ast.Pow: operator.pow}
+              ast.FloorDiv: operator.floordiv, ast.Pow: operator.pow}
 MAX_NODES = 60  # an answer's arithmetic is a few terms; anything longer is not one
 MAX_EXPONENT = 64
+# a number, scientific ones whole (atomic group): 4E+4 is 40000, not 4*E + 4
+_COEFFICIENT = r"(?<![\w.])(?>[0-9]+(?:\.[0-9]*)?(?:e[+-]?[0-9]+)?)"
 
 
 def parse_expression(text: Any, symbols: Mapping[str, Any] | None = None) -> float | None:
     """'4*16**2 + 4*16', '4 * E^2 + 4*E', '(12*E + d_ff) / (3*nhead)' -> a finite float, read with the
     config's ``symbols`` (see Context.symbols); None if it is anything else.
 
-    Only numbers, those symbols, + - * / ** (or ^, as people write powers) and parentheses are
-    read, from the syntax tree; nothing is evaluated by Python itself. Powers are capped, and
-    the arithmetic is done in floats, so no input can make it slow.
+    Only numbers, those symbols, + - * / // ** (or ^, as people write powers) and parentheses are
+    read, from the syntax tree; nothing is evaluated by Python itself. A number just before a
+    symbol multiplies it, as people write 4E^2 + 4E (read before the tree, as 4*E^2 + 4*E); a
+    number in scientific notation such as 2e3 stays one. Powers are capped, and the arithmetic is
+    done in floats, so no input can make it slow.
     """
     try:
         if not isinstance(text, str) or len(text) > MAX_INPUT or not text.strip():
             return None
-        tree = ast.parse(text.strip().replace("^", "**"), mode="eval")
+        names = _symbol_names(symbols or {})
+        text = re.sub(rf"{_COEFFICIENT}(?=(?:{names})(?!\w))", r"\g<0>*", text.strip(), flags=re.IGNORECASE)
+        tree = ast.parse(text.replace("^", "**"), mode="eval")
         if sum(1 for _ in ast.walk(tree)) > MAX_NODES:
             return None
         lookup = _symbol_lookup(symbols or {})

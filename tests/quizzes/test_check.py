@@ -29,16 +29,73 @@ def test_shapes_in_the_configs_own_symbols():
     for text, dims in (("(N, M, d_k)", (2, 8, 8)), ("N, nhead, M, E/nhead", (2, 2, 8, 8)),
                        ("(N M_target vocab_size)", (2, 6, 100)), ("N x M x E", (2, 8, 16)), ("N×M×E", (2, 8, 16)),
                        ("torch.Size([N, M])", (2, 8)), ("(n, m, D_K)", (2, 8, 8)), ("(nhead*d_k, E)", (16, 16)),
-                       ("(N, 3, E)", (2, 3, 16)), ("(max_len, E)", (8, 16)), ("(N,)", (2,))):
+                       ("(N, 3, E)", (2, 3, 16)), ("(max_len, E)", (8, 16)), ("(N,)", (2,)),
+                       ("NxMxE", (2, 8, 16))):
         assert parse_shape(text, SYMBOLS) == dims, text
         assert parse_shape(text) is None, text  # without a config, letters are not read
     for text in ("(N, M, foo)", "(N, M, E/3)", "(N, M, E/0)", "(N, positional)", "(N, M + 1)", "(N, M*E*E)",
-                 "(N, __class__)", "(N, M", "NxMxE"):
+                 "(N, __class__)", "(N, M"):
         assert parse_shape(text, SYMBOLS) is None, text
     assert parse_shape("2x8x512", SYMBOLS) == (2, 8, 512)  # numbers joined by x stay numbers
     q = BY_ID["qkv-scores"]
     assert check(q, (2, 2, 8, 8), "(N, nhead, M, M)", SYMBOLS)
     assert not check(q, (2, 2, 8, 8), "(N, nhead, M, d_k/2)", SYMBOLS)
+
+
+def test_with_commas_a_product_of_numbers_is_one_dimension():
+    """Commas split the dimensions, so a * between them multiplies, as in (N, M, nhead*d_k); without
+    commas 2*8*512 keeps its * as a separator, like x."""
+    for symbols in (None, SYMBOLS):
+        assert parse_shape("(2, 8, 2*8)", symbols) == (2, 8, 16)
+        assert parse_shape("[2*8, 512]", symbols) == (16, 512)
+        assert parse_shape("(2*8,)", symbols) == (16,)
+        assert parse_shape("(2, 16/2, 32//3)", symbols) == (2, 8, 10)
+        assert parse_shape("2*8*512", symbols) == (2, 8, 512)
+        for text in ("(2, 8, 2*8*2)", "(2, 16/3)", "(2, 8/0)", "(2, 8x8)", "(2, 8 512)", "(2, 8 + 1)", "(２, ８)"):
+            assert parse_shape(text, symbols) is None, text
+
+
+def test_x_without_spaces_splits_symbols_but_never_a_symbols_name():
+    for text, dims in (("NxM", (2, 8)), ("N×M", (2, 8)), ("nXm", (2, 8)), ("NxMxE", (2, 8, 16)),
+                       ("max_lenxE", (8, 16)), ("Nxmax_len_plus_one", (2, 9)), ("Nx8", (2, 8)),
+                       ("2x8 512", (2, 8, 512)), ("max_len", (8,)), ("M_targetxvocab_size", (6, 100)),
+                       ("Nxnhead*d_k", (2, 16))):
+        assert parse_shape(text, SYMBOLS) == dims, text
+    for text in ("NxMx", "xN", "NxxM", "Nxfoo", "NM", "ma x_len"):
+        assert parse_shape(text, SYMBOLS) is None, text
+
+
+def test_a_number_just_before_a_symbol_multiplies_it():
+    for text, dims in (("(N, M, 4E)", (2, 8, 64)), ("(N, 2d_k)", (2, 16)), ("4E x N", (64, 2)),
+                       ("(2nhead*d_k,)", (32,)), ("(N, 4e)", (2, 64))):
+        assert parse_shape(text, SYMBOLS) == dims, text
+    for text in ("(N, E4)", "(N, 4 E)", "(N, 1e3)", "(N, 4Efoo)", "(N, 4.5E)", "E4 x N"):
+        assert parse_shape(text, SYMBOLS) is None, text
+    for text, number in (("4E", 64), ("3E^2", 768), ("4E^2 + 4E", 1088), ("2d_k*nhead", 32), ("1.5E", 24),
+                         ("4E-E", 48), ("2M_target", 12)):
+        assert parse_expression(text, SYMBOLS) == number, text
+    for text, number in (("2e3", 2000), ("4E+4", 4e4), ("4e-1", 0.4)):  # scientific notation stays a number
+        assert parse_expression(text, SYMBOLS) == number, text
+    for text in ("E4", "4 E", "4Efoo", "x4E", "4E(2)"):
+        assert parse_expression(text, SYMBOLS) is None, text
+    assert parse_expression("4E", {}) is None and parse_expression("4E") is None
+
+
+def test_floor_division():
+    assert parse_expression("E // nhead", SYMBOLS) == 8 and parse_expression("E//3", SYMBOLS) == 5
+    assert parse_expression("7 // 2") == 3 and parse_expression("E // 0", SYMBOLS) is None
+    for text, dims in (("(N, M, E // nhead)", (2, 8, 8)), ("(N, E//3)", (2, 5)), ("N M E//nhead", (2, 8, 8))):
+        assert parse_shape(text, SYMBOLS) == dims, text
+    assert parse_shape("(N, E//0)", SYMBOLS) is None and parse_shape("(N, E///2)", SYMBOLS) is None
+
+
+def test_d_model_is_the_papers_name_for_e():
+    assert parse_shape("(N, M, d_model)", SYMBOLS) == (2, 8, 16)
+    assert parse_shape("(N, M, D_MODEL/nhead)", SYMBOLS) == (2, 8, 8)
+    assert parse_shape("NxMxd_model", SYMBOLS) == (2, 8, 16)
+    assert parse_expression("4*d_model^2 + 4d_model", SYMBOLS) == 1088
+    assert parse_shape("(N, d_model)", {**SYMBOLS, "d_model": 7}) == (2, 7)  # a config's own d_model wins
+    assert parse_shape("(N, d_model)", {"N": 2}) is None and parse_shape("(N, h)", SYMBOLS) is None
 
 
 def test_unreadable_replies_are_told_apart_from_wrong_ones():
