@@ -232,6 +232,9 @@ def architecture_svg(cfg: TransformerConfig, shapes: dict[str, tuple[int, ...]])
         '<marker id="arch-head-skip" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
         'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#999"/></marker>'
         '</defs>',
+        # Its own white ground: the page may be dark (the app has a dark theme), and the labels and
+        # arrows are drawn dark for a light one.
+        f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" rx="12" fill="#ffffff"/>',
     ]
     for side, (top, bottom) in CLUSTERS.items():
         # Wide enough on the residual side to hold the residual arrows' labels too.

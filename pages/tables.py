@@ -25,6 +25,9 @@ STACKED_COLUMN = "PyTorch layout (heads stacked)"
 # makes the height include them, so a legend below took its rows out of the plot: the memory
 # chart's four-line legend left its plot about 110 px of 340, at every width.
 FIT_WIDTH = {"type": "fit-x", "contains": "padding"}
+# Labels drawn on a chart, which the page may show on white or on the dark theme's near-black: this
+# grey has a contrast of 4.48:1 on white and 4.04:1 on #14161c (Vega's default, black, vanishes there).
+NEUTRAL_GREY = "#777777"
 
 # Rows whose per-head view (the note's) has a stacked twin in PyTorch's layout, and that twin.
 STACKED_TWIN = {"qkv_one_head": "q_stacked", "head_output": "heads_stacked"}
@@ -162,13 +165,13 @@ def _memory_template() -> dict:
         tooltip=["M:Q", "part:N", "memory:N"],
     )
     rules = alt.Chart(alt.NamedData(name="marks")).mark_rule(strokeDash=[4, 3]).encode(
-        x="M:Q", color=alt.value("#666666"), tooltip=["what:N"])
+        x="M:Q", color=alt.value(NEUTRAL_GREY), tooltip=["what:N"])
     # Each dashed line says what it is in words on the chart, not only in a tooltip a keyboard or a
     # screen reader cannot reach; the second label sits a line lower, so close lines do not collide.
     # A line in the right half of the axis has its label on its left, so that it is not cut off.
     labels = [alt.Chart(alt.NamedData(name="marks")).transform_filter(f"datum.side == '{side}'").mark_text(
         align=side, dx=4 if side == "left" else -4, baseline="top").encode(
-        x="M:Q", y=alt.Y("offset:Q", scale=None), text="lines:N", color=alt.value("#444444"))
+        x="M:Q", y=alt.Y("offset:Q", scale=None), text="lines:N", color=alt.value(NEUTRAL_GREY))
         for side in ("left", "right")]
     return alt.layer(lines, rules, *labels).properties(height=300, autosize=FIT_WIDTH).to_dict()
 

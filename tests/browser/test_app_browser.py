@@ -516,3 +516,31 @@ def test_a_legend_below_a_chart_does_not_take_its_plot_height(app_url, phone, wh
     no_exception(page)
     # The x axis and its title take about 50 px, and every legend here has two rows or more.
     assert drawing.bounding_box()["height"] >= plot_height + 90
+
+
+def test_a_dark_system_setting_gets_the_dark_theme_and_a_readable_figure(app_url, browser, tmp_path):
+    """The app follows the system's light or dark setting. In the dark theme the architecture figure,
+    whose labels and arrows are drawn dark, keeps its own white ground instead of showing them on
+    near-black."""
+    from io import BytesIO
+
+    from PIL import Image
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme="dark")
+    try:
+        page = context.new_page()
+        page.goto(app_url)
+        figure = page.get_by_role("img", name=re.compile("^The Transformer: one of its"))
+        expect(figure).to_be_visible(timeout=LOAD)
+        no_exception(page)
+        background = page.locator('[data-testid="stApp"]').evaluate("e => getComputedStyle(e).backgroundColor")
+        assert max(map(int, re.findall(r"\d+", background)[:3])) < 64  # a near-black page
+        figure.scroll_into_view_if_needed()
+        shot = figure.screenshot(path=tmp_path / "dark_figure.png")
+        keep(tmp_path / "dark_figure.png", tmp_path)
+        image = Image.open(BytesIO(shot)).convert("RGB")
+        width, height = image.size
+        corners = [image.getpixel((x, y)) for x in (20, width - 20) for y in (height // 2, height - 20)]
+        assert all(min(pixel) > 240 for pixel in corners)  # white ground, well inside its rounded corners
+    finally:
+        context.close()
