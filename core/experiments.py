@@ -6,8 +6,11 @@ plain numbers, a few chart records and a note. Nothing here knows it is displaye
 
 Every experiment is bounded, whatever the config: lengths, widths and depths are capped (see
 ``bounded``) and the note says so, and parameter counts of big configs are read off the meta
-device, where PyTorch builds the modules without allocating their weights. Everything is seeded
-and runs on the CPU, under ``torch.no_grad`` unless gradients are the point.
+device, where PyTorch builds the modules without allocating their weights. A shape the learner
+is asked for is shown at their own sizes: read off a shape-only trace, or, for the GRU, measured
+when a real one of their sizes is cheap and otherwise worked out from a smaller real run, which
+the note says (``gru_run``). Everything is seeded and runs on the CPU, under ``torch.no_grad``
+unless gradients are the point.
 """
 
 from __future__ import annotations
@@ -34,6 +37,13 @@ MAX_VOCAB = 256
 MAX_MASK_SIDE = 4096  # a real causal mask up to 16 Mi booleans; beyond that, counted by formula
 MAX_HEAD_TRIES = 1024
 MAX_SCORE_WIDTH = 1024  # widest q and k sampled in score_scaling
+# The GRU behind the RNN questions' shape and step count runs at the learner's own (N, M, E) within
+# these; past them, at the maps' caps for N and E but still over every position up to
+# MAX_GRU_STEPS. Its steps, about 15 us each, dominate: about 0.1 s at M=4096 (README, Performance).
+MAX_GRU_WORK = 2**24  # N * M * E**2, the multiply-adds of its matrix products over 6
+MAX_GRU_ELEMENTS = 2**20  # N * M * E, its input and its output: 4 MiB each
+MAX_GRU_WIDTH = 512  # E: its 6 E**2 weights, 6 MiB
+MAX_GRU_STEPS = 4096  # M: the M slider's last step
 
 
 @dataclass(frozen=True)
@@ -146,14 +156,73 @@ def _seeded_gru(E: int, seed: int) -> nn.GRU:
     return gru
 
 
+def _gru_sizes(cfg: TransformerConfig) -> tuple[int, int, int]:
+    """(N, M, E) for the real nn.GRU(E, E) run behind the GRU's shape and step count.
+
+    The learner's own sizes when that run is cheap (see MAX_GRU_WORK and its neighbours), so the
+    evidence shows their shape as measured. Otherwise N and E are capped as for the maps, but M
+    is kept up to MAX_GRU_STEPS: the steps are then still counted at the learner's length. (The
+    meta device cannot help: PyTorch's GRU on meta steps through Python meta kernels, 12-15 s at
+    the sliders' largest sizes, and its first call imports sympy and torch._dynamo.)
+    """
+    N, M, E = cfg.N, min(cfg.M, MAX_GRU_STEPS), cfg.E
+    if M == cfg.M and E <= MAX_GRU_WIDTH and N * M * E <= MAX_GRU_ELEMENTS and N * M * E * E <= MAX_GRU_WORK:
+        return N, M, E
+    return min(N, 2), M, min(E, MAX_WIDTH)
+
+
+def gru_run(cfg: TransformerConfig, seed: int) -> tuple[dict[str, Any], str]:
+    """nn.GRU(E, E, batch_first=True) on a batch of the encoder's input shape (N, M, E): the shape
+    it returns and the steps it takes, for the learner's sizes, with a note when it ran smaller.
+
+    A run at smaller sizes shows the rule (the output has its input's shape: one E-wide hidden
+    state per position of each sequence, one step per position), and the values give that rule
+    applied to the learner's sizes, so the evidence always shows the shape their answer needs,
+    with the sizes it was measured at beside it.
+    """
+    yours = (cfg.N, cfg.M, cfg.E)
+    N, M, E = _gru_sizes(cfg)
+    gru = _seeded_gru(E, seed)
+    batch = torch.randn(N, M, E, generator=_gen(seed + 2))  # (N, M, E), the encoder's input shape
+    with torch.no_grad():
+        every_step, _ = gru(batch)  # (N, M, E) -> (N, M, E): one E-wide hidden state per position
+    ran_on, got = tuple(batch.shape), tuple(every_step.shape)
+    steps = got[1]  # the GRU emits its hidden state after each step: one per position it stepped through
+    values = {"gru_input_shape": yours, "gru_output_shape": got, "rnn_sequential_steps": steps,
+              "gru_ran_on": f"{ran_on}: your sizes"}
+    if ran_on == yours:
+        return values, ""
+    if got == ran_on:  # the rule the run shows: the output has its input's shape
+        values["gru_output_shape"] = yours
+    values["gru_ran_on"] = f"{ran_on}, returned {got}: smaller, see below"
+    note = (f"nn.GRU(E, E) at your sizes, (N, M, E) = {yours}, costs too much to run here, so a real "
+            f"nn.GRU({E}, {E}) ran on {ran_on} and returned {got}: its input's shape, one E-wide hidden "
+            f"state per position of each sequence. At your sizes that is {values['gru_output_shape']}, "
+            "the gru output shape above.")
+    if M < cfg.M:
+        values["rnn_sequential_steps"] = cfg.M  # one step per position, as the run shows for its M
+        note += f" It took {steps} steps for {M} positions, one per position: at M={cfg.M}, {cfg.M} steps."
+    else:
+        note += f" It stepped through all M={M} positions, one step each."
+    return values, note
+
+
+def _maps_note(cfg: TransformerConfig, small: TransformerConfig) -> str:
+    """Which of the influence maps' sizes were capped (N does not enter them; L+1 copies are run)."""
+    capped = [f"{k}={getattr(small, k)}" for k in ("M", "E", "nhead", "d_ff") if getattr(small, k) != getattr(cfg, k)]
+    return f"The influence maps run at capped sizes to stay small: {', '.join(capped)}." if capped else ""
+
+
 def dependency_maps(cfg: TransformerConfig) -> Evidence:
     """Which input positions move which outputs: a GRU, our encoder layer, our masked decoder layer.
 
     The GRU reads positions one after another, so output i depends only on inputs 0..i (lower
     triangle). The encoder's self-attention lets every position see every other (full). The
-    decoder's masked self-attention is causal again, but computed in one parallel pass.
+    decoder's masked self-attention is causal again, but computed in one parallel pass. The
+    GRU's output shape and step count come from a second run, at the learner's sizes when it can
+    (``gru_run``).
     """
-    small, note = bounded(cfg)
+    small, _ = bounded(cfg)
     L, E = small.M, small.E  # the decoder probe reads a target as long as the source, to compare maps
     gru = _seeded_gru(E, small.seed)
     enc = init_weights(EncoderLayer(E, small.nhead, small.d_ff), small.seed)
@@ -169,14 +238,10 @@ def dependency_maps(cfg: TransformerConfig) -> Evidence:
     records = [{"model": name, "output position": i, "input position": j, "influence": v}
                for name, m in maps.items() for i, row in enumerate(m) for j, v in enumerate(row)]
     values = {f"{name}_pattern": _pattern(m) for name, m in maps.items()}
-    batch = torch.randn(small.N, L, E, generator=_gen(small.seed + 2))  # (N, M, E), the encoder's input shape
-    with torch.no_grad():
-        every_step, _ = gru(batch)  # (N, M, E) -> (N, M, E): one E-wide hidden vector per position
+    shapes, gru_note = gru_run(cfg, small.seed)
+    values.update(shapes)
     values.update({
-        "gru_input_shape": tuple(batch.shape),
-        "gru_output_shape": tuple(every_step.shape),
-        "positions": L,
-        "rnn_sequential_steps": L,  # the GRU's loop over time: one step per position
+        "map_positions": L,
         "attention_sequential_steps": 1,  # one matrix product covers every position
         "rnn_zero_above_diagonal": all(maps["rnn"][i][j] == 0 for i in range(L) for j in range(i + 1, L)),
         "decoder_zero_above_diagonal": all(maps["decoder"][i][j] == 0 for i in range(L) for j in range(i + 1, L)),
@@ -184,7 +249,7 @@ def dependency_maps(cfg: TransformerConfig) -> Evidence:
     })
     return Evidence("dependency_maps", "Which input positions move which outputs", values, records,
                     {"kind": "heatmap", "x": "input position", "y": "output position", "color": "influence",
-                     "facet": "model"}, note)
+                     "facet": "model"}, " ".join(n for n in (_maps_note(cfg, small), gru_note) if n))
 
 
 def permutation(cfg: TransformerConfig) -> Evidence:

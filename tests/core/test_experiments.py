@@ -7,7 +7,7 @@ import torch
 
 from core import PAPER_BASE, PAPER_BIG, TransformerConfig, divisors, param_counts, trace
 from core.config import GPT3_SIZES, LLAMA_70B_SIZES
-from core.experiments import EXPERIMENTS, MAX_LEN, MAX_WIDTH, Evidence, bounded, run
+from core.experiments import EXPERIMENTS, MAX_GRU_STEPS, MAX_LEN, MAX_WIDTH, Evidence, bounded, run
 
 CONFIGS = [
     TransformerConfig(N=2, M=8, E=16, nhead=2, vocab_size=100),
@@ -228,3 +228,31 @@ def test_attention_shapes_follow_the_config_step_by_step():
     real = trace(cfg)  # the shape-only trace agrees with a real pass
     assert ev.values["q_stacked"] == tuple(real.tensors["enc.0.self_attn.q"].shape)
     assert ev.values["q_one_head"] == real.row("qkv_one_head").shape
+
+
+def test_the_gru_runs_at_the_learners_own_sizes_when_that_is_cheap():
+    """N=3 is past the influence maps' cap (N <= 2), yet a GRU that small runs as it is: the
+    evidence shows the learner's own output shape and step count, measured."""
+    cfg = TransformerConfig(N=3, M=24, E=16, nhead=2, vocab_size=100)
+    ev = run("dependency_maps", cfg)
+    v = ev.values
+    assert v["gru_input_shape"] == v["gru_output_shape"] == (3, 24, 16)  # (N, M, E)
+    assert v["rnn_sequential_steps"] == 24 and v["gru_ran_on"] == "(3, 24, 16): your sizes"
+    assert v["map_positions"] == MAX_LEN and "nn.GRU" not in ev.note  # the maps alone are capped
+
+
+def test_the_gru_past_its_budget_shows_the_learners_shape_and_counts_every_step():
+    """At the sliders' largest sizes a real GRU would need gigabytes: it runs at N=2 and E=64 but
+    over all M positions, and the evidence gives the shape at the learner's sizes, saying how."""
+    cfg = TransformerConfig(N=64, M=4096, E=12288, nhead=96, vocab_size=50257)
+    ev = run("dependency_maps", cfg)
+    v = ev.values
+    assert v["gru_output_shape"] == (64, 4096, 12288) and v["rnn_sequential_steps"] == 4096
+    assert v["gru_ran_on"] == "(2, 4096, 64), returned (2, 4096, 64): smaller, see below"
+    assert "ran on (2, 4096, 64) and returned (2, 4096, 64)" in ev.note
+    assert "At your sizes that is (64, 4096, 12288)" in ev.note
+    # Past the M slider (the CLI allows it), the steps are counted over the first MAX_GRU_STEPS.
+    long = run("dependency_maps", TransformerConfig(N=1, M=MAX_GRU_STEPS + 5, E=16, nhead=2, vocab_size=100))
+    assert long.values["rnn_sequential_steps"] == MAX_GRU_STEPS + 5
+    assert long.values["gru_output_shape"] == (1, MAX_GRU_STEPS + 5, 16)
+    assert f"It took {MAX_GRU_STEPS} steps for {MAX_GRU_STEPS} positions" in long.note

@@ -6,7 +6,7 @@ from core import TransformerConfig
 from quizzes import BY_ID, KINDS, QUESTIONS, TOPICS, Context, answer_key, check, format_answer
 from quizzes.check import parse_number
 
-from .conftest import CONFIG_A
+from .conftest import CONFIG_A, CONFIG_B
 
 
 def perturbed(q, expected) -> str:
@@ -68,6 +68,16 @@ def test_the_gru_question_agrees_with_a_real_gru(ctx_a):
     for ctx in (ctx_a, Context(TransformerConfig(N=1, M=5, M_target=3, E=24, nhead=4, vocab_size=50))):
         assert ctx.value("dependency_maps", "gru_input_shape") == ctx.trace.shapes["src.sum"]
         assert ctx.value("dependency_maps", "gru_output_shape") == BY_ID["rnn-gru-shape"].expected(ctx)
+
+
+@pytest.mark.parametrize("cfg", [CONFIG_B, TransformerConfig(N=64, M=4096, E=12288, nhead=96, vocab_size=50257)],
+                         ids=["N past the maps' cap", "largest sliders"])
+def test_the_gru_evidence_gives_the_answers_past_the_experiments_caps(cfg):
+    """The GRU's output shape and step count are the learner's, at every size: measured when a real
+    GRU of their sizes is cheap, otherwise worked out from a smaller real run (and said so)."""
+    ctx = Context(cfg)
+    assert ctx.value("dependency_maps", "gru_output_shape") == BY_ID["rnn-gru-shape"].expected(ctx)
+    assert ctx.value("dependency_maps", "rnn_sequential_steps") == BY_ID["rnn-steps"].expected(ctx) == cfg.M
 
 
 def test_every_shape_question_shows_the_shape_it_asks_for(ctx_a):
