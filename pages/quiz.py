@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from typing import Any
 
 import altair as alt
@@ -18,6 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from core.experiments import Evidence, run as run_experiment
+from core.rows import SYMBOLS
 from pages.browser_store import browser_store, conflict, report
 from pages.common import cached_shapes, current_config, guard
 from quizzes import BY_ID, KIND_LABELS, TOPICS, Context, Question, check, format_answer, questions_for
@@ -41,6 +43,9 @@ UNREADABLE = {  # what to write instead, for a reply that cannot be read as an a
     "choice": "Pick one of the choices.",
     "predict": "Pick one of the choices.",
 }
+# The learner's symbols with an underscore in them (M_target, d_k, ...), kept whole in the evidence's labels.
+_SYMBOL = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(s for s in (*SYMBOLS, "max_len") if "_" in s)
+                     + r")(?![A-Za-z0-9])")
 
 
 @st.cache_data(max_entries=128, show_spinner="Running the experiment…")
@@ -138,6 +143,13 @@ def _plain(v: Any) -> str:
     return str(v)
 
 
+def label(key: str) -> str:
+    """A value's name as the evidence table shows it: underscores read as spaces, except inside the
+    learner's symbols ("variance_unscaled_at_d_k" -> "variance unscaled at d_k", "M_target" stays)."""
+    parts = _SYMBOL.split(key)  # the symbols at odd places
+    return "".join(part if i % 2 else part.replace("_", " ") for i, part in enumerate(parts))
+
+
 def chart(ev: Evidence) -> alt.Chart | None:
     """A small Altair chart of the evidence records, by the kind the experiment asks for."""
     spec = ev.chart
@@ -190,7 +202,7 @@ def chart(ev: Evidence) -> alt.Chart | None:
 
 def show_evidence(ev: Evidence) -> None:
     st.markdown(f"**Live evidence: {ev.title}**")
-    numbers = [{"measured": k.replace("_", " "), "value": _plain(v)} for k, v in ev.values.items()
+    numbers = [{"measured": label(k), "value": _plain(v)} for k, v in ev.values.items()
                if not isinstance(v, (list, tuple)) or len(v) <= 16]
     if numbers:
         st.dataframe(pd.DataFrame(numbers), hide_index=True, width="stretch")

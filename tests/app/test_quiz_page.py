@@ -332,3 +332,32 @@ def test_a_question_that_does_not_change_with_the_config_says_just_expected():
     assert not at.exception
     assert any(m.value.startswith("Expected: `") for m in at.markdown)
     assert not any(m.value.startswith("Expected, for the config") for m in at.markdown)
+
+
+def answered(qids, query: dict[str, str] | None = None, topic: str = "All topics"):
+    """The quiz page as a topic set, with these questions answered (imported, so wrong): their
+    evidence is on the page."""
+    doc = {"format": FORMAT, "version": 1,
+           "answers": {qid: {"correct": False, "given": "?", "expected": "x"} for qid in qids}}
+    at = make_app(query).run()
+    at.switch_page("pages/quiz.py").run()
+    at.text_area(key="quiz_paste").input(json.dumps(doc)).run()
+    at.button(key="quiz_paste_load").click().run()
+    at.radio(key="quiz_mode").set_value("A topic set").run()
+    at.selectbox(key="quiz_topic").set_value(topic).run()
+    assert not at.exception
+    assert not [e.value for e in at.error if "failed" in e.value]  # no experiment fell over
+    return at
+
+
+def values_shown(at) -> list[dict[str, str]]:
+    """The evidence's tables of values, as {measured: value} per evidence block."""
+    return [dict(zip(d.value["measured"], d.value["value"])) for d in at.dataframe if "measured" in d.value]
+
+
+def test_the_evidence_writes_symbols_as_the_learner_does():
+    """M_target, d_k, d_ff and vocab_size keep their underscores; other names read as words."""
+    at = answered(["shape-tokens", "dk-variance"])
+    names = sorted((list(v) for v in values_shown(at)), key=len)
+    assert names[0] == ["N", "M", "M_target", "E", "nhead", "d_k", "d_ff", "vocab_size"]  # pass_shapes
+    assert {"variance unscaled at d_k", "measured at d_k", "max entropy"} <= set(names[1])  # score_scaling
