@@ -648,19 +648,21 @@ def attention_shapes(cfg: TransformerConfig) -> Evidence:
     from .trace import trace  # here, not at the top: core.trace is the heavier import
 
     t = trace(cfg, shape_only=True)
-    steps = [  # (what, recorded hook or row key, formula)
-        ("input x (embedding + position)", "src.sum", "(N, M, E)"),
-        ("Q = x W^Q + b, every head, stacked", "enc.0.self_attn.q", "(N, nhead, M, d_k)"),
-        ("one head's Q (K and V alike)", "qkv_one_head", "(N, M, d_k)"),
-        ("scores Q K^T / sqrt(d_k), plus the mask", "enc.0.self_attn.scores", "(N, nhead, M, M)"),
-        ("weights: softmax over the keys", "enc.0.self_attn.weights", "(N, nhead, M, M)"),
-        ("each head: weights @ V", "enc.0.self_attn.heads", "(N, nhead, M, d_k)"),
-        ("heads concatenated", "enc.0.self_attn.concat", "(N, M, E)"),
-        ("after W^O", "enc.0.self_attn.out", "(N, M, E)"),
+    steps = [  # (what, recorded hook or row key, formula, the row or extra of core.rows it shows, if any)
+        ("input x (embedding + position)", "src.sum", "(N, M, E)", "summed_embedding"),
+        ("Q = x W^Q + b, every head, stacked", "enc.0.self_attn.q", "(N, nhead, M, d_k)", "q_stacked"),
+        ("one head's Q (K and V alike)", "qkv_one_head", "(N, M, d_k)", "qkv_one_head"),
+        ("scores Q K^T / sqrt(d_k), plus the mask", "enc.0.self_attn.scores", "(N, nhead, M, M)",
+         "scores_pre_softmax"),
+        ("weights: softmax over the keys", "enc.0.self_attn.weights", "(N, nhead, M, M)", "attention_scores"),
+        ("each head: weights @ V", "enc.0.self_attn.heads", "(N, nhead, M, d_k)", "heads_stacked"),
+        ("heads concatenated", "enc.0.self_attn.concat", "(N, M, E)", "concatenated_heads"),
+        ("after W^O", "enc.0.self_attn.out", "(N, M, E)", ""),
     ]
+    # "key" names the row a question asks about, so the quiz can point at it (it is not shown).
     records = [{"step": what, "formula": formula,
-                "live shape": str(tuple(t.shapes[key]) if key in t.shapes else t.row(key).shape)}
-               for what, key, formula in steps]
+                "live shape": str(tuple(t.shapes[hook]) if hook in t.shapes else t.row(hook).shape), "key": row}
+               for what, hook, formula, row in steps]
     values = {"d_k": cfg.d_k, "nhead": cfg.nhead, "q_stacked": tuple(t.shapes["enc.0.self_attn.q"]),
               "q_one_head": t.row("qkv_one_head").shape, "weights": tuple(t.shapes["enc.0.self_attn.weights"]),
               "concat": tuple(t.shapes["enc.0.self_attn.concat"])}
@@ -682,8 +684,9 @@ def pass_shapes(cfg: TransformerConfig) -> Evidence:
 
     t = trace(cfg, shape_only=True)
     shown = [*t.rows, *(t.row(key) for key in PASS_EXTRAS)]
+    # "key" names the row a question asks about, so the quiz can point at it (it is not shown).
     records = [{"#": str(r.index) if r.index else "extra", "tensor": r.name, "formula": r.formula,
-                "live shape": str(r.shape)} for r in shown]
+                "live shape": str(r.shape), "key": r.key} for r in shown]
     # The table is the evidence; beside it, what each symbol of the formulas stands for here.
     values = {"N": cfg.N, "M": cfg.M, "M_target": cfg.M_target, "E": cfg.E, "nhead": cfg.nhead, "d_k": cfg.d_k,
               "d_ff": cfg.d_ff, "vocab_size": cfg.vocab_size}

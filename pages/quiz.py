@@ -46,6 +46,8 @@ UNREADABLE = {  # what to write instead, for a reply that cannot be read as an a
 # The learner's symbols with an underscore in them (M_target, d_k, ...), kept whole in the evidence's labels.
 _SYMBOL = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(s for s in (*SYMBOLS, "max_len") if "_" in s)
                      + r")(?![A-Za-z0-9])")
+ASKED = "▶ asked"  # marks, in words, the row of an evidence table that the question asks about
+ASKED_STYLE = "background-color: rgba(255, 196, 0, 0.25); font-weight: bold"  # and shades it
 
 
 @st.cache_data(max_entries=128, show_spinner="Running the experiment…")
@@ -200,7 +202,25 @@ def chart(ev: Evidence) -> alt.Chart | None:
     return mark.encode(**enc).properties(height=220)
 
 
-def show_evidence(ev: Evidence) -> None:
+def marked_table(records: list[dict[str, Any]], asked: str | None) -> tuple[Any, dict[str, Any] | None]:
+    """An evidence table, with the row the question asks about marked in words and shaded.
+
+    Records may name their row with a "key" (core.rows), which is not shown. Returns the table
+    (a pandas Styler when a row is marked: st.dataframe keeps its shading) and the marked record,
+    or None when no record is the one asked about.
+    """
+    df = pd.DataFrame(records)
+    keys = list(df.pop("key")) if "key" in df else []
+    if asked is None or asked not in keys:
+        return df, None
+    at = keys.index(asked)
+    df.insert(0, "your question", [ASKED if i == at else "" for i in range(len(df))])
+    return df.style.apply(lambda row: [ASKED_STYLE if row.name == at else ""] * len(row), axis=1), records[at]
+
+
+def show_evidence(ev: Evidence, asked: str | None = None) -> None:
+    """The evidence for one question: its values, then its chart or table. ``asked`` is the row
+    (a core.rows key) the question asks about, marked in a table that lists it."""
     st.markdown(f"**Live evidence: {ev.title}**")
     numbers = [{"measured": label(k), "value": _plain(v)} for k, v in ev.values.items()
                if not isinstance(v, (list, tuple)) or len(v) <= 16]
@@ -211,7 +231,13 @@ def show_evidence(ev: Evidence) -> None:
         heatmap = ev.chart.get("kind") == "heatmap"
         st.altair_chart(c, width=("content" if "facet" in ev.chart else 360) if heatmap else "stretch")
     elif ev.chart.get("kind") == "table":
-        st.dataframe(pd.DataFrame(ev.records), hide_index=True)
+        table, row = marked_table(ev.records, asked)
+        if row is not None:
+            name = row.get("tensor") or row.get("step") or row["key"]
+            shape = f": live shape `{row['live shape']}`" if "live shape" in row else ""
+            st.markdown(f"Your question asks about **{name}**, marked *{ASKED}* in the table{shape}.")
+        # Every row in view when one is marked: it can be past the tenth, where the grid would scroll.
+        st.dataframe(table, hide_index=True, height="content" if row is not None else "auto")
     if ev.note:
         st.caption(ev.note)
 
@@ -270,7 +296,7 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
                    + "; the evidence below is for the sidebar's config now. Check again to re-answer.")
     st.markdown(q.explanation)
     with guard(f"The {q.evidence.replace('_', ' ')} experiment"):
-        show_evidence(cached_evidence(q.evidence, ctx.cfg))
+        show_evidence(cached_evidence(q.evidence, ctx.cfg), q.row)
 
 
 def show_scores() -> None:

@@ -94,6 +94,12 @@ class Question:
         """The prompt with the config's numbers filled in (templates are ours, never user text)."""
         return self.prompt.format(**ctx.symbols)
 
+    @property
+    def row(self) -> str | None:
+        """The row or extra of the pass (a core.rows key) whose shape this question asks for, when its
+        answer reads one (``row_shape``): the evidence marks that row. None for other questions."""
+        return getattr(self.answer, "row", None)
+
     def expected(self, ctx: Context) -> Any:
         value = self.answer(ctx)
         if self.kind in ("choice", "predict") and value not in self.choices:
@@ -104,8 +110,16 @@ class Question:
 # Answer rules: small builders so a bank file reads like data.
 
 def row_shape(key: str) -> Rule:
-    """The live shape of one of the 14 rows or extras (core.rows), e.g. 'attention_scores'."""
-    return lambda ctx: tuple(ctx.trace.row(key).shape)
+    """The live shape of one of the 14 rows or extras (core.rows), e.g. 'attention_scores'.
+
+    The rule keeps the key as ``row``, so the question can say which row its evidence should
+    point at (``Question.row``).
+    """
+    def rule(ctx: Context) -> tuple[int, ...]:
+        return tuple(ctx.trace.row(key).shape)
+
+    rule.row = key
+    return rule
 
 
 def hook_shape(hook: str) -> Rule:

@@ -355,6 +355,22 @@ def values_shown(at) -> list[dict[str, str]]:
     return [dict(zip(d.value["measured"], d.value["value"])) for d in at.dataframe if "measured" in d.value]
 
 
+def test_a_shape_questions_evidence_marks_the_row_it_asks_about():
+    """The pass's table has 22 rows; the one the question asks for is marked in words (not by
+    colour alone), shaded, and named above the table, even when it is an extra past row 14."""
+    q = BY_ID["shape-cross"]
+    at = answered([q.id], topic=q.topic)
+    [table] = [d for d in at.dataframe if "your question" in d.value]
+    df = table.value
+    assert len(df) == 22 and "key" not in df
+    marked = df[df["your question"] == "▶ asked"]
+    assert list(marked["tensor"]) == ["cross-attention weights"] and list(marked["#"]) == ["extra"]
+    assert list(marked["live shape"]) == [str(q.expected(Context(DEFAULT)))]
+    assert (df["your question"] == "").sum() == 21
+    assert "font-weight: bold" in table.proto.arrow_data.styler.styles
+    assert any(m.value.startswith("Your question asks about **cross-attention weights**") for m in at.markdown)
+
+
 def test_the_evidence_writes_symbols_as_the_learner_does():
     """M_target, d_k, d_ff and vocab_size keep their underscores; other names read as words."""
     at = answered(["shape-tokens", "dk-variance"])

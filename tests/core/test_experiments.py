@@ -256,3 +256,15 @@ def test_the_gru_past_its_budget_shows_the_learners_shape_and_counts_every_step(
     assert long.values["rnn_sequential_steps"] == MAX_GRU_STEPS + 5
     assert long.values["gru_output_shape"] == (1, MAX_GRU_STEPS + 5, 16)
     assert f"It took {MAX_GRU_STEPS} steps for {MAX_GRU_STEPS} positions" in long.note
+
+
+def test_shape_tables_name_the_row_of_every_record():
+    """The quiz marks the row a question asks about by its key (core.rows), so every record of the
+    pass's table carries one, in the table's order."""
+    cfg = CONFIGS[1]
+    rows = run("pass_shapes", cfg).records
+    assert [r["key"] for r in rows][:14] == [r.key for r in trace(cfg, shape_only=True).rows]
+    assert {r["key"] for r in rows[14:]} == {"target_tokens", "W_Q", "causal_mask", "key_padding_mask",
+                                             "decoder_self_scores", "cross_scores", "ffn_hidden", "logits"}
+    steps = {r["key"]: r["live shape"] for r in run("attention_shapes", cfg).records if r["key"]}
+    assert steps["q_stacked"] == "(3, 4, 6, 6)" and steps["concatenated_heads"] == "(3, 6, 24)"

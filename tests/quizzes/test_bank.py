@@ -80,6 +80,21 @@ def test_the_gru_evidence_gives_the_answers_past_the_experiments_caps(cfg):
     assert ctx.value("dependency_maps", "rnn_sequential_steps") == BY_ID["rnn-steps"].expected(ctx) == cfg.M
 
 
+def test_every_shape_question_names_a_row_its_table_lists(ctx_a):
+    """A shape question whose answer reads one row of the pass (row_shape) names that row, and a
+    table of evidence that lists the pass's tensors has it, so the quiz can mark it."""
+    from quizzes.topics.shapes import QUESTIONS as SHAPES
+
+    assert [q.row for q in SHAPES if q.evidence == "pass_shapes"] == [
+        "input_tokens", "token_embedding", "encoder_output", "target_embedding", "cross_scores",
+        "output_probabilities", "ffn_output"]
+    tables = [q for q in QUESTIONS if q.row and ctx_a.evidence(q.evidence).chart.get("kind") == "table"]
+    assert len([q for q in tables if q.evidence == "pass_shapes"]) == 12
+    for q in tables:
+        assert q.row in [r["key"] for r in ctx_a.evidence(q.evidence).records], q.id
+    assert BY_ID["rnn-steps"].row is None and BY_ID["dk-value"].row is None  # no row of the pass
+
+
 def test_every_shape_question_shows_the_shape_it_asks_for(ctx_a):
     """A shape question's evidence must contain its expected answer, not only something related:
     checked at two configs within the experiments' caps whose sizes all differ."""
