@@ -22,6 +22,7 @@ from core.experiments import Evidence, run as run_experiment
 from core.rows import SYMBOLS
 from pages.browser_store import browser_store, conflict, report
 from pages.common import cached_shapes, current_config, guard
+from pages.tables import described_chart
 from quizzes import BY_ID, KIND_LABELS, TOPICS, Context, Question, check, format_answer, questions_for
 from quizzes.check import parse_shape, readable
 from quizzes.progress import dumps, load_progress, merge, missed, new_progress, now_ms, record, restamped, scores
@@ -152,8 +153,80 @@ def label(key: str) -> str:
     return "".join(part if i % 2 else part.replace("_", " ") for i, part in enumerate(parts))
 
 
-def chart(ev: Evidence) -> alt.Chart | None:
-    """A small Altair chart of the evidence records, by the kind the experiment asks for."""
+def _figure(v: Any) -> str:
+    """A number as a sentence says it: whole numbers with thousands separators, others to 3 digits."""
+    if pd.api.types.is_bool(v) or not pd.api.types.is_number(v):
+        return str(v)
+    return f"{int(v):,}" if float(v).is_integer() else f"{v:.3g}"
+
+
+def _named(field: str, value: Any) -> str:
+    """A category as a sentence names it: a number with its field's name ("layers 4"), a word alone."""
+    return f"{field} {_figure(value)}" if pd.api.types.is_number(value) else str(value)
+
+
+def _span(values: pd.Series) -> str:
+    """The range a series covers, the figure a sentence can give when there are too many to list."""
+    low, high = values.min(), values.max()
+    return _figure(low) if low == high else f"from {_figure(low)} to {_figure(high)}"
+
+
+def _heatmap_words(df: pd.DataFrame, spec: dict) -> str:
+    """A heatmap (or one per facet) in words: its size, and the cells that matter: the blocked ones
+    of a mask, or the exact zeros, which the chart draws white, of an influence map."""
+    x, y, field = spec["x"], spec["y"], spec["color"]
+    size = f"{df[y].nunique()} {y}s down by {df[x].nunique()} {x}s across"
+    groups = list(df.groupby(spec["facet"], sort=False)) if "facet" in spec else [(None, df)]
+
+    def cells(part: pd.DataFrame) -> str:
+        if part[field].dtype == bool:
+            return f"{int(part[field].sum())} of {len(part)} cells are {field}"
+        zeros = int((part[field] == 0).sum())
+        white = f", {zeros} of {len(part)} cells exactly zero (white)" if zeros else ""
+        return f"{field} {_span(part[field])}{white}"
+
+    if len(groups) == 1:
+        return f"Heatmap of {field}, {size}: {cells(df)}."
+    return (f"Heatmaps of {field}, one per {spec['facet']}, each {size}: "
+            + "; ".join(f"{name}: {cells(part)}" for name, part in groups) + ".")
+
+
+def _series_words(df: pd.DataFrame, spec: dict, kind: str) -> str:
+    """Bars or lines in words: every value when there are a dozen or fewer, else each series' range."""
+    x, y = spec["x"], spec["y"]
+    what = "Bar chart" if kind == "bar" else "Line chart"
+    if "color" not in spec:
+        groups, by = [(None, df)], ""
+    else:
+        groups, by = list(df.groupby(spec["color"], sort=False)), f", one {kind} per {spec['color']}"
+    series = [("" if name is None else _named(spec["color"], name), part) for name, part in groups]
+    if len(df) <= 12:  # few enough to read every one
+        figures = "; ".join(f"{name + ', ' if name else ''}{_named(x, px)}: {_figure(py)}"
+                            for name, part in series for px, py in zip(part[x], part[y]))
+    else:
+        figures = "; ".join(f"{name + ': ' if name else ''}{y} {_span(part[y])} over {x} {_span(part[x])}"
+                            for name, part in series[:6])
+        figures += f"; and {len(groups) - 6} more" if len(groups) > 6 else ""
+    return f"{what} of {y} against {x}{by}{' (log scale)' if spec.get('log_y') else ''}. {figures}."
+
+
+def chart_description(ev: Evidence) -> str:
+    """What an evidence chart shows, in words, for screen readers (Vega makes it the chart's
+    accessible name): what is drawn against what, and its figures, all of them when there are
+    few. Without it a screen reader read every mark's label, or every cell of a heatmap."""
+    df, spec = pd.DataFrame(ev.records), ev.chart
+    words = _heatmap_words(df, spec) if spec["kind"] == "heatmap" else _series_words(df, spec, spec["kind"])
+    return f"{ev.title}{'' if ev.title.endswith(('?', '.', '!')) else '.'} {words}"
+
+
+def chart(ev: Evidence) -> alt.TopLevelMixin | None:
+    """A small Altair chart of the evidence records, by the kind the experiment asks for, with its
+    description for screen readers."""
+    drawn = _draw(ev)
+    return None if drawn is None else described_chart(drawn, chart_description(ev))
+
+
+def _draw(ev: Evidence) -> alt.TopLevelMixin | None:
     spec = ev.chart
     kind = spec.get("kind")
     if not ev.records or kind not in ("line", "bar", "heatmap"):

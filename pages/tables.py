@@ -115,6 +115,11 @@ def described(spec: dict, text: str) -> dict:
     return spec
 
 
+def described_chart(chart: alt.TopLevelMixin, text: str) -> alt.TopLevelMixin:
+    """``described`` for an Altair chart, which st.altair_chart then takes as it is."""
+    return chart.properties(description=text).configure(aria=False)
+
+
 @lru_cache(maxsize=None)
 def _params_template() -> dict:
     """The parameter chart, built and validated by Altair once; only its data changes."""

@@ -25,7 +25,7 @@ from core.train import (LMSettings, ReversalSettings, load_text, make_tokenizer,
                         warm_up_in_background)
 from pages.common import guard
 from pages.lab_runs import LabRun, start_run
-from pages.tables import FIT_WIDTH, fill_data
+from pages.tables import FIT_WIDTH, described, described_chart, fill_data
 
 MAX_SECONDS = 60.0  # a safety net: the sliders' worst corner could otherwise train for minutes
 REDRAW_SECONDS = 0.25  # how often the progress bar and the live loss curve are redrawn
@@ -152,7 +152,31 @@ def loss_chart(loss: list[float], *, floor: float | None = None, val: list[tuple
     """
     rows = training_rows(loss) + [{"step": s, "loss": v, "curve": "held-out loss"} for s, v in (val or [])]
     curves = ["training loss", "held-out loss"] if val else ["training loss"]
-    return _loss_layers(pd.DataFrame(rows), curves, floor=floor, uniform=uniform, steps=steps)
+    chart = _loss_layers(pd.DataFrame(rows), curves, floor=floor, uniform=uniform, steps=steps)
+    return described_chart(chart, loss_words(loss, floor=floor, val=val, uniform=uniform, steps=steps))
+
+
+def loss_words(loss: list[float], *, floor: float | None = None, val: list[tuple[int, float]] | None = None,
+               uniform: float | None = None, steps: int | None = None) -> str:
+    """The loss chart in words, for screen readers: where the curve starts, ends and is lowest, and
+    the reference lines. ``steps`` is the whole run's, for a chart drawn while it goes on."""
+    done = f"{len(loss)} of {steps} steps so far" if steps else f"{len(loss)} steps"
+    text = f"Line chart of the training loss (cross-entropy, nats per token) per training step, {done}"
+    if loss:
+        low = min(range(len(loss)), key=loss.__getitem__)
+        text += (f": {loss[0]:.3f} at step 1, {loss[-1]:.3f} at step {len(loss)}, lowest {loss[low]:.3f} "
+                 f"at step {low + 1}.")
+    else:
+        text += "."
+    if val:
+        at, best = min(val, key=lambda sv: sv[1])
+        text += (f" Held-out loss, measured {len(val)} times: lowest {best:.3f} at step {at}, "
+                 f"{val[-1][1]:.3f} at step {val[-1][0]}.")
+    if floor is not None:
+        text += f" Dashed line: the best possible with the mask, ln(vocab_size)/2 = {floor:.2f}."
+    if uniform is not None:
+        text += f" Dashed line: a uniform guess, ln(vocab_size) = {uniform:.2f}."
+    return text
 
 
 def _loss_layers(source: Any, curves: list[str], *, floor: float | None, uniform: float | None,
@@ -189,7 +213,8 @@ def live_loss_spec(loss: list[float], floor: float | None, steps: int) -> dict:
     """The loss curve of a run in progress. Redrawn a few times a second, so only its rows are
     new: building the chart through Altair took 120-190 ms a time, and the redraws held Python's
     lock while the run's thread needed it to train."""
-    return fill_data(_live_loss_template(floor, steps), {"loss": training_rows(loss)})
+    return described(fill_data(_live_loss_template(floor, steps), {"loss": training_rows(loss)}),
+                     loss_words(loss, floor=floor, steps=steps))
 
 
 def accuracy_chart(results: dict[str, dict]) -> alt.LayerChart:
@@ -219,8 +244,19 @@ def accuracy_chart(results: dict[str, dict]) -> alt.LayerChart:
     rule = alt.Chart(chance_df).mark_rule(strokeDash=[5, 4], color="crimson").encode(y="y:Q")
     label = alt.Chart(chance_df).mark_text(align="right", baseline="bottom", dx=-4, dy=-2, color="crimson").encode(
         y="y:Q", x=alt.X("x:Q", scale=x_scale), text="label:N")
-    return alt.layer(shade, part, lines, rule, label).resolve_scale(color="independent").properties(
+    chart = alt.layer(shade, part, lines, rule, label).resolve_scale(color="independent").properties(
         height=280, autosize=FIT_WIDTH)
+    return described_chart(chart, accuracy_words(results))
+
+
+def accuracy_words(results: dict[str, dict]) -> str:
+    """The accuracy chart in words, for screen readers: each run's accuracy on each half, and chance."""
+    any_result = next(iter(results.values()))
+    M, chance = any_result["settings"]["M"], any_result["chance"]
+    runs = "; ".join(f"{name}: {res['first_half']:.1%} on the first half, x, and {res['second_half']:.1%} on "
+                     "the second, reverse(x)" for name, res in results.items())
+    return (f"Line chart of the accuracy of the next-token guess at each of the {M} positions of [x, reverse(x)], "
+            f"one line per run. {runs}. Dashed line: chance, 1/vocab_size = {chance:.1%}.")
 
 
 def position_labels(M: int) -> list[str]:
@@ -234,13 +270,26 @@ def attention_chart(weights: list[list[float]], M: int, title: str) -> alt.Chart
     keys = ["BOS", *labels[:-1]]  # input k holds token k - 1; the last token is never an input
     rows = [{"guessing": labels[q], "looks at": keys[k], "weight": w}
             for q, row in enumerate(weights) for k, w in enumerate(row)]
-    return alt.Chart(pd.DataFrame(rows), title=title).mark_rect().encode(
+    chart = alt.Chart(pd.DataFrame(rows), title=title).mark_rect().encode(
         x=alt.X("looks at:O", sort=keys, title="input looked at"),
         y=alt.Y("guessing:O", sort=labels, title="guessing token"),
         color=alt.Color("weight:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]),
                         legend=alt.Legend(title="weight", gradientLength=90)),
         tooltip=["guessing", "looks at", alt.Tooltip("weight:Q", format=".2f")],
     ).properties(height=LAB_ROW_PX * len(weights) + LAB_MAP_DECOR)  # every row labelled, not squeezed
+    return described_chart(chart, attention_words(weights, M, title))
+
+
+def attention_words(weights: list[list[float]], M: int, title: str) -> str:
+    """The attention map in words, for screen readers, with the figure that tells the runs apart:
+    how much weight lies right of the diagonal, on inputs the causal mask hides."""
+    labels = position_labels(M)
+    ahead = sum(w for q, row in enumerate(weights) for k, w in enumerate(row) if k > q)
+    total = sum(sum(row) for row in weights) or 1.0
+    return (f"Heatmap, {title}: attention weights averaged over heads, one row per guessed token ({labels[0]} "
+            f"to {labels[-1]}), one column per input looked at (BOS, then {labels[0]} on). {ahead / total:.0%} of "
+            "the weight lies right of the diagonal, on inputs the causal mask hides: the token being guessed "
+            "and those after it.")
 
 
 def examples_table(result: dict) -> pd.DataFrame:

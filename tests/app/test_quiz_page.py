@@ -4,6 +4,8 @@ copy of the progress the browser keeps (the browser's side is played by setting 
 import json
 import random
 
+import pytest
+
 from core import DEFAULT
 from core.experiments import EXPERIMENTS
 from quizzes import BY_ID, QUESTIONS, Context, format_answer
@@ -377,3 +379,48 @@ def test_the_evidence_writes_symbols_as_the_learner_does():
     names = sorted((list(v) for v in values_shown(at)), key=len)
     assert names[0] == ["N", "M", "M_target", "E", "nhead", "d_k", "d_ff", "vocab_size"]  # pass_shapes
     assert {"variance unscaled at d_k", "measured at d_k", "max entropy"} <= set(names[1])  # score_scaling
+
+
+@pytest.mark.parametrize("query", [{"N": "64", "M": "4096", "E": "12288"}, {"N": "1", "M": "1", "E": "1"},
+                                   {"N": "3"}], ids=["largest sliders", "smallest sliders", "N past a cap"])
+def test_evidence_at_the_slider_extremes_shows_the_learners_own_shapes(query):
+    """The GRU's evidence matches the expected answers at every size (past its caps, a smaller
+    run's rule applied to the learner's sizes, said in the note); every experiment renders, its
+    charts described; a pass question's row is still marked."""
+    per_experiment = {}
+    for q in QUESTIONS:
+        per_experiment.setdefault(q.evidence, q.id)
+    at = answered({*per_experiment.values(), "rnn-gru-shape", "rnn-steps", "shape-target"}, query)
+    cfg = at.session_state["cfg"]
+    ctx = Context(cfg)
+    gru = [v for v in values_shown(at) if "gru output shape" in v]
+    assert len(gru) == 3  # rnn-recurrence, rnn-steps and rnn-gru-shape show the dependency maps
+    for v in gru:
+        assert v["gru output shape"] == str(BY_ID["rnn-gru-shape"].expected(ctx)) == str((cfg.N, cfg.M, cfg.E))
+        assert v["rnn sequential steps"] == str(BY_ID["rnn-steps"].expected(ctx)) == str(cfg.M)
+    if cfg.M > 16:
+        assert any(f"At your sizes that is {(cfg.N, cfg.M, cfg.E)}" in c.value for c in at.caption)
+    passes = [d.value for d in at.dataframe if "your question" in d.value and "tensor" in d.value]
+    marked = [list(df[df["your question"] == "▶ asked"]["tensor"]) for df in passes]
+    assert ["target embedding"] in marked and all(len(m) == 1 for m in marked)
+    for chart in at.get("vega_lite_chart"):
+        spec = json.loads(chart.proto.spec)
+        assert len(spec["description"]) > 40 and spec["config"]["aria"] is False
+
+
+def test_every_evidence_chart_has_a_sentence_for_screen_readers():
+    """Vega makes a spec's description the chart's accessible name: each evidence chart says what
+    it draws and its figures (all of them when few), and hides its marks from screen readers."""
+    per_experiment = {}
+    for q in QUESTIONS:
+        per_experiment.setdefault(q.evidence, q.id)
+    at = answered(per_experiment.values())
+    specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+    assert len(specs) == len(per_experiment) - 3  # three experiments show a table instead
+    for spec in specs:
+        assert len(spec["description"]) > 40 and spec["config"]["aria"] is False, spec.get("description")
+    words = {spec["description"].split(". ")[0]: spec["description"] for spec in specs}
+    maps = words["Which input positions move which outputs"]
+    assert "rnn: influence from 0 to" in maps and "28 of 64 cells exactly zero" in maps  # the GRU's upper triangle
+    assert "whole model (this config): 20,260" in words["Parameter counts from modules built on the meta device"]
+    assert "28 of 64 cells are blocked" in words["The causal mask (True = blocked), first 12 positions"]

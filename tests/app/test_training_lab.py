@@ -311,3 +311,48 @@ def test_a_session_check_that_fails_never_ends_a_run(monkeypatch):
     assert run.running and not run.abandoned and run.error is None
     run.stop()
     assert run.wait(timeout=10) and run.outcome()["stopped"] == "stop requested"
+
+
+def chart_words(at) -> list[str]:
+    """Each chart's description, which Vega makes its accessible name, once its marks are hidden."""
+    specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+    assert all(spec["config"]["aria"] is False for spec in specs)
+    return [spec["description"] for spec in specs]
+
+
+def test_every_lab_chart_has_a_sentence_for_screen_readers(lab):
+    """The accuracy, attention and loss charts each say what they show, with their key figures."""
+    lab.slider(key="tl_rev_M").set_value(4)
+    lab.slider(key="tl_rev_vocab").set_value(4)
+    small_model(lab, "tl_rev", steps=10)
+    train(lab, "tl_rev")
+    res = lab.session_state["tl_rev_results"]["with the causal mask"]
+    accuracy, attention, loss = chart_words(lab)
+    assert accuracy.startswith("Line chart of the accuracy of the next-token guess at each of the 4 positions")
+    halves = f"{res['first_half']:.1%} on the first half, x, and {res['second_half']:.1%} on the second"
+    assert f"with the causal mask: {halves}" in accuracy
+    assert accuracy.endswith("chance, 1/vocab_size = 25.0%.")
+    assert attention.startswith("Heatmap, with the causal mask: block 0: attention weights averaged over heads")
+    assert ". 0% of the weight lies right of the diagonal, on inputs the causal mask hides" in attention
+    assert loss.startswith("Line chart of the training loss (cross-entropy, nats per token) per training step, "
+                           f"10 steps: {res['loss'][0]:.3f} at step 1, {res['loss'][-1]:.3f} at step 10")
+    assert loss.endswith("the best possible with the mask, ln(vocab_size)/2 = 0.69.")
+
+    lab.select_slider(key="tl_lm_M").set_value(16)
+    small_model(lab, "tl_lm", steps=5)
+    lab.select_slider(key="tl_lm_len").set_value(20)
+    train(lab, "tl_lm")
+    lm = lab.session_state["tl_lm_result"]
+    lm_loss = chart_words(lab)[-1]
+    assert "Held-out loss, measured" in lm_loss if lm["val_loss"] else "Held-out" not in lm_loss
+    assert lm_loss.endswith(f"a uniform guess, ln(vocab_size) = {lm['uniform_loss']:.2f}.")
+
+
+def test_the_live_loss_chart_says_how_far_the_run_has_come(lab, held):
+    run = start_held(lab, held)
+    lab.run()  # what the progress fragment's timer does
+    [words] = chart_words(lab)
+    assert words.startswith("Line chart of the training loss (cross-entropy, nats per token) per training step, "
+                            f"3 of 40 steps so far: {run.loss[0]:.3f} at step 1, {run.loss[-1]:.3f} at step 3")
+    lab.button(key="tl_rev_stop").click().run()
+    assert run.wait(timeout=60)
