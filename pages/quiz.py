@@ -35,12 +35,13 @@ STORED = "quiz_stored"  # None until the browser has reported; then whether it c
 BASE = "quiz_store_base"  # the text this session last knew the browser to hold (another tab may change it)
 SEQ = "quiz_store_seq"  # numbers the saves handed to the browser
 MERGED_SEQ = "quiz_store_merged"  # the save whose conflict report was merged last
+FLASH = "quiz_flash"  # messages for the top of the page, each shown once, as (kind, text) pairs
 SHAPE_HINT = "e.g. (2, 8, 16), 2x8x16, [2,8,16] or (N, M, E)"
 UNREADABLE = {  # what to write instead, for a reply that cannot be read as an answer of that kind
-    "shape": "Could not read that as a shape. Write its sizes as numbers, e.g. (2, 8, 16), or in the config's "
-             "symbols, e.g. (N, M, E) or (N, nhead, M, E/nhead).",
+    "shape": "Could not read that as a shape. Write its sizes as numbers, e.g. (2, 8, 16) or 2 x 8 x 16, or in "
+             "the config's symbols, e.g. (N, M, E), N x M x E or (N, nhead, M, E/nhead).",
     "numeric": "Could not read that as a number. Write a number, e.g. 1088, 1,088 or 1.088e3, or arithmetic in "
-               "numbers and the config's symbols, e.g. 4*E**2 + 4*E or 4*E^2 + 4*E.",
+               "numbers and the config's symbols, e.g. 4*E**2 + 4*E or 4E^2 + 4E.",
     "choice": "Pick one of the choices.",
     "predict": "Pick one of the choices.",
 }
@@ -87,9 +88,15 @@ def submit(qid: str) -> None:
         right = check(q, expected, given, ctx.symbols)
         st.session_state[PROGRESS] = record(progress(), qid, str(given), right, format_answer(q, expected),
                                             cfg.to_dict())
-        st.session_state["quiz_flash"] = None
+        st.session_state[FLASH] = []
     except Exception as exc:  # noqa: BLE001 - a failing experiment must not take the page down
-        st.session_state["quiz_flash"] = ("error", f"Could not compute the expected answer: {exc}")
+        flash("error", f"Could not compute the expected answer: {exc}")
+
+
+def flash(kind: str, text: str) -> None:
+    """Queue a message (st.info, st.success, ...) for the top of the page. A queue, not one slot: a
+    reset or an import and another tab's save can land in the same run, and both must be told."""
+    st.session_state[FLASH] = [*(st.session_state.get(FLASH) or []), (kind, text)]
 
 
 def reset() -> None:
@@ -97,7 +104,7 @@ def reset() -> None:
     st.session_state["quiz_pos"] = 0
     for key in [k for k in st.session_state if str(k).startswith("ans_")]:
         del st.session_state[key]
-    st.session_state["quiz_flash"] = ("info", "Progress reset, here and in the copy this browser keeps.")
+    flash("info", "Progress reset, here and in the copy this browser keeps.")
 
 
 def go_to_question(pos: int) -> None:
@@ -112,10 +119,10 @@ def apply_import(data: bytes | str) -> None:
     """Replace the progress with an uploaded or pasted file, or explain why not (keeping the current one)."""
     loaded, message = load_progress(data)
     if loaded is None:
-        st.session_state["quiz_flash"] = ("error", f"Import refused, your current progress is kept. {message}")
+        flash("error", f"Import refused, your current progress is kept. {message}")
         return
     st.session_state[PROGRESS] = restamped(loaded, now_ms())  # it replaces what other tabs hold, too
-    st.session_state["quiz_flash"] = ("success", f"Imported {len(loaded['answers'])} answer(s). {message}".strip())
+    flash("success", f"Imported {len(loaded['answers'])} answer(s). {message}".strip())
 
 
 def import_pasted() -> None:
@@ -237,9 +244,10 @@ def _draw(ev: Evidence) -> alt.TopLevelMixin | None:
         field = spec["color"]
         if df[field].dtype == bool:
             color = alt.Color(f"{field}:N", scale=alt.Scale(domain=[False, True], range=["#dbe9f6", "#3b3b3b"]))
-        else:  # exact zeros in white, so 'no influence at all' stands apart from 'a little'
+        else:  # exact zeros in white, so 'no influence at all' stands apart from 'a little'; the scheme is
+            # named, light to dark in either theme, so that white is always its low end's neighbour
             color = alt.condition(f"datum['{field}'] == 0", alt.value("white"),
-                                  alt.Color(f"{field}:Q", scale=alt.Scale(type="symlog")))
+                                  alt.Color(f"{field}:Q", scale=alt.Scale(type="symlog", scheme="blues")))
         base = alt.Chart(df).mark_rect(stroke="#ddd", strokeWidth=0.5).encode(
             x=alt.X(f"{x}:O"), y=alt.Y(f"{y}:O"), color=color, tooltip=list(df.columns))
         if "facet" not in spec:
@@ -421,14 +429,14 @@ def take_browser_report() -> None:
         return
     loaded, message = load_progress(found["text"])
     if loaded is None:
-        st.session_state["quiz_flash"] = ("warning", "The progress this browser kept could not be read, so the "
-                                          f"quiz starts afresh and the unreadable copy is replaced. {message}")
+        flash("warning", "The progress this browser kept could not be read, so the quiz starts afresh and the "
+                         f"unreadable copy is replaced. {message}")
     elif loaded["answers"] or "reset_at" in loaded:
         fresh = not progress()["answers"]
         st.session_state[PROGRESS] = merge(progress(), loaded)
         if fresh and loaded["answers"]:
-            st.session_state["quiz_flash"] = ("success", f"Welcome back: {len(loaded['answers'])} answer(s) "
-                                              f"restored from this browser. {message}".strip())
+            flash("success", f"Welcome back: {len(loaded['answers'])} answer(s) restored from this browser. "
+                             f"{message}".strip())
 
 
 def take_other_tabs() -> None:
@@ -447,8 +455,21 @@ def take_other_tabs() -> None:
     merged = merge(mine, loaded)
     if (merged["answers"], merged.get("reset_at")) != (mine["answers"], mine.get("reset_at")):
         st.session_state[PROGRESS] = merged
-        st.session_state["quiz_flash"] = ("info", "Another quiz tab in this browser saved answers (or a reset) "
-                                          "since this one last looked; both are combined here.")
+        flash("info", merge_note(mine, merged))
+
+
+def merge_note(mine: dict, merged: dict) -> str:
+    """What another tab's save changed here, in words: the answers it brought, and those its later
+    reset (or import) dropped from this tab, so that a wiped score is never a surprise."""
+    taken = sum(1 for qid, entry in merged["answers"].items() if mine["answers"].get(qid) is not entry)
+    dropped = sum(1 for qid in mine["answers"] if qid not in merged["answers"])
+    said = []
+    if merged.get("reset_at", 0) > mine.get("reset_at", 0):
+        said.append("reset the progress (or imported a file)" + (
+            f", which clears the {dropped} answer(s) given here before it" if dropped else ""))
+    if taken:
+        said.append(f"saved {taken} answer(s) that are now counted here too")
+    return f"Another quiz tab in this browser {' and '.join(said)}."
 
 
 def keep_in_browser() -> None:
@@ -486,10 +507,9 @@ else:
     st.caption(":material/save: Your answers are kept in this browser, so they outlast a closed tab or a server "
                "restart. *Reset progress* forgets them; export them to move to another browser.")
 
-flash = st.session_state.get("quiz_flash")
-if flash:
-    getattr(st, flash[0])(flash[1])
-    st.session_state["quiz_flash"] = None
+for kind, text in st.session_state.get(FLASH) or []:  # all of them: a reset and another tab's merge may meet
+    getattr(st, kind)(text)
+st.session_state[FLASH] = []
 
 show_scores()
 c1, c2, c3 = st.columns([2, 2, 1])

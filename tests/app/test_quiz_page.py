@@ -76,8 +76,9 @@ def test_a_shape_in_symbols_is_read_and_an_unreadable_reply_keeps_the_last_attem
     assert any(c.value.startswith("Symbols are checked by their values") for c in at.caption)
     answer(at, "shape-tokens", "(batch, length)")  # not a shape: said so, not marked wrong
     assert [w.value for w in at.warning] == [
-        "Could not read that as a shape. Write its sizes as numbers, e.g. (2, 8, 16), or in the config's symbols, "
-        "e.g. (N, M, E) or (N, nhead, M, E/nhead). Your last checked answer is kept below."]
+        "Could not read that as a shape. Write its sizes as numbers, e.g. (2, 8, 16) or 2 x 8 x 16, or in the "
+        "config's symbols, e.g. (N, M, E), N x M x E or (N, nhead, M, E/nhead). Your last checked answer is kept "
+        "below."]
     assert "**1 right**" in score_line(at) and "wrong" not in score_line(at).replace("0 wrong", "")
     assert at.session_state["quiz_progress"]["answers"]["shape-tokens"]["given"] == "(N, M)"
 
@@ -271,7 +272,8 @@ def test_two_tabs_keep_each_others_answers_and_a_reset_reaches_both():
     # b saved over the empty copy both tabs had read; a's save is refused: the browser holds b's.
     other_tab_saved(a, stored_copy(b))
     assert set(a.session_state["quiz_progress"]["answers"]) == {"dk-value", b_first}
-    assert any("Another quiz tab" in i.value for i in a.info)
+    assert any("Another quiz tab in this browser saved 1 answer(s) that are now counted here too" in i.value
+               for i in a.info)
     assert set(json.loads(stored_copy(a))["answers"]) == {"dk-value", b_first}  # saved again, merged
     a.run()
     assert not any("Another quiz tab" in i.value for i in a.info)  # said once; the same report is not merged twice
@@ -280,7 +282,22 @@ def test_two_tabs_keep_each_others_answers_and_a_reset_reaches_both():
     other_tab_saved(b, stored_copy(a))
     assert b.session_state["quiz_progress"]["answers"] == {}  # the reset is later than every answer
     other_tab_saved(a, stored_copy(b))
-    assert a.session_state["quiz_progress"]["answers"] == {}  # and it reaches the other tab
+    assert a.session_state["quiz_progress"]["answers"] == {}  # and it reaches the other tab, which says so
+    assert any("reset the progress (or imported a file), which clears the 2 answer(s) given here before it"
+               in i.value for i in a.info)
+
+
+def test_messages_of_one_run_are_all_shown():
+    """A Check that fails and another tab's save can land in one run: both messages are shown, where
+    one slot kept only the last."""
+    at = quiz_app()
+    browser_reports(at, "")
+    theirs = {"format": FORMAT, "version": 1,
+              "answers": {"mask-which": {"correct": True, "given": "a", "expected": "a", "at": 1}}}
+    at.session_state["quiz_flash"] = [("error", "Could not compute the expected answer: played")]
+    other_tab_saved(at, json.dumps(theirs))
+    assert any("played" in e.value for e in at.error)
+    assert any("Another quiz tab in this browser saved 1 answer(s)" in i.value for i in at.info)
 
 
 def test_parameter_counts_are_bars_down_the_side_on_a_log_axis():
