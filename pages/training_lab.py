@@ -382,7 +382,7 @@ def reversal_tab() -> None:
                    delta_color="off", delta_arrow="off")
     if res["stopped"]:
         st.warning(f"This run stopped early ({res['stopped']}) after {res['steps_done']} of {s['steps']} steps.")
-    st.subheader("Accuracy at each position")
+    st.header("Accuracy at each position")
     st.altair_chart(accuracy_chart(results), width="stretch")
     if len(results) == 1:
         other = "on" if latest == MASK_OFF else "off"
@@ -390,7 +390,7 @@ def reversal_tab() -> None:
     if MASK_OFF in results:
         st.markdown(WHY_CHEAT)
     st.markdown(WHY_MIRROR)
-    st.subheader("Where each position looks")
+    st.header("Where each position looks")
     st.caption("Attention weights of each block, averaged over heads and 64 held-out sequences. Row r0 is "
                "the guess for the first mirrored token, and so on; the input at column x3 is the token x3. "
                "With the mask nothing right of the diagonal can be seen; the mirror half learns to look "
@@ -401,9 +401,9 @@ def reversal_tab() -> None:
         for i, weights in enumerate(blocks):
             cols[i].altair_chart(attention_chart(weights, run["settings"]["M"], f"{name}: block {i}"),
                                  width="stretch")
-    st.subheader("Training loss")
+    st.header("Training loss")
     st.altair_chart(loss_chart(res["loss"], floor=reversal_floor(s["vocab_size"], s["causal"])), width="stretch")
-    st.subheader("A few held-out sequences")
+    st.header("A few held-out sequences")
     st.caption("Columns x0… hold the random half, r0… its mirror. ✗ marks a wrong guess, with the guess shown.")
     st.dataframe(examples_table(res), width="stretch")
     st.caption(f"Run: {latest}; M={s['M']}, vocab_size={s['vocab_size']}, E={s['E']}, nhead={s['nhead']}, "
@@ -473,13 +473,13 @@ def lm_tab() -> None:
                    delta_color="off", delta_arrow="off")
     if res["stopped"]:
         st.warning(f"This run stopped early ({res['stopped']}) after {res['steps_done']} of {s['steps']} steps.")
-    st.subheader("Loss")
+    st.header("Loss")
     st.altair_chart(loss_chart(res["loss"], val=res["val_loss"], uniform=res["uniform_loss"]), width="stretch")
     st.caption(
         f"{res['train_sequences']} training sequences, {res['val_sequences']} held out. With so little text "
         "the held-out loss soon turns back up while the training loss keeps falling: the model starts "
         "memorising its lines instead of learning the language.")
-    st.subheader("Samples")
+    st.header("Samples")
     for i, sample in enumerate(res["samples"], 1):
         st.caption(f"sample {i}: the prompt, then {s['sample_tokens']} {s['tokenizer']} tokens drawn at "
                    f"temperature {s['temperature']}")
