@@ -91,7 +91,8 @@ class SessionLog:
 
 
 def shape_cell(page, row: int):
-    return page.locator('[data-testid="stDataFrame"]').first.locator(f'[data-testid="glide-cell-3-{row}"]')
+    """The explorer table's live shape (column 2) of a row (0-based)."""
+    return page.locator('[data-testid="stDataFrame"]').first.locator(f'[data-testid="glide-cell-2-{row}"]')
 
 
 async def count_errors(page, where: str, log: SessionLog) -> None:
