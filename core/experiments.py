@@ -660,8 +660,8 @@ def attention_shapes(cfg: TransformerConfig) -> Evidence:
         ("after W^O", "enc.0.self_attn.out", "(N, M, E)", ""),
     ]
     # "key" names the row a question asks about, so the quiz can point at it (it is not shown).
-    records = [{"step": what, "formula": formula,
-                "live shape": str(tuple(t.shapes[hook]) if hook in t.shapes else t.row(hook).shape), "key": row}
+    records = [{"step": what, "live shape": str(tuple(t.shapes[hook]) if hook in t.shapes else t.row(hook).shape),
+                "formula": formula, "key": row}
                for what, hook, formula, row in steps]
     values = {"d_k": cfg.d_k, "nhead": cfg.nhead, "q_stacked": tuple(t.shapes["enc.0.self_attn.q"]),
               "q_one_head": t.row("qkv_one_head").shape, "weights": tuple(t.shapes["enc.0.self_attn.weights"]),
@@ -685,8 +685,9 @@ def pass_shapes(cfg: TransformerConfig) -> Evidence:
     t = trace(cfg, shape_only=True)
     shown = [*t.rows, *(t.row(key) for key in PASS_EXTRAS)]
     # "key" names the row a question asks about, so the quiz can point at it (it is not shown).
-    records = [{"#": str(r.index) if r.index else "extra", "tensor": r.name, "formula": r.formula,
-                "live shape": str(r.shape), "key": r.key} for r in shown]
+    # The live shape before its formula, as in the explorer's table: a phone shows the first columns.
+    records = [{"#": str(r.index) if r.index else "extra", "tensor": r.name, "live shape": str(r.shape),
+                "formula": r.formula, "key": r.key} for r in shown]
     # The table is the evidence; beside it, what each symbol of the formulas stands for here.
     values = {"N": cfg.N, "M": cfg.M, "M_target": cfg.M_target, "E": cfg.E, "nhead": cfg.nhead, "d_k": cfg.d_k,
               "d_ff": cfg.d_ff, "vocab_size": cfg.vocab_size}

@@ -38,10 +38,11 @@ MERGED_SEQ = "quiz_store_merged"  # the save whose conflict report was merged la
 FLASH = "quiz_flash"  # messages for the top of the page, each shown once, as (kind, text) pairs
 SHAPE_HINT = "e.g. (2, 8, 16), 2x8x16, [2,8,16] or (N, M, E)"
 UNREADABLE = {  # what to write instead, for a reply that cannot be read as an answer of that kind
-    "shape": "Could not read that as a shape. Write its sizes as numbers, e.g. (2, 8, 16) or 2 x 8 x 16, or in "
-             "the config's symbols, e.g. (N, M, E), N x M x E or (N, nhead, M, E/nhead).",
-    "numeric": "Could not read that as a number. Write a number, e.g. 1088, 1,088 or 1.088e3, or arithmetic in "
-               "numbers and the config's symbols, e.g. 4*E**2 + 4*E or 4E^2 + 4E.",
+    # Examples in backticks: shown as Markdown, 4*E**2 + 4*E lost its stars to italics.
+    "shape": "Could not read that as a shape. Write its sizes as numbers, e.g. `(2, 8, 16)` or `2 x 8 x 16`, or "
+             "in the config's symbols, e.g. `(N, M, E)`, `N x M x E` or `(N, nhead, M, E/nhead)`.",
+    "numeric": "Could not read that as a number. Write a number, e.g. `1088`, `1,088` or `1.088e3`, or arithmetic "
+               "in numbers and the config's symbols, e.g. `4*E**2 + 4*E` or `4E^2 + 4E`.",
     "choice": "Pick one of the choices.",
     "predict": "Pick one of the choices.",
 }
@@ -90,13 +91,18 @@ def submit(qid: str) -> None:
                                             cfg.to_dict())
         st.session_state[FLASH] = []
     except Exception as exc:  # noqa: BLE001 - a failing experiment must not take the page down
-        flash("error", f"Could not compute the expected answer: {exc}")
+        flash("error", f"Could not compute the expected answer: {exc}", fresh=True)
 
 
-def flash(kind: str, text: str) -> None:
+def flash(kind: str, text: str, *, fresh: bool = False) -> None:
     """Queue a message (st.info, st.success, ...) for the top of the page. A queue, not one slot: a
-    reset or an import and another tab's save can land in the same run, and both must be told."""
-    st.session_state[FLASH] = [*(st.session_state.get(FLASH) or []), (kind, text)]
+    reset or an import and another tab's save can land in the same run, and both must be told.
+
+    Messages stay until the learner's next action (Check, Previous, Next, a reset or an import:
+    ``fresh`` starts the queue afresh), not for one run only: another tab's save is merged in a run
+    that the browser's own report follows at once, and its note vanished before it could be read.
+    """
+    st.session_state[FLASH] = [*([] if fresh else st.session_state.get(FLASH) or []), (kind, text)]
 
 
 def reset() -> None:
@@ -104,7 +110,7 @@ def reset() -> None:
     st.session_state["quiz_pos"] = 0
     for key in [k for k in st.session_state if str(k).startswith("ans_")]:
         del st.session_state[key]
-    flash("info", "Progress reset, here and in the copy this browser keeps.")
+    flash("info", "Progress reset, here and in the copy this browser keeps.", fresh=True)
 
 
 def go_to_question(pos: int) -> None:
@@ -113,16 +119,17 @@ def go_to_question(pos: int) -> None:
     button's trigger into a later run when runs overlap. With steps, a browser test twice came
     back one question too far on, once in CI; the cause was not pinned down.)"""
     st.session_state["quiz_pos"] = pos
+    st.session_state[FLASH] = []
 
 
 def apply_import(data: bytes | str) -> None:
     """Replace the progress with an uploaded or pasted file, or explain why not (keeping the current one)."""
     loaded, message = load_progress(data)
     if loaded is None:
-        flash("error", f"Import refused, your current progress is kept. {message}")
+        flash("error", f"Import refused, your current progress is kept. {message}", fresh=True)
         return
     st.session_state[PROGRESS] = restamped(loaded, now_ms())  # it replaces what other tabs hold, too
-    flash("success", f"Imported {len(loaded['answers'])} answer(s). {message}".strip())
+    flash("success", f"Imported {len(loaded['answers'])} answer(s). {message}".strip(), fresh=True)
 
 
 def import_pasted() -> None:
@@ -455,7 +462,9 @@ def take_other_tabs() -> None:
     merged = merge(mine, loaded)
     if (merged["answers"], merged.get("reset_at")) != (mine["answers"], mine.get("reset_at")):
         st.session_state[PROGRESS] = merged
-        flash("info", merge_note(mine, merged))
+        note = merge_note(mine, merged)
+        flash("info", note)
+        st.toast(note, icon=":material/sync:")  # seen where the learner is, even far down a topic set
 
 
 def merge_note(mine: dict, merged: dict) -> str:
@@ -507,9 +516,8 @@ else:
     st.caption(":material/save: Your answers are kept in this browser, so they outlast a closed tab or a server "
                "restart. *Reset progress* forgets them; export them to move to another browser.")
 
-for kind, text in st.session_state.get(FLASH) or []:  # all of them: a reset and another tab's merge may meet
+for kind, text in st.session_state.get(FLASH) or []:  # all of them, until the learner acts (see flash)
     getattr(st, kind)(text)
-st.session_state[FLASH] = []
 
 show_scores()
 c1, c2, c3 = st.columns([2, 2, 1])

@@ -197,7 +197,8 @@ def _loss_layers(source: Any, curves: list[str], *, floor: float | None, uniform
     if lines:
         rule = alt.Chart(pd.DataFrame(lines))
         layers.append(rule.mark_rule(strokeDash=[5, 4], color="gray").encode(y="y:Q"))
-        layers.append(rule.mark_text(align="right", baseline="bottom", dx=-4, dy=-2, color="gray").encode(
+        # Under its line: a converged loss runs along just above the floor.
+        layers.append(rule.mark_text(align="right", baseline="top", dx=-4, dy=3, color="gray").encode(
             y="y:Q", x=alt.value("width"), text="label:N"))
     return alt.layer(*layers).properties(height=240, autosize=FIT_WIDTH)  # the legend above comes on top
 
