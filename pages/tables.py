@@ -7,6 +7,7 @@ check the table's live shapes against ``core.trace`` without a browser.
 from __future__ import annotations
 
 import json
+import math
 from functools import lru_cache
 
 import altair as alt
@@ -28,6 +29,8 @@ FIT_WIDTH = {"type": "fit-x", "contains": "padding"}
 # Labels drawn on a chart, which the page may show on white or on the dark theme's near-black: this
 # grey has a contrast of 4.48:1 on white and 4.04:1 on #14161c (Vega's default, black, vanishes there).
 NEUTRAL_GREY = "#777777"
+PHONE_PLOT_PX = 300  # the memory chart's plot on a 420 px phone, about; wider screens have more room
+LABEL_CHAR_PX = 6  # Vega's 11 px text, per character, about
 
 # Rows whose per-head view (the note's) has a stacked twin in PyTorch's layout, and that twin.
 STACKED_TWIN = {"qkv_one_head": "q_stacked", "head_output": "heads_stacked"}
@@ -185,16 +188,26 @@ def memory_spec(points: list[MemoryPoint], current_M: int, crossover: int | None
     """Bytes of a pass that keeps every layer's activations against M (= M_target), log-log: the M² line
     overtakes the others."""
     top = max(p.M for p in points)
-
-    def mark(M: int, lines: list[str], offset: int) -> dict:
-        side = "left" if M * M <= top else "right"  # log axis from 1: the left half ends at sqrt(top)
-        # A label is drawn a line per item (Vega's text mark takes an array), so that a long one
-        # still fits in half of a phone's plot; "what" is the same words in one line, for tooltips.
-        return {"M": M, "what": " ".join(lines), "lines": lines, "offset": offset, "side": side}
-
-    marks = [mark(current_M, [f"your M = {current_M}"], 2)]
+    labels = [(current_M, [f"your M = {current_M}"], 2)]
     if crossover is not None:
-        marks.append(mark(crossover, ["attention >", "other activations", f"from M = {crossover}"], 18))
+        labels.append((crossover, ["attention >", "other activations", f"from M = {crossover}"], 18))
+    others = {M for M, _, _ in labels}
+
+    def side(M: int, lines: list[str]) -> str:
+        """The label's alignment: "left" draws it to the right of its line, "right" to the left. Away
+        from the other dashed line, which would strike through it, where a phone's plot has room."""
+        where = math.log(M) / math.log(top) if top > 1 else 0.0  # 0 to 1 along the log axis from 1
+        width = LABEL_CHAR_PX * max(map(len, lines)) + 4
+        room = {"left": (1 - where) * PHONE_PLOT_PX, "right": where * PHONE_PLOT_PX}
+        other = [m for m in others if m != M]
+        prefer = ("right" if other[0] > M else "left") if other else ("left" if M * M <= top else "right")
+        fallback = "left" if prefer == "right" else "right"
+        return prefer if room[prefer] >= width or room[fallback] < width else fallback
+
+    # A label is drawn a line per item (Vega's text mark takes an array), so that a long one still
+    # fits beside its line on a phone; "what" is the same words in one line, for tooltips.
+    marks = [{"M": M, "what": " ".join(lines), "lines": lines, "offset": offset, "side": side(M, lines)}
+             for M, lines, offset in labels]
     spec = fill_data(_memory_template(), {"memory": memory_frame(points).to_dict("records"), "marks": marks})
     return described(spec, "Line chart, log-log, of the bytes one pass keeps against M (= M_target): parameters "
                            "stay flat, activations and logits grow like M, attention scores and weights like M². "

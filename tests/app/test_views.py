@@ -224,3 +224,32 @@ def test_every_chart_has_a_sentence_for_screen_readers():
     assert "6 query positions down, 6 key positions across" in specs["weights"]["description"]
     assert "15 of the 36 pairs are blocked" in specs["mask"]["description"]  # the causal mask's upper triangle
     assert f"attention > other activations from M = {crossover}" in specs["memory"]["description"]
+
+
+@pytest.mark.parametrize("M", [1, 2, 8, 40, 55, 64, 128, 512, 1024, 4096])
+def test_the_memory_charts_labels_stay_clear_of_the_other_dashed_line(M):
+    """On a phone's plot (about 300 px, 6 px per character) neither label of the two dashed lines
+    ("your M", the crossover) runs across the other line, nor off the plot: at M = 64, 128 or 1024
+    a label used to be struck through by the other line."""
+    import math
+
+    from pages.tables import LABEL_CHAR_PX, PHONE_PLOT_PX, memory_spec
+
+    cfg = TransformerConfig(N=2, M=M, M_target=M, E=16, nhead=2, vocab_size=100)
+    points, crossover = memory_curve(cfg)
+    spec = memory_spec(points, M, crossover)
+    marks = next(layer["data"]["values"] for layer in spec["layer"]  # the rules' and labels' layers share them
+                 if layer.get("data", {}).get("values") and "side" in layer["data"]["values"][0])
+    top = max(p.M for p in points)
+
+    def x(m: int) -> float:
+        return math.log(m) / math.log(top) * PHONE_PLOT_PX
+
+    for mark in marks:
+        width = LABEL_CHAR_PX * max(map(len, mark["lines"])) + 4
+        at = x(mark["M"])
+        start, end = (at, at + width) if mark["side"] == "left" else (at - width, at)  # "left": drawn rightwards
+        assert 0 <= start and end <= PHONE_PLOT_PX
+        for other in marks:
+            if other["M"] != mark["M"]:
+                assert not start < x(other["M"]) < end, (mark["what"], other["M"])
