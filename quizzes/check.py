@@ -54,7 +54,7 @@ def parse_shape(text: Any, symbols: Mapping[str, Any] | None = None) -> tuple[in
         if not body:
             return None
         if commas or (symbols is not None and _LETTER.search(body.replace("×", "")) and not _DIGITS_AND_X.match(body)):
-            return _symbolic_shape(body, symbols or {})
+            return _symbolic_shape(body, symbols or {}, commas=commas)
         parts = _SEPARATORS.split(body)
         if not parts or any(not p.isascii() or not p.isdigit() or len(p) > MAX_DIGITS for p in parts):
             return None
@@ -93,16 +93,23 @@ def _symbol_names(symbols: Mapping[str, Any]) -> str:
     return "|".join(sorted(map(re.escape, _numeric_symbols(symbols)), key=len, reverse=True)) or "(?!)"
 
 
-def _symbolic_shape(body: str, symbols: Mapping[str, Any]) -> tuple[int, ...] | None:
-    """Dimensions split at commas, or when there are none at x, × or spaces ('NxM', 'N x M', 'N M').
+def _symbolic_shape(body: str, symbols: Mapping[str, Any], *, commas: bool) -> tuple[int, ...] | None:
+    """Dimensions split at commas, or when there are none at x, × or spaces ('NxM', 'N x M', 'N M'),
+    or at * when nothing else separates them ('N*M').
     Each is a factor, or two joined by * or by / (exact) or // (floor). A factor is a whole number,
     a symbol, or a number just before a symbol, which multiplies it as in 4E; E4 is not read.
     With no symbols, only numbers are read: (2, 8, 2*8)."""
     lookup = _symbol_lookup(symbols)
     names = _symbol_names(symbols)
     factor_text = rf"[0-9]{{1,15}}(?:{names})?|{names}"
-    dimension = re.compile(rf"({factor_text})(?:\s*(\*|//?)\s*({factor_text}))?", re.IGNORECASE)
-    separator = re.compile(r"\s*,\s*" if "," in body else r"\s*[x×]\s*|\s+", re.IGNORECASE)
+    # Factors joined by * alone, N*M or N*M*E, are dimensions, as 2*8*512 is for numbers; beside
+    # commas, x or spaces, * multiplies within one dimension: (N, M, nhead*d_k), N x nhead*d_k.
+    stars_only = not commas and re.fullmatch(rf"(?:{factor_text})(?:\s*\*\s*(?:{factor_text}))+", body,
+                                                   re.IGNORECASE)
+    joins = r"//?" if stars_only else r"\*|//?"
+    dimension = re.compile(rf"({factor_text})(?:\s*({joins})\s*({factor_text}))?", re.IGNORECASE)
+    separator = re.compile(r"\s*,\s*" if commas else r"\s*[x×*]\s*|\s+" if stars_only
+                           else r"\s*[x×]\s*|\s+", re.IGNORECASE)
 
     def factor(token: str) -> int | None:
         digits = re.match("[0-9]*", token).group()
@@ -152,8 +159,10 @@ _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.m
               ast.FloorDiv: operator.floordiv, ast.Pow: operator.pow}
 MAX_NODES = 60  # an answer's arithmetic is a few terms; anything longer is not one
 MAX_EXPONENT = 64
-# a number, scientific ones whole (atomic group): 4E+4 is 40000, not 4*E + 4
-_COEFFICIENT = r"(?<![\w.])(?>[0-9]+(?:\.[0-9]*)?(?:e[+-]?[0-9]+)?)"
+# A number, a scientific one whole (atomic group: 2e3E is 2000 * E, not 2 * e3E), its exponent
+# written with a lowercase e only: with E a symbol, 4E+4E is 4E + 4E, 128 at E = 16, not 4e4 * E.
+# (A reply that is one number, such as 4E+4, is read by parse_number first, as Python's float.)
+_COEFFICIENT = r"(?<![\w.])(?>[0-9]+(?:\.[0-9]*)?(?:(?-i:e)[+-]?[0-9]+)?)"
 
 
 def parse_expression(text: Any, symbols: Mapping[str, Any] | None = None) -> float | None:

@@ -74,7 +74,10 @@ def test_a_number_just_before_a_symbol_multiplies_it():
     for text, number in (("4E", 64), ("3E^2", 768), ("4E^2 + 4E", 1088), ("2d_k*nhead", 32), ("1.5E", 24),
                          ("4E-E", 48), ("2M_target", 12)):
         assert parse_expression(text, SYMBOLS) == number, text
-    for text, number in (("2e3", 2000), ("4E+4", 4e4), ("4e-1", 0.4)):  # scientific notation stays a number
+    for text, number in (("2e3", 2000), ("4e-1", 0.4), ("2e3E", 32000)):  # scientific notation stays a number
+        assert parse_expression(text, SYMBOLS) == number, text
+    # ...written with a lowercase e: beside the symbol E, a capital one is that symbol (not 4e4 * E = 640000)
+    for text, number in (("4E+4E", 128), ("2E-2E", 0), ("1.5E3*nhead", 3000)):
         assert parse_expression(text, SYMBOLS) == number, text
     for text in ("E4", "4 E", "4Efoo", "x4E", "4E(2)"):
         assert parse_expression(text, SYMBOLS) is None, text
@@ -180,3 +183,12 @@ def test_shapes_round_trip(dims, wrapper, sep):
 def test_arithmetic_answers_never_raise_and_stay_quick(text):
     value = parse_expression(text, SYMBOLS)
     assert value is None or isinstance(value, float)
+
+
+def test_symbols_joined_by_stars_alone_are_dimensions_as_numbers_are():
+    """2*8 reads as (2, 8), so N*M must read as (N, M), not as one dimension of N*M: the review saw
+    N*M marked wrong for the (N, M) token ids while 2*8 was right. Beside commas, x or spaces a
+    star still multiplies within one dimension."""
+    for text, dims in (("N*M", (2, 8)), ("N*M*E", (2, 8, 16)), ("N * M", (2, 8)), ("2*8", (2, 8)),
+                       ("(N, M, nhead*d_k)", (2, 8, 16)), ("Nxnhead*d_k", (2, 16)), ("(2*8,)", (16,))):
+        assert parse_shape(text, SYMBOLS) == dims, text
