@@ -176,7 +176,7 @@ def _memory_template() -> dict:
         x="M:Q", color=alt.value(NEUTRAL_GREY), tooltip=["what:N"])
     # Each dashed line says what it is in words on the chart, not only in a tooltip a keyboard or a
     # screen reader cannot reach; the second label sits a line lower, so close lines do not collide.
-    # A line in the right half of the axis has its label on its left, so that it is not cut off.
+    # Which side of its line each label takes is chosen in memory_spec: away from the other line.
     labels = [alt.Chart(alt.NamedData(name="marks")).transform_filter(f"datum.side == '{side}'").mark_text(
         align=side, dx=4 if side == "left" else -4, baseline="top").encode(
         x="M:Q", y=alt.Y("offset:Q", scale=None), text="lines:N", color=alt.value(NEUTRAL_GREY))
