@@ -35,7 +35,8 @@ def parse_shape(text: Any, symbols: Mapping[str, Any] | None = None) -> tuple[in
     Commas, where there are any, are the only separators, so each dimension between them may be
     arithmetic, as the explorer's formula column writes it: (N, M, nhead*d_k), and just as well
     (2, 8, 2*8) -> (2, 8, 16). Without commas, numbers alone may be separated by x, ×, * or spaces
-    (2*8*512 is three dimensions); symbols by x, × or spaces, with *, / or // inside a dimension.
+    (2*8*512 is three dimensions); so may symbols joined by * alone (N*M is (N, M)); otherwise
+    symbols are separated by x, × or spaces, with *, / or // inside a dimension (N x nhead*d_k).
 
     Returns None for anything else (unknown letters, negative or empty dimensions, overly long input).
     """
@@ -105,7 +106,7 @@ def _symbolic_shape(body: str, symbols: Mapping[str, Any], *, commas: bool) -> t
     # Factors joined by * alone, N*M or N*M*E, are dimensions, as 2*8*512 is for numbers; beside
     # commas, x or spaces, * multiplies within one dimension: (N, M, nhead*d_k), N x nhead*d_k.
     stars_only = not commas and re.fullmatch(rf"(?:{factor_text})(?:\s*\*\s*(?:{factor_text}))+", body,
-                                                   re.IGNORECASE)
+                                             re.IGNORECASE)
     joins = r"//?" if stars_only else r"\*|//?"
     dimension = re.compile(rf"({factor_text})(?:\s*({joins})\s*({factor_text}))?", re.IGNORECASE)
     separator = re.compile(r"\s*,\s*" if commas else r"\s*[x×*]\s*|\s+" if stars_only
