@@ -81,12 +81,12 @@ def submit(qid: str) -> None:
     try:
         cfg = current_config()
         ctx = context(cfg)
-        if not readable(q, given, ctx.symbols):
+        if not readable(q, given, q.reading_symbols(ctx)):
             # Not marked wrong: a typo must not replace the last attempt. Shown under the question.
             st.session_state["quiz_unreadable"] = qid
             return
         expected = q.expected(ctx)
-        right = check(q, expected, given, ctx.symbols)
+        right = check(q, expected, given, q.reading_symbols(ctx))
         st.session_state[PROGRESS] = record(progress(), qid, str(given), right, format_answer(q, expected),
                                             cfg.to_dict())
         st.session_state[FLASH] = []
@@ -334,6 +334,11 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
     st.markdown(f"**{number}** · {q.topic} · *{KIND_LABELS[q.kind]}*" + (" · changes with the config"
                                                                          if q.parametric else ""))
     st.markdown(q.text(ctx))
+    if q.sizes is not None:
+        # Not the sidebar's sizes: say which ones a symbol in the reply ('3*E^2') will stand for.
+        named = q.reading_symbols(ctx)
+        st.caption("Symbols in your answer stand for this question's sizes, not the sidebar's: "
+                   + ", ".join(f"{k}={named[k]:,}" for k in ("E", "nhead", "d_ff", "layers", "vocab_size")) + ".")
     key = f"ans_{q.id}"
     if st.session_state.get(key):
         # Hand a kept draft back to the browser explicitly. Otherwise a box shown again can come

@@ -54,10 +54,14 @@ class Context:
     @property
     def symbols(self) -> dict[str, Any]:
         """What a prompt template may mention: the learner's symbols for this config."""
-        c = self.cfg
-        return {"N": c.N, "M": c.M, "M_target": c.M_target, "E": c.E, "nhead": c.nhead, "d_k": c.d_k,
-                "d_ff": c.d_ff, "vocab_size": c.vocab_size, "layers": c.layers, "max_len": c.max_len,
-                "max_len_plus_one": c.max_len + 1, "positional": c.positional}
+        return symbols_of(self.cfg)
+
+
+def symbols_of(c: TransformerConfig) -> dict[str, Any]:
+    """The learner's symbols (N, M, E, d_k, ...) and their values at config ``c``."""
+    return {"N": c.N, "M": c.M, "M_target": c.M_target, "E": c.E, "nhead": c.nhead, "d_k": c.d_k,
+            "d_ff": c.d_ff, "vocab_size": c.vocab_size, "layers": c.layers, "max_len": c.max_len,
+            "max_len_plus_one": c.max_len + 1, "positional": c.positional}
 
 
 Rule = Callable[[Context], Any]
@@ -83,6 +87,9 @@ class Question:
     parametric: bool = False
     tolerance: float = 0.0
     unit: str = ""
+    # The sizes a question names in its own text (Llama-2-70B's E=8192, say), when they are not the
+    # sidebar's: a reply written in symbols ('3*E^2') is read at these, as the learner meant it.
+    sizes: TransformerConfig | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -93,6 +100,10 @@ class Question:
     def text(self, ctx: Context) -> str:
         """The prompt with the config's numbers filled in (templates are ours, never user text)."""
         return self.prompt.format(**ctx.symbols)
+
+    def reading_symbols(self, ctx: Context) -> dict[str, Any]:
+        """The values a reply's symbols stand for: the sizes the question names, else the sidebar's."""
+        return symbols_of(self.sizes) if self.sizes is not None else ctx.symbols
 
     @property
     def row(self) -> str | None:

@@ -1,5 +1,6 @@
 """Parameter counts, from modules built on the meta device."""
 
+from core.config import LLAMA_70B_SIZES, PAPER_BASE, PAPER_BIG
 from quizzes.questions import Question, fixed, millions, param, value
 
 TOPIC = "Parameter counts"
@@ -33,6 +34,7 @@ QUESTIONS = (
     ),
     Question(
         id="params-llama-qkv", topic=TOPIC, kind="numeric", tolerance=0.01, unit="millions",
+        sizes=LLAMA_70B_SIZES,
         prompt="A seed note says Llama-2-70B has E=8192. At that width, how many million weights do full "
                "multi-head W^Q, W^K and W^V hold together? (within 1%)",
         answer=value("parameter_counts", "llama_qkv_weights", millions), evidence="parameter_counts",
@@ -41,6 +43,7 @@ QUESTIONS = (
     ),
     Question(
         id="params-llama-embedding", topic=TOPIC, kind="numeric", tolerance=0.01, unit="millions",
+        sizes=LLAMA_70B_SIZES,
         prompt="With 32000 tokens and E=8192, how many million parameters does the token embedding have? "
                "(within 1%)",
         answer=value("parameter_counts", "llama_embedding", millions), evidence="parameter_counts",
@@ -48,6 +51,7 @@ QUESTIONS = (
     ),
     Question(
         id="params-paper-base", topic=TOPIC, kind="numeric", tolerance=0.01, unit="millions",
+        sizes=PAPER_BASE,
         prompt="Our model at the paper's base sizes (E=512, nhead=8, d_ff=2048, 6+6 layers, one 37000-token "
                "vocabulary for source and target, and, as in the paper's section 3.4, one matrix shared by both "
                "embeddings and the pre-softmax layer): how many million parameters? (within 1%)",
@@ -59,6 +63,7 @@ QUESTIONS = (
     ),
     Question(
         id="params-paper-big", topic=TOPIC, kind="numeric", tolerance=0.01, unit="millions",
+        sizes=PAPER_BIG,
         prompt="And at the paper's big sizes (E=1024, nhead=16, d_ff=4096, 6+6 layers, the same vocabulary and the "
                "same tied matrix)? In millions (within 1%).",
         answer=value("parameter_counts", "paper_big_total", millions), evidence="parameter_counts",

@@ -443,3 +443,18 @@ def test_every_evidence_chart_has_a_sentence_for_screen_readers():
     assert "rnn: influence from 0 to" in maps and "28 of 64 cells exactly zero" in maps  # the GRU's upper triangle
     assert "whole model (this config): 20,260" in words["Parameter counts from modules built on the meta device"]
     assert "28 of 64 cells are blocked" in words["The causal mask (True = blocked), first 12 positions"]
+
+
+def test_symbols_in_a_reply_stand_for_the_sizes_the_question_names():
+    """The Llama-2-70B question names E=8192: '3*E^2' is right there, though the sidebar has E=16,
+    and the page says which values its symbols take."""
+    at = quiz_app()
+    at.selectbox(key="quiz_topic").set_value("Parameter counts").run()
+    for _ in QUESTIONS:  # step to it with Next
+        if "ans_params-llama-qkv" in [t.key for t in at.text_input]:
+            break
+        at.button(key="quiz_next").click().run()
+    assert any(c.value.startswith("Symbols in your answer stand for this question's sizes, not the sidebar's: "
+                                  "E=8,192, nhead=64") for c in at.caption)
+    answer(at, "params-llama-qkv", "3*E^2")
+    assert "**1 right**" in score_line(at)

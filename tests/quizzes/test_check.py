@@ -2,7 +2,8 @@
 
 from hypothesis import given, settings, strategies as st
 
-from quizzes import BY_ID, QUESTIONS, check, parse_number, parse_shape
+from core import DEFAULT
+from quizzes import BY_ID, QUESTIONS, Context, check, parse_number, parse_shape
 from quizzes.check import choice_index, parse_expression, parse_millions, readable
 
 SYMBOLS = {"N": 2, "M": 8, "M_target": 6, "E": 16, "nhead": 2, "d_k": 8, "d_ff": 64, "vocab_size": 100,
@@ -192,3 +193,22 @@ def test_symbols_joined_by_stars_alone_are_dimensions_as_numbers_are():
     for text, dims in (("N*M", (2, 8)), ("N*M*E", (2, 8, 16)), ("N * M", (2, 8)), ("2*8", (2, 8)),
                        ("(N, M, nhead*d_k)", (2, 8, 16)), ("Nxnhead*d_k", (2, 16)), ("(2*8,)", (16,))):
         assert parse_shape(text, SYMBOLS) == dims, text
+
+
+def test_a_question_that_names_its_own_sizes_reads_symbols_at_those_sizes():
+    """'3*E^2' on the Llama-2-70B question means E=8192, the width its text names, whatever the
+    sidebar says; at the sidebar's E=16 it would be 768 weights and marked wrong."""
+    ctx = Context(DEFAULT)
+    for qid, reply in (("params-llama-qkv", "3*E^2"), ("params-llama-embedding", "vocab_size*E"),
+                       ("params-llama-embedding", "32000E")):
+        q = BY_ID[qid]
+        assert q.reading_symbols(ctx)["E"] == 8192 != ctx.symbols["E"]
+        assert check(q, q.expected(ctx), reply, q.reading_symbols(ctx)), (qid, reply)
+        assert not check(q, q.expected(ctx), reply, ctx.symbols), (qid, reply)
+    big = BY_ID["params-paper-big"]
+    assert big.reading_symbols(ctx)["E"] == 1024 and big.reading_symbols(ctx)["d_ff"] == 4096
+    # A question about the sidebar's own config still reads the sidebar's values.
+    q = BY_ID["dk-attn-params"]
+    assert q.sizes is None and q.reading_symbols(ctx) == ctx.symbols
+    # Every question that names fixed sizes in numbers is one whose answer does not follow the sidebar.
+    assert all(not q.parametric for q in QUESTIONS if q.sizes is not None)
