@@ -11,7 +11,7 @@ from core.trace import padded_positions
 from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map
 from pages.charts import attention_spec, full_width, mask_spec
 from pages.common import (cached_shapes, cached_trace, current_config, guard, over_budget, shape_only_banner,
-                          show_numbers)
+                          show_numbers, theme)
 from pages.diagram import shape_text
 from pages.tables import numbers_frame
 
@@ -89,7 +89,7 @@ with guard("The attention heatmap"):
     if a.capped:
         st.caption(f"Showing the first {len(a.weights)} of {a.queries} queries and {len(a.weights[0])} of "
                    f"{a.keys} keys (capped at {MAX_POSITIONS} so large M stays fast); the full rows still sum to 1.")
-    weights, mask = attention_spec(a), mask_spec(a)
+    weights, mask = attention_spec(a), mask_spec(a, theme())
     # Side by side while the window has room for both, one below the other when it has not: the
     # browser decides, as only it knows the width (see charts.full_width).
     if full_width(weights) > PHONE_COLUMN:  # a phone shows no scrollbar until the learner scrolls

@@ -11,7 +11,7 @@ from functools import lru_cache
 import altair as alt
 
 from core.views import AttentionMap, PositionalView
-from pages.tables import FIT_WIDTH, described, fill_data
+from pages.tables import FIT_WIDTH, INK, described, fill_data
 
 PER_CELL = 20  # pixels per heatmap cell, until the chart reaches its largest size
 MIN_PLOT = 96  # pixels for all the cells together, however few: one to three positions stay readable
@@ -80,22 +80,23 @@ def attention_spec(a: AttentionMap) -> dict:
 
 
 @lru_cache(maxsize=None)
-def _mask_template() -> dict:
+def _mask_template(blocked: str) -> dict:
     return alt.Chart(alt.NamedData(name="cells")).mark_rect(stroke="#ffffff", strokeWidth=0.3).encode(
         x=alt.X("key:O", title="key position", axis=alt.Axis(labelAngle=0)),
         y=alt.Y("query:O", title="query position"),
         color=alt.Color("state:N", scale=alt.Scale(domain=["visible", "blocked (True)"],
-                                                   range=["#cfe0fc", "#444444"]), title="mask",
+                                                   range=["#cfe0fc", blocked]), title="mask",
                         legend=alt.Legend(orient="bottom")),
         tooltip=["query:O", "key:O", "state:N"],
     ).to_dict()
 
 
-def mask_spec(a: AttentionMap) -> dict:
-    """The boolean mask itself: dark where True (blocked), light where the key is visible."""
+def mask_spec(a: AttentionMap, theme: str = "light") -> dict:
+    """The boolean mask itself: grey where True (blocked), light blue where the key is visible; the
+    grey is the ``theme``'s (INK), dark on a light page and lighter on a dark one."""
     cells = [{"query": c["query"], "key": c["key"], "state": "blocked (True)" if c["blocked"] else "visible"}
              for c in attention_cells(a)]
-    spec = fill_data(_mask_template(), {"cells": cells})
+    spec = fill_data(_mask_template(INK[theme]["blocked"]), {"cells": cells})
     rows, cols = len(a.weights), len(a.weights[0]) if a.weights else 0
     blocked = sum(map(sum, a.blocked))
     described(spec, f"The mask as a grid of {rows} queries by {cols} keys: {blocked} of the {rows * cols} pairs "

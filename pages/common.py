@@ -294,6 +294,14 @@ def current_config() -> TransformerConfig:
     return st.session_state.get(STATE_KEY, DEFAULT)
 
 
+def theme() -> str:
+    """"light" or "dark": the theme the learner's browser shows, for the few colours a chart draws
+    straight onto the page (pages.tables.INK). Streamlit infers it from the page's background and
+    sends it with each run; without it (AppTest, or a browser that has not said) the light one."""
+    kind = getattr(st.context.theme, "type", None)
+    return kind if kind in ("light", "dark") else "light"
+
+
 # The explorer's table needs shapes only. Up to this size it reads them off a real pass (a few
 # tens of ms); above it, off the same code on the meta device, so a slider move stays fast.
 LIVE_TABLE_BYTES = 32 * 2**20

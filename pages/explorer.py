@@ -9,7 +9,7 @@ import streamlit as st
 
 from core import human_bytes
 from core.views import layer_crossover, memory_curve
-from pages.common import cached_shapes, current_config, guard, over_budget, shape_only_banner
+from pages.common import cached_shapes, current_config, guard, over_budget, shape_only_banner, theme
 from pages.diagram import MIN_WIDTH, WIDTH, architecture_steps, architecture_svg, architecture_title
 from pages.tables import STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_csv, table_json
 
@@ -29,8 +29,9 @@ COLUMNS = {
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def explorer_view(cfg) -> dict:
-    """Everything this page draws for one config, as plain values, built once per config.
+def explorer_view(cfg, theme: str = "light") -> dict:
+    """Everything this page draws for one config, as plain values, built once per config (and per
+    theme, which colours the memory chart's labels).
 
     A rerun for a config seen before (a toggle, a tab, a returning slider) is then one cache
     lookup; a new config costs one trace plus building these few small tables and specs.
@@ -47,7 +48,7 @@ def explorer_view(cfg) -> dict:
         "diagram": architecture_svg(cfg, t.shapes),
         "diagram_steps": architecture_steps(t.shapes),
         "params": params_spec(t),
-        "memory": memory_spec(points, cfg.M, crossover),
+        "memory": memory_spec(points, cfg.M, crossover, theme),
         "crossover": crossover,
     }
 
@@ -72,7 +73,7 @@ st.caption(
 )
 
 with guard("Tracing this config"):
-    view = explorer_view(cfg)
+    view = explorer_view(cfg, theme())
     t = view["trace"]
     shape_only_banner(t)
     if t.shape_only and not over_budget(t):

@@ -21,8 +21,8 @@ import streamlit as st
 from core.experiments import Evidence, run as run_experiment
 from core.rows import SYMBOLS
 from pages.browser_store import browser_store, conflict, report
-from pages.common import cached_shapes, current_config, guard
-from pages.tables import described_chart
+from pages.common import cached_shapes, current_config, guard, theme
+from pages.tables import INK, described_chart
 from quizzes import BY_ID, KIND_LABELS, TOPICS, Context, Question, check, format_answer, questions_for
 from quizzes.check import parse_shape, readable
 from quizzes.progress import dumps, load_progress, merge, missed, new_progress, now_ms, record, restamped, scores
@@ -233,14 +233,14 @@ def chart_description(ev: Evidence) -> str:
     return f"{ev.title}{'' if ev.title.endswith(('?', '.', '!')) else '.'} {words}"
 
 
-def chart(ev: Evidence) -> alt.TopLevelMixin | None:
+def chart(ev: Evidence, theme: str = "light") -> alt.TopLevelMixin | None:
     """A small Altair chart of the evidence records, by the kind the experiment asks for, with its
-    description for screen readers."""
-    drawn = _draw(ev)
+    description for screen readers; ``theme`` colours a mask's blocked cells (INK)."""
+    drawn = _draw(ev, theme)
     return None if drawn is None else described_chart(drawn, chart_description(ev))
 
 
-def _draw(ev: Evidence) -> alt.TopLevelMixin | None:
+def _draw(ev: Evidence, theme: str) -> alt.TopLevelMixin | None:
     spec = ev.chart
     kind = spec.get("kind")
     if not ev.records or kind not in ("line", "bar", "heatmap"):
@@ -250,7 +250,7 @@ def _draw(ev: Evidence) -> alt.TopLevelMixin | None:
     if kind == "heatmap":
         field = spec["color"]
         if df[field].dtype == bool:
-            color = alt.Color(f"{field}:N", scale=alt.Scale(domain=[False, True], range=["#dbe9f6", "#3b3b3b"]))
+            color = alt.Color(f"{field}:N", scale=alt.Scale(domain=[False, True], range=["#dbe9f6", INK[theme]["blocked"]]))
         else:  # exact zeros in white, so 'no influence at all' stands apart from 'a little'; the scheme is
             # named, light to dark in either theme, so that white is always its low end's neighbour
             color = alt.condition(f"datum['{field}'] == 0", alt.value("white"),
@@ -314,7 +314,7 @@ def show_evidence(ev: Evidence, asked: str | None = None) -> None:
                if not isinstance(v, (list, tuple)) or len(v) <= 16]
     if numbers:
         st.dataframe(pd.DataFrame(numbers), hide_index=True, width="stretch")
-    c = chart(ev)
+    c = chart(ev, theme())
     if c is not None:
         heatmap = ev.chart.get("kind") == "heatmap"
         st.altair_chart(c, width=("content" if "facet" in ev.chart else 360) if heatmap else "stretch")

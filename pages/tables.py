@@ -26,9 +26,15 @@ STACKED_COLUMN = "PyTorch layout (heads stacked)"
 # makes the height include them, so a legend below took its rows out of the plot: the memory
 # chart's four-line legend left its plot about 110 px of 340, at every width.
 FIT_WIDTH = {"type": "fit-x", "contains": "padding"}
-# Labels drawn on a chart, which the page may show on white or on the dark theme's near-black: this
-# grey has a contrast of 4.48:1 on white and 4.04:1 on #14161c (Vega's default, black, vanishes there).
-NEUTRAL_GREY = "#777777"
+# What a chart draws straight onto the page (words, dashed rules, a masked cell), by the page's theme
+# (pages.common.theme): no one grey or red reads at 4.5:1 on both white and the dark theme's #14161c,
+# and Vega's default, black, vanishes on the latter. Words: "label" is 5.33:1 on white and 7.17:1 on
+# #14161c, "alert" 5.88:1 and 6.60:1. "blocked" fills a masked cell, a shape, for which 3:1 will do:
+# against the page and against the visible cells' light blue, #6e7480 is 3.85:1 and 3.51:1.
+INK = {
+    "light": {"label": "#6b6b6b", "alert": "#c8102e", "blocked": "#444444"},
+    "dark": {"label": "#a3a3a3", "alert": "#ff6b7f", "blocked": "#6e7480"},
+}
 PHONE_PLOT_PX = 300  # the memory chart's plot on a 420 px phone, about; wider screens have more room
 LABEL_CHAR_PX = 6  # Vega's 11 px text, per character, about
 
@@ -161,8 +167,9 @@ def memory_frame(points: list[MemoryPoint]) -> pd.DataFrame:
 
 
 @lru_cache(maxsize=None)
-def _memory_template() -> dict:
-    """The memory chart, built and validated by Altair once; only its data changes."""
+def _memory_template(ink: str) -> dict:
+    """The memory chart, built and validated by Altair once per colour of its labels; only its data
+    changes."""
     lines = alt.Chart(alt.NamedData(name="memory")).mark_line(point=True).encode(
         x=alt.X("M:Q", scale=alt.Scale(type="log", base=2), title="M = M_target (log scale)"),
         y=alt.Y("bytes:Q", scale=alt.Scale(type="log"), title="bytes (log scale)", axis=alt.Axis(format="~s")),
@@ -173,20 +180,20 @@ def _memory_template() -> dict:
         tooltip=["M:Q", "part:N", "memory:N"],
     )
     rules = alt.Chart(alt.NamedData(name="marks")).mark_rule(strokeDash=[4, 3]).encode(
-        x="M:Q", color=alt.value(NEUTRAL_GREY), tooltip=["what:N"])
+        x="M:Q", color=alt.value(ink), tooltip=["what:N"])
     # Each dashed line says what it is in words on the chart, not only in a tooltip a keyboard or a
     # screen reader cannot reach; the second label sits a line lower, so close lines do not collide.
     # Which side of its line each label takes is chosen in memory_spec: away from the other line.
     labels = [alt.Chart(alt.NamedData(name="marks")).transform_filter(f"datum.side == '{side}'").mark_text(
         align=side, dx=4 if side == "left" else -4, baseline="top").encode(
-        x="M:Q", y=alt.Y("offset:Q", scale=None), text="lines:N", color=alt.value(NEUTRAL_GREY))
+        x="M:Q", y=alt.Y("offset:Q", scale=None), text="lines:N", color=alt.value(ink))
         for side in ("left", "right")]
     return alt.layer(lines, rules, *labels).properties(height=300, autosize=FIT_WIDTH).to_dict()
 
 
-def memory_spec(points: list[MemoryPoint], current_M: int, crossover: int | None) -> dict:
+def memory_spec(points: list[MemoryPoint], current_M: int, crossover: int | None, theme: str = "light") -> dict:
     """Bytes of a pass that keeps every layer's activations against M (= M_target), log-log: the M² line
-    overtakes the others."""
+    overtakes the others. ``theme`` ("light" or "dark") colours its labels (INK)."""
     top = max(p.M for p in points)
     labels = [(current_M, [f"your M = {current_M}"], 2)]
     if crossover is not None:
@@ -208,7 +215,7 @@ def memory_spec(points: list[MemoryPoint], current_M: int, crossover: int | None
     # fits beside its line on a phone; "what" is the same words in one line, for tooltips.
     marks = [{"M": M, "what": " ".join(lines), "lines": lines, "offset": offset, "side": side(M, lines)}
              for M, lines, offset in labels]
-    spec = fill_data(_memory_template(), {"memory": memory_frame(points).to_dict("records"), "marks": marks})
+    spec = fill_data(_memory_template(INK[theme]["label"]), {"memory": memory_frame(points).to_dict("records"), "marks": marks})
     return described(spec, "Line chart, log-log, of the bytes one pass keeps against M (= M_target): parameters "
                            "stay flat, activations and logits grow like M, attention scores and weights like M². "
                            + ". ".join(m["what"] for m in marks) + ".")

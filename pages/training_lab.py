@@ -23,9 +23,9 @@ import streamlit as st
 from core.config import divisors
 from core.train import (LMSettings, ReversalSettings, load_text, make_tokenizer, train_lm, train_reversal,
                         warm_up_in_background)
-from pages.common import guard
+from pages.common import guard, theme
 from pages.lab_runs import LabRun, start_run
-from pages.tables import FIT_WIDTH, described, described_chart, fill_data
+from pages.tables import FIT_WIDTH, INK, described, described_chart, fill_data
 
 MAX_SECONDS = 60.0  # a safety net: the sliders' worst corner could otherwise train for minutes
 REDRAW_SECONDS = 0.25  # how often the progress bar and the live loss curve are redrawn
@@ -114,7 +114,7 @@ def live_progress(prefix: str, floor: float | None) -> None:
             text += "; now the model is measured…"
     st.progress(min(len(loss) / run.steps, 1.0), text=text)
     if loss:
-        st.vega_lite_chart(live_loss_spec(loss, floor, run.steps), width="stretch")
+        st.vega_lite_chart(live_loss_spec(loss, floor, run.steps, theme()), width="stretch")
     st.caption("The run goes on while you use the rest of the app: come back here for the result. "
                "Closing the tab stops it.")
 
@@ -145,14 +145,16 @@ def training_rows(loss: list[float]) -> list[dict]:
 
 
 def loss_chart(loss: list[float], *, floor: float | None = None, val: list[tuple[int, float]] | None = None,
-               uniform: float | None = None, steps: int | None = None) -> alt.LayerChart:
+               uniform: float | None = None, steps: int | None = None, theme: str = "light") -> alt.LayerChart:
     """Training loss per step (and held-out loss), with dashed reference lines.
 
-    ``steps`` fixes the x axis to the whole run, so a live chart fills up instead of rescaling.
+    ``steps`` fixes the x axis to the whole run, so a live chart fills up instead of rescaling;
+    ``theme`` colours the reference lines and their words (INK).
     """
     rows = training_rows(loss) + [{"step": s, "loss": v, "curve": "held-out loss"} for s, v in (val or [])]
     curves = ["training loss", "held-out loss"] if val else ["training loss"]
-    chart = _loss_layers(pd.DataFrame(rows), curves, floor=floor, uniform=uniform, steps=steps)
+    chart = _loss_layers(pd.DataFrame(rows), curves, floor=floor, uniform=uniform, steps=steps,
+                         ink=INK[theme]["label"])
     return described_chart(chart, loss_words(loss, floor=floor, val=val, uniform=uniform, steps=steps))
 
 
@@ -180,7 +182,7 @@ def loss_words(loss: list[float], *, floor: float | None = None, val: list[tuple
 
 
 def _loss_layers(source: Any, curves: list[str], *, floor: float | None, uniform: float | None,
-                 steps: int | None) -> alt.LayerChart:
+                 steps: int | None, ink: str) -> alt.LayerChart:
     base = alt.Chart(source).mark_line(point=False).encode(
         x=alt.X("step:Q", title="training step",
                 scale=alt.Scale(domain=[0, steps], nice=False) if steps else alt.Undefined),
@@ -196,30 +198,32 @@ def _loss_layers(source: Any, curves: list[str], *, floor: float | None, uniform
         lines.append({"y": uniform, "label": f"a uniform guess: ln(vocab_size) = {uniform:.2f}"})
     if lines:
         rule = alt.Chart(pd.DataFrame(lines))
-        layers.append(rule.mark_rule(strokeDash=[5, 4], color="gray").encode(y="y:Q"))
+        layers.append(rule.mark_rule(strokeDash=[5, 4], color=ink).encode(y="y:Q"))
         # Under its line: a converged loss runs along just above the floor.
-        layers.append(rule.mark_text(align="right", baseline="top", dx=-4, dy=3, color="gray").encode(
+        layers.append(rule.mark_text(align="right", baseline="top", dx=-4, dy=3, color=ink).encode(
             y="y:Q", x=alt.value("width"), text="label:N"))
     return alt.layer(*layers).properties(height=240, autosize=FIT_WIDTH)  # the legend above comes on top
 
 
 @lru_cache(maxsize=16)
-def _live_loss_template(floor: float | None, steps: int) -> dict:
-    """The live loss chart of one run's (floor, steps), built and validated by Altair once."""
+def _live_loss_template(floor: float | None, steps: int, ink: str) -> dict:
+    """The live loss chart of one run's (floor, steps) and ink, built and validated by Altair once."""
     return _loss_layers(alt.NamedData(name="loss"), ["training loss"], floor=floor, uniform=None,
-                        steps=steps).to_dict()
+                        steps=steps, ink=ink).to_dict()
 
 
-def live_loss_spec(loss: list[float], floor: float | None, steps: int) -> dict:
+def live_loss_spec(loss: list[float], floor: float | None, steps: int, theme: str = "light") -> dict:
     """The loss curve of a run in progress. Redrawn a few times a second, so only its rows are
     new: building the chart through Altair took 120-190 ms a time, and the redraws held Python's
     lock while the run's thread needed it to train."""
-    return described(fill_data(_live_loss_template(floor, steps), {"loss": training_rows(loss)}),
+    return described(fill_data(_live_loss_template(floor, steps, INK[theme]["label"]), {"loss": training_rows(loss)}),
                      loss_words(loss, floor=floor, steps=steps))
 
 
-def accuracy_chart(results: dict[str, dict]) -> alt.LayerChart:
-    """Per-position accuracy of each run, the halves shaded, chance as a dashed line."""
+def accuracy_chart(results: dict[str, dict], theme: str = "light") -> alt.LayerChart:
+    """Per-position accuracy of each run, the halves shaded, chance as a dashed line; ``theme``
+    colours the words and the line drawn straight on the page (INK)."""
+    ink = INK[theme]
     any_result = next(iter(results.values()))
     M, chance = any_result["settings"]["M"], any_result["chance"]
     x_scale = alt.Scale(domain=[-0.5, M - 0.5], nice=False, zero=False)
@@ -231,7 +235,7 @@ def accuracy_chart(results: dict[str, dict]) -> alt.LayerChart:
     parts = alt.Scale(domain=["x: random tokens", "reverse(x): the mirror"], range=["#868e96", "#2f9e44"])
     shade = alt.Chart(halves).mark_rect(opacity=0.08).encode(
         x=alt.X("start:Q", scale=x_scale), x2="end:Q", color=alt.Color("part:N", legend=None, scale=parts))
-    part = alt.Chart(halves).mark_text(baseline="top", dy=4, color="gray").encode(
+    part = alt.Chart(halves).mark_text(baseline="top", dy=4, color=ink["label"]).encode(
         x=alt.X("mid:Q", scale=x_scale), y=alt.value(0), text="part:N")
     names = [n for n in (MASK_ON, MASK_OFF) if n in results]
     colors = {MASK_ON: "#3b5bdb", MASK_OFF: "#e8590c"}
@@ -242,8 +246,8 @@ def accuracy_chart(results: dict[str, dict]) -> alt.LayerChart:
                         scale=alt.Scale(domain=names, range=[colors[n] for n in names])),
         tooltip=["run", "position", alt.Tooltip("accuracy:Q", format=".3f")])
     chance_df = pd.DataFrame([{"y": chance, "x": M - 0.5, "label": f"chance = 1/vocab_size = {chance:.3f}"}])
-    rule = alt.Chart(chance_df).mark_rule(strokeDash=[5, 4], color="crimson").encode(y="y:Q")
-    label = alt.Chart(chance_df).mark_text(align="right", baseline="bottom", dx=-4, dy=-2, color="crimson").encode(
+    rule = alt.Chart(chance_df).mark_rule(strokeDash=[5, 4], color=ink["alert"]).encode(y="y:Q")
+    label = alt.Chart(chance_df).mark_text(align="right", baseline="bottom", dx=-4, dy=-2, color=ink["alert"]).encode(
         y="y:Q", x=alt.X("x:Q", scale=x_scale), text="label:N")
     chart = alt.layer(shade, part, lines, rule, label).resolve_scale(color="independent").properties(
         height=280, autosize=FIT_WIDTH)
@@ -384,7 +388,7 @@ def reversal_tab() -> None:
     if res["stopped"]:
         st.warning(f"This run stopped early ({res['stopped']}) after {res['steps_done']} of {s['steps']} steps.")
     st.header("Accuracy at each position")
-    st.altair_chart(accuracy_chart(results), width="stretch")
+    st.altair_chart(accuracy_chart(results, theme()), width="stretch")
     if len(results) == 1:
         other = "on" if latest == MASK_OFF else "off"
         st.caption(f"Flip the mask toggle {other} and train again with the same sizes to compare both runs here.")
@@ -403,7 +407,8 @@ def reversal_tab() -> None:
             cols[i].altair_chart(attention_chart(weights, run["settings"]["M"], f"{name}: block {i}"),
                                  width="stretch")
     st.header("Training loss")
-    st.altair_chart(loss_chart(res["loss"], floor=reversal_floor(s["vocab_size"], s["causal"])), width="stretch")
+    st.altair_chart(loss_chart(res["loss"], floor=reversal_floor(s["vocab_size"], s["causal"]), theme=theme()),
+                    width="stretch")
     st.header("A few held-out sequences")
     st.caption("Columns x0… hold the random half, r0… its mirror. ✗ marks a wrong guess, with the guess shown.")
     st.dataframe(examples_table(res), width="stretch")
@@ -475,7 +480,8 @@ def lm_tab() -> None:
     if res["stopped"]:
         st.warning(f"This run stopped early ({res['stopped']}) after {res['steps_done']} of {s['steps']} steps.")
     st.header("Loss")
-    st.altair_chart(loss_chart(res["loss"], val=res["val_loss"], uniform=res["uniform_loss"]), width="stretch")
+    st.altair_chart(loss_chart(res["loss"], val=res["val_loss"], uniform=res["uniform_loss"], theme=theme()),
+                    width="stretch")
     st.caption(
         f"{res['train_sequences']} training sequences, {res['val_sequences']} held out. With so little text "
         "the held-out loss soon turns back up while the training loss keeps falling: the model starts "

@@ -15,6 +15,7 @@ import time
 
 import pytest
 from playwright.sync_api import expect
+from pages.tables import INK
 from tests.browser.conftest import page_in
 
 pytestmark = pytest.mark.browser
@@ -542,5 +543,22 @@ def test_a_dark_system_setting_gets_the_dark_theme_and_a_readable_figure(app_url
         width, height = image.size
         corners = [image.getpixel((x, y)) for x in (20, width - 20) for y in (height // 2, height - 20)]
         assert all(min(pixel) > 240 for pixel in corners)  # white ground, well inside its rounded corners
+
+        # Streamlit tells the page its theme: the causal mask's blocked cells take the dark theme's grey,
+        # which stands out from the near-black page, not the light theme's, which would sink into it.
+        page.goto(app_url + "/attention")
+        page.get_by_text("decoder masked self-attention").click(timeout=LOAD)
+        mask = page.locator('[data-testid="stVegaLiteChart"][aria-label^="The mask as a grid"]')
+        expect(mask).to_have_attribute("aria-label", re.compile("28 of the 64 pairs are blocked"), timeout=LOAD)
+        page.wait_for_timeout(500)  # the cells' paint after the new data
+        no_exception(page)
+        shot = mask.screenshot(path=tmp_path / "dark_mask.png")
+        keep(tmp_path / "dark_mask.png", tmp_path)
+        colours = set(Image.open(BytesIO(shot)).convert("RGB").getdata())
+        assert hex_rgb(INK["dark"]["blocked"]) in colours and hex_rgb(INK["light"]["blocked"]) not in colours
     finally:
         context.close()
+
+
+def hex_rgb(colour: str) -> tuple[int, int, int]:
+    return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))

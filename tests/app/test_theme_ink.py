@@ -1,0 +1,95 @@
+"""The colours a chart draws straight onto the page follow the page's theme (pages.tables.INK): each
+reads on its own theme's background, and every page hands the learner's theme to its charts.
+
+AppTest has no browser to report a theme, so the pages' ``theme()`` is replaced here; that Streamlit
+reports a dark browser as "dark" is checked in a real browser (tests/browser)."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import pages.common
+from core.views import attention_map
+from pages.charts import mask_spec
+from pages.tables import INK, memory_spec
+from tests.app.conftest import make_app
+from tests.app.test_quiz_page import answered
+from tests.app.test_training_lab import PAGE as LAB, small_model, train
+
+CONFIG = tomllib.loads((Path(__file__).resolve().parents[2] / ".streamlit" / "config.toml").read_text())
+VISIBLE = ("#cfe0fc", "#dbe9f6")  # the visible cells of the attention page's mask and the quiz's
+
+
+def luminance(colour: str) -> float:
+    """WCAG 2's relative luminance of a #rrggbb colour."""
+    channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: str, b: str) -> float:
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_each_themes_ink_reads_on_that_themes_page(theme):
+    page = CONFIG["theme"][theme]["backgroundColor"]
+    ink = INK[theme]
+    assert contrast(ink["label"], page) >= 4.5 and contrast(ink["alert"], page) >= 4.5  # words
+    assert contrast(ink["blocked"], page) >= 3  # a shape: the masked cell against the page ...
+    assert all(contrast(ink["blocked"], visible) >= 3 for visible in VISIBLE)  # ... and the visible cells
+    other = INK["dark" if theme == "light" else "light"]
+    assert contrast(other["label"], page) < 4.5  # so one ink for both would not do
+
+
+def test_the_chart_builders_use_the_theme_they_are_given():
+    from core import TransformerConfig, trace
+    from core.views import memory_curve
+
+    cfg = TransformerConfig()
+    points, crossover = memory_curve(cfg)
+    a = attention_map(trace(cfg), "decoder masked self-attention", 0, 0, 0)
+    for theme, other in (("light", "dark"), ("dark", "light")):
+        memory = json.dumps(memory_spec(points, cfg.M, crossover, theme))
+        assert INK[theme]["label"] in memory and INK[other]["label"] not in memory
+        mask = json.dumps(mask_spec(a, theme))
+        assert INK[theme]["blocked"] in mask and INK[other]["blocked"] not in mask
+
+
+@pytest.fixture
+def dark(monkeypatch):
+    monkeypatch.setattr(pages.common, "theme", lambda: "dark")
+
+
+def specs(at) -> str:
+    assert not at.exception
+    return " ".join(c.proto.spec for c in at.get("vega_lite_chart"))
+
+
+def test_the_pages_hand_a_dark_theme_to_their_charts(dark):
+    light = INK["light"]
+    at = make_app().run()
+    drawn = specs(at)  # the explorer's memory chart
+    assert INK["dark"]["label"] in drawn and light["label"] not in drawn
+
+    at.switch_page("pages/attention.py").run()
+    at.radio(key="a_kind").set_value("decoder masked self-attention").run()
+    drawn = specs(at)
+    assert INK["dark"]["blocked"] in drawn and light["blocked"] not in drawn
+
+    drawn = specs(answered(["mask-blocked"], topic="Masking"))  # its evidence: the causal mask as a grid
+    assert INK["dark"]["blocked"] in drawn and light["blocked"] not in drawn
+
+
+def test_the_training_labs_charts_take_the_dark_theme(dark):
+    at = make_app().run()
+    at.switch_page(LAB).run()
+    small_model(at, "tl_rev", steps=5)
+    drawn = specs(train(at, "tl_rev"))  # the loss curve with its floor, and the accuracy with chance
+    for ink in ("label", "alert"):
+        assert INK["dark"][ink] in drawn and INK["light"][ink] not in drawn
