@@ -99,7 +99,8 @@ def params_frame(t: Trace) -> pd.DataFrame:
 
 
 def fill_data(spec: dict, datasets: dict[str, list[dict]]) -> dict:
-    """A copy of a Vega-Lite spec whose named data sources carry these rows inline."""
+    """A copy of a Vega-Lite spec whose named data sources carry these rows inline (a one-view
+    chart as a layer of one, see one_layer)."""
     def walk(node):
         if isinstance(node, dict):
             if set(node) == {"name"} and node["name"] in datasets:
@@ -108,7 +109,25 @@ def fill_data(spec: dict, datasets: dict[str, list[dict]]) -> dict:
         if isinstance(node, list):
             return [walk(v) for v in node]
         return node
-    return walk(spec)
+    return one_layer(walk(spec))
+
+
+# What belongs to one view of a chart, as opposed to the whole chart (size, config, description).
+_VIEW_KEYS = ("data", "mark", "encoding", "transform", "params", "projection")
+
+
+def one_layer(spec: dict) -> dict:
+    """A one-view chart with its rows as a layer of one, the same picture.
+
+    Streamlit takes a chart's top-level rows out of its spec and hands them to the browser after
+    the chart's first paint: that paint had no rows, and Vega warned "Infinite extent" in the
+    console for every scale fitted to them (the parameter chart, the positional page's three).
+    Rows inside a layer stay in the spec and are there from the first paint.
+    """
+    if "mark" not in spec or "data" not in spec:
+        return spec
+    view = {k: spec[k] for k in _VIEW_KEYS if k in spec}
+    return {**{k: v for k, v in spec.items() if k not in _VIEW_KEYS}, "layer": [view]}
 
 
 def described(spec: dict, text: str) -> dict:

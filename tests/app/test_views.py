@@ -221,6 +221,9 @@ def test_every_chart_has_a_sentence_for_screen_readers():
              "memory": memory_spec(points, CFG.M, crossover), "params": params_spec(t)}
     for name, spec in specs.items():
         assert len(spec["description"]) > 40 and spec["config"]["aria"] is False, name
+        # Every chart's rows sit inside its layers, where Streamlit leaves them in the spec for the
+        # first paint (pages.tables.one_layer), never at the top, where it takes them out.
+        assert "data" not in spec and all(layer["data"]["values"] for layer in spec["layer"]), name
     assert "6 query positions down, 6 key positions across" in specs["weights"]["description"]
     assert "15 of the 36 pairs are blocked" in specs["mask"]["description"]  # the causal mask's upper triangle
     assert f"attention > other activations from M = {crossover}" in specs["memory"]["description"]
