@@ -331,8 +331,10 @@ def show_evidence(ev: Evidence, asked: str | None = None) -> None:
 
 
 def show_question(q: Question, ctx: Context, number: str) -> None:
-    st.markdown(f"**{number}** · {q.topic} · *{KIND_LABELS[q.kind]}*" + (" · changes with the config"
-                                                                         if q.parametric else ""))
+    # A heading per question, so that a screen reader's list of headings walks a topic set question
+    # by question; what kind of question it is, in smaller print under it.
+    st.subheader(f"{number} · {q.topic}", anchor=False)
+    st.caption(KIND_LABELS[q.kind].capitalize() + (" · changes with the config" if q.parametric else ""))
     st.markdown(q.text(ctx))
     if q.sizes is not None:
         # Not the sidebar's sizes: say which ones a symbol in the reply ('3*E^2') will stand for.

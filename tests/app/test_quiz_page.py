@@ -458,3 +458,12 @@ def test_symbols_in_a_reply_stand_for_the_sizes_the_question_names():
                                   "E=8,192, nhead=64") for c in at.caption)
     answer(at, "params-llama-qkv", "3*E^2")
     assert "**1 right**" in score_line(at)
+
+
+def test_every_question_is_a_heading():
+    """One heading per question, numbered as on the page, so that a screen reader can walk a topic set
+    by its headings."""
+    at = answered([], topic="Masking")
+    masking = [q for q in QUESTIONS if q.topic == "Masking"]
+    assert [h.value for h in at.subheader] == [f"Q{i} · Masking" for i in range(1, len(masking) + 1)]
+    assert "Predict, then run" in [c.value for c in at.caption]
