@@ -259,12 +259,19 @@ def sidebar_config() -> TransformerConfig:
     heads = nhead_options(st.session_state["w_E"])
     if st.session_state.get("w_nhead") not in heads:
         _set_widget("w_nhead", _nearest(st.session_state.get("w_nhead") or 1, heads))
+    # With one choice (E = 1) a slider is a lone dot with no track: shown greyed out, and said in words.
     sb.select_slider(LABELS["nhead"], heads, key="w_nhead", **custom, **_current("w_nhead"),
+                     disabled=len(heads) == 1,
                      help="Only divisors of E are offered: each head gets d_k = E / nhead dimensions.")
     more = len(divisors(st.session_state["w_E"])) > len(heads)  # divisors above MAX_NHEAD_OPTION not offered
-    sb.caption(f"E = {st.session_state['w_E']} splits evenly into nhead ∈ {{{', '.join(map(str, heads))}"
-               f"{', …' if more else ''}}}{f' (the slider stops at {MAX_NHEAD_OPTION})' if more else ''}; "
-               f"d_k = {st.session_state['w_E'] // st.session_state['w_nhead']}.")
+    d_k = st.session_state["w_E"] // st.session_state["w_nhead"]
+    if len(heads) == 1:
+        sb.caption(f"E = {st.session_state['w_E']} has one divisor, so nhead = 1 is the only choice; a larger E "
+                   f"offers more heads. d_k = {d_k}.")
+    else:
+        sb.caption(f"E = {st.session_state['w_E']} splits evenly into nhead ∈ {{{', '.join(map(str, heads))}"
+                   f"{', …' if more else ''}}}{f' (the slider stops at {MAX_NHEAD_OPTION})' if more else ''}; "
+                   f"d_k = {d_k}.")
     sb.select_slider(LABELS["vocab_size"], VOCABS, key="w_vocab_size", **custom, **_current("w_vocab_size"))
     sb.slider(LABELS["layers"], *LAYER_RANGE, key="w_layers", **custom, **_current("w_layers"))
     sb.select_slider(LABELS["d_ff"], FFS, key="w_d_ff", **custom, **_current("w_d_ff"))

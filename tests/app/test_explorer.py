@@ -92,7 +92,16 @@ def test_the_divisors_caption_says_when_the_slider_offers_only_some():
     at.sidebar.select_slider(key="w_E").set_value(256).run()  # 256 itself is a divisor the slider leaves out
     captions = [c.value for c in at.sidebar.caption]
     assert any("{1, 2, 4, 8, 16, 32, 64, 128, …} (the slider stops at 128); d_k" in c for c in captions)
-    assert not at.exception
+    assert not at.exception and not at.sidebar.select_slider(key="w_nhead").disabled
+    # E = 1: one choice, which a slider shows as a lone dot; greyed out, and said in words.
+    at.sidebar.select_slider(key="w_E").set_value(1).run()
+    assert at.sidebar.select_slider(key="w_nhead").disabled and at.session_state["cfg"].nhead == 1
+    assert "E = 1 has one divisor, so nhead = 1 is the only choice; a larger E offers more heads. d_k = 1." in [
+        c.value for c in at.sidebar.caption]
+    at.sidebar.select_slider(key="w_E").set_value(6).run()  # and back: the slider is live again
+    assert not at.sidebar.select_slider(key="w_nhead").disabled
+    at.sidebar.select_slider(key="w_nhead").set_value(3).run()
+    assert at.session_state["cfg"].nhead == 3 and not at.exception
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
