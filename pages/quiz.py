@@ -86,7 +86,7 @@ def submit(qid: str) -> None:
             st.session_state["quiz_unreadable"] = qid
             return
         expected = q.expected(ctx)
-        right = check(q, expected, given, q.reading_symbols(ctx))
+        right = check(q, expected, given, q.reading_symbols(ctx), q.formula(ctx))
         st.session_state[PROGRESS] = record(progress(), qid, str(given), right, format_answer(q, expected),
                                             cfg.to_dict())
         st.session_state[FLASH] = []
@@ -250,7 +250,8 @@ def _draw(ev: Evidence, theme: str) -> alt.TopLevelMixin | None:
     if kind == "heatmap":
         field = spec["color"]
         if df[field].dtype == bool:
-            color = alt.Color(f"{field}:N", scale=alt.Scale(domain=[False, True], range=["#dbe9f6", INK[theme]["blocked"]]))
+            color = alt.Color(f"{field}:N", scale=alt.Scale(domain=[False, True],
+                                                            range=["#dbe9f6", INK[theme]["blocked"]]))
         else:  # exact zeros in white, so 'no influence at all' stands apart from 'a little'; the scheme is
             # named, light to dark in either theme, so that white is always its low end's neighbour
             color = alt.condition(f"datum['{field}'] == 0", alt.value("white"),
@@ -371,18 +372,26 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
     if attempt is None:
         return
     # The answer is quoted as typed, with no full stop after it: an answer may end with its own.
+    formula = q.formula(ctx) if q.kind == "shape" else None
+    in_symbols = q.kind == "shape" and parse_shape(attempt["given"]) is None
     if attempt["correct"]:
         st.success(f"Right. You answered {attempt['given']!r}", icon=":material/check_circle:")
-        if q.kind == "shape" and parse_shape(attempt["given"]) is None:
-            # Right, yet not readable as plain numbers: it was read through the config's symbols, which
-            # are checked by the numbers they stand for, so M and M_target (equal by default) pass for
-            # each other; the formula in the explanation is the one to compare with.
+        if in_symbols and formula is None:
+            # Read through the config's symbols, with no row's formula to hold them to: they are
+            # checked by the numbers they stand for, so M and M_target (equal by default) pass for
+            # each other.
             st.caption("Symbols are checked by their values at this config, so two that happen to be equal here "
                        "(M and M_target, say) pass for each other. Compare your order with the explanation's.")
     else:
         st.error(f"Not quite. You answered {attempt['given']!r}", icon=":material/cancel:")
-    st.markdown(f"Expected, for the config you answered with: `{attempt['expected']}`" if q.parametric
-                else f"Expected: `{attempt['expected']}`")
+        if in_symbols and formula and parse_shape(attempt["given"], q.reading_symbols(ctx)) == tuple(q.expected(ctx)):
+            # The right numbers, from the wrong symbols (quizzes.check.same_formula): say so, or the
+            # learner sees their own numbers as the expected ones and cannot tell what was wrong.
+            st.warning(f"Your symbols give the right numbers at this config, but not the formula {formula}: two "
+                       "symbols can have the same value here (by default M_target = M) and still stand for different "
+                       "sizes. Move one of them in the sidebar to see the difference.")
+    shown = f"`{attempt['expected']}`" + (f", that is `{formula}`" if formula else "")
+    st.markdown(f"Expected, for the config you answered with: {shown}" if q.parametric else f"Expected: {shown}")
     then = attempt.get("config") or {}
     changed = [k for k in ("N", "M", "M_target", "E", "nhead", "vocab_size", "layers", "d_ff", "positional")
                if k in then and then[k] != getattr(ctx.cfg, k)]

@@ -260,12 +260,48 @@ def readable(question: Question, given: Any, symbols: Mapping[str, Any] | None =
     return choice_index(given, question.choices) is not None
 
 
-def check(question: Question, expected: Any, given: Any, symbols: Mapping[str, Any] | None = None) -> bool:
+# Two made-up configs in which every symbol has its own value (and d_k = E / nhead, as always), for
+# telling apart symbols that are equal at the learner's config: by default M_target = M = 8.
+_PROBES = (
+    {"N": 3, "M": 5, "M_target": 7, "E": 44, "nhead": 4, "d_k": 11, "d_ff": 92, "vocab_size": 13, "layers": 6,
+     "max_len": 9, "max_len_plus_one": 10},
+    {"N": 6, "M": 11, "M_target": 13, "E": 60, "nhead": 3, "d_k": 20, "d_ff": 84, "vocab_size": 17, "layers": 2,
+     "max_len": 23, "max_len_plus_one": 24},
+)
+
+
+def same_formula(given: Any, formula: str, symbols: Mapping[str, Any]) -> bool:
+    """Does a shape written in symbols stand for ``formula`` (a row's, e.g. '(N, M, E)'), and not
+    just for the same numbers at this config? '(N, M_target, E)' has the encoder output's value
+    whenever M_target = M, as it is by default, but it is the target's shape.
+
+    Both are read at _PROBES, where the symbols differ. A dimension written as a number is the
+    learner's value at this config, so at a probe it may keep that value instead. d_ff keeps the
+    config's d_ff = 4E when it has it: writing 4E for it is then no mistake.
+    """
+    live = parse_shape(given, symbols)
+    for probe in _PROBES:
+        if symbols.get("d_ff") == 4 * symbols.get("E", 0):
+            probe = {**probe, "d_ff": 4 * probe["E"]}
+        mine, theirs = parse_shape(given, probe), parse_shape(formula, probe)
+        if mine is None or theirs is None or live is None or not len(mine) == len(theirs) == len(live):
+            return False
+        if any(m != t and m != v for m, t, v in zip(mine, theirs, live)):
+            return False
+    return True
+
+
+def check(question: Question, expected: Any, given: Any, symbols: Mapping[str, Any] | None = None,
+          formula: str | None = None) -> bool:
     """Is ``given`` (what the learner typed or picked) the expected answer? ``symbols`` lets a
     shape be written in the config's notation, e.g. '(N, M, d_k)', and a number as arithmetic,
-    e.g. '4*E**2 + 4*E'."""
+    e.g. '4*E**2 + 4*E'. With the expected shape's ``formula``, a shape in symbols must also be that
+    formula (same_formula), not another that happens to be equal here."""
     if question.kind == "shape":
-        return parse_shape(given, symbols) == tuple(expected)
+        if parse_shape(given, symbols) != tuple(expected):
+            return False
+        written_in_symbols = symbols is not None and parse_shape(given) is None
+        return not (written_in_symbols and formula) or same_formula(given, formula, symbols)
     if question.kind == "numeric":
         number = read_numeric(question, given, symbols)
         if number is None:

@@ -105,6 +105,11 @@ class Question:
         """The values a reply's symbols stand for: the sizes the question names, else the sidebar's."""
         return symbols_of(self.sizes) if self.sizes is not None else ctx.symbols
 
+    def formula(self, ctx: Context) -> str | None:
+        """The formula of the row this question asks the shape of, e.g. '(N, M, E)'; None if it asks
+        no row's shape. A reply in symbols is checked against it (quizzes.check.same_formula)."""
+        return ctx.trace.row(self.row).formula if self.row is not None else None
+
     @property
     def row(self) -> str | None:
         """The row or extra of the pass (a core.rows key) whose shape this question asks for, when its

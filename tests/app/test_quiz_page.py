@@ -73,7 +73,7 @@ def test_a_shape_in_symbols_is_read_and_an_unreadable_reply_keeps_the_last_attem
     at.selectbox(key="quiz_topic").set_value("Shapes").run()
     answer(at, "shape-tokens", "(N, M)")
     assert "**1 right**" in score_line(at)
-    assert any(c.value.startswith("Symbols are checked by their values") for c in at.caption)
+    assert "Expected, for the config you answered with: `(2, 8)`, that is `(N, M)`" in [m.value for m in at.markdown]
     answer(at, "shape-tokens", "(batch, length)")  # not a shape: said so, not marked wrong
     assert [w.value for w in at.warning] == [
         "Could not read that as a shape. Write its sizes as numbers, e.g. `(2, 8, 16)` or `2 x 8 x 16`, or in the "
@@ -467,3 +467,18 @@ def test_every_question_is_a_heading():
     masking = [q for q in QUESTIONS if q.topic == "Masking"]
     assert [h.value for h in at.subheader] == [f"Q{i} · Masking" for i in range(1, len(masking) + 1)]
     assert "Predict, then run" in [c.value for c in at.caption]
+
+
+def test_symbols_equal_at_this_config_are_still_held_to_the_rows_formula():
+    """By default M_target = M = 8, so '(N, M_target)' has the source tokens' numbers, (2, 8); but
+    the source tokens are (N, M), and the page says why the right numbers were marked wrong."""
+    at = quiz_app()
+    at.selectbox(key="quiz_topic").set_value("Shapes").run()
+    answer(at, "shape-tokens", "(N, M_target)")
+    assert "**1 wrong**" in score_line(at)
+    assert [w.value for w in at.warning] == [
+        "Your symbols give the right numbers at this config, but not the formula (N, M): two symbols can have the "
+        "same value here (by default M_target = M) and still stand for different sizes. Move one of them in the "
+        "sidebar to see the difference."]
+    answer(at, "shape-tokens", "(2, M)")  # a number is the learner's own value here, so it may stand
+    assert "**1 right**" in score_line(at) and not at.warning

@@ -212,3 +212,26 @@ def test_a_question_that_names_its_own_sizes_reads_symbols_at_those_sizes():
     assert q.sizes is None and q.reading_symbols(ctx) == ctx.symbols
     # Every question that names fixed sizes in numbers is one whose answer does not follow the sidebar.
     assert all(not q.parametric for q in QUESTIONS if q.sizes is not None)
+
+
+def test_a_shape_in_symbols_must_be_the_rows_formula_not_just_its_numbers():
+    from quizzes.check import same_formula
+
+    at_default = Context(DEFAULT).symbols  # M = M_target = max_len = 8, d_ff = 4E = 64
+    assert same_formula("(N, M, E)", "(N, M, E)", at_default)
+    assert not same_formula("(N, M_target, E)", "(N, M, E)", at_default)  # equal here, not the same size
+    assert not same_formula("(max_len, E)", "(M, E)", at_default)  # the whole table, not the rows used
+    for mine in ("N x M x E", "(N, M, d_model)", "(2, M, 16)", "(N, 8, E)", "N*M*E"):
+        assert same_formula(mine, "(N, M, E)", at_default), mine
+    assert same_formula("(N, nhead, M, E/nhead)", "(N, nhead, M, d_k)", at_default)
+    assert same_formula("(N, M, 4E)", "(N, M, d_ff)", at_default)  # d_ff is 4E at this config
+    other = Context(DEFAULT.replace(d_ff=48)).symbols
+    assert not same_formula("(N, M, 4E)", "(N, M, d_ff)", other) and same_formula("(N, M, 48)", "(N, M, d_ff)", other)
+    q = BY_ID["shape-memory"]  # the encoder output: (N, M, E)
+    ctx = Context(DEFAULT)
+    expected, formula = q.expected(ctx), q.formula(ctx)
+    assert formula == "(N, M, E)"
+    assert check(q, expected, "(N, M, E)", ctx.symbols, formula)
+    assert not check(q, expected, "(N, M_target, E)", ctx.symbols, formula)
+    assert check(q, expected, "(N, M_target, E)", ctx.symbols)  # without the formula, only the numbers count
+    assert check(q, expected, "(2, 8, 16)", ctx.symbols, formula)
