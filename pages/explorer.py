@@ -84,7 +84,10 @@ with guard("Tracing this config"):
             icon=":material/bolt:",
         )
 
-    a, b, c, d = st.columns(4)
+    # Each figure as wide as its own words, and the row wraps: in four equal columns a 1024 px window
+    # cut "164.0 KiB" to "164.0 …", and at the largest sizes every unit was lost.
+    row = st.container(horizontal=True, wrap=True, gap="medium")
+    a, b, c, d = (row.container(width="content") for _ in range(4))
     scores = cfg.N * cfg.nhead * cfg.M * cfg.M
     a.metric("d_k = E / nhead", cfg.d_k)
     b.metric("parameters", short_count(t.params["total"]), help=f"Exactly {t.params['total']:,}.")

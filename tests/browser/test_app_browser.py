@@ -583,3 +583,19 @@ def test_charts_are_drawn_with_their_rows_from_the_first_paint(app_url, laptop):
         no_exception(page)
     page.wait_for_timeout(500)
     assert not [w for w in warnings if "Infinite extent" in w]
+
+
+@pytest.mark.parametrize("query", ["", "?N=64&M=4096&M_target=4096&E=12288&nhead=128&vocab_size=65536&layers=96"])
+def test_the_explorers_figures_keep_their_units_on_a_tablet(app_url, browser, query):
+    """In four equal columns a 1024 px window cut "164.0 KiB" to "164.0 …", and at the largest sizes
+    every figure lost its unit ("408.3 …"): each figure now takes its own width, and the row wraps."""
+    with page_in(browser, 1024, 768) as page:
+        page.goto(app_url + "/explorer" + query)
+        figures = page.locator('[data-testid="stMetric"]')
+        expect(figures).to_have_count(4, timeout=LOAD)
+        expect(figures.nth(1)).to_contain_text("billion" if query else "20,260")
+        no_exception(page)
+        for i in range(4):
+            cut = figures.nth(i).evaluate("e => [...e.querySelectorAll('*')].filter(x => x.scrollWidth > x.clientWidth + 1)"
+                                          ".map(x => x.textContent)")
+            assert not cut, cut
