@@ -174,6 +174,7 @@ with memory_tab, guard("The memory chart"):
                    f"the layer's other activations once M > (12E + d_ff) / (3 nhead), from M = "
                    f"{layer_crossover(cfg)} here: about 5.3 d_k when d_ff = 4E, whatever N and the number of layers. "
                    f"With the embeddings, logits and probabilities counted too, attention outweighs all the other "
-                   f"activations from M = {crossover} (the weights, constant in M, are not counted in that). Doubling M doubles the linear terms and quadruples the attention term.")
+                   f"activations from M = {crossover} (the weights, constant in M, are not counted in that). "
+                   "Doubling M doubles the linear terms and quadruples the attention term.")
     else:
         st.caption("Within the lengths drawn, the attention term stays below the linear terms.")

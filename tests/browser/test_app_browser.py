@@ -596,6 +596,6 @@ def test_the_explorers_figures_keep_their_units_on_a_tablet(app_url, browser, qu
         expect(figures.nth(1)).to_contain_text("billion" if query else "20,260")
         no_exception(page)
         for i in range(4):
-            cut = figures.nth(i).evaluate("e => [...e.querySelectorAll('*')].filter(x => x.scrollWidth > x.clientWidth + 1)"
-                                          ".map(x => x.textContent)")
+            cut = figures.nth(i).evaluate("e => [...e.querySelectorAll('*')]"
+                                          ".filter(x => x.scrollWidth > x.clientWidth + 1).map(x => x.textContent)")
             assert not cut, cut
