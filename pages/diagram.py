@@ -109,6 +109,7 @@ CENTRES: dict[str, tuple[int, int]] = {
     "src_add": (ENC_X, 606), "src_pos": (ENC_X - 135, 606), "src_emb": (ENC_X, 666), "src": (ENC_X, 726),
 }
 CLUSTERS = {"encoder": ("enc_norm2", "enc_attn"), "decoder": ("dec_norm3", "dec_self")}  # top and bottom box
+HALO = 'stroke="#ffffff" stroke-width="3" stroke-linejoin="round" paint-order="stroke"'  # white under the letters
 
 
 def _half(name: str) -> tuple[int, int]:
@@ -250,10 +251,12 @@ def architecture_svg(cfg: TransformerConfig, shapes: dict[str, tuple[int, ...]])
         colour, marker, dash = (("#999", "arch-head-skip", ' stroke-dasharray="5 4"') if residual
                                 else ("#555", "arch-head", ""))
         path = " ".join(f"{x:g},{y:g}" for x, y in points)
+        # Each label on a white halo (its outline, painted under its letters): a long shape, such as
+        # (64, 4096, 12288), reaches past its room, and the layer's dashed frame ran through its digits.
         parts.append(f'<g class="arrow" data-from="{tail}" data-to="{head}">'
                      f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="1.3"{dash} '
                      f'marker-end="url(#{marker})"/>'
-                     f'<text x="{lx:g}" y="{ly:g}" text-anchor="{anchor}" font-size="10" fill="#333">'
+                     f'<text x="{lx:g}" y="{ly:g}" text-anchor="{anchor}" font-size="10" fill="#333" {HALO}>'
                      f'{shape_text(edge_shape(hook, shapes))}</text></g>')
     parts += [_node_svg(name) for name in NODES]
     parts.append("</svg>")

@@ -134,6 +134,18 @@ def test_architecture_svg_keeps_every_shape_inside_the_picture(t):
             assert 0 <= x <= WIDTH and 0 <= y <= HEIGHT
 
 
+def test_every_arrow_label_sits_on_a_white_halo(t):
+    """A long shape reaches past its room beside the residual arrows, and the layer's dashed frame ran
+    through its digits: every arrow's label is outlined in white, painted under its letters."""
+    root = ElementTree.fromstring(architecture_svg(CFG, t.shapes))
+    arrows = [g for g in root.iter(f"{SVG}g") if g.get("class") == "arrow"]
+    labels = [text for arrow in arrows for text in arrow.iter(f"{SVG}text")]
+    assert len(labels) == len(EDGES)
+    for text in labels:
+        halo = (text.get("stroke"), text.get("paint-order"), float(text.get("stroke-width")))
+        assert halo == ("#ffffff", "stroke", 3)
+
+
 def test_architecture_svg_works_shape_only():
     big = TransformerConfig(N=64, M=2048, E=12288, nhead=96, vocab_size=50257, layers=2)
     labels = arrows(architecture_svg(big, trace(big, shape_only=True).shapes))
