@@ -24,7 +24,8 @@ COLUMNS = {
         STACKED_COLUMN, help="How PyTorch holds it: one (N, nhead, M, d_k) tensor, not nhead separate ones"),
     "elements": st.column_config.NumberColumn("elements", format="localized", help="Product of the shape"),
     "memory": st.column_config.TextColumn("memory", help="float32: 4 bytes per element; ids 8; masks 1"),
-    "description": st.column_config.TextColumn("description", width="large"),
+    "description": st.column_config.TextColumn("description", width="large",
+                                               help="Cut short in the table: pick the row under it to read it whole"),
 }
 
 
@@ -124,15 +125,17 @@ with guard("Tracing this config"):
                           mime="application/json", key="x_json", icon=":material/download:")
 
     names = {f"{r.index}. {r.name}": r for r in t.rows}
-    choice = st.selectbox("Show the code that produces row…", list(names), index=4, key="x_code_row",
-                          persist_state="session")
+    choice = st.selectbox("Read a row whole, with the code that produces it…", list(names), index=4,
+                          key="x_code_row", persist_state="session")
     row = names[choice]
-    st.caption(f"Recorded as `{row.hook}`, shape {row.shape} ({row.formula}).")
+    # The table's cells cut a description off at the column's edge and show no tooltip: here it is whole.
+    st.markdown(f"**{row.name}**, {row.formula}: {row.description}")
+    st.caption(f"Recorded as `{row.hook}`, shape {row.shape}.")
     st.code(row.code or "# (this tensor is an input; no model code produces it)", language="python")
 
     with st.expander(f"More tensors ({len(t.extras)} extras: stacked heads, W^Q/W^K/W^V, masks, logits…)"):
         st.dataframe(view["extras"], column_config=COLUMNS, hide_index=True, width="stretch",
-                     key="x_extras")
+                     height=38 + 35 * len(view["extras"]), key="x_extras")  # every row, no box scrolling inside
 
     with st.expander("Glossary: the learner's notation and PyTorch's names"):
         st.markdown(

@@ -145,6 +145,10 @@ def test_show_code_for_a_row():
     assert "core/model.py" in code
     assert 'record(rec, prefix + "weights"' in code
     assert "softmax" in code
+    # The row's description, which the table's cell cuts off at its edge, in full beside its code.
+    from core import DEFAULT, trace
+    row = trace(DEFAULT).row("attention_scores")
+    assert f"**attention weights**, (N, nhead, M, M): {row.description}" in [m.value for m in at.markdown]
 
 
 def test_extras_and_downloads_render():
