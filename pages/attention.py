@@ -11,7 +11,7 @@ from core.trace import padded_positions
 from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map
 from pages.charts import attention_spec, full_width, mask_spec
 from pages.common import (cached_shapes, cached_trace, current_config, guard, over_budget, shape_only_banner,
-                          show_numbers, theme)
+                          show_numbers, theme, what_to_lower)
 from pages.diagram import shape_text
 from pages.tables import numbers_frame
 
@@ -69,7 +69,7 @@ if over_budget(shapes):
         f"**No values to draw.** This config is traced shape-only, so no attention weights were computed. "
         f"Each encoder self-attention layer's weights would be {shape_text(weights_shape)} = "
         f"{shapes.row('attention_scores').numel:,} numbers ({human_bytes(shapes.row('attention_scores').bytes)}). "
-        "Lower N, M, E, layers or vocab_size, or pick a smaller preset, to see the heatmaps.",
+        f"To see the heatmaps, bring it under {human_bytes(shapes.budget_bytes)}. {what_to_lower(shapes)}",
         icon=":material/info:",
     )
     st.stop()

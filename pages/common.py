@@ -342,6 +342,24 @@ def over_budget(t: Trace) -> bool:
     return t.estimate.total > t.budget_bytes
 
 
+# What each part of a pass's bytes is, and the sliders it grows with (core.memory.MemoryEstimate).
+_PARTS = {
+    "params": ("the weights", "E, d_ff, layers and vocab_size"),
+    "linear": ("the activations that grow with length", "N, M, M_target, E, d_ff and layers"),
+    "attention": ("the attention maps", "N, nhead, M and M_target (they grow with the square of the length)"),
+    "vocab": ("the logits and probabilities", "N, M_target and vocab_size"),
+}
+
+
+def what_to_lower(t: Trace) -> str:
+    """A sentence naming the largest part of a pass that is over budget, and the sliders that shrink
+    it, so that a learner who wants values knows which one to move first."""
+    part = max(_PARTS, key=lambda name: getattr(t.estimate, name))
+    what, sizes = _PARTS[part]
+    return (f"The largest part is {what}, {human_bytes(getattr(t.estimate, part))}: lowering {sizes} shrinks it "
+            "most. Or pick a smaller preset.")
+
+
 def shape_only_banner(t: Trace) -> None:
     """The visible banner for a config the core can only trace shape-only."""
     if over_budget(t):
