@@ -24,7 +24,7 @@ from pages.browser_store import browser_store, conflict, report
 from pages.common import cached_shapes, current_config, guard, theme
 from pages.tables import INK, described_chart
 from quizzes import BY_ID, KIND_LABELS, TOPICS, Context, Question, check, format_answer, questions_for
-from quizzes.check import parse_shape, readable
+from quizzes.check import in_symbols, readable
 from quizzes.progress import dumps, load_progress, merge, missed, new_progress, now_ms, record, restamped, scores
 
 ALL = "All topics"
@@ -372,11 +372,11 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
     if attempt is None:
         return
     # The answer is quoted as typed, with no full stop after it: an answer may end with its own.
-    formula = q.formula(ctx) if q.kind == "shape" else None
-    in_symbols = q.kind == "shape" and parse_shape(attempt["given"]) is None
+    formula = q.formula(ctx)
+    symbolic = in_symbols(q, attempt["given"])
     if attempt["correct"]:
         st.success(f"Right. You answered {attempt['given']!r}", icon=":material/check_circle:")
-        if in_symbols and formula is None:
+        if q.kind == "shape" and symbolic and formula is None:
             # Read through the config's symbols, with no row's formula to hold them to: they are
             # checked by the numbers they stand for, so M and M_target (equal by default) pass for
             # each other.
@@ -384,10 +384,11 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
                        "(M and M_target, say) pass for each other. Compare your order with the explanation's.")
     else:
         st.error(f"Not quite. You answered {attempt['given']!r}", icon=":material/cancel:")
-        if in_symbols and formula and parse_shape(attempt["given"], q.reading_symbols(ctx)) == tuple(q.expected(ctx)):
+        if symbolic and formula and check(q, q.expected(ctx), attempt["given"], q.reading_symbols(ctx)):
             # The right numbers, from the wrong symbols (quizzes.check.same_formula): say so, or the
             # learner sees their own numbers as the expected ones and cannot tell what was wrong.
-            st.warning(f"Your symbols give the right numbers at this config, but not the formula {formula}: two "
+            value = "numbers" if q.kind == "shape" else "number"
+            st.warning(f"Your symbols give the right {value} at this config, but not the formula {formula}: two "
                        "symbols can have the same value here (by default M_target = M) and still stand for different "
                        "sizes. Move one of them in the sidebar to see the difference.")
     shown = f"`{attempt['expected']}`" + (f", that is `{formula}`" if formula else "")

@@ -270,44 +270,65 @@ _PROBES = (
 )
 
 
-def same_formula(given: Any, formula: str, symbols: Mapping[str, Any]) -> bool:
-    """Does a shape written in symbols stand for ``formula`` (a row's, e.g. '(N, M, E)'), and not
-    just for the same numbers at this config? '(N, M_target, E)' has the encoder output's value
-    whenever M_target = M, as it is by default, but it is the target's shape.
+def same_formula(given: Any, formula: str, symbols: Mapping[str, Any], *, shape: bool = True) -> bool:
+    """Does a reply written in symbols stand for ``formula`` (a row's shape, e.g. '(N, M, E)', or a
+    number's expression, e.g. 'M_target*(M_target - 1)/2'), and not just for the same value at this
+    config? '(N, M_target, E)' has the encoder output's numbers whenever M_target = M, as it is by
+    default, but it is the target's shape.
 
-    Both are read at _PROBES, where the symbols differ. A dimension written as a number is the
-    learner's value at this config, so at a probe it may keep that value instead. d_ff keeps the
-    config's d_ff = 4E when it has it: writing 4E for it is then no mistake.
+    Both are read at _PROBES, where the symbols differ. A number the learner wrote (a dimension, or a
+    whole reply) is their value at this config, so at a probe it may keep that value instead. d_ff
+    keeps the config's d_ff = 4E when it has it: writing 4E for it is then no mistake.
     """
-    live = parse_shape(given, symbols)
+    def read(text: Any, table: Mapping[str, Any]) -> tuple[float, ...] | None:
+        if shape:
+            return parse_shape(text, table)
+        number = parse_expression(text, table)
+        return None if number is None else (number,)
+
+    def near(a: float, b: float) -> bool:
+        return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+    live = read(given, symbols)
     for probe in _PROBES:
         if symbols.get("d_ff") == 4 * symbols.get("E", 0):
             probe = {**probe, "d_ff": 4 * probe["E"]}
-        mine, theirs = parse_shape(given, probe), parse_shape(formula, probe)
+        mine, theirs = read(given, probe), read(formula, probe)
         if mine is None or theirs is None or live is None or not len(mine) == len(theirs) == len(live):
             return False
-        if any(m != t and m != v for m, t, v in zip(mine, theirs, live)):
+        if any(not near(m, t) and not near(m, v) for m, t, v in zip(mine, theirs, live)):
             return False
     return True
+
+
+def in_symbols(question: Question, given: Any) -> bool:
+    """Is this reply readable only through a config's symbols ('(N, M)', '3*E^2'), not as numbers?"""
+    if question.kind == "shape":
+        return parse_shape(given) is None
+    if question.kind == "numeric":
+        return (parse_millions(given) if question.unit == "millions" else parse_number(given)) is None
+    return False
 
 
 def check(question: Question, expected: Any, given: Any, symbols: Mapping[str, Any] | None = None,
           formula: str | None = None) -> bool:
     """Is ``given`` (what the learner typed or picked) the expected answer? ``symbols`` lets a
     shape be written in the config's notation, e.g. '(N, M, d_k)', and a number as arithmetic,
-    e.g. '4*E**2 + 4*E'. With the expected shape's ``formula``, a shape in symbols must also be that
-    formula (same_formula), not another that happens to be equal here."""
+    e.g. '4*E**2 + 4*E'. With the answer's ``formula`` (Question.formula), a reply in symbols must
+    also be that formula (same_formula), not another that happens to be equal here."""
     if question.kind == "shape":
         if parse_shape(given, symbols) != tuple(expected):
             return False
-        written_in_symbols = symbols is not None and parse_shape(given) is None
-        return not (written_in_symbols and formula) or same_formula(given, formula, symbols)
+        return not (formula and in_symbols(question, given)) or same_formula(given, formula, symbols or {})
     if question.kind == "numeric":
         number = read_numeric(question, given, symbols)
         if number is None:
             return False
         allowed = question.tolerance * abs(float(expected)) if question.tolerance else 1e-9 * max(1.0, abs(expected))
-        return abs(number - float(expected)) <= allowed
+        if abs(number - float(expected)) > allowed:
+            return False
+        return not (formula and in_symbols(question, given)) or same_formula(given, formula, symbols or {},
+                                                                             shape=False)
     index = choice_index(given, question.choices)
     return index is not None and question.choices[index] == expected
 

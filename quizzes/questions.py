@@ -90,6 +90,9 @@ class Question:
     # The sizes a question names in its own text (Llama-2-70B's E=8192, say), when they are not the
     # sidebar's: a reply written in symbols ('3*E^2') is read at these, as the learner meant it.
     sizes: TransformerConfig | None = None
+    # A number's answer in the learner's symbols ('M_target*(M_target - 1)/2'), when it has one: a reply
+    # in symbols must be this expression, not another that is equal at this config (check.same_formula).
+    expression: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -106,9 +109,12 @@ class Question:
         return symbols_of(self.sizes) if self.sizes is not None else ctx.symbols
 
     def formula(self, ctx: Context) -> str | None:
-        """The formula of the row this question asks the shape of, e.g. '(N, M, E)'; None if it asks
-        no row's shape. A reply in symbols is checked against it (quizzes.check.same_formula)."""
-        return ctx.trace.row(self.row).formula if self.row is not None else None
+        """The answer in symbols: the formula of the row whose shape is asked, e.g. '(N, M, E)', or a
+        number's ``expression``; None if there is none. A reply in symbols is checked against it
+        (quizzes.check.same_formula)."""
+        if self.row is not None:
+            return ctx.trace.row(self.row).formula
+        return self.expression or None
 
     @property
     def row(self) -> str | None:

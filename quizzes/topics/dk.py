@@ -22,7 +22,7 @@ _ENTROPY = ("Lower: the softmax is more peaked", "Higher: the softmax is flatter
 
 QUESTIONS = (
     Question(
-        id="dk-value", topic=TOPIC, kind="numeric", parametric=True,
+        id="dk-value", topic=TOPIC, kind="numeric", parametric=True, expression="E/nhead",
         prompt="With E={E} and nhead={nhead}, how wide is each head's query (d_k)?",
         answer=lambda ctx: row_shape("qkv_one_head")(ctx)[-1], evidence="head_options",
         explanation="The E columns of the projection are split evenly over the heads: d_k = E / nhead. "
@@ -59,7 +59,7 @@ QUESTIONS = (
                     "projection, so the count is 4(E² + E) whatever nhead is.",
     ),
     Question(
-        id="dk-attn-params", topic=TOPIC, kind="numeric", parametric=True,
+        id="dk-attn-params", topic=TOPIC, kind="numeric", parametric=True, expression="4*E^2 + 4*E",
         prompt="How many parameters (weights and biases of W^Q, W^K, W^V and W^O) does one attention block "
                "have at E={E}?",
         answer=value("parameter_counts", "attention_block"), evidence="parameter_counts",

@@ -49,7 +49,7 @@ QUESTIONS = (
         explanation="nn.Linear(E, d_ff) stores its weight as (d_ff, E); y = x @ W.T + b.",
     ),
     Question(
-        id="ffn-input-width", topic=TOPIC, kind="numeric", parametric=True,
+        id="ffn-input-width", topic=TOPIC, kind="numeric", parametric=True, expression="E",
         prompt="How many numbers does the FFN read for each position (its input width)?",
         answer=value("ffn_layers", "input_width"), evidence="ffn_layers",
         explanation="The FFN reads the whole E-wide vector of a position, not one head's slice of E/nhead; the "
@@ -63,7 +63,7 @@ QUESTIONS = (
                     "because nothing nonlinear follows the second linear layer before the residual add.",
     ),
     Question(
-        id="ffn-params", topic=TOPIC, kind="numeric", parametric=True,
+        id="ffn-params", topic=TOPIC, kind="numeric", parametric=True, expression="2*E*d_ff + d_ff + E",
         prompt="How many parameters does one FFN have at E={E}, d_ff={d_ff}?",
         answer=value("ffn_layers", "params_per_ffn"), evidence="ffn_layers",
         explanation="E x d_ff + d_ff for the first layer, d_ff x E + E for the second: 2·E·d_ff + d_ff + E.",

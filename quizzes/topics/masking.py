@@ -36,7 +36,7 @@ QUESTIONS = (
                     "Blocking the diagonal would leave position 0 with nothing to attend to.",
     ),
     Question(
-        id="mask-blocked", topic=TOPIC, kind="numeric", parametric=True,
+        id="mask-blocked", topic=TOPIC, kind="numeric", parametric=True, expression="M_target*(M_target - 1)/2",
         prompt="How many entries of the causal mask for M_target={M_target} are True (blocked)?",
         answer=value("mask_counts", "blocked"), evidence="mask_counts",
         explanation="Everything strictly above the diagonal: M_target(M_target - 1)/2 entries.",

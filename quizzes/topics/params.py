@@ -14,20 +14,20 @@ _STACK = (
 
 QUESTIONS = (
     Question(
-        id="params-qkv", topic=TOPIC, kind="numeric", parametric=True,
+        id="params-qkv", topic=TOPIC, kind="numeric", parametric=True, expression="3*E^2",
         prompt="How many weights (biases not counted) do W^Q, W^K and W^V hold together in one attention block "
                "at E={E}?",
         answer=value("parameter_counts", "qkv_weights"), evidence="parameter_counts",
         explanation="Three E x E matrices: 3E². The heads split these matrices; they do not add to them.",
     ),
     Question(
-        id="params-qkv-bias", topic=TOPIC, kind="numeric", parametric=True,
+        id="params-qkv-bias", topic=TOPIC, kind="numeric", parametric=True, expression="3*E^2 + 3*E",
         prompt="And with their biases, how many parameters do the Q, K and V projections have at E={E}?",
         answer=value("parameter_counts", "qkv_with_bias"), evidence="parameter_counts",
         explanation="3E² weights plus three E-long biases: 3E² + 3E.",
     ),
     Question(
-        id="params-embedding", topic=TOPIC, kind="numeric", parametric=True,
+        id="params-embedding", topic=TOPIC, kind="numeric", parametric=True, expression="vocab_size*E",
         prompt="How many parameters does one token embedding table have with vocab_size={vocab_size} and E={E}?",
         answer=value("parameter_counts", "embedding"), evidence="parameter_counts",
         explanation="One E-wide row per token: vocab_size x E.",

@@ -39,7 +39,7 @@ QUESTIONS = (
                     "products, in one pass per layer; the layers run one after another, the positions do not.",
     ),
     Question(
-        id="rnn-steps", topic=TOPIC, kind="numeric", parametric=True,
+        id="rnn-steps", topic=TOPIC, kind="numeric", parametric=True, expression="M",
         prompt="A one-layer GRU reads one source sequence of M={M} tokens. How many sequential steps does it take "
                "to produce its last output?",
         answer=lambda ctx: row_shape("input_tokens")(ctx)[1], evidence="dependency_maps",

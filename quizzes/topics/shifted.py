@@ -32,7 +32,7 @@ QUESTIONS = (
         explanation="Id 0 is padding here and id 1 the start token; the decoder's first input is always the start.",
     ),
     Question(
-        id="shift-targets", topic=TOPIC, kind="numeric", parametric=True,
+        id="shift-targets", topic=TOPIC, kind="numeric", parametric=True, expression="M_target",
         prompt="A decoder input of M_target={M_target} tokens gives how many next-token predictions (labels) per "
                "sequence?",
         answer=value("shift_right", "targets_per_sequence"), evidence="shift_right",

@@ -49,7 +49,7 @@ QUESTIONS = (
                     "token's own identity is soon washed out, so the output is close to unrelated to the input.",
     ),
     Question(
-        id="skip-count", topic=TOPIC, kind="numeric", parametric=True,
+        id="skip-count", topic=TOPIC, kind="numeric", parametric=True, expression="5*layers",
         prompt="How many residual additions (each followed by a LayerNorm) does the whole model have with "
                "layers={layers} in the encoder and in the decoder?",
         answer=value("parameter_counts", "layer_norms"), evidence="parameter_counts",

@@ -170,3 +170,36 @@ def test_answer_key_is_plain_json_values():
             assert isinstance(item["answer"], list)
         if q.kind == "numeric":
             assert parse_number(item["answer_text"]) is not None
+
+
+EXPRESSION_CONFIGS = [TransformerConfig(), CONFIG_B, TransformerConfig(N=1, M=1, E=1, nhead=1, vocab_size=2, layers=1),
+                      TransformerConfig(N=5, M=40, M_target=3, E=96, nhead=12, d_ff=100, vocab_size=777, layers=7)]
+
+
+@pytest.mark.parametrize("q", [q for q in QUESTIONS if q.expression], ids=lambda q: q.id)
+def test_every_answer_in_symbols_is_the_live_answer_at_every_config(q):
+    """A number's expression (what a reply in symbols is held to) is never written wrong: at each
+    config it gives exactly the answer computed from the live model, and a reply of it is right."""
+    from quizzes.check import parse_expression
+
+    for cfg in EXPRESSION_CONFIGS:
+        ctx = Context(cfg)
+        expected = q.expected(ctx)
+        assert parse_expression(q.expression, ctx.symbols) == pytest.approx(expected), cfg
+        assert check(q, expected, q.expression, ctx.symbols, q.formula(ctx))
+
+
+def test_an_expression_in_the_wrong_symbols_is_wrong_even_where_they_are_equal():
+    """By default M_target = M = 8: 'M*(M - 1)/2' has the causal mask's count, 28, but the mask is
+    M_target x M_target."""
+    q, ctx = BY_ID["mask-blocked"], Context(TransformerConfig())
+    expected, formula = q.expected(ctx), q.formula(ctx)
+    assert formula == "M_target*(M_target - 1)/2" and expected == 28
+    for right in ("28", "M_target*(M_target-1)/2", "M_target^2/2 - M_target/2", "8*7/2"):
+        assert check(q, expected, right, ctx.symbols, formula), right
+    for wrong in ("M*(M-1)/2", "M*(M_target-1)/2", "29"):
+        assert not check(q, expected, wrong, ctx.symbols, formula), wrong
+    assert check(q, expected, "M*(M-1)/2", ctx.symbols)  # without the formula, only the value counts
+    steps = BY_ID["rnn-steps"]  # a GRU over the source: M steps, not M_target
+    assert not check(steps, 8, "M_target", ctx.symbols, steps.formula(ctx)) and check(steps, 8, "M", ctx.symbols,
+                                                                                         steps.formula(ctx))
