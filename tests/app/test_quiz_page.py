@@ -482,3 +482,18 @@ def test_symbols_equal_at_this_config_are_still_held_to_the_rows_formula():
         "sidebar to see the difference."]
     answer(at, "shape-tokens", "(2, M)")  # a number is the learner's own value here, so it may stand
     assert "**1 right**" in score_line(at) and not at.warning
+
+
+def test_a_number_in_the_wrong_symbols_is_marked_wrong_and_told_why():
+    at = quiz_app()
+    at.selectbox(key="quiz_topic").set_value("Masking").run()
+    for _ in QUESTIONS:  # step to the count of blocked entries with Next
+        if "ans_mask-blocked" in [t.key for t in at.text_input]:
+            break
+        at.button(key="quiz_next").click().run()
+    answer(at, "mask-blocked", "M*(M-1)/2")  # 28 at the default, where M = M_target = 8
+    assert "**1 wrong**" in score_line(at)
+    assert any(w.value.startswith("Your symbols give the right number at this config, but not the formula "
+                                  "M_target*(M_target - 1)/2") for w in at.warning)
+    assert "Expected, for the config you answered with: `28`, that is `M_target*(M_target - 1)/2`" in [
+        m.value for m in at.markdown]
