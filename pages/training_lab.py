@@ -332,6 +332,12 @@ loss cannot fall below ln(vocab_size)/2 per token.
 """
 
 
+def points(difference: float) -> str:
+    """A difference of two shares in percentage points ("+0.6 pp"): 6.8% against 6.2% is 0.6 points
+    apart, which "+0.6%" would read as a relative change."""
+    return f"{100 * difference:+.1f} pp"
+
+
 def reversal_floor(vocab_size: int, causal: bool) -> float | None:
     """The lowest loss a masked run can reach: half the tokens stay a uniform guess."""
     return math.log(vocab_size) / 2 if causal else None
@@ -379,7 +385,7 @@ def reversal_tab() -> None:
     s = res["settings"]
     cols = st.columns(4)
     cols[0].metric("first half (x) accuracy", f"{res['first_half']:.1%}",
-                   f"{res['first_half'] - res['chance']:+.1%} vs chance", delta_color="off",
+                   f"{points(res['first_half'] - res['chance'])} vs chance", delta_color="off",
                    delta_arrow="off")
     cols[1].metric("second half (reverse(x)) accuracy", f"{res['second_half']:.1%}")
     cols[2].metric("chance, 1/vocab_size", f"{res['chance']:.1%}")

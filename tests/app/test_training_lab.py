@@ -72,6 +72,9 @@ def test_reversal_trains_to_the_end_then_compares_without_the_mask(lab):
     assert [m.label for m in lab.metric][:3] == ["first half (x) accuracy", "second half (reverse(x)) accuracy",
                                                    "chance, 1/vocab_size"]
     assert lab.metric[2].value == "25.0%"
+    # The gap to chance is in percentage points: 6.8% against 6.2% is "+0.6 pp", not a relative "+0.6%".
+    gap = 100 * (res["first_half"] - res["chance"])
+    assert lab.metric[0].delta == f"{gap:+.1f} pp vs chance"
     assert not any("Why the model cheats" in m.value for m in lab.markdown)
 
     lab.toggle(key="tl_rev_nomask").set_value(True)
