@@ -33,9 +33,21 @@ WIDTHS = [8, 16, 32, 64, 128]
 FF_WIDTHS = [16, 32, 64, 128, 256, 512]
 RATES = [0.0003, 0.001, 0.003, 0.01]
 MASK_ON, MASK_OFF = "with the causal mask", "without the mask"
-# The lab's attention maps: pixels per row, and what the chart's title and its rotated column labels
-# take below and above the rows (a fixed 240 px left 16 rows about 110 px, too few for their labels).
-LAB_ROW_PX, LAB_MAP_DECOR = 16, 110
+# The lab's attention maps: pixels per row, so that every row's 11 px label has room. The height is
+# the rows' own, with the title and the column labels drawn around it (FIT_WIDTH): counted in the
+# chart's height, they left 16 rows about 14 px each, and Vega dropped every other label.
+LAB_ROW_PX = 16
+# The column labels' font, in pixels: as large as a column is wide, less a little space between the
+# labels, within these bounds. Only a map too narrow for the smallest (32 columns in a phone's
+# 230 px) has Vega drop some of them, which is better than labels drawn over each other.
+LAB_LABEL_PX = (7, 11)
+# Ticks on a loss chart's step axis: one per 120 px of plot, about. Vega's default, one per 40 px,
+# put one every 10 steps on a wide screen, and "290 300" ran together at the end of 300 steps.
+STEP_TICKS = {"expr": "ceil(width / 120)"}
+# The accuracy axis runs a little past 100%, and the names of the two halves are written in that
+# strip at the top: no accuracy can reach it, so no line runs through them (at y = 100% the mirror
+# half's line did, on a phone).
+ACCURACY_TOP = 1.1
 
 
 # --------------------------------------------------------------------------------------------
@@ -185,7 +197,8 @@ def _loss_layers(source: Any, curves: list[str], *, floor: float | None, uniform
                  steps: int | None, ink: str) -> alt.LayerChart:
     base = alt.Chart(source).mark_line(point=False).encode(
         x=alt.X("step:Q", title="training step",
-                scale=alt.Scale(domain=[0, steps], nice=False) if steps else alt.Undefined),
+                scale=alt.Scale(domain=[0, steps], nice=False) if steps else alt.Undefined,
+                axis=alt.Axis(tickCount=STEP_TICKS, labelOverlap=True, labelSeparation=8)),
         y=alt.Y("loss:Q", title="cross-entropy (nats per token)", scale=alt.Scale(zero=True)),
         color=alt.Color("curve:N", title=None, legend=alt.Legend(orient="top"),
                         scale=alt.Scale(domain=curves, range=["#3b5bdb", "#e8590c"][:len(curves)])),
@@ -218,6 +231,9 @@ def live_loss_spec(loss: list[float], floor: float | None, steps: int, theme: st
     lock while the run's thread needed it to train."""
     return described(fill_data(_live_loss_template(floor, steps, INK[theme]["label"]), {"loss": training_rows(loss)}),
                      loss_words(loss, floor=floor, steps=steps))
+    data = spec.pop("data")
+    spec["layer"] = [layer if "data" in layer else {"data": data, **layer} for layer in spec["layer"]]
+    return spec
 
 
 def accuracy_chart(results: dict[str, dict], theme: str = "light") -> alt.LayerChart:
@@ -241,7 +257,9 @@ def accuracy_chart(results: dict[str, dict], theme: str = "light") -> alt.LayerC
     colors = {MASK_ON: "#3b5bdb", MASK_OFF: "#e8590c"}
     lines = alt.Chart(pd.DataFrame(rows)).mark_line(point=True).encode(
         x=alt.X("position:Q", title="position in [x, reverse(x)]", scale=x_scale, axis=alt.Axis(tickMinStep=1)),
-        y=alt.Y("accuracy:Q", title="accuracy of the next-token guess", scale=alt.Scale(domain=[0, 1])),
+        y=alt.Y("accuracy:Q", title="accuracy of the next-token guess",
+                scale=alt.Scale(domain=[0, ACCURACY_TOP], nice=False),
+                axis=alt.Axis(values=[0, 0.2, 0.4, 0.6, 0.8, 1], format=".0%")),
         color=alt.Color("run:N", title=None, legend=alt.Legend(orient="top"),
                         scale=alt.Scale(domain=names, range=[colors[n] for n in names])),
         tooltip=["run", "position", alt.Tooltip("accuracy:Q", format=".3f")])
@@ -275,13 +293,16 @@ def attention_chart(weights: list[list[float]], M: int, title: str) -> alt.Chart
     keys = ["BOS", *labels[:-1]]  # input k holds token k - 1; the last token is never an input
     rows = [{"guessing": labels[q], "looks at": keys[k], "weight": w}
             for q, row in enumerate(weights) for k, w in enumerate(row)]
+    smallest, largest = LAB_LABEL_PX
+    column_font = {"expr": f"clamp(floor(width / {len(keys)}) - 3, {smallest}, {largest})"}  # the browser knows the width
     chart = alt.Chart(pd.DataFrame(rows), title=title).mark_rect().encode(
-        x=alt.X("looks at:O", sort=keys, title="input looked at"),
-        y=alt.Y("guessing:O", sort=labels, title="guessing token"),
+        x=alt.X("looks at:O", sort=keys, title="input looked at",
+                axis=alt.Axis(labelFontSize=column_font, labelOverlap=True, labelSeparation=1)),
+        y=alt.Y("guessing:O", sort=labels, title="guessing token", axis=alt.Axis(labelOverlap=False)),
         color=alt.Color("weight:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]),
                         legend=alt.Legend(title="weight", gradientLength=90)),
         tooltip=["guessing", "looks at", alt.Tooltip("weight:Q", format=".2f")],
-    ).properties(height=LAB_ROW_PX * len(weights) + LAB_MAP_DECOR)  # every row labelled, not squeezed
+    ).properties(height=LAB_ROW_PX * len(weights), autosize=FIT_WIDTH)  # every row labelled, not squeezed
     return described_chart(chart, attention_words(weights, M, title))
 
 

@@ -359,3 +359,35 @@ def test_the_live_loss_chart_says_how_far_the_run_has_come(lab, held):
                             f"3 of 40 steps so far: {run.loss[0]:.3f} at step 1, {run.loss[-1]:.3f} at step 3")
     lab.button(key="tl_rev_stop").click().run()
     assert run.wait(timeout=60)
+
+
+def chart_specs(at) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+
+
+def test_lab_charts_keep_their_labels_readable(lab):
+    """Every row of an attention map has its label, the halves' names sit above 100%, where no
+    accuracy can reach, and the step axis asks for ticks by the plot's width, not one per 40 px."""
+    lab.slider(key="tl_rev_M").set_value(6)
+    lab.slider(key="tl_rev_vocab").set_value(4)
+    small_model(lab, "tl_rev", steps=10)
+    train(lab, "tl_rev")
+    accuracy, attention, loss = chart_specs(lab)
+
+    # The rows are the chart's height, 16 px each with the title and labels around them, and Vega
+    # may not thin their labels; the columns' font follows the plot's width in the browser.
+    assert attention["height"] == 6 * 16 and attention["autosize"]["type"] == "fit-x"
+    assert attention["encoding"]["y"]["axis"]["labelOverlap"] is False
+    assert "width / 6" in attention["encoding"]["x"]["axis"]["labelFontSize"]["expr"]
+
+    lines = next(layer for layer in accuracy["layer"] if layer["mark"]["type"] == "line")
+    top = lines["encoding"]["y"]["scale"]["domain"][1]
+    assert top > 1 and max(lines["encoding"]["y"]["axis"]["values"]) == 1
+    names = next(layer for layer in accuracy["layer"] if layer["mark"]["type"] == "text"
+                 and layer["encoding"]["text"]["field"] == "part")
+    # Drawn from the plot's top edge down, the names end above the 100% line.
+    label_bottom = names["mark"]["dy"] + 11
+    assert label_bottom < accuracy["height"] * (top - 1) / top
+
+    step_axis = loss["layer"][0]["encoding"]["x"]["axis"]
+    assert step_axis["tickCount"] == {"expr": "ceil(width / 120)"} and step_axis["labelSeparation"] > 0
