@@ -164,6 +164,22 @@ def start_held(lab, hold: Hold, steps: int = 40):
     return run
 
 
+def test_the_live_loss_curve_without_a_floor_carries_its_rows_inside_its_layer(lab, held):
+    """Without the mask there is no floor line, so the live chart is one curve. Its rows must sit in
+    its layer: at the top of the spec Streamlit sent them after the first paint of every redraw,
+    and Vega warned "Infinite extent for field loss" about a hundred times in one run."""
+    lab.toggle(key="tl_rev_nomask").set_value(True)
+    run = start_held(lab, held)
+    lab.run()  # what the progress fragment's timer does
+    [chart] = lab.get("vega_lite_chart")
+    spec = json.loads(chart.proto.spec)
+    assert "data" not in spec and not chart.proto.data.data  # nothing left for Streamlit to send later
+    [curve] = spec["layer"]
+    assert [(r["step"], r["loss"]) for r in curve["data"]["values"]] == list(enumerate(run.loss, 1))
+    lab.button(key="tl_rev_stop").click().run()
+    assert run.wait(timeout=60)
+
+
 def test_a_running_run_shows_its_progress_and_stop_ends_it_with_a_measured_model(lab, held):
     run = start_held(lab, held)
     lab.run()  # what the progress fragment's timer does

@@ -599,3 +599,23 @@ def test_the_explorers_figures_keep_their_units_on_a_tablet(app_url, browser, qu
             cut = figures.nth(i).evaluate("e => [...e.querySelectorAll('*')]"
                                           ".filter(x => x.scrollWidth > x.clientWidth + 1).map(x => x.textContent)")
             assert not cut, cut
+
+
+def test_the_lab_trains_a_language_model_without_vega_warnings(app_url, laptop):
+    """The language model's live loss chart has no floor line, so it is one curve, redrawn four times
+    a second. Its rows sat at the top of its spec, which Streamlit sends after each first paint, and
+    Vega warned "Infinite extent for field loss" about a hundred times in one run."""
+    page = laptop
+    warnings: list[str] = []
+    page.on("console", lambda message: warnings.append(message.text))
+    page.goto(app_url + "/training_lab")
+    page.get_by_role("tab", name="A tiny language model").click(timeout=LOAD)
+    train = page.locator(".st-key-tl_lm_run button").first
+    expect(train).to_be_enabled(timeout=LOAD)
+    train.click()
+    expect(page.locator('[data-testid="stProgress"]')).to_contain_text(re.compile(r"step \d+ of"), timeout=LOAD)
+    expect(page.get_by_text("final training loss")).to_be_visible(timeout=2 * LOAD)
+    expect(page.locator(".vega-embed:visible").last.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
+    no_exception(page)
+    page.wait_for_timeout(500)
+    assert not [w for w in warnings if "WARN" in w], warnings[:5]
