@@ -25,6 +25,30 @@ MASK_DECOR = (60, 155)  # the legend below, so that the mask fits beside the wei
 # Largest side of a heatmap drawn two to a row (the positional page's comparison): two of them fit
 # the main area of a 1280 px window with the sidebar open. On a narrower screen the row wraps.
 COLUMN_MAX = 320
+# An axis title's letters, in pixels each, about: Streamlit draws them 14 px high, and "query position
+# (who is looking)", 31 letters, measured 180 px in Chromium. A title longer than its side of the
+# cells ran past them: beside three rows (96 px) the query title reached down into the key title.
+TITLE_CHAR_PX = 6
+# The heatmaps' axes. Vega's labelFlush, in Streamlit's theme, sets the first label of an axis flush
+# with the scale's start; on a band scale that start is the first row's top edge, so the label of
+# row 0 alone hung half a line low (and key 0's sat left of its column). Each label stays centred
+# on its row or column instead.
+BAND_AXIS = {"labelFlush": False}
+
+
+def _fit_titles(spec: dict, x: tuple[str, ...], y: tuple[str, ...]) -> dict:
+    """Give each axis the first of its titles (longest first) that fits along its side of the
+    cells, so that no title runs past the cells into the other axis's title.
+
+    The cells' side is known here (``_size``), the text's width only roughly (TITLE_CHAR_PX), so
+    ``titleLimit`` also tells Vega to cut a title short rather than let it run past the cells.
+    """
+    view = spec["layer"][0]["encoding"]
+    for channel, titles, side in (("x", x, spec["width"]), ("y", y, spec["height"])):
+        title = next((t for t in titles if TITLE_CHAR_PX * len(t) <= side), titles[-1])
+        view[channel]["title"] = title
+        view[channel].setdefault("axis", {})["titleLimit"] = side
+    return spec
 
 
 def _side(n: int, most: int) -> int:
@@ -45,11 +69,18 @@ def _size(spec: dict, cols: int, rows: int, decor: tuple[int, int], most: int = 
     return spec
 
 
+# Each heatmap's axis titles, (x, y), longest first: a short map takes the shortest that fits.
+WEIGHTS_TITLES = (("key position (what is looked at)", "key (what is looked at)", "key position"),
+                  ("query position (who is looking)", "query (who is looking)", "query position"))
+MASK_TITLES = (("key position",), ("query position",))
+TABLE_TITLES = (("embedding dimension", "dimension"), ("position",))
+
+
 @lru_cache(maxsize=None)
 def _attention_template() -> dict:
     weights = alt.Chart(alt.NamedData(name="cells")).mark_rect().encode(
-        x=alt.X("key:O", title="key position (what is looked at)", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("query:O", title="query position (who is looking)"),
+        x=alt.X("key:O", title=WEIGHTS_TITLES[0][0], axis=alt.Axis(labelAngle=0, **BAND_AXIS)),
+        y=alt.Y("query:O", title=WEIGHTS_TITLES[1][0], axis=alt.Axis(**BAND_AXIS)),
         color=alt.Color("weight:Q", scale=alt.Scale(scheme="viridis", domain=[0, 1]), title="weight"),
         tooltip=["query:O", "key:O", alt.Tooltip("weight:Q", format=".4f"), "blocked:N",
                  "query token:Q", "key token:Q"],
@@ -76,14 +107,14 @@ def attention_spec(a: AttentionMap) -> dict:
     described(spec, f"Heatmap of one head's attention weights: {rows} query positions down, {cols} key positions "
                     "across, each from 0 to 1, blocked cells marked with a cross. Its numbers are in the table "
                     "under it.")
-    return _size(spec, cols, rows, WEIGHTS_DECOR)
+    return _fit_titles(_size(spec, cols, rows, WEIGHTS_DECOR), *WEIGHTS_TITLES)
 
 
 @lru_cache(maxsize=None)
 def _mask_template(blocked: str) -> dict:
     return alt.Chart(alt.NamedData(name="cells")).mark_rect(stroke="#ffffff", strokeWidth=0.3).encode(
-        x=alt.X("key:O", title="key position", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("query:O", title="query position"),
+        x=alt.X("key:O", title=MASK_TITLES[0][0], axis=alt.Axis(labelAngle=0, **BAND_AXIS)),
+        y=alt.Y("query:O", title=MASK_TITLES[1][0], axis=alt.Axis(**BAND_AXIS)),
         color=alt.Color("state:N", scale=alt.Scale(domain=["visible", "blocked (True)"],
                                                    range=["#cfe0fc", blocked]), title="mask",
                         legend=alt.Legend(orient="bottom")),
@@ -101,7 +132,7 @@ def mask_spec(a: AttentionMap, theme: str = "light") -> dict:
     blocked = sum(map(sum, a.blocked))
     described(spec, f"The mask as a grid of {rows} queries by {cols} keys: {blocked} of the {rows * cols} pairs "
                     "are blocked. The caption under it says which.")
-    return _size(spec, cols, rows, MASK_DECOR)
+    return _fit_titles(_size(spec, cols, rows, MASK_DECOR), *MASK_TITLES)
 
 
 def full_width(spec: dict) -> int:
@@ -117,9 +148,11 @@ def full_width(spec: dict) -> int:
 @lru_cache(maxsize=None)
 def _table_template() -> dict:
     return alt.Chart(alt.NamedData(name="cells")).mark_rect().encode(
-        x=alt.X("dimension:O", title="embedding dimension", axis=alt.Axis(labelAngle=0, labelOverlap=True)),
-        y=alt.Y("position:O", title="position"),
-        color=alt.Color("value:Q", scale=alt.Scale(scheme="redblue", domainMid=0, reverse=True), title="value"),
+        x=alt.X("dimension:O", title=TABLE_TITLES[0][0], axis=alt.Axis(labelAngle=0, labelOverlap=True, **BAND_AXIS)),
+        y=alt.Y("position:O", title=TABLE_TITLES[1][0], axis=alt.Axis(**BAND_AXIS)),
+        # The domain is set for each table (symmetric_domain); two decimals at most on the legend.
+        color=alt.Color("value:Q", scale=alt.Scale(scheme="redblue", reverse=True), title="value",
+                        legend=alt.Legend(format=".2~f")),
         tooltip=["position:O", "dimension:O", alt.Tooltip("value:Q", format=".3f")],
     ).to_dict()
 
@@ -130,16 +163,30 @@ def positional_spec(v: PositionalView, most: int = MAX_SIDE) -> dict:
     cells = [{"position": p, "dimension": d, "value": x}
              for p, row in enumerate(v.table) for d, x in zip(v.dims, row)]
     spec = fill_data(_table_template(), {"cells": cells})
+    spec["layer"][0]["encoding"]["color"]["scale"]["domain"] = symmetric_domain(v.table)
     described(spec, f"Heatmap of the {v.kind} positional encoding: {v.positions} positions down, {len(v.dims)} "
                     "embedding dimensions across, red positive and blue negative.")
-    return _size(spec, len(v.dims), v.positions, WEIGHTS_DECOR, most)
+    return _fit_titles(_size(spec, len(v.dims), v.positions, WEIGHTS_DECOR, most), *TABLE_TITLES)
+
+
+def symmetric_domain(table: list[list[float]]) -> list[float]:
+    """[-m, m] for the table's largest magnitude m, so that white is exactly 0 and the two colours
+    are the same strength for the same size.
+
+    The scale used to be fitted to the values with its middle at 0 (Vega's domainMid). A table all
+    of one sign (E = 1, M = 1 holds the one value sin(0) = 0) put that middle outside the domain,
+    and Vega warned "Scale domainMid exceeds domain min or max"; an all-zero table had no width at
+    all, and its legend read 0.000000. An all-zero table gets [-1, 1].
+    """
+    m = max((abs(x) for row in table for x in row), default=0.0)
+    return [-m, m] if m > 0 else [-1.0, 1.0]
 
 
 @lru_cache(maxsize=None)
 def _similarity_template() -> dict:
     return alt.Chart(alt.NamedData(name="cells")).mark_rect().encode(
-        x=alt.X("position j:O", axis=alt.Axis(labelAngle=0, labelOverlap=True)),
-        y=alt.Y("position i:O"),
+        x=alt.X("position j:O", axis=alt.Axis(labelAngle=0, labelOverlap=True, **BAND_AXIS)),
+        y=alt.Y("position i:O", axis=alt.Axis(**BAND_AXIS)),
         color=alt.Color("cosine:Q", scale=alt.Scale(scheme="redblue", domain=[-1, 1], reverse=True)),
         tooltip=["position i:O", "position j:O", alt.Tooltip("cosine:Q", format=".3f")],
     ).to_dict()

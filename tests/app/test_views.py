@@ -192,6 +192,55 @@ def test_heatmaps_give_their_cells_room_at_every_length(M):
             assert build(smaller)["width"] <= spec["width"]
 
 
+@pytest.mark.parametrize("M", [1, 2, 3, 5, 8, 9, 10, 12, 16, 32, 64])
+def test_heatmap_axis_titles_never_run_past_their_cells(M):
+    """A title longer than its side of the cells ran past them: beside a few rows the query title
+    reached down into the key title. Each axis takes the longest of its titles that fits, and Vega
+    is told to cut it at the cells' side in any case."""
+    from pages.charts import TITLE_CHAR_PX, attention_spec, mask_spec, positional_spec
+
+    cfg = TransformerConfig(N=2, M=M, M_target=M, E=min(M, 16) if M % 2 == 0 else 1, nhead=1, vocab_size=100)
+    a = attention_map(trace(cfg), "decoder masked self-attention")
+    specs = [attention_spec(a), mask_spec(a), positional_spec(positional_view(cfg, "sinusoidal"))]
+    for spec in specs:
+        encoding = spec["layer"][0]["encoding"]
+        for channel, side in (("x", spec["width"]), ("y", spec["height"])):
+            title = encoding[channel]["title"]
+            assert TITLE_CHAR_PX * len(title) <= side and encoding[channel]["axis"]["titleLimit"] == side, title
+    weights = specs[0]["layer"][0]["encoding"]
+    if M >= 10:  # room for the whole title
+        assert weights["y"]["title"] == "query position (who is looking)"
+
+
+def test_heatmap_labels_sit_centred_on_their_rows():
+    """Streamlit's theme sets labelFlush, which on a band scale hung the first row's label half a
+    line low (Vega flushes a label whose band starts at the scale's start). The heatmaps turn it off."""
+    from pages.charts import attention_spec, mask_spec, positional_spec, similarity_spec
+
+    t = trace(CFG)
+    a = attention_map(t, "decoder masked self-attention")
+    v = positional_view(CFG, "sinusoidal", t)
+    for spec in (attention_spec(a), mask_spec(a), positional_spec(v), similarity_spec(v)):
+        encoding = spec["layer"][0]["encoding"]
+        assert encoding["x"]["axis"]["labelFlush"] is False and encoding["y"]["axis"]["labelFlush"] is False
+
+
+@pytest.mark.parametrize("M,E", [(1, 1), (8, 1), (8, 12)])
+def test_the_positional_colour_scale_is_symmetric_about_zero(M, E):
+    """White is 0 and the domain is [-m, m] for the table's largest magnitude m. The scale's middle
+    used to be set with domainMid, which Vega rejects when every value has one sign (E = 1, M = 1:
+    the single value sin(0) = 0), and the legend then read 0.000000."""
+    from pages.charts import positional_spec
+
+    cfg = TransformerConfig(N=1, M=M, M_target=M, E=E, nhead=1, vocab_size=10)
+    for kind in ("sinusoidal", "learned"):
+        v = positional_view(cfg, kind)
+        color = positional_spec(v)["layer"][0]["encoding"]["color"]
+        m = max(abs(x) for row in v.table for x in row)
+        assert color["scale"]["domain"] == ([-m, m] if m else [-1.0, 1.0]) and "domainMid" not in color["scale"]
+        assert color["legend"]["format"] == ".2~f"
+
+
 def test_the_crossover_is_the_exact_first_length_not_the_next_power_of_two():
     from core import DEFAULT
 

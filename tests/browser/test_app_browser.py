@@ -619,3 +619,38 @@ def test_the_lab_trains_a_language_model_without_vega_warnings(app_url, laptop):
     no_exception(page)
     page.wait_for_timeout(500)
     assert not [w for w in warnings if "WARN" in w], warnings[:5]
+
+
+def svg_texts(chart, role: str) -> list[dict]:
+    """The text, box and centre of each text element of one role ("axis-title", "axis-label") in an
+    SVG chart, in page pixels."""
+    return chart.evaluate(f"""e => [...e.querySelectorAll('svg.marks g.role-{role} text')].map(t => {{
+        const r = t.getBoundingClientRect();
+        return {{text: t.textContent, x: r.x, y: r.y, right: r.right, bottom: r.bottom, mid: r.y + r.height / 2}};
+    }})""")
+
+
+@pytest.mark.parametrize("where", ["/attention?M=1&M_target=1", "/attention?M=5&M_target=5",
+                                   "/positional?M=1&M_target=1&E=1&nhead=1"])
+def test_small_heatmaps_keep_their_titles_apart_and_labels_on_their_rows(app_url, laptop, where):
+    """Beside a few rows the query axis title (180 px) ran down into the key axis title, and the
+    label of row 0 hung half a line below its row (labelFlush). At E = 1, M = 1 the positional
+    scale's middle lay outside its domain and Vega warned about it in the console."""
+    page = laptop
+    warnings: list[str] = []
+    page.on("console", lambda message: warnings.append(message.text))
+    page.goto(app_url + where)
+    chart = page.locator(".vega-embed").first
+    expect(chart.locator("svg.marks")).to_be_visible(timeout=LOAD)
+    page.wait_for_timeout(500)
+    no_exception(page)
+    x_title, y_title = svg_texts(chart, "axis-title")  # Vega draws the x axis first
+    assert y_title["bottom"] < x_title["y"] or y_title["right"] < x_title["x"], (y_title, x_title)
+    # The y axis's labels are those at one x, down the left; their spacing is the rows' own.
+    labels = svg_texts(chart, "axis-label")
+    left = min(label["x"] for label in labels)
+    rows = sorted(label["mid"] for label in labels if abs(label["x"] - left) < 2)
+    if len(rows) > 2:
+        steps = [b - a for a, b in zip(rows, rows[1:])]
+        assert max(steps) - min(steps) <= 1, steps  # row 0's label as far from row 1's as the others
+    assert not [w for w in warnings if "WARN" in w], warnings[:5]
