@@ -310,8 +310,10 @@ def attention_chart(weights: list[list[float]], M: int, title: str) -> alt.Chart
     column_font = {"expr": f"clamp(floor(width / {len(keys)}) - 3, {smallest}, {largest})"}  # the browser knows the width
     chart = alt.Chart(pd.DataFrame(rows), title=title).mark_rect().encode(
         x=alt.X("looks at:O", sort=keys, title="input looked at",
-                axis=alt.Axis(labelFontSize=column_font, labelOverlap=True, labelSeparation=1)),
-        y=alt.Y("guessing:O", sort=labels, title="guessing token", axis=alt.Axis(labelOverlap=False)),
+                axis=alt.Axis(labelFontSize=column_font, labelOverlap=True, labelSeparation=1, labelFlush=False)),
+        # labelFlush off: Streamlit's theme turns it on, and it hung row x0's label half a line low.
+        y=alt.Y("guessing:O", sort=labels, title="guessing token",
+                axis=alt.Axis(labelOverlap=False, labelFlush=False)),
         color=alt.Color("weight:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]),
                         legend=alt.Legend(title="weight", gradientLength=90)),
         tooltip=["guessing", "looks at", alt.Tooltip("weight:Q", format=".2f")],

@@ -394,6 +394,9 @@ def test_lab_charts_keep_their_labels_readable(lab):
     # may not thin their labels; the columns' font follows the plot's width in the browser.
     assert attention["height"] == 6 * 16 and attention["autosize"]["type"] == "fit-x"
     assert attention["encoding"]["y"]["axis"]["labelOverlap"] is False
+    # Centred on their rows and columns: Streamlit's labelFlush hung the first row's label low.
+    assert attention["encoding"]["y"]["axis"]["labelFlush"] is False
+    assert attention["encoding"]["x"]["axis"]["labelFlush"] is False
     assert "width / 6" in attention["encoding"]["x"]["axis"]["labelFontSize"]["expr"]
 
     lines = next(layer for layer in accuracy["layer"] if layer["mark"]["type"] == "line")
