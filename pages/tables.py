@@ -117,14 +117,22 @@ _VIEW_KEYS = ("data", "mark", "encoding", "transform", "params", "projection")
 
 
 def one_layer(spec: dict) -> dict:
-    """A one-view chart with its rows as a layer of one, the same picture.
+    """The same picture with its top-level rows moved into its layers: a one-view chart becomes a
+    layer of one, and a layered chart's shared rows go into each layer that has none of its own.
 
     Streamlit takes a chart's top-level rows out of its spec and hands them to the browser after
     the chart's first paint: that paint had no rows, and Vega warned "Infinite extent" in the
-    console for every scale fitted to them (the parameter chart, the positional page's three).
-    Rows inside a layer stay in the spec and are there from the first paint.
+    console for every scale fitted to them (the parameter chart, the positional page's three, and
+    the lab's live loss curve about a hundred times a run, when it has no floor line and Altair
+    hoists the curve's rows). Rows inside a layer stay in the spec and are there from the first paint.
     """
-    if "mark" not in spec or "data" not in spec:
+    if "data" not in spec:
+        return spec
+    if "layer" in spec:
+        outer = {k: v for k, v in spec.items() if k != "data"}
+        return {**outer, "layer": [layer if "data" in layer else {"data": spec["data"], **layer}
+                                   for layer in spec["layer"]]}
+    if "mark" not in spec:
         return spec
     view = {k: spec[k] for k in _VIEW_KEYS if k in spec}
     return {**{k: v for k, v in spec.items() if k not in _VIEW_KEYS}, "layer": [view]}

@@ -230,23 +230,7 @@ def live_loss_spec(loss: list[float], floor: float | None, steps: int, theme: st
     new: building the chart through Altair took 120-190 ms a time, and the redraws held Python's
     lock while the run's thread needed it to train."""
     spec = fill_data(_live_loss_template(floor, steps, INK[theme]["label"]), {"loss": training_rows(loss)})
-    return described(rows_in_layers(spec), loss_words(loss, floor=floor, steps=steps))
-
-
-def rows_in_layers(spec: dict) -> dict:
-    """Move a layered chart's shared rows into each of its layers, the same picture.
-
-    With no reference line the live chart is one curve, and Altair puts its rows at the top of the
-    spec. Streamlit hands top-level rows to the browser only after the chart's first paint, so
-    each redraw painted once with no rows and Vega warned "Infinite extent for field loss" in the
-    console, about a hundred times in one run. Rows inside a layer are there from the first paint
-    (see pages.tables.one_layer, which does this for one-view charts).
-    """
-    if "data" not in spec or "layer" not in spec:
-        return spec
-    data = spec.pop("data")
-    spec["layer"] = [layer if "data" in layer else {"data": data, **layer} for layer in spec["layer"]]
-    return spec
+    return described(spec, loss_words(loss, floor=floor, steps=steps))
 
 
 def accuracy_chart(results: dict[str, dict], theme: str = "light") -> alt.LayerChart:
