@@ -34,6 +34,7 @@ MAX_WIDTH = 64  # E in a probe
 MAX_FF = 256  # d_ff in a probe
 MAX_DEPTH = 16  # layers in the residual ablation
 MAX_VOCAB = 256
+MAX_MASK_DRAWN = 12  # the mask's heatmap draws at most this many positions a side
 MAX_MASK_SIDE = 4096  # a real causal mask up to 16 Mi booleans; beyond that, counted by formula
 MAX_HEAD_TRIES = 1024
 MAX_SCORE_WIDTH = 1024  # widest q and k sampled in score_scaling
@@ -440,8 +441,9 @@ def ffn_layers(cfg: TransformerConfig) -> Evidence:
         changed = (stack[0](y) - stack[0](x)).abs().amax(dim=-1)[0]  # (L,)
         hidden = torch.relu(stack[0].linear1(x))  # (1, L, d_ff)
         out = stack[0](x)  # (1, L, E)
+    rows, cols = min(8, d_ff), min(8, E)  # the corner drawn of each (d_ff, E) weight
     records = [{"layer": f"layer {i}", "row": r, "column": c, "weight": float(w[r, c])}
-               for i, w in enumerate((w0, w1)) for r in range(min(8, w.shape[0])) for c in range(min(8, w.shape[1]))]
+               for i, w in enumerate((w0, w1)) for r in range(rows) for c in range(cols)]
     values = {
         "layers": layers, "linear1_shape_layer0": shapes[0], "linear1_shape_layer1": shapes[1],
         "linear2_shape": tuple(meta.encoder[0].ffn.linear2.weight.shape),
@@ -453,7 +455,8 @@ def ffn_layers(cfg: TransformerConfig) -> Evidence:
         "hidden_negative_fraction": (hidden < 0).float().mean().item(),
         "output_negative_fraction": (out < 0).float().mean().item(),
     }
-    return Evidence("ffn_layers", "Layer 0's and layer 1's FFN weights (top-left 8x8)", values, records,
+    corner = f"all {rows}x{cols}" if (rows, cols) == (d_ff, E) else f"top-left {rows}x{cols} of {d_ff}x{E}"
+    return Evidence("ffn_layers", f"Layer 0's and layer 1's FFN weights ({corner})", values, records,
                     {"kind": "heatmap", "x": "column", "y": "row", "color": "weight", "facet": "layer"}, note)
 
 
@@ -526,6 +529,14 @@ def causal_probe(cfg: TransformerConfig) -> Evidence:
                     {"kind": "bar", "x": "output position", "y": "max |change|", "color": "mask"}, note)
 
 
+def _drawn(shown: int, total: int, what: str) -> str:
+    """A title's word for how much of a sequence is drawn: "all 8 positions", or "first 12 of 4096
+    positions" when a cap cuts it, so that a title never promises more, or less, than the chart."""
+    if shown == total:
+        return f"all {total} {what}" if total > 1 else f"the one {what.removesuffix('s')}"
+    return f"first {shown} of {total} {what}"
+
+
 def mask_counts(cfg: TransformerConfig) -> Evidence:
     """The causal mask for M_target, and the key padding mask's shape, read off the real tensors."""
     T = cfg.M_target
@@ -539,14 +550,15 @@ def mask_counts(cfg: TransformerConfig) -> Evidence:
             mask = generate_square_subsequent_mask(T, device="meta")  # (M_target, M_target)
         shape, blocked, diagonal_blocked, below_blocked = tuple(mask.shape), T * (T - 1) // 2, False, False
         note = f"M_target={T} is too long to build the mask for real; counted by formula."
-    side = min(T, 12)
+    side = min(T, MAX_MASK_DRAWN)
     small = generate_square_subsequent_mask(side)
     records = [{"query position": i, "key position": j, "blocked": bool(small[i, j])}
                for i in range(side) for j in range(side)]
     values = {"M_target": T, "shape": shape, "blocked": blocked, "visible": T * T - blocked,
               "diagonal_blocked": diagonal_blocked, "below_diagonal_blocked": below_blocked,
               "key_padding_shape": (cfg.N, cfg.M)}
-    return Evidence("mask_counts", "The causal mask (True = blocked), first 12 positions", values, records,
+    title = f"The causal mask (True = blocked), {_drawn(side, T, 'positions')}"
+    return Evidence("mask_counts", title, values, records,
                     {"kind": "heatmap", "x": "key position", "y": "query position", "color": "blocked"}, note)
 
 

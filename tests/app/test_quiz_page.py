@@ -442,7 +442,7 @@ def test_every_evidence_chart_has_a_sentence_for_screen_readers():
     maps = words["Which input positions move which outputs"]
     assert "rnn: influence from 0 to" in maps and "28 of 64 cells exactly zero" in maps  # the GRU's upper triangle
     assert "whole model (this config): 20,260" in words["Parameter counts from modules built on the meta device"]
-    assert "28 of 64 cells are blocked" in words["The causal mask (True = blocked), first 12 positions"]
+    assert "28 of 64 cells are blocked" in words["The causal mask (True = blocked), all 8 positions"]
 
 
 def test_symbols_in_a_reply_stand_for_the_sizes_the_question_names():

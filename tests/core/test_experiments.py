@@ -169,6 +169,25 @@ def test_mask_counts():
         "mask_counts", TransformerConfig(N=1, M=8, M_target=10_000, E=8, nhead=2, vocab_size=10)).note
 
 
+@pytest.mark.parametrize("cfg, drawn", [(CONFIGS[0], "all 8 positions"), (CONFIGS[3], "first 12 of 20 positions"),
+                                        (CONFIGS[2], "the one position")], ids=["default", "capped", "tiny"])
+def test_titles_say_how_much_of_the_evidence_is_drawn(cfg, drawn):
+    """A title that said "first 12 positions" over a mask of 8 promised more than the chart drew."""
+    ev = run("mask_counts", cfg)
+    side = int(len(ev.records) ** 0.5)
+    assert ev.title == f"The causal mask (True = blocked), {drawn}" and side == min(cfg.M_target, 12)
+
+
+def test_the_ffn_title_names_the_corner_drawn():
+    """Each layer's (d_ff, E) weight is drawn up to 8x8; the title says which part: a corner, or all."""
+    narrow = TransformerConfig(N=1, M=4, E=4, nhead=1, d_ff=16, vocab_size=10)
+    for cfg, corner, cells in ((CONFIGS[0], "top-left 8x8 of 64x16", 64), (CONFIGS[2], "all 4x1", 4),
+                               (narrow, "top-left 8x4 of 16x4", 32)):
+        ev = run("ffn_layers", cfg)
+        assert ev.title == f"Layer 0's and layer 1's FFN weights ({corner})"
+        assert len(ev.records) == 2 * cells  # two layers
+
+
 def test_shift_right():
     v = run("shift_right", CONFIGS[0]).values
     assert v["decoder_input"][0] == v["start_id"] and v["decoder_input"][1:] == v["labels"][:-1]
