@@ -602,9 +602,10 @@ def parameter_counts(cfg: TransformerConfig) -> Evidence:
         "qkv_weights": qkv_weights, "qkv_with_bias": qkv_all, "attention_block": _count(mha),
         "embedding": embedding.weight.numel(), "llama_qkv_weights": llama_qkv, "llama_embedding": llama_embed,
         "paper_base_total": base, "paper_big_total": big, "model_total": _count(model),
-        "layer_norms": sum(isinstance(m, nn.LayerNorm) for m in model.modules()),
-        "ffn_blocks": sum(isinstance(m, FeedForward) for m in model.modules()),
-        "attention_blocks": sum(isinstance(m, MultiHeadAttention) for m in model.modules()),
+        # Counts of modules, not of parameters: named so, since they sit among parameter counts.
+        "number_of_layer_norms": sum(isinstance(m, nn.LayerNorm) for m in model.modules()),
+        "number_of_ffn_blocks": sum(isinstance(m, FeedForward) for m in model.modules()),
+        "number_of_attention_blocks": sum(isinstance(m, MultiHeadAttention) for m in model.modules()),
     }
     records = [{"what": "W^Q, W^K, W^V (this E)", "parameters": qkv_weights},
                {"what": "token embedding (this config)", "parameters": values["embedding"]},

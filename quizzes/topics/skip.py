@@ -52,7 +52,7 @@ QUESTIONS = (
         id="skip-count", topic=TOPIC, kind="numeric", parametric=True, expression="5*layers",
         prompt="How many residual additions (each followed by a LayerNorm) does the whole model have with "
                "layers={layers} in the encoder and in the decoder?",
-        answer=value("parameter_counts", "layer_norms"), evidence="parameter_counts",
+        answer=value("parameter_counts", "number_of_layer_norms"), evidence="parameter_counts",
         explanation="Two per encoder layer (attention, FFN) and three per decoder layer (masked self-attention, "
                     "cross-attention, FFN): 5 per pair of layers. Counted on the live module tree.",
     ),

@@ -188,6 +188,15 @@ def test_the_ffn_title_names_the_corner_drawn():
         assert len(ev.records) == 2 * cells  # two layers
 
 
+def test_parameter_counts_name_their_module_counts_as_counts():
+    """The evidence's values are parameter counts; the three counts of modules say so in their names,
+    or a learner reads "layer norms 10" as ten parameters."""
+    v = run("parameter_counts", CONFIGS[1]).values
+    assert (v["number_of_layer_norms"], v["number_of_ffn_blocks"]) == (15, 6)
+    assert v["number_of_attention_blocks"] == 9  # 3 encoder layers x 1, 3 decoder layers x 2
+    assert not {"layer_norms", "ffn_blocks", "attention_blocks"} & set(v)
+
+
 def test_shift_right():
     v = run("shift_right", CONFIGS[0]).values
     assert v["decoder_input"][0] == v["start_id"] and v["decoder_input"][1:] == v["labels"][:-1]
@@ -207,7 +216,7 @@ def test_parameter_counts_match_the_formulas():
     assert v["paper_big_total"] == param_counts(PAPER_BIG)["total"]
     assert math.isclose(v["paper_base_total"], 65e6, rel_tol=0.05)
     assert math.isclose(v["paper_big_total"], 213e6, rel_tol=0.02)
-    assert v["layer_norms"] == 5 * cfg.layers
+    assert v["number_of_layer_norms"] == 5 * cfg.layers
 
 
 def test_softmax_over_keys():
