@@ -51,6 +51,8 @@ _SYMBOL = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(s for s in (*SYMBOLS, "max_
                      + r")(?![A-Za-z0-9])")
 ASKED = "▶ asked"  # marks, in words, the row of an evidence table that the question asks about
 ASKED_STYLE = "background-color: rgba(255, 196, 0, 0.25); font-weight: bold"  # and shades it
+ROWS_IN_VIEW = 20  # an evidence table shows up to this many rows whole; a longer one scrolls
+ROW_PX, HEADER_PX = 35, 38  # st.dataframe's row and header heights
 
 
 @st.cache_data(max_entries=128, show_spinner="Running the experiment…")
@@ -307,6 +309,13 @@ def marked_table(records: list[dict[str, Any]], asked: str | None) -> tuple[Any,
     return df.style.apply(lambda row: [ASKED_STYLE if row.name == at else ""] * len(row), axis=1), records[at]
 
 
+def table_height(rows: int) -> int | str:
+    """A height for st.dataframe that shows every row of a short table. Its default shows about ten
+    and cut the last one in half, so a learner never saw the parameter counts' last three values. A
+    longer table shows ROWS_IN_VIEW and half of the next, a hint that it scrolls."""
+    return "content" if rows <= ROWS_IN_VIEW else HEADER_PX + ROW_PX * ROWS_IN_VIEW + ROW_PX // 2
+
+
 def show_evidence(ev: Evidence, asked: str | None = None) -> None:
     """The evidence for one question: its values, then its chart or table. ``asked`` is the row
     (a core.rows key) the question asks about, marked in a table that lists it."""
@@ -314,7 +323,7 @@ def show_evidence(ev: Evidence, asked: str | None = None) -> None:
     numbers = [{"measured": label(k), "value": _plain(v)} for k, v in ev.values.items()
                if not isinstance(v, (list, tuple)) or len(v) <= 16]
     if numbers:
-        st.dataframe(pd.DataFrame(numbers), hide_index=True, width="stretch")
+        st.dataframe(pd.DataFrame(numbers), hide_index=True, width="stretch", height=table_height(len(numbers)))
     c = chart(ev, theme())
     if c is not None:
         heatmap = ev.chart.get("kind") == "heatmap"
@@ -325,8 +334,8 @@ def show_evidence(ev: Evidence, asked: str | None = None) -> None:
             name = row.get("tensor") or row.get("step") or row["key"]
             shape = f": live shape `{row['live shape']}`" if "live shape" in row else ""
             st.markdown(f"Your question asks about **{name}**, marked *{ASKED}* in the table{shape}.")
-        # Every row in view when one is marked: it can be past the tenth, where the grid would scroll.
-        st.dataframe(table, hide_index=True, height="content" if row is not None else "auto")
+        # Every row in view when one is marked, however many: it must not hide below a scroll.
+        st.dataframe(table, hide_index=True, height="content" if row is not None else table_height(len(ev.records)))
     if ev.note:
         st.caption(ev.note)
 

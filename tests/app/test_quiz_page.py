@@ -376,6 +376,29 @@ def values_shown(at) -> list[dict[str, str]]:
     return [dict(zip(d.value["measured"], d.value["value"])) for d in at.dataframe if "measured" in d.value]
 
 
+def test_evidence_tables_are_tall_enough_for_every_row(monkeypatch):
+    """The default height showed ten rows and half of the eleventh: the parameter counts' last values
+    hid below it. Every row of a table of values is in view; a table longer than 20 rows scrolls."""
+    import streamlit as st
+
+    heights = {}  # the first column's name -> (rows, the height asked for), in every run
+    real = st.dataframe
+
+    def spy(data, *args, **kwargs):
+        frame = getattr(data, "data", data)  # a Styler's table
+        heights.setdefault(frame.columns[0], []).append((len(frame), kwargs.get("height", "auto")))
+        return real(data, *args, **kwargs)
+
+    monkeypatch.setattr(st, "dataframe", spy)
+    # Parameter counts (12 values) and the shift-right table at M_target=64: 64 positions.
+    answered(["skip-count", "shift-labels"], query={"M": "64"})
+    values = heights["measured"]
+    assert max(rows for rows, _ in values) >= 12
+    assert all(height == "content" for _, height in values)
+    rows, height = heights["position"][-1]  # the last run's
+    assert rows == 64 and 20 * 35 + 38 < height < 21 * 35 + 38  # 20 rows whole, then half a row
+
+
 def test_a_shape_questions_evidence_marks_the_row_it_asks_about():
     """The pass's table has 22 rows; the one the question asks for is marked in words (not by
     colour alone), shaded, and named above the table, even when it is an extra past row 14."""
