@@ -399,6 +399,18 @@ def test_evidence_tables_are_tall_enough_for_every_row(monkeypatch):
     assert rows == 64 and 20 * 35 + 38 < height < 21 * 35 + 38  # 20 rows whole, then half a row
 
 
+def test_whole_numbers_in_the_evidence_have_thousands_separators():
+    """201326592 had to be counted digit by digit; sizes inside a shape keep none, or (2, 8, 16) at
+    the largest sliders, (64, 4,096, 12,288), would read as five sizes."""
+    at = answered(["skip-count", "shape-tokens", "mask-blocked"], query={"N": "64", "M": "4096", "E": "12288"})
+    counts, sizes, mask = (next(v for v in values_shown(at) if name in v)
+                           for name in ("llama qkv weights", "d_k", "blocked"))
+    assert counts["llama qkv weights"] == "201,326,592" and counts["llama embedding"] == "262,144,000"
+    assert counts["number of layer norms"] == "10"
+    assert sizes["M"] == "4,096" and sizes["E"] == "12,288"
+    assert mask["blocked"] == "8,386,560" and mask["key padding shape"] == "(64, 4096)"
+
+
 def test_a_shape_questions_evidence_marks_the_row_it_asks_about():
     """The pass's table has 22 rows; the one the question asks for is marked in words (not by
     colour alone), shaded, and named above the table, even when it is an extra past row 14."""
@@ -439,7 +451,7 @@ def test_evidence_at_the_slider_extremes_shows_the_learners_own_shapes(query):
     assert len(gru) == 3  # rnn-recurrence, rnn-steps and rnn-gru-shape show the dependency maps
     for v in gru:
         assert v["gru output shape"] == str(BY_ID["rnn-gru-shape"].expected(ctx)) == str((cfg.N, cfg.M, cfg.E))
-        assert v["rnn sequential steps"] == str(BY_ID["rnn-steps"].expected(ctx)) == str(cfg.M)
+        assert v["rnn sequential steps"] == f"{BY_ID['rnn-steps'].expected(ctx):,}" == f"{cfg.M:,}"
     if cfg.M > 16:
         assert any(f"At your sizes that is {(cfg.N, cfg.M, cfg.E)}" in c.value for c in at.caption)
     passes = [d.value for d in at.dataframe if "your question" in d.value and "tensor" in d.value]
