@@ -350,6 +350,15 @@ def show_evidence(ev: Evidence, asked: str | None = None) -> None:
         st.caption(ev.note)
 
 
+def as_typed(text: str) -> str:
+    """A typed answer, quoted as code so that Markdown leaves it alone: quoted plainly, the stars of
+    `3*E*(E+1)` were read as italics and the learner saw '3E(E+1)' quoted back. The fence is one
+    backtick longer than any run of backticks inside, so even those show."""
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""  # Markdown's rule for a span that starts with one
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def show_question(q: Question, ctx: Context, number: str) -> None:
     # A heading per question, so that a screen reader's list of headings walks a topic set question
     # by question; what kind of question it is, in smaller print under it.
@@ -391,10 +400,11 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
     if attempt is None:
         return
     # The answer is quoted as typed, with no full stop after it: an answer may end with its own.
+    given = attempt["given"] if q.kind in ("choice", "predict") else as_typed(attempt["given"])
     formula = q.formula(ctx)
     symbolic = in_symbols(q, attempt["given"])
     if attempt["correct"]:
-        st.success(f"Right. You answered {attempt['given']!r}", icon=":material/check_circle:")
+        st.success(f"Right. You answered {given}", icon=":material/check_circle:")
         if q.kind == "shape" and symbolic and formula is None:
             # Read through the config's symbols, with no row's formula to hold them to: they are
             # checked by the numbers they stand for, so M and M_target (equal by default) pass for
@@ -402,7 +412,7 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
             st.caption("Symbols are checked by their values at this config, so two that happen to be equal here "
                        "(M and M_target, say) pass for each other. Compare your order with the explanation's.")
     else:
-        st.error(f"Not quite. You answered {attempt['given']!r}", icon=":material/cancel:")
+        st.error(f"Not quite. You answered {given}", icon=":material/cancel:")
         if symbolic and formula and check(q, q.expected(ctx), attempt["given"], q.reading_symbols(ctx)):
             # The right numbers, from the wrong symbols (quizzes.check.same_formula): say so, or the
             # learner sees their own numbers as the expected ones and cannot tell what was wrong.

@@ -329,7 +329,7 @@ def test_an_empty_check_is_answered_under_its_own_button_and_the_feedback_reads_
     at.button(key="submit_dk-value").click().run()  # nothing typed yet
     assert [w.value for w in at.warning] == ["Type or pick an answer first."]
     answer(at, "dk-value", "5")  # wrong at the default config (d_k = 8)
-    assert [e.value for e in at.error] == ["Not quite. You answered '5'"]  # no stray full stop after the quote
+    assert [e.value for e in at.error] == ["Not quite. You answered `5`"]  # no stray full stop after the quote
     assert any(m.value.startswith("Expected, for the config you answered with:") for m in at.markdown)
     at.text_input(key="ans_dk-value").input("").run()
     at.button(key="submit_dk-value").click().run()  # emptied, then checked again
@@ -338,6 +338,21 @@ def test_an_empty_check_is_answered_under_its_own_button_and_the_feedback_reads_
     assert "**1 wrong**" in score_line(at)  # the empty check changed nothing
     at.run()
     assert not at.warning  # said once, at the click
+
+
+def test_the_feedback_quotes_the_answer_exactly_as_typed():
+    """Quoted plainly, Markdown read the stars of 3*E*(E+1) as italics and echoed '3E(E+1)'. As code,
+    every character shows."""
+    at = quiz_app()
+    at.selectbox(key="quiz_topic").set_value("Parameter counts").run()
+    for _ in QUESTIONS:  # step to it with Next
+        if "ans_params-qkv-bias" in [t.key for t in at.text_input]:
+            break
+        at.button(key="quiz_next").click().run()
+    answer(at, "params-qkv-bias", "3*E*(E+1)")
+    assert [s.value for s in at.success] == ["Right. You answered `3*E*(E+1)`"]
+    answer(at, "params-qkv-bias", "3*E*E + 3")
+    assert [e.value for e in at.error] == ["Not quite. You answered `3*E*E + 3`"]
 
 
 def test_a_question_that_does_not_change_with_the_config_says_just_expected():
