@@ -35,6 +35,8 @@ STORED = "quiz_stored"  # None until the browser has reported; then whether it c
 BASE = "quiz_store_base"  # the text this session last knew the browser to hold (another tab may change it)
 SEQ = "quiz_store_seq"  # numbers the saves handed to the browser
 MERGED_SEQ = "quiz_store_merged"  # the save whose conflict report was merged last
+AT = "quiz_at"  # the question one-at-a-time mode shows, by id: the list around it may change
+LISTED = "quiz_listed"  # the (topic, seed, review) that last made the list of questions
 FLASH = "quiz_flash"  # messages for the top of the page, each shown once, as (kind, text) pairs
 SHAPE_HINT = "e.g. (2, 8, 16), 2x8x16, [2,8,16] or (N, M, E)"
 UNREADABLE = {  # what to write instead, for a reply that cannot be read as an answer of that kind
@@ -110,18 +112,42 @@ def flash(kind: str, text: str, *, fresh: bool = False) -> None:
 def reset() -> None:
     st.session_state[PROGRESS] = new_progress(reset_at=now_ms())  # the reset reaches other tabs too
     st.session_state["quiz_pos"] = 0
+    st.session_state.pop(AT, None)  # back to the first question
     for key in [k for k in st.session_state if str(k).startswith("ans_")]:
         del st.session_state[key]
     flash("info", "Progress reset, here and in the copy this browser keeps.", fresh=True)
 
 
-def go_to_question(pos: int) -> None:
+def go_to_question(qid: str) -> None:
     """Previous and Next name the question they lead to, not a step from wherever the quiz is by
     then, so a click applied twice lands on the same question. (Streamlit 1.67 can replay a
     button's trigger into a later run when runs overlap. With steps, a browser test twice came
     back one question too far on, once in CI; the cause was not pinned down.)"""
-    st.session_state["quiz_pos"] = pos
+    st.session_state[AT] = qid
     st.session_state[FLASH] = []
+
+
+def position(questions: list[Question], listed: tuple) -> int:
+    """Where one-at-a-time mode stands in ``questions``, made by ``listed`` (topic, seed, review).
+
+    On the question it showed last, when the list still has it: a new topic or review that keeps
+    it stays on it, at its new number. Otherwise the first question of the new list: a position
+    carried over from another list named a question at random (review opened on "Question 2 of
+    2"). A new shuffle always starts at its first: it asks for a new order from the top, and
+    would otherwise only renumber the question in view. A question answered right while
+    reviewing leaves the list; the one that takes its place is the next to review.
+    """
+    ids = [q.id for q in questions]
+    before = st.session_state.get(LISTED)
+    reshuffled = before is not None and before[1] != listed[1]
+    if st.session_state.get(AT) in ids and not reshuffled:
+        pos = ids.index(st.session_state[AT])
+    elif before == listed:
+        pos = min(st.session_state.get("quiz_pos", 0), len(ids) - 1)
+    else:
+        pos = 0
+    st.session_state[AT], st.session_state["quiz_pos"], st.session_state[LISTED] = ids[pos], pos, listed
+    return pos
 
 
 def apply_import(data: bytes | str) -> None:
@@ -584,12 +610,12 @@ questions = ordered(topic, seed, review)
 if not questions:
     st.info("Nothing to review: no question's latest answer is wrong." if review else "No questions here.")
 elif mode == ONE:
-    pos = st.session_state.get("quiz_pos", 0) % len(questions)
-    st.session_state["quiz_pos"] = pos
+    pos = position(questions, (topic, seed, review))
     prev_col, count_col, next_col = st.columns([1, 2, 1])
-    prev_col.button("◀ Previous", key="quiz_prev", on_click=go_to_question, args=((pos - 1) % len(questions),))
+    prev_col.button("◀ Previous", key="quiz_prev", on_click=go_to_question, args=(questions[pos - 1].id,))
     count_col.markdown(f"Question {pos + 1} of {len(questions)}")
-    next_col.button("Next ▶", key="quiz_next", on_click=go_to_question, args=((pos + 1) % len(questions),))
+    next_col.button("Next ▶", key="quiz_next", on_click=go_to_question,
+                    args=(questions[(pos + 1) % len(questions)].id,))
     with guard("This question"):
         show_question(questions[pos], ctx, f"Q{pos + 1}")
 else:

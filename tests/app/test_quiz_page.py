@@ -8,7 +8,7 @@ import pytest
 
 from core import DEFAULT
 from core.experiments import EXPERIMENTS
-from quizzes import BY_ID, QUESTIONS, Context, format_answer
+from quizzes import BY_ID, QUESTIONS, Context, format_answer, questions_for
 from quizzes.progress import FORMAT
 from tests.app.conftest import make_app
 
@@ -55,6 +55,55 @@ def test_right_and_wrong_answers_show_in_the_score():
     assert at.text_input(key="ans_dk-count") is not None
     at.button(key="quiz_reset").click().run()
     assert "**0 right**" in score_line(at) and not at.session_state["quiz_progress"]["answers"]
+
+
+def counter(at) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("Question "))
+
+
+def test_a_new_list_of_questions_starts_at_its_first_unless_it_holds_the_current_one():
+    """Review opened on "Question 2 of 2": the position carried over from the longer list. A new
+    list (review, topic) starts at its first question, or stays on the one shown when it is in the
+    new list too; a new shuffle starts at its first."""
+    at = quiz_app()
+    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    answer(at, "dk-value", "5")  # wrong (d_k = 8), as is the third question's answer
+    at.button(key="quiz_next").click().run()
+    at.button(key="quiz_next").click().run()
+    answer(at, "dk-refused", "12345")
+    at.button(key="quiz_prev").click().run()  # on Question 2, which was not missed
+    assert counter(at) == "Question 2 of 10"
+    at.toggle(key="quiz_review").set_value(True).run()
+    assert counter(at) == "Question 1 of 2" and at.text_input(key="ans_dk-value") is not None
+    at.button(key="quiz_next").click().run()  # dk-refused, missed: in both lists
+    at.toggle(key="quiz_review").set_value(False).run()
+    assert counter(at) == "Question 3 of 10" and at.text_input(key="ans_dk-refused") is not None
+    at.toggle(key="quiz_review").set_value(True).run()
+    assert counter(at) == "Question 2 of 2"
+    at.selectbox(key="quiz_topic").set_value("All topics").run()  # still missed there: stays on it
+    assert at.text_input(key="ans_dk-refused") is not None
+    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    at.toggle(key="quiz_review").set_value(False).run()
+    at.number_input(key="quiz_seed").set_value(7).run()  # a new order, from its top
+    shuffled = list(questions_for("The choice of d_k"))
+    random.Random(7).shuffle(shuffled)
+    assert counter(at) == "Question 1 of 10" and any(m.value == shuffled[0].text(Context(DEFAULT))
+                                                     for m in at.markdown)
+    at.selectbox(key="quiz_topic").set_value("Masking").run()  # not in it: its first question
+    assert counter(at) == "Question 1 of 7"
+
+
+def test_a_question_answered_right_in_review_gives_its_place_to_the_next():
+    at = quiz_app()
+    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    answer(at, "dk-value", "5")
+    at.button(key="quiz_next").click().run()
+    answer(at, "dk-count", "12345")
+    at.toggle(key="quiz_review").set_value(True).run()
+    assert counter(at) == "Question 2 of 2"  # dk-count, where the learner was
+    at.button(key="quiz_prev").click().run()
+    answer(at, "dk-value", "8")  # right now: it leaves the list
+    assert counter(at) == "Question 1 of 1" and at.text_input(key="ans_dk-count") is not None
 
 
 def test_shape_answer_in_another_written_form():
