@@ -53,6 +53,7 @@ _SYMBOL = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(s for s in (*SYMBOLS, "max_
                      + r")(?![A-Za-z0-9])")
 ASKED = "▶ asked"  # marks, in words, the row of an evidence table that the question asks about
 ASKED_STYLE = "background-color: rgba(255, 196, 0, 0.25); font-weight: bold"  # and shades it
+NAV_BUTTON_PX = 104  # Previous and Next, one width: wide enough for "◀ Previous", narrow enough for a phone's row
 ROWS_IN_VIEW = 20  # an evidence table shows up to this many rows whole; a longer one scrolls
 ROW_PX, HEADER_PX = 35, 38  # st.dataframe's row and header heights
 
@@ -611,11 +612,17 @@ if not questions:
     st.info("Nothing to review: no question's latest answer is wrong." if review else "No questions here.")
 elif mode == ONE:
     pos = position(questions, (topic, seed, review))
-    prev_col, count_col, next_col = st.columns([1, 2, 1])
-    prev_col.button("◀ Previous", key="quiz_prev", on_click=go_to_question, args=(questions[pos - 1].id,))
-    count_col.markdown(f"Question {pos + 1} of {len(questions)}")
-    next_col.button("Next ▶", key="quiz_next", on_click=go_to_question,
-                    args=(questions[(pos + 1) % len(questions)].id,))
+    # One row, edge to edge: Previous at the left, Next at the right, the count in the middle of the
+    # two (both buttons one width, so that the middle is the row's). Columns left Next a quarter of
+    # the row short of the right edge, the count off their centre line, and on a phone stacked all
+    # three on rows of their own.
+    with st.container(horizontal=True, horizontal_alignment="distribute", vertical_alignment="center",
+                      key="quiz_nav"):
+        st.button("◀ Previous", key="quiz_prev", on_click=go_to_question, args=(questions[pos - 1].id,),
+                  width=NAV_BUTTON_PX)
+        st.markdown(f"Question {pos + 1} of {len(questions)}", width="content")
+        st.button("Next ▶", key="quiz_next", on_click=go_to_question,
+                  args=(questions[(pos + 1) % len(questions)].id,), width=NAV_BUTTON_PX)
     with guard("This question"):
         show_question(questions[pos], ctx, f"Q{pos + 1}")
 else:

@@ -106,6 +106,24 @@ def test_a_question_answered_right_in_review_gives_its_place_to_the_next():
     assert counter(at) == "Question 1 of 1" and at.text_input(key="ans_dk-count") is not None
 
 
+def test_previous_and_next_sit_at_the_row_ends_with_the_count_between():
+    """In columns, Next stopped a quarter of the row short of the right edge and the count sat off
+    centre; on a phone the three stacked. One row, spread edge to edge, centred vertically."""
+    at = quiz_app()
+
+    def blocks(node):
+        for child in getattr(node, "children", {}).values():
+            yield child
+            yield from blocks(child)
+
+    [row] = [b for b in blocks(at.main) if b.type == "flex_container" and b.proto.id.endswith("-quiz_nav")]
+    flex = row.proto.flex_container
+    assert (flex.direction, flex.justify, flex.align) == (
+        flex.HORIZONTAL, flex.SPACE_BETWEEN, flex.ALIGN_CENTER)
+    kinds = [(child.type, getattr(child, "key", None) or child.value) for child in row.children.values()]
+    assert kinds == [("button", "quiz_prev"), ("markdown", f"Question 1 of {len(QUESTIONS)}"), ("button", "quiz_next")]
+
+
 def test_shape_answer_in_another_written_form():
     at = quiz_app()
     at.selectbox(key="quiz_topic").set_value("Shapes").run()
