@@ -38,6 +38,9 @@ MERGED_SEQ = "quiz_store_merged"  # the save whose conflict report was merged la
 AT = "quiz_at"  # the question one-at-a-time mode shows, by id: the list around it may change
 LISTED = "quiz_listed"  # the (topic, seed, review) that last made the list of questions
 FLASH = "quiz_flash"  # messages for the top of the page, each shown once, as (kind, text) pairs
+IO = "quiz_io"  # the "Save or restore progress" expander: its open state
+IO_NOTE = "quiz_io_note"  # the last import's result, (kind, text), shown in that expander
+IO_REOPEN = "quiz_io_reopen"  # set by an import: the expander opens (stays open) on the next run
 SHAPE_HINT = "e.g. (2, 8, 16), 2x8x16, [2,8,16] or (N, M, E)"
 UNREADABLE = {  # what to write instead, for a reply that cannot be read as an answer of that kind
     # Examples in backticks: shown as Markdown, 4*E**2 + 4*E lost its stars to italics.
@@ -94,7 +97,7 @@ def submit(qid: str) -> None:
         right = check(q, expected, given, q.reading_symbols(ctx), q.formula(ctx))
         st.session_state[PROGRESS] = record(progress(), qid, str(given), right, format_answer(q, expected),
                                             cfg.to_dict())
-        st.session_state[FLASH] = []
+        clear_messages()
     except Exception as exc:  # noqa: BLE001 - a failing experiment must not take the page down
         flash("error", f"Could not compute the expected answer: {exc}", fresh=True)
 
@@ -107,7 +110,15 @@ def flash(kind: str, text: str, *, fresh: bool = False) -> None:
     ``fresh`` starts the queue afresh), not for one run only: another tab's save is merged in a run
     that the browser's own report follows at once, and its note vanished before it could be read.
     """
-    st.session_state[FLASH] = [*([] if fresh else st.session_state.get(FLASH) or []), (kind, text)]
+    if fresh:
+        clear_messages()
+    st.session_state[FLASH] = [*(st.session_state.get(FLASH) or []), (kind, text)]
+
+
+def clear_messages() -> None:
+    """The learner has acted: the messages of their last action, at the top and under the import, go."""
+    st.session_state[FLASH] = []
+    st.session_state.pop(IO_NOTE, None)
 
 
 def reset() -> None:
@@ -125,7 +136,7 @@ def go_to_question(qid: str) -> None:
     button's trigger into a later run when runs overlap. With steps, a browser test twice came
     back one question too far on, once in CI; the cause was not pinned down.)"""
     st.session_state[AT] = qid
-    st.session_state[FLASH] = []
+    clear_messages()
 
 
 def position(questions: list[Question], listed: tuple) -> int:
@@ -152,13 +163,21 @@ def position(questions: list[Question], listed: tuple) -> int:
 
 
 def apply_import(data: bytes | str) -> None:
-    """Replace the progress with an uploaded or pasted file, or explain why not (keeping the current one)."""
+    """Replace the progress with an uploaded or pasted file, or explain why not (keeping the current one).
+
+    Either way the result is said under the import, where the learner is looking, and the
+    expander stays open to show it. (It closed after an import that took and stayed open after
+    one refused: the browser alone kept whether it was open, and could lose that when an import
+    changed the page above it. Now the app keeps it, under the expander's key.)
+    """
+    clear_messages()
+    st.session_state[IO_REOPEN] = True
     loaded, message = load_progress(data)
     if loaded is None:
-        flash("error", f"Import refused, your current progress is kept. {message}", fresh=True)
+        st.session_state[IO_NOTE] = ("error", f"Import refused, your current progress is kept. {message}")
         return
     st.session_state[PROGRESS] = restamped(loaded, now_ms())  # it replaces what other tabs hold, too
-    flash("success", f"Imported {len(loaded['answers'])} answer(s). {message}".strip(), fresh=True)
+    st.session_state[IO_NOTE] = ("success", f"Imported {len(loaded['answers'])} answer(s). {message}".strip())
 
 
 def import_pasted() -> None:
@@ -474,7 +493,10 @@ def show_scores() -> None:
 
 
 def show_progress_io() -> None:
-    with st.expander("Save or restore progress"):
+    if st.session_state.pop(IO_REOPEN, False):
+        st.session_state[IO] = True  # before the expander is drawn: after it, Streamlit refuses the change
+    # Keyed and tracking its state (on_change), so that the app, not the browser, says whether it is open.
+    with st.expander("Save or restore progress", key=IO, on_change="rerun"):
         st.download_button("Export progress (JSON)", data=dumps(progress()), file_name="quiz-progress.json",
                            mime="application/json", key="quiz_export")
         upload = st.file_uploader("Import progress (JSON)", type=["json"], key="quiz_upload")
@@ -485,6 +507,9 @@ def show_progress_io() -> None:
         st.text_area("…or paste a progress file", key="quiz_paste", persist_state="session", height=80,
                      max_chars=1_000_000)
         st.button("Load pasted progress", key="quiz_paste_load", on_click=import_pasted)
+        if IO_NOTE in st.session_state:
+            kind, text = st.session_state[IO_NOTE]
+            getattr(st, kind)(text)
 
 
 def take_browser_report() -> None:

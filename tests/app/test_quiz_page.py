@@ -185,6 +185,27 @@ def test_good_import_replaces_progress():
     assert "**1 right**" in score_line(at) and "**1 wrong**" in score_line(at)
 
 
+def test_an_import_is_answered_inside_its_expander_which_stays_open():
+    """A refused import left "Save or restore progress" open and one that took closed it. Both keep
+    it open now, with the result under the button, where the learner is looking."""
+    at = quiz_app()
+
+    def io():
+        [expander] = [e for e in at.expander if e.label == "Save or restore progress"]
+        return expander
+
+    assert at.session_state["quiz_io"] is False  # closed until opened
+    for text, kind, words in (("{not json", "error", "Import refused"),
+                              (json.dumps({"format": FORMAT, "version": 1, "answers": {}}), "success", "Imported 0")):
+        at.text_area(key="quiz_paste").input(text).run()
+        at.button(key="quiz_paste_load").click().run()
+        assert at.session_state["quiz_io"] is True and io().proto.expanded
+        assert [m.value for m in getattr(io(), kind)] == [m.value for m in getattr(at, kind)]
+        assert words in getattr(io(), kind)[0].value
+    at.button(key="quiz_next").click().run()  # the learner moves on: the note goes, the expander stays open
+    assert not io().success and at.session_state["quiz_io"] is True
+
+
 def test_shuffle_seed_is_reproducible():
     ctx = Context(DEFAULT)
     order = list(QUESTIONS)
