@@ -242,7 +242,8 @@ def memory_spec(points: list[MemoryPoint], current_M: int, crossover: int | None
     # fits beside its line on a phone; "what" is the same words in one line, for tooltips.
     marks = [{"M": M, "what": " ".join(lines), "lines": lines, "offset": offset, "side": side(M, lines)}
              for M, lines, offset in labels]
-    spec = fill_data(_memory_template(INK[theme]["label"]), {"memory": memory_frame(points).to_dict("records"), "marks": marks})
+    rows = {"memory": memory_frame(points).to_dict("records"), "marks": marks}
+    spec = fill_data(_memory_template(INK[theme]["label"]), rows)
     return described(spec, "Line chart, log-log, of the bytes one pass keeps against M (= M_target): parameters "
                            "stay flat, activations and logits grow like M, attention scores and weights like M². "
                            + ". ".join(m["what"] for m in marks) + ".")

@@ -291,7 +291,8 @@ def attention_chart(weights: list[list[float]], M: int, title: str) -> alt.Chart
     rows = [{"guessing": labels[q], "looks at": keys[k], "weight": w}
             for q, row in enumerate(weights) for k, w in enumerate(row)]
     smallest, largest = LAB_LABEL_PX
-    column_font = {"expr": f"clamp(floor(width / {len(keys)}) - 3, {smallest}, {largest})"}  # the browser knows the width
+    # Sized in the browser, which alone knows the chart's width.
+    column_font = {"expr": f"clamp(floor(width / {len(keys)}) - 3, {smallest}, {largest})"}
     chart = alt.Chart(pd.DataFrame(rows), title=title).mark_rect().encode(
         x=alt.X("looks at:O", sort=keys, title="input looked at",
                 axis=alt.Axis(labelFontSize=column_font, labelOverlap=True, labelSeparation=1, labelFlush=False)),
