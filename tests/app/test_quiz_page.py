@@ -24,6 +24,16 @@ def score_line(at) -> str:
     return next(m.value for m in at.markdown if m.value.startswith("Score:"))
 
 
+def step_to(at, topic: str, qid: str) -> None:
+    """The quiz on one topic, stepped with Next to the answer box of one question."""
+    at.selectbox(key="quiz_topic").set_value(topic).run()
+    for _ in QUESTIONS:
+        if f"ans_{qid}" in [t.key for t in at.text_input]:
+            return
+        at.button(key="quiz_next").click().run()
+    raise AssertionError(f"{qid} is not in {topic}")
+
+
 def answer(at, qid: str, text: str):
     at.text_input(key=f"ans_{qid}").input(text).run()
     at.button(key=f"submit_{qid}").click().run()
@@ -432,11 +442,7 @@ def test_the_feedback_quotes_the_answer_exactly_as_typed():
     """Quoted plainly, Markdown read the stars of 3*E*(E+1) as italics and echoed '3E(E+1)'. As code,
     every character shows."""
     at = quiz_app()
-    at.selectbox(key="quiz_topic").set_value("Parameter counts").run()
-    for _ in QUESTIONS:  # step to it with Next
-        if "ans_params-qkv-bias" in [t.key for t in at.text_input]:
-            break
-        at.button(key="quiz_next").click().run()
+    step_to(at, "Parameter counts", "params-qkv-bias")
     answer(at, "params-qkv-bias", "3*E*(E+1)")
     assert [s.value for s in at.success] == ["Right. You answered `3*E*(E+1)`"]
     answer(at, "params-qkv-bias", "3*E*E + 3")
@@ -587,11 +593,7 @@ def test_symbols_in_a_reply_stand_for_the_sizes_the_question_names():
     """The Llama-2-70B question names E=8192: '3*E^2' is right there, though the sidebar has E=16,
     and the page says which values its symbols take."""
     at = quiz_app()
-    at.selectbox(key="quiz_topic").set_value("Parameter counts").run()
-    for _ in QUESTIONS:  # step to it with Next
-        if "ans_params-llama-qkv" in [t.key for t in at.text_input]:
-            break
-        at.button(key="quiz_next").click().run()
+    step_to(at, "Parameter counts", "params-llama-qkv")
     assert any(c.value.startswith("Symbols in your answer stand for this question's sizes, not the sidebar's: "
                                   "E=8,192, nhead=64") for c in at.caption)
     answer(at, "params-llama-qkv", "3*E^2")
@@ -624,11 +626,7 @@ def test_symbols_equal_at_this_config_are_still_held_to_the_rows_formula():
 
 def test_a_number_in_the_wrong_symbols_is_marked_wrong_and_told_why():
     at = quiz_app()
-    at.selectbox(key="quiz_topic").set_value("Masking").run()
-    for _ in QUESTIONS:  # step to the count of blocked entries with Next
-        if "ans_mask-blocked" in [t.key for t in at.text_input]:
-            break
-        at.button(key="quiz_next").click().run()
+    step_to(at, "Masking", "mask-blocked")
     answer(at, "mask-blocked", "M*(M-1)/2")  # 28 at the default, where M = M_target = 8
     assert "**1 wrong**" in score_line(at)
     assert any(w.value.startswith("Your symbols give the right number at this config, but not the formula "
