@@ -37,6 +37,7 @@ SEQ = "quiz_store_seq"  # numbers the saves handed to the browser
 MERGED_SEQ = "quiz_store_merged"  # the save whose conflict report was merged last
 AT = "quiz_at"  # the question one-at-a-time mode shows, by id: the list around it may change
 LISTED = "quiz_listed"  # the (topic, seed, review) that last made the list of questions
+RIGHTED = "quiz_righted"  # questions answered right during this review: they stay in its list
 FLASH = "quiz_flash"  # messages for the top of the page, each shown once, as (kind, text) pairs
 IO = "quiz_io"  # the "Save or restore progress" expander: its open state
 IO_NOTE = "quiz_io_note"  # the last import's result, (kind, text), shown in that expander
@@ -97,6 +98,8 @@ def submit(qid: str) -> None:
         right = check(q, expected, given, q.reading_symbols(ctx), q.formula(ctx))
         st.session_state[PROGRESS] = record(progress(), qid, str(given), right, format_answer(q, expected),
                                             cfg.to_dict())
+        if right and st.session_state.get("quiz_review"):
+            st.session_state[RIGHTED] = st.session_state.get(RIGHTED, frozenset()) | {qid}
         clear_messages()
     except Exception as exc:  # noqa: BLE001 - a failing experiment must not take the page down
         flash("error", f"Could not compute the expected answer: {exc}", fresh=True)
@@ -125,6 +128,7 @@ def reset() -> None:
     st.session_state[PROGRESS] = new_progress(reset_at=now_ms())  # the reset reaches other tabs too
     st.session_state["quiz_pos"] = 0
     st.session_state.pop(AT, None)  # back to the first question
+    st.session_state.pop(RIGHTED, None)
     for key in [k for k in st.session_state if str(k).startswith("ans_")]:
         del st.session_state[key]
     flash("info", "Progress reset, here and in the copy this browser keeps.", fresh=True)
@@ -147,7 +151,7 @@ def position(questions: list[Question], listed: tuple) -> int:
     carried over from another list named a question at random (review opened on "Question 2 of
     2"). A new shuffle always starts at its first: it asks for a new order from the top, and
     would otherwise only renumber the question in view. A question answered right while
-    reviewing leaves the list; the one that takes its place is the next to review.
+    reviewing stays in the list until the review is turned off (see ordered).
     """
     ids = [q.id for q in questions]
     before = st.session_state.get(LISTED)
@@ -187,9 +191,12 @@ def import_pasted() -> None:
 # --- rendering ------------------------------------------------------------------------------------
 
 def ordered(topic: str, seed: int, review: bool) -> list[Question]:
+    """The questions of a topic, in the seed's order; in review, those whose latest answer is wrong,
+    and those answered right during this review: a question that left the list at once took its
+    "Right." with it, and the learner never saw it."""
     qs = questions_for(None if topic == ALL else topic)
     if review:
-        wrong = set(missed(progress()))
+        wrong = set(missed(progress())) | st.session_state.get(RIGHTED, frozenset())
         qs = [q for q in qs if q.id in wrong]
     if seed:
         random.Random(seed).shuffle(qs)
@@ -625,7 +632,8 @@ seed = int(c3.number_input("Shuffle seed", min_value=0, max_value=1_000_000, val
                            key="quiz_seed", persist_state="session",
                            help="0 keeps the bank's order; any other number shuffles it reproducibly."))
 c4, c5 = st.columns([3, 1])
-review = c4.toggle("Review what I missed", key="quiz_review", persist_state="session")
+review = c4.toggle("Review what I missed", key="quiz_review", persist_state="session",
+                   on_change=lambda: st.session_state.pop(RIGHTED, None))  # a new review: only what is missed
 with c5.popover("Reset progress", width="stretch"):
     # Asked twice: on a phone this sits just above Previous, and one slip lost every answer.
     st.markdown("Forget every answer, here and in the copy this browser keeps? Export them first to keep a copy.")
