@@ -14,7 +14,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .questions import Question
+from core import TransformerConfig
+
+from .questions import Question, symbols_of
 
 MAX_INPUT = 200  # characters; anything longer is not a shape or a number anyone types
 MAX_DIGITS = 15  # per dimension
@@ -238,11 +240,16 @@ def choice_index(text: Any, choices: tuple[str, ...]) -> int | None:
         return None
 
 
+def _plain_number(question: Question, given: Any) -> float | None:
+    """A numeric reply written as a plain number ('1,088', '63.1M' for a question in millions)."""
+    return parse_millions(given) if question.unit == "millions" else parse_number(given)
+
+
 def read_numeric(question: Question, given: Any, symbols: Mapping[str, Any] | None = None) -> float | None:
-    """A numeric reply as a number: plain ('1,088', '63.1M' for a question in millions), or with
-    ``symbols`` arithmetic ('4*E**2 + 4*E'), which in a question asked in millions may give the
-    full count. None if it cannot be read."""
-    number = parse_millions(given) if question.unit == "millions" else parse_number(given)
+    """A numeric reply as a number: plain (_plain_number), or with ``symbols`` arithmetic
+    ('4*E**2 + 4*E'), which in a question asked in millions may give the full count. None if it
+    cannot be read."""
+    number = _plain_number(question, given)
     if number is None and symbols is not None:
         number = parse_expression(given, symbols)
         if number is not None and question.unit == "millions" and abs(number) >= COUNT_FROM:
@@ -262,12 +269,10 @@ def readable(question: Question, given: Any, symbols: Mapping[str, Any] | None =
 
 # Two made-up configs in which every symbol has its own value (and d_k = E / nhead, as always), for
 # telling apart symbols that are equal at the learner's config: by default M_target = M = 8.
-_PROBES = (
-    {"N": 3, "M": 5, "M_target": 7, "E": 44, "nhead": 4, "d_k": 11, "d_ff": 92, "vocab_size": 13, "layers": 6,
-     "max_len": 9, "max_len_plus_one": 10},
-    {"N": 6, "M": 11, "M_target": 13, "E": 60, "nhead": 3, "d_k": 20, "d_ff": 84, "vocab_size": 17, "layers": 2,
-     "max_len": 23, "max_len_plus_one": 24},
-)
+_PROBES = tuple(symbols_of(TransformerConfig(**sizes)) for sizes in (
+    {"N": 3, "M": 5, "M_target": 7, "E": 44, "nhead": 4, "d_ff": 92, "vocab_size": 13, "layers": 6, "max_len": 9},
+    {"N": 6, "M": 11, "M_target": 13, "E": 60, "nhead": 3, "d_ff": 84, "vocab_size": 17, "layers": 2, "max_len": 23},
+))
 
 
 def same_formula(given: Any, formula: str, symbols: Mapping[str, Any], *, shape: bool = True) -> bool:
@@ -306,7 +311,7 @@ def in_symbols(question: Question, given: Any) -> bool:
     if question.kind == "shape":
         return parse_shape(given) is None
     if question.kind == "numeric":
-        return (parse_millions(given) if question.unit == "millions" else parse_number(given)) is None
+        return _plain_number(question, given) is None
     return False
 
 
