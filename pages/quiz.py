@@ -18,13 +18,14 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from core import TransformerConfig
 from core.experiments import Evidence, run as run_experiment
 from core.rows import SYMBOLS
 from pages.browser_store import browser_store, conflict, report
-from pages.common import cached_shapes, current_config, guard, theme
+from pages.common import CONFIG_FIELDS, cached_shapes, current_config, guard, theme
 from pages.tables import INK, described_chart
 from quizzes import BY_ID, KIND_LABELS, TOPICS, Context, Question, check, format_answer, questions_for
-from quizzes.check import in_symbols, readable
+from quizzes.check import in_symbols, parse_number, readable
 from quizzes.progress import dumps, load_progress, merge, missed, new_progress, now_ms, record, restamped, scores
 
 ALL = "All topics"
@@ -473,17 +474,29 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
             st.warning(f"Your symbols give the right {value} at this config, but not the formula {formula}: two "
                        "symbols can have the same value here (by default M_target = M) and still stand for different "
                        "sizes. Move one of them in the sidebar to see the difference.")
-    shown = f"`{attempt['expected']}`" + (f", that is `{formula}`" if formula else "")
-    st.markdown(f"Expected, for the config you answered with: {shown}" if q.parametric else f"Expected: {shown}")
     then = attempt.get("config") or {}
-    changed = [k for k in ("N", "M", "M_target", "E", "nhead", "vocab_size", "layers", "d_ff", "positional")
-               if k in then and then[k] != getattr(ctx.cfg, k)]
+    changed = [k for k in CONFIG_FIELDS if k in then and then[k] != getattr(ctx.cfg, k)]
+    answered = answered_formula(q, ctx, then) if changed else formula
+    shown = f"`{attempt['expected']}`"
+    if answered and parse_number(answered) is None:  # '0' parameters for sinusoids would only repeat it
+        shown += f", that is `{answered}`"
+    st.markdown(f"Expected, for the config you answered with: {shown}" if q.parametric else f"Expected: {shown}")
     if changed:
         st.caption("You answered with " + ", ".join(f"{k}={then[k]}" for k in changed)
                    + "; the evidence below is for the sidebar's config now. Check again to re-answer.")
     st.markdown(q.explanation)
     with guard(f"The {q.evidence.replace('_', ' ')} experiment"):
         show_evidence(cached_evidence(q.evidence, ctx.cfg), q.row)
+
+
+def answered_formula(q: Question, ctx: Context, then: dict[str, Any]) -> str | None:
+    """The answer's formula at the config an attempt was made with (``then``, from its record), which
+    a number's formula can depend on: a learned positional table has max_len*E parameters, sinusoids
+    none. None when that config no longer reads (an old or hand-edited progress file)."""
+    try:
+        return q.formula(ctx, TransformerConfig.from_dict(then))
+    except (TypeError, ValueError):
+        return None
 
 
 def show_scores() -> None:

@@ -160,7 +160,9 @@ def parse_number(text: Any) -> float | None:
 
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
               ast.FloorDiv: operator.floordiv, ast.Pow: operator.pow}
-MAX_NODES = 60  # an answer's arithmetic is a few terms; anything longer is not one
+# Syntax-tree nodes: the whole model's parameter count written part by part, as params-total's
+# formula has it, is about 100; the MAX_INPUT characters allow little more, and floats keep it cheap.
+MAX_NODES = 160
 MAX_EXPONENT = 64
 # A number, a scientific one whole (atomic group: 2e3E is 2000 * E, not 2 * e3E), its exponent
 # written with a lowercase e only: with E a symbol, 4E+4E is 4E + 4E, 128 at E = 16, not 4e4 * E.

@@ -92,7 +92,9 @@ class Question:
     sizes: TransformerConfig | None = None
     # A number's answer in the learner's symbols ('M_target*(M_target - 1)/2'), when it has one: a reply
     # in symbols must be this expression, not another that is equal at this config (check.same_formula).
-    expression: str = ""
+    # A function of the config when the formula itself depends on it: a learned positional table has
+    # max_len*E parameters, sinusoids none.
+    expression: str | Callable[[TransformerConfig], str] = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -108,13 +110,15 @@ class Question:
         """The values a reply's symbols stand for: the sizes the question names, else the sidebar's."""
         return symbols_of(self.sizes) if self.sizes is not None else ctx.symbols
 
-    def formula(self, ctx: Context) -> str | None:
+    def formula(self, ctx: Context, cfg: TransformerConfig | None = None) -> str | None:
         """The answer in symbols: the formula of the row whose shape is asked, e.g. '(N, M, E)', or a
         number's ``expression``; None if there is none. A reply in symbols is checked against it
-        (quizzes.check.same_formula)."""
+        (quizzes.check.same_formula). ``cfg``, when given, is the config an earlier attempt was
+        answered at: the page shows that attempt's formula, not the sidebar's."""
         if self.row is not None:
             return ctx.trace.row(self.row).formula
-        return self.expression or None
+        expression = self.expression(cfg or ctx.cfg) if callable(self.expression) else self.expression
+        return expression or None
 
     @property
     def row(self) -> str | None:

@@ -84,7 +84,7 @@ QUESTIONS = (
                     "write-ups divide by sqrt(E).",
     ),
     Question(
-        id="dk-variance", topic=TOPIC, kind="numeric", parametric=True, tolerance=0.2,
+        id="dk-variance", topic=TOPIC, kind="numeric", parametric=True, tolerance=0.2, expression="d_k",
         prompt="q and k have {d_k} entries each, all independent with mean 0 and variance 1. About what is the "
                "variance of the raw dot product q·k? (within 20%)",
         answer=value("score_scaling", "variance_unscaled_at_d_k"), evidence="score_scaling",

@@ -1,6 +1,6 @@
 """Parameter counts, from modules built on the meta device."""
 
-from core.config import LLAMA_70B_SIZES, PAPER_BASE, PAPER_BIG
+from core.config import LLAMA_70B_SIZES, PAPER_BASE, PAPER_BIG, TransformerConfig
 from quizzes.questions import Question, fixed, millions, param, value
 
 TOPIC = "Parameter counts"
@@ -11,6 +11,21 @@ _STACK = (
     "All layers in parallel, since they have separate weights.",
     "In parallel in the decoder, one after another in the encoder.",
 )
+
+
+
+def total_formula(c: TransformerConfig) -> str:
+    """The whole model's count in symbols, part by part as core.memory.param_counts adds it up:
+    embeddings, the positional table, the encoder's layers (attention, FFN, two LayerNorms), the
+    decoder's (two attentions, FFN, three LayerNorms), and the output layer. A tied matrix is
+    counted once, in the embeddings, and leaves the output layer only its bias."""
+    embeddings = "vocab_size*E" if c.tie_embeddings else "2*vocab_size*E"
+    positional = " + max_len*E" if c.positional == "learned" else ""
+    encoder = "layers*(4*E^2 + 2*E*d_ff + d_ff + 9*E)"
+    decoder = "layers*(8*E^2 + 2*E*d_ff + d_ff + 15*E)"
+    output = "vocab_size" if c.tie_embeddings else "vocab_size*E + vocab_size"
+    return f"{embeddings}{positional} + {encoder} + {decoder} + {output}"
+
 
 QUESTIONS = (
     Question(
@@ -72,7 +87,7 @@ QUESTIONS = (
                     "grows by less than four times.",
     ),
     Question(
-        id="params-total", topic=TOPIC, kind="numeric", parametric=True,
+        id="params-total", topic=TOPIC, kind="numeric", parametric=True, expression=total_formula,
         prompt="How many parameters does the model in the sidebar have in total?",
         answer=param("total"), evidence="parameter_counts",
         explanation="Embeddings, positional table, every attention block, FFN and LayerNorm, and the output layer, "

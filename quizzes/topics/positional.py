@@ -50,6 +50,7 @@ QUESTIONS = (
     ),
     Question(
         id="pos-params", topic=TOPIC, kind="numeric", parametric=True,
+        expression=lambda c: "max_len*E" if c.positional == "learned" else "0",
         prompt="With {positional} positional encoding and max_len={max_len}, how many trainable parameters does "
                "the positional encoding have?",
         answer=param("positional table"), evidence="learned_positions",

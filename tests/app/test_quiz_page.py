@@ -253,6 +253,25 @@ def test_every_experiment_renders_its_evidence():
     assert len(charts) >= len(per_experiment) - len(tables)
 
 
+def test_a_formula_that_depends_on_the_config_is_shown_for_the_config_answered_with():
+    """A learned table's parameters are max_len*E, sinusoids' none. After a switch back to sinusoids,
+    the attempt at the learned table still shows its own formula; a formula that is just a number
+    is not repeated beside the answer; and a switch of tie_embeddings is listed too."""
+    at = quiz_app()
+    at.sidebar.radio(key="w_positional").set_value("learned").run()
+    step_to(at, "Positional encoding", "pos-params")
+    answer(at, "pos-params", "E*max_len")  # 16 x 8 = 128 at the default config
+    assert "**1 right**" in score_line(at)
+    assert "Expected, for the config you answered with: `128`, that is `max_len*E`" in [m.value for m in at.markdown]
+    at.sidebar.radio(key="w_positional").set_value("sinusoidal").run()
+    at.sidebar.checkbox(key="w_tie_embeddings").check().run()
+    assert not at.exception
+    assert "Expected, for the config you answered with: `128`, that is `max_len*E`" in [m.value for m in at.markdown]
+    assert any("positional=learned, tie_embeddings=False" in c.value for c in at.caption)
+    answer(at, "pos-params", "0")
+    assert "Expected, for the config you answered with: `0`" in [m.value for m in at.markdown]
+
+
 def test_changed_config_is_flagged_after_answering():
     at = quiz_app()
     at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()

@@ -173,20 +173,36 @@ def test_answer_key_is_plain_json_values():
 
 
 EXPRESSION_CONFIGS = [TransformerConfig(), CONFIG_B, TransformerConfig(N=1, M=1, E=1, nhead=1, vocab_size=2, layers=1),
-                      TransformerConfig(N=5, M=40, M_target=3, E=96, nhead=12, d_ff=100, vocab_size=777, layers=7)]
+                      TransformerConfig(N=5, M=40, M_target=3, E=96, nhead=12, d_ff=100, vocab_size=777, layers=7),
+                      TransformerConfig(N=2, M=6, E=24, nhead=3, vocab_size=50, layers=3, positional="learned",
+                                        max_len=70, tie_embeddings=True)]
 
 
 @pytest.mark.parametrize("q", [q for q in QUESTIONS if q.expression], ids=lambda q: q.id)
 def test_every_answer_in_symbols_is_the_live_answer_at_every_config(q):
     """A number's expression (what a reply in symbols is held to) is never written wrong: at each
-    config it gives exactly the answer computed from the live model, and a reply of it is right."""
+    config it gives the answer computed from the live model (exactly, or for a measured value within
+    the question's tolerance), and a reply of it is right."""
     from quizzes.check import parse_expression
 
     for cfg in EXPRESSION_CONFIGS:
         ctx = Context(cfg)
-        expected = q.expected(ctx)
-        assert parse_expression(q.expression, ctx.symbols) == pytest.approx(expected), cfg
-        assert check(q, expected, q.expression, ctx.symbols, q.formula(ctx))
+        expected, formula = q.expected(ctx), q.formula(ctx)
+        assert parse_expression(formula, ctx.symbols) == pytest.approx(expected, rel=q.tolerance or 1e-12), cfg
+        assert check(q, expected, formula, ctx.symbols, formula)
+
+
+def test_a_formula_that_depends_on_the_config_is_the_one_of_the_config_asked_for():
+    """A learned positional table has max_len*E parameters and sinusoids none; a tied matrix is counted
+    once. The page shows an attempt's formula at the config it was answered with (``cfg``)."""
+    learned = TransformerConfig(positional="learned", tie_embeddings=True)
+    pos, total, ctx = BY_ID["pos-params"], BY_ID["params-total"], Context(TransformerConfig())
+    assert pos.formula(ctx) == "0" and pos.formula(ctx, learned) == "max_len*E"
+    assert "max_len*E" not in total.formula(ctx) and "max_len*E" in total.formula(ctx, learned)
+    assert total.formula(ctx).startswith("2*vocab_size*E") and total.formula(ctx, learned).startswith("vocab_size*E")
+    learned_ctx = Context(learned)
+    assert check(pos, pos.expected(learned_ctx), "E*max_len", learned_ctx.symbols, pos.formula(learned_ctx))
+    assert not check(pos, pos.expected(learned_ctx), "E*max_len", ctx.symbols, pos.formula(ctx))
 
 
 def test_an_expression_in_the_wrong_symbols_is_wrong_even_where_they_are_equal():
