@@ -122,7 +122,8 @@ def load_progress(data: bytes | str) -> tuple[dict[str, Any] | None, str]:
     try:
         if isinstance(data, bytes):
             if len(data) > MAX_UPLOAD_BYTES:
-                return None, f"The file is {len(data)} bytes; a progress file is far smaller (limit {MAX_UPLOAD_BYTES})."
+                return None, (f"The file is {len(data)} bytes; a progress file is far smaller "
+                              f"(limit {MAX_UPLOAD_BYTES}).")
             data = data.decode("utf-8")
         elif len(data) > MAX_UPLOAD_BYTES:  # pasted, or read back from the browser's storage
             return None, (f"The text is {len(data)} characters; a progress file is far smaller "
