@@ -33,6 +33,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--layers", type=int, default=2)
     p.add_argument("--d-ff", "--d_ff", dest="d_ff", type=int, default=None)
     p.add_argument("--positional", choices=("sinusoidal", "learned"), default="sinusoidal")
+    p.add_argument("--max-len", "--max_len", dest="max_len", type=int, default=None,
+                   help="rows of a learned positional table (default: the longer of M and M_target)")
+    p.add_argument("--tie-embeddings", "--tie_embeddings", dest="tie_embeddings", action="store_true",
+                   help="one matrix for both embeddings and the output layer")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     return p
 
@@ -43,16 +47,19 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cfg = TransformerConfig(N=args.N, M=args.M, M_target=args.M_target, E=args.E, nhead=args.nhead,
                                 vocab_size=args.vocab_size, layers=args.layers, d_ff=args.d_ff,
-                                positional=args.positional)
+                                positional=args.positional, max_len=args.max_len,
+                                tie_embeddings=args.tie_embeddings)
     except ValueError as exc:
         parser.error(str(exc).replace("\n", " "))
     key = answer_key(cfg)
     if args.json:
-        questions = [{k: q[k] for k in ("id", "topic", "kind", "prompt", "answer")} for q in key["questions"]]
+        questions = [{k: q[k] for k in ("id", "topic", "kind", "prompt", "answer", "formula")}
+                     for q in key["questions"]]
         print(json.dumps({"config": key["config"], "questions": questions}, ensure_ascii=False))
         return 0
     for q in key["questions"]:
-        print(f"[{q['topic']}] {q['id']} ({q['kind']})\n  {q['prompt']}\n  -> {q['answer_text']}")
+        formula = f"   that is {q['formula']}" if q["formula"] and q["formula"] != q["answer_text"] else ""
+        print(f"[{q['topic']}] {q['id']} ({q['kind']})\n  {q['prompt']}\n  -> {q['answer_text']}{formula}")
     return 0
 
 

@@ -25,14 +25,17 @@ def questions_for(topic: str | None = None) -> list[Question]:
 
 
 def answer_key(cfg: TransformerConfig, ctx: Context | None = None) -> dict[str, Any]:
-    """Every question with its expected answer for ``cfg``, as plain JSON values."""
+    """Every question with its expected answer for ``cfg``, as plain JSON values, and the answer's
+    formula in symbols where it has one ('(N, M, E)', '4*E^2 + 4*E'): a teacher marking by hand
+    needs the formula as much as the number, since a reply in other symbols can match the number."""
     ctx = ctx or Context(cfg)
     return {
         "config": cfg.to_dict(),
         "questions": [
             {"id": q.id, "topic": q.topic, "kind": q.kind, "prompt": q.text(ctx),
              "answer": to_json_value(q, q.expected(ctx)), "answer_text": format_answer(q, q.expected(ctx)),
-             "parametric": q.parametric, **({"choices": list(q.choices)} if q.choices else {})}
+             "formula": q.formula(ctx), "parametric": q.parametric,
+             **({"choices": list(q.choices)} if q.choices else {})}
             for q in QUESTIONS
         ],
     }

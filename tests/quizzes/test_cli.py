@@ -19,7 +19,7 @@ def test_json_answer_key(capsys):
     assert main(["--N", "2", "--M", "8", "--E", "16", "--nhead", "2", "--vocab-size", "100", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert len(doc["questions"]) == len(QUESTIONS)
-    assert all(set(q) == {"id", "topic", "kind", "prompt", "answer"} for q in doc["questions"])
+    assert all(set(q) == {"id", "topic", "kind", "prompt", "answer", "formula"} for q in doc["questions"])
     expected = {q["id"]: q["answer"] for q in answer_key(CONFIG_A)["questions"]}
     assert {q["id"]: q["answer"] for q in doc["questions"]} == expected
     assert expected["qkv-scores"] == [2, 2, 8, 8]
@@ -28,6 +28,23 @@ def test_json_answer_key(capsys):
 def test_text_output(capsys):
     assert main(["--E", "8", "--nhead", "4"]) == 0
     assert "dk-value" in capsys.readouterr().out
+
+
+def test_the_key_gives_each_answer_with_its_formula_at_the_config_asked_for(capsys):
+    """A teacher marking by hand needs the formula beside the number: at the default M_target = M,
+    (N, M_target, E) has the encoder output's numbers and is still wrong. Tied embeddings and a
+    learned table change the total's formula, so the key takes them as flags too."""
+    assert main(["--positional", "learned", "--max-len", "20", "--tie-embeddings", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    by_id = {q["id"]: q for q in doc["questions"]}
+    assert doc["config"]["max_len"] == 20 and doc["config"]["tie_embeddings"] is True
+    assert by_id["shape-memory"]["formula"] == "(N, M, E)" and by_id["dk-why-scale"]["formula"] is None
+    assert by_id["pos-params"]["formula"] == "max_len*E" and by_id["pos-params"]["answer"] == 20 * 16
+    assert by_id["params-total"]["formula"].startswith("vocab_size*E + max_len*E + ")
+    assert main([]) == 0
+    text = capsys.readouterr().out
+    assert "-> 28   that is M_target*(M_target - 1)/2" in text
+    assert "-> 0   that is" not in text  # sinusoids' 0 parameters: no formula to repeat
 
 
 @pytest.mark.parametrize("args", [["--E", "16", "--nhead", "3"], ["--N", "zero"], ["--bogus"], ["--M", "0"]])
