@@ -24,7 +24,8 @@ from core.rows import SYMBOLS
 from pages.browser_store import browser_store, conflict, report
 from pages.common import CONFIG_FIELDS, cached_shapes, current_config, guard, theme
 from pages.tables import INK, described_chart
-from quizzes import BY_ID, KIND_LABELS, TOPICS, Context, Question, check, format_answer, questions_for
+from quizzes import BY_ID, KIND_LABELS, TOPICS, Context, Question, answer_key, check, format_answer, questions_for
+from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name, key_rows
 from quizzes.check import in_symbols, parse_number, readable
 from quizzes.progress import dumps, load_progress, merge, missed, new_progress, now_ms, record, restamped, scores
 
@@ -43,6 +44,7 @@ FLASH = "quiz_flash"  # messages for the top of the page, each shown once, as (k
 IO = "quiz_io"  # the "Save or restore progress" expander: its open state
 IO_NOTE = "quiz_io_note"  # the last import's result, (kind, text), shown in that expander
 IO_REOPEN = "quiz_io_reopen"  # set by an import: the expander opens (stays open) on the next run
+KEY_OPEN = "quiz_key_open"  # the answer key's expander: its open state (the key is computed only while open)
 SHAPE_HINT = "e.g. (2, 8, 16), 2x8x16, [2,8,16] or (N, M, E)"
 UNREADABLE = {  # what to write instead, for a reply that cannot be read as an answer of that kind
     # Examples in backticks: shown as Markdown, 4*E**2 + 4*E lost its stars to italics.
@@ -532,6 +534,34 @@ def show_progress_io() -> None:
             getattr(st, kind)(text)
 
 
+@st.cache_data(max_entries=32, show_spinner="Computing every answer…")
+def answer_key_for(cfg) -> tuple[list[dict[str, str]], str]:
+    """The answer key at one config, as table rows and as CSV; its experiments are the page's own,
+    shared with every session (cached_evidence)."""
+    key = answer_key(cfg, context(cfg))
+    return key_rows(key), key_csv(key)
+
+
+def show_answer_key(cfg) -> None:
+    """Every question's answer at the sidebar's config, for a teacher preparing a class. Computed only
+    while open (a keyed expander, like the progress one), since it runs every experiment."""
+    with st.expander("Answer key, for teachers", key=KEY_OPEN, on_change="rerun"):
+        if not st.session_state.get(KEY_OPEN):
+            return
+        st.caption("Spoilers: every question's expected answer, and its formula in symbols where it has one, for "
+                   "the sidebar's config. Parametric answers hold for this config only; the file name says which.")
+        with guard("The answer key"):
+            rows, csv_text = answer_key_for(cfg)
+            # On screen the answers come first, where they are seen without scrolling sideways; the
+            # file has every column (topic, kind, the lettered choices).
+            st.dataframe(pd.DataFrame(rows, columns=KEY_COLUMNS), hide_index=True, width="stretch",
+                         column_order=("id", "answer", "formula", "question"),
+                         column_config={"answer": st.column_config.TextColumn(width="medium"),
+                                        "formula": st.column_config.TextColumn(width="medium")})
+            st.download_button("Download the answer key (CSV)", data=csv_text, file_name=key_file_name(cfg),
+                               mime="text/csv", key="quiz_key_csv", on_click="ignore")
+
+
 def take_browser_report() -> None:
     """Restore the progress the browser keeps, once per session, as soon as the browser has said
     what it holds; and note when it cannot keep it. Runs before anything is drawn, so the score
@@ -677,3 +707,4 @@ else:
             show_question(q, ctx, f"Q{i}")
 
 show_progress_io()
+show_answer_key(cfg)

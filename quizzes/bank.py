@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from typing import Any
 
 from core import TransformerConfig
@@ -39,3 +41,38 @@ def answer_key(cfg: TransformerConfig, ctx: Context | None = None) -> dict[str, 
             for q in QUESTIONS
         ],
     }
+
+
+KEY_COLUMNS = ("topic", "id", "kind", "question", "choices", "answer", "formula")
+
+
+def key_rows(key: dict[str, Any]) -> list[dict[str, str]]:
+    """An answer key (``answer_key``) as rows of text for a table or a spreadsheet: choices lettered
+    as the quiz letters them ('A) ...'), the answer as a learner would type it (a choice with its
+    letter), and the formula left empty where there is none or where it would only repeat the answer."""
+    rows = []
+    for q in key["questions"]:
+        choices = " / ".join(f"{chr(ord('A') + i)}) {c}" for i, c in enumerate(q.get("choices", ())))
+        formula = q["formula"] if q["formula"] and q["formula"] != q["answer_text"] else ""
+        answer = q["answer_text"]
+        if answer in q.get("choices", ()):
+            answer = f"{chr(ord('A') + q['choices'].index(answer))}) {answer}"
+        rows.append({"topic": q["topic"], "id": q["id"], "kind": q["kind"], "question": q["prompt"],
+                     "choices": choices, "answer": answer, "formula": formula})
+    return rows
+
+
+def key_csv(key: dict[str, Any]) -> str:
+    """An answer key as CSV, one question a line (``key_file_name`` says which config it holds for)."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=KEY_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(key_rows(key))
+    return out.getvalue()
+
+
+def key_file_name(cfg: TransformerConfig) -> str:
+    """A name that says which config a downloaded key holds for, since the answers hold only there."""
+    tied = "_tied" if cfg.tie_embeddings else ""
+    return (f"quiz-answer-key_N{cfg.N}_M{cfg.M}_Mtarget{cfg.M_target}_E{cfg.E}_nhead{cfg.nhead}_vocab{cfg.vocab_size}"
+            f"_layers{cfg.layers}_dff{cfg.d_ff}_{cfg.positional}{cfg.max_len}{tied}.csv")

@@ -658,3 +658,30 @@ def test_a_number_in_the_wrong_symbols_is_marked_wrong_and_told_why():
                                   "M_target*(M_target - 1)/2") for w in at.warning)
     assert "Expected, for the config you answered with: `28`, that is `M_target*(M_target - 1)/2`" in [
         m.value for m in at.markdown]
+
+
+def test_a_teacher_opens_the_answer_key_for_the_sidebars_config():
+    """Closed, the key computes nothing; opened, it lists all 70 questions with the answers and formulas
+    of the sidebar's config, and moves with a slider."""
+    at = quiz_app()
+
+    def key_tables():
+        [expander] = [e for e in at.expander if e.label == "Answer key, for teachers"]
+        return expander.dataframe
+
+    def key_table():
+        [table] = key_tables()
+        return table.value.set_index("id")
+
+    assert at.session_state["quiz_key_open"] is False and not key_tables()
+    at.session_state["quiz_key_open"] = True  # as the expander's click does (on_change reruns)
+    at.run()
+    assert not at.exception
+
+    table = key_table()
+    assert len(table) == len(QUESTIONS)
+    assert table.loc["shape-memory", "answer"] == "(2, 8, 16)" and table.loc["shape-memory", "formula"] == "(N, M, E)"
+    assert table.loc["mask-blocked", "answer"] == "28"
+    assert table.loc["dk-why-scale", "answer"].startswith("B) ")  # a choice, with the letter the quiz takes
+    at.sidebar.select_slider(key="w_E").set_value(24).run()
+    assert key_table().loc["shape-memory", "answer"] == "(2, 8, 24)"

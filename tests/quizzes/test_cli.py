@@ -54,3 +54,30 @@ def test_bad_arguments_exit_2_with_one_line(args):
     assert done.returncode == 2
     assert done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_the_key_as_csv_reads_back_and_its_letters_are_the_quizs():
+    """The page's download: one row per question, read back by a spreadsheet's CSV reader; each answer
+    as written there is marked right by the quiz, a choice's with the letter the quiz takes for it;
+    the file name says which config it holds for."""
+    import csv
+    import io
+
+    from core import TransformerConfig
+    from quizzes import BY_ID, Context, check
+    from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name
+    from quizzes.check import choice_index
+
+    cfg = TransformerConfig(tie_embeddings=True)
+    ctx = Context(cfg)
+    rows = list(csv.DictReader(io.StringIO(key_csv(answer_key(cfg, ctx)))))
+    assert [r["id"] for r in rows] == [q.id for q in QUESTIONS] and tuple(rows[0]) == KEY_COLUMNS
+    for row in rows:
+        q = BY_ID[row["id"]]
+        if q.choices:
+            letter, text = row["answer"].split(") ", 1)
+            assert choice_index(letter, q.choices) == q.choices.index(text)
+            assert check(q, q.expected(ctx), letter)
+        else:
+            assert not row["choices"] and check(q, q.expected(ctx), row["answer"])
+    assert key_file_name(cfg) == "quiz-answer-key_N2_M8_Mtarget8_E16_nhead2_vocab100_layers2_dff64_sinusoidal8_tied.csv"
