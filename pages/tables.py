@@ -145,15 +145,22 @@ def described(spec: dict, text: str) -> dict:
     the marks' own labels ("× × × … 0.0 0.5 1.0 weight 0 1 2 …") and stopped at every cell of a
     heatmap, up to 4096 of them. The numbers themselves are in tables beside the charts that
     need them (pages.common.show_numbers) and in each chart's own "Show data" menu.
+
+    Two switches, as Vega-Lite has two: the top-level ``aria`` hides the axes and legends only;
+    ``mark.aria`` hides the marks. With the first alone, words drawn as marks stayed readable: the
+    attention map's crosses ("× × × …", one per blocked cell, 2016 at M = 64) and the memory
+    chart's labels, which its description already says.
     """
     spec["description"] = text
-    spec.setdefault("config", {})["aria"] = False
+    config = spec.setdefault("config", {})
+    config["aria"] = False
+    config.setdefault("mark", {})["aria"] = False
     return spec
 
 
 def described_chart(chart: alt.TopLevelMixin, text: str) -> alt.TopLevelMixin:
     """``described`` for an Altair chart, which st.altair_chart then takes as it is."""
-    return chart.properties(description=text).configure(aria=False)
+    return chart.properties(description=text).configure(aria=False).configure_mark(aria=False)
 
 
 @lru_cache(maxsize=None)

@@ -593,7 +593,7 @@ def test_evidence_at_the_slider_extremes_shows_the_learners_own_shapes(query):
     assert ["target embedding"] in marked and all(len(m) == 1 for m in marked)
     for chart in at.get("vega_lite_chart"):
         spec = json.loads(chart.proto.spec)
-        assert len(spec["description"]) > 40 and spec["config"]["aria"] is False
+        assert len(spec["description"]) > 40 and spec["config"]["aria"] is spec["config"]["mark"]["aria"] is False
 
 
 def test_every_evidence_chart_has_a_sentence_for_screen_readers():
@@ -606,7 +606,7 @@ def test_every_evidence_chart_has_a_sentence_for_screen_readers():
     specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
     assert len(specs) == len(per_experiment) - 3  # three experiments show a table instead
     for spec in specs:
-        assert len(spec["description"]) > 40 and spec["config"]["aria"] is False, spec.get("description")
+        assert len(spec["description"]) > 40 and spec["config"]["aria"] is spec["config"]["mark"]["aria"] is False, spec.get("description")
     words = {spec["description"].split(". ")[0]: spec["description"] for spec in specs}
     maps = words["Which input positions move which outputs"]
     assert "rnn: influence from 0 to" in maps and "28 of 64 cells exactly zero" in maps  # the GRU's upper triangle

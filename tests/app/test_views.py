@@ -281,7 +281,7 @@ def test_every_chart_has_a_sentence_for_screen_readers():
              "similarity": similarity_spec(v), "curves": curves_spec(sinusoid_curves(CFG.E, [0, 1], 8)),
              "memory": memory_spec(points, CFG.M, crossover), "params": params_spec(t)}
     for name, spec in specs.items():
-        assert len(spec["description"]) > 40 and spec["config"]["aria"] is False, name
+        assert len(spec["description"]) > 40 and spec["config"]["aria"] is spec["config"]["mark"]["aria"] is False, name
         # Every chart's rows sit inside its layers, where Streamlit leaves them in the spec for the
         # first paint (pages.tables.one_layer), never at the top, where it takes them out.
         assert "data" not in spec and all(layer["data"]["values"] for layer in spec["layer"]), name
