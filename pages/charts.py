@@ -104,10 +104,26 @@ def attention_spec(a: AttentionMap) -> dict:
     """Heatmap of one head's weights; red crosses mark what the mask blocked."""
     spec = fill_data(_attention_template(), {"cells": attention_cells(a)})
     rows, cols = len(a.weights), len(a.weights[0]) if a.weights else 0
-    described(spec, f"Heatmap of one head's attention weights: {rows} query positions down, {cols} key positions "
-                    "across, each from 0 to 1, blocked cells marked with a cross. Its numbers are in the table "
-                    "under it.")
+    described(spec, attention_words(a))
     return _fit_titles(_size(spec, cols, rows, WEIGHTS_DECOR), *WEIGHTS_TITLES)
+
+
+def attention_words(a: AttentionMap) -> str:
+    """The heatmap in words, its accessible name: which map of the model it is (the page's four
+    choices), its size (the part drawn, when capped) and how many cells the mask blocked, which
+    the chart shows only as crosses. A screen reader that lands on one of several maps can tell
+    which it is without finding the choices above it."""
+    rows, cols = len(a.weights), len(a.weights[0]) if a.weights else 0
+    size = f"{rows} query positions down by {cols} key positions across"
+    if a.capped:
+        size += f" (the first {rows} of {a.queries} queries and {cols} of {a.keys} keys)"
+    blocked = sum(map(sum, a.blocked))
+    crosses = f"{blocked:,} of the {rows * cols:,} cells are blocked by the mask, each marked with a cross" \
+        if blocked else "no cell is blocked"
+    if a.hidden_beyond:
+        crosses += f"; the mask also hides {a.hidden_beyond} keys past those drawn"
+    return (f"Heatmap of the {a.kind} weights of layer {a.layer}, head {a.head}, batch item {a.item}: {size}, "
+            f"each weight from 0 to 1; {crosses}. Its numbers are in the table under it.")
 
 
 @lru_cache(maxsize=None)

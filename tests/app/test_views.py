@@ -285,9 +285,28 @@ def test_every_chart_has_a_sentence_for_screen_readers():
         # Every chart's rows sit inside its layers, where Streamlit leaves them in the spec for the
         # first paint (pages.tables.one_layer), never at the top, where it takes them out.
         assert "data" not in spec and all(layer["data"]["values"] for layer in spec["layer"]), name
-    assert "6 query positions down, 6 key positions across" in specs["weights"]["description"]
+    assert "6 query positions down by 6 key positions across" in specs["weights"]["description"]
     assert "15 of the 36 pairs are blocked" in specs["mask"]["description"]  # the causal mask's upper triangle
     assert f"attention > other activations from M = {crossover}" in specs["memory"]["description"]
+
+
+def test_an_attention_maps_name_says_which_map_it_is_and_what_the_mask_blocked():
+    """A screen reader hears the heatmap's description, not the four choices above it or the
+    crosses in it: it names kind, layer, head and batch item, the part drawn of a capped map,
+    and the number of blocked cells."""
+    from pages.charts import attention_spec
+
+    t = trace(CFG)
+    words = attention_spec(attention_map(t, "decoder masked self-attention", layer=1, head=2, item=0))["description"]
+    assert words.startswith("Heatmap of the decoder masked self-attention weights of layer 1, head 2, batch item 0: "
+                            "6 query positions down by 6 key positions across")
+    assert "15 of the 36 cells are blocked by the mask" in words  # the causal mask's upper triangle
+    words = attention_spec(attention_map(t, "encoder self-attention", item=2))["description"]
+    assert "batch item 2" in words and "16 of the 64 cells are blocked" in words  # 2 padding keys x 8 queries
+    big = trace(CFG.replace(N=2, M=100, M_target=100), shape_only=False)
+    words = attention_spec(attention_map(big, "encoder self-attention", item=1))["description"]
+    assert f"{MAX_POSITIONS} query positions down" in words and f"(the first {MAX_POSITIONS} of 100 queries" in words
+    assert "no cell is blocked; the mask also hides 25 keys past those drawn" in words
 
 
 @pytest.mark.parametrize("M", [1, 2, 8, 40, 55, 64, 128, 512, 1024, 4096])
