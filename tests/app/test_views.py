@@ -290,6 +290,22 @@ def test_every_chart_has_a_sentence_for_screen_readers():
     assert f"attention > other activations from M = {crossover}" in specs["memory"]["description"]
 
 
+def test_the_parameter_charts_name_gives_every_bars_count():
+    """Each bar's count was in its tooltip only, out of reach of a keyboard or a screen reader, and
+    the description spoke of a log scale on a linear axis."""
+    from pages.tables import params_spec
+
+    t = trace(CFG)
+    spec = params_spec(t)
+    words = spec["description"]
+    assert f"{t.params['total']:,} parameters" in words
+    for name, count in t.params.items():
+        if name != "total":
+            assert f"{name} {count:,} (" in words, name
+    x_scale = spec["layer"][0]["encoding"]["x"].get("scale", {})
+    assert ("log" in words) == (x_scale.get("type") == "log")
+
+
 def test_an_attention_maps_name_says_which_map_it_is_and_what_the_mask_blocked():
     """A screen reader hears the heatmap's description, not the four choices above it or the
     crosses in it: it names kind, layer, head and batch item, the part drawn of a capped map,
