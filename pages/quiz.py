@@ -417,8 +417,9 @@ def as_typed(text: str) -> str:
 
 def show_question(q: Question, ctx: Context, number: str) -> None:
     # A heading per question, so that a screen reader's list of headings walks a topic set question
-    # by question; what kind of question it is, in smaller print under it.
-    st.subheader(f"{number} · {q.topic}", anchor=False)
+    # by question; what kind of question it is, in smaller print under it. An h2, the level under
+    # the page's h1 (an h3 left the outline a level short, as if a section were missing).
+    st.header(f"{number} · {q.topic}", anchor=False)
     st.caption(KIND_LABELS[q.kind].capitalize() + (" · changes with the config" if q.parametric else ""))
     st.markdown(q.text(ctx))
     if q.sizes is not None:

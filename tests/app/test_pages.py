@@ -24,6 +24,26 @@ def test_every_page_renders_without_exception(page):
     assert at.session_state["cfg"].N == 3
 
 
+def heading_levels(node) -> list[int]:
+    """The levels of the headings (st.title h1, st.header h2, ...) under a block, in page order."""
+    tag = getattr(node, "tag", None) if getattr(node, "type", None) in ("title", "header", "subheader") else None
+    levels = [int(tag[1])] if tag else []
+    for child in getattr(node, "children", {}).values():
+        levels += heading_levels(child)
+    return levels
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_pages_headings_go_down_one_level_at_a_time(page):
+    """A screen reader's list of headings is a page's outline: one h1, and no level skipped below
+    it (the quiz's questions were h3 straight under the page's h1)."""
+    at = make_app().run()
+    at.switch_page(page).run()
+    levels = heading_levels(at.main)
+    assert levels[:1] == [1] and levels.count(1) == 1, levels
+    assert all(b <= a + 1 for a, b in zip(levels, levels[1:])), levels
+
+
 @pytest.mark.parametrize("page", PAGES[:3])
 def test_my_pages_survive_a_shape_only_preset(page):
     at = make_app().run()

@@ -630,7 +630,7 @@ def test_every_question_is_a_heading():
     by its headings."""
     at = answered([], topic="Masking")
     masking = [q for q in QUESTIONS if q.topic == "Masking"]
-    assert [h.value for h in at.subheader] == [f"Q{i} · Masking" for i in range(1, len(masking) + 1)]
+    assert [h.value for h in at.main.header] == [f"Q{i} · Masking" for i in range(1, len(masking) + 1)]
     assert "Predict, then run" in [c.value for c in at.caption]
 
 
