@@ -28,7 +28,8 @@ ICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">'
         '<rect x="11" y="2" width="19" height="19" rx="3" fill="#9ab8f0"/>'
         '<rect x="6.5" y="6.5" width="19" height="19" rx="3" fill="#5b8ae0"/>'
         '<rect x="2" y="11" width="19" height="19" rx="3" fill="#2d5bb8"/></svg>')
-st.set_page_config(page_title="Transformer Shape Explorer", page_icon=ICON, layout="wide")
+APP_TITLE = "Transformer Shape Explorer"
+st.set_page_config(page_title=APP_TITLE, page_icon=ICON, layout="wide")
 
 # Streamlit serves the default page at the root URL only, so /explorer, the address a learner
 # guesses from /attention and /quiz, would open a "Page not found" dialog over the explorer. A
@@ -53,6 +54,10 @@ PAGES = [
 # against 2.17 s on canvas from navigation to both drawn, at 64 positions (medians of 8 loads).
 st.html("<style>.vega-embed { max-width: 100%; overflow-x: auto; }</style>")
 page = st.navigation(PAGES)
+# The page's own name leads the tab's title: it is what a screen reader announces on arriving, and
+# what the tab, the window list and the browser's history show. One title for all five pages left
+# them impossible to tell apart there.
+st.set_page_config(page_title=f"{page.title} · {APP_TITLE}")
 sidebar_config()
 page.run()
 # What the imports made lives as long as the server: spare it Streamlit's collection after every run.

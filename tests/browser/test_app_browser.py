@@ -114,6 +114,8 @@ def test_keyboard_slider_changes_the_table_and_every_page_opens(app_url, page, t
         expect(page).to_have_url(re.compile(where), timeout=LOAD)
         expect(page.locator(ready).first).to_be_visible(timeout=LOAD)
         no_exception(page)
+        # Each page names itself in the tab's title, which a screen reader announces on arrival.
+        expect(page).to_have_title(f"{text} · Transformer Shape Explorer")
         # The sidebar's config follows the learner from page to page.
         expect(thumb_value(page, "N — batch size")).to_have_text("3")
         shot = tmp_path / f"page_{path}.png"
