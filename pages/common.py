@@ -8,6 +8,7 @@ Nothing in this module does tensor maths.
 from __future__ import annotations
 
 import dataclasses
+import html
 import math
 import traceback
 from contextlib import contextmanager
@@ -376,6 +377,25 @@ def show_numbers(frame, label: str = "The numbers behind the heatmap") -> None:
     screen reader can read (the chart, and st.dataframe's canvas grid, expose no cells to one)."""
     with st.expander(label):
         st.table(frame.style.format("{:.3f}"))
+
+
+# A said sentence's box, and the wrapper Streamlit puts around it: out of sight and out of the
+# page's flow (an absolute box takes no gap in its column; the wrapper took 16 px), but still in
+# the page, where a screen reader reads it.
+_SAID_CSS = ('<style>div:has(> [class*="st-key-said_"]), [class*="st-key-said_"] { position: absolute; '
+             "width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }</style>")
+
+
+def announce(text: str, key: str) -> None:
+    """Say ``text`` to a screen reader as soon as it appears, and show nothing.
+
+    For an action whose answer is drawn further down the page (the quiz's Check): focus stays on
+    the button, and a learner who cannot see the page heard nothing at all. An element with role
+    "alert" is read out when it is added, so call this only on the run that answers the action.
+    The text is escaped: the page's own words only, never markup.
+    """
+    with st.container(key=f"said_{key}"):
+        st.html(f'{_SAID_CSS}<div role="alert">{html.escape(text)}</div>')
 
 
 @contextmanager

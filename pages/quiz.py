@@ -22,7 +22,7 @@ from core import TransformerConfig
 from core.experiments import Evidence, run as run_experiment
 from core.rows import SYMBOLS
 from pages.browser_store import browser_store, conflict, report
-from pages.common import CONFIG_FIELDS, cached_shapes, current_config, guard, theme
+from pages.common import CONFIG_FIELDS, announce, cached_shapes, current_config, guard, theme
 from pages.tables import INK, described_chart
 from quizzes import BY_ID, KIND_LABELS, TOPICS, Context, Question, answer_key, check, format_answer, questions_for
 from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name, key_rows
@@ -40,6 +40,7 @@ MERGED_SEQ = "quiz_store_merged"  # the save whose conflict report was merged la
 AT = "quiz_at"  # the question one-at-a-time mode shows, by id: the list around it may change
 LISTED = "quiz_listed"  # the (topic, seed, review) that last made the list of questions
 RIGHTED = "quiz_righted"  # questions answered right during this review: they stay in its list
+CHECKED = "quiz_checked"  # the question whose Check this run answers: a right answer is read out (announce)
 FLASH = "quiz_flash"  # messages for the top of the page, each shown once, as (kind, text) pairs
 IO = "quiz_io"  # the "Save or restore progress" expander: its open state
 IO_NOTE = "quiz_io_note"  # the last import's result, (kind, text), shown in that expander
@@ -103,6 +104,7 @@ def submit(qid: str) -> None:
                                             cfg.to_dict())
         if right and st.session_state.get("quiz_review"):
             st.session_state[RIGHTED] = st.session_state.get(RIGHTED, frozenset()) | {qid}
+        st.session_state[CHECKED] = qid
         clear_messages()
     except Exception as exc:  # noqa: BLE001 - a failing experiment must not take the page down
         flash("error", f"Could not compute the expected answer: {exc}", fresh=True)
@@ -477,6 +479,12 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
             st.warning(f"Your symbols give the right {value} at this config, but not the formula {formula}: two "
                        "symbols can have the same value here (by default M_target = M) and still stand for different "
                        "sizes. Move one of them in the sidebar to see the difference.")
+    if st.session_state.get(CHECKED) == q.id and attempt["correct"]:
+        # Streamlit makes st.error (and st.warning) an alert, which a screen reader reads out when it
+        # appears, but st.success a status, which screen readers mostly leave unread when it appears
+        # with its words already in it: a wrong answer was heard, a right one met silence. Said on
+        # the run that answers the Check only.
+        announce(f"{number}: right. The explanation and the live evidence follow.", q.id)
     then = attempt.get("config") or {}
     changed = [k for k in CONFIG_FIELDS if k in then and then[k] != getattr(ctx.cfg, k)]
     answered = answered_formula(q, ctx, then) if changed else formula
@@ -706,6 +714,7 @@ else:
     for i, q in enumerate(questions, start=1):
         with st.container(border=True), guard(f"Question {q.id}"):
             show_question(q, ctx, f"Q{i}")
+st.session_state[CHECKED] = None  # said once, on the run after the Check, or not at all
 
 show_progress_io()
 show_answer_key(cfg)

@@ -3,6 +3,7 @@ copy of the progress the browser keeps (the browser's side is played by setting 
 
 import json
 import random
+import re
 
 import pytest
 
@@ -606,7 +607,8 @@ def test_every_evidence_chart_has_a_sentence_for_screen_readers():
     specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
     assert len(specs) == len(per_experiment) - 3  # three experiments show a table instead
     for spec in specs:
-        assert len(spec["description"]) > 40 and spec["config"]["aria"] is spec["config"]["mark"]["aria"] is False, spec.get("description")
+        hidden = spec["config"]["aria"] is spec["config"]["mark"]["aria"] is False  # axes, legends and marks
+        assert len(spec["description"]) > 40 and hidden, spec.get("description")
     words = {spec["description"].split(". ")[0]: spec["description"] for spec in specs}
     maps = words["Which input positions move which outputs"]
     assert "rnn: influence from 0 to" in maps and "28 of 64 cells exactly zero" in maps  # the GRU's upper triangle
@@ -623,6 +625,26 @@ def test_symbols_in_a_reply_stand_for_the_sizes_the_question_names():
                                   "E=8,192, nhead=64") for c in at.caption)
     answer(at, "params-llama-qkv", "3*E^2")
     assert "**1 right**" in score_line(at)
+
+
+def said(at) -> list[str]:
+    """The sentences the page puts in a role="alert" box of its own (pages.common.announce)."""
+    return [text for h in at.get("html") for text in re.findall(r'role="alert">(.*?)</div>', h.proto.body)]
+
+
+def test_a_right_answer_is_read_out_once_as_a_wrong_one_is():
+    """A screen reader reads st.error out when it appears (Streamlit makes it an alert) but not
+    st.success (a status): a right answer met silence, focus still on Check. The page now says
+    it, on the run that answers the Check only."""
+    at = quiz_app()
+    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    answer(at, "dk-value", format_answer(BY_ID["dk-value"], BY_ID["dk-value"].expected(Context(DEFAULT))))
+    assert said(at) == ["Q1: right. The explanation and the live evidence follow."]
+    at.run()  # any later run: already said
+    assert said(at) == [] and any("Right" in s.value for s in at.success)
+    at.button(key="quiz_next").click().run()
+    answer(at, "dk-count", "1")  # wrong: st.error says it, and only it
+    assert said(at) == [] and any("Not quite" in e.value for e in at.error)
 
 
 def test_every_question_is_a_heading():

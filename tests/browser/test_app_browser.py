@@ -1,9 +1,10 @@
-"""The app in a real browser: every page of the navigation opens, a slider moved with the
-keyboard changes the table, a shared URL reproduces the view, Back and Forward step through the
-configs, pages keep their settings, quiz progress outlasts the tab, a training run outlasts a
-visit elsewhere and a closed tab's run gives its slot back, no page asks anything of another site,
-the heatmap's numbers are a real table, charts stay whole on small screens and a legend never
-takes a plot's height. Screenshots go to tmp_path."""
+"""The app in a real browser: every page of the navigation opens under its own title, a slider
+moved with the keyboard changes the table, a shared URL reproduces the view, Back and Forward step
+through the configs, pages keep their settings, the quiz answers by keyboard alone and reads its
+verdict out, quiz progress outlasts the tab, a training run outlasts a visit elsewhere and a closed
+tab's run gives its slot back, no page asks anything of another site, the heatmap's numbers are a
+real table, charts stay whole on small screens and a legend never takes a plot's height.
+Screenshots go to tmp_path."""
 
 from __future__ import annotations
 
@@ -258,9 +259,18 @@ def test_quiz_progress_outlasts_the_tab_in_the_same_browser(app_url, page):
               " || '{}').answers || {}).length")  # how many answers the browser keeps
     page.goto(app_url + "/quiz")
     expect(page.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
-    page.get_by_role("radiogroup", name="Your answer").get_by_role("radio").first.check(force=True)
-    page.get_by_role("button", name="Check").click()
-    expect(page.get_by_text(re.compile(r"^Score: [01] right, [01] wrong, 69 not tried"))).to_be_visible(timeout=LOAD)
+    # By keyboard alone: into the choices, down to the second (the right one), Tab to Check, Enter.
+    # The verdict is read out: a right one by a box of the page's own (st.success is not an alert).
+    choices = page.get_by_role("radiogroup", name="Your answer to Q1").get_by_role("radio")
+    choices.first.focus()
+    page.keyboard.press("ArrowDown")
+    expect(choices.nth(1)).to_be_checked()
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("button", name="Check")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("alert")).to_have_text("Q1: right. The explanation and the live evidence follow.",
+                                                   timeout=LOAD)
+    expect(page.get_by_text(re.compile(r"^Score: 1 right, 0 wrong, 69 not tried"))).to_be_visible(timeout=LOAD)
     score = page.get_by_text(re.compile(r"^Score:")).inner_text()
     page.wait_for_function(f"({stored})() === 1", timeout=LOAD)
     page.close()
