@@ -40,6 +40,7 @@ MERGED_SEQ = "quiz_store_merged"  # the save whose conflict report was merged la
 AT = "quiz_at"  # the question one-at-a-time mode shows, by id: the list around it may change
 LISTED = "quiz_listed"  # the (topic, seed, review) that last made the list of questions
 RIGHTED = "quiz_righted"  # questions answered right during this review: they stay in its list
+ASK_RESET = "quiz_asking_reset"  # True while the page asks whether to forget every answer
 CHECKED = "quiz_checked"  # the question whose Check this run answers: a right answer is read out (announce)
 FLASH = "quiz_flash"  # messages for the top of the page, each shown once, as (kind, text) pairs
 IO = "quiz_io"  # the "Save or restore progress" expander: its open state
@@ -136,7 +137,13 @@ def reset() -> None:
     st.session_state.pop(RIGHTED, None)
     for key in [k for k in st.session_state if str(k).startswith("ans_")]:
         del st.session_state[key]
+    st.session_state[ASK_RESET] = False
     flash("info", "Progress reset, here and in the copy this browser keeps.", fresh=True)
+
+
+def ask_reset() -> None:
+    """Reset progress asks first, or stops asking (a second press, or "Keep them")."""
+    st.session_state[ASK_RESET] = not st.session_state.get(ASK_RESET, False)
 
 
 def go_to_question(qid: str) -> None:
@@ -686,10 +693,16 @@ seed = int(c3.number_input("Shuffle seed", min_value=0, max_value=1_000_000, val
 c4, c5 = st.columns([3, 1])
 review = c4.toggle("Review what I missed", key="quiz_review", persist_state="session",
                    on_change=lambda: st.session_state.pop(RIGHTED, None))  # a new review: only what is missed
-with c5.popover("Reset progress", width="stretch"):
-    # Asked twice: on a phone this sits just above Previous, and one slip lost every answer.
-    st.markdown("Forget every answer, here and in the copy this browser keeps? Export them first to keep a copy.")
-    st.button("Yes, forget my answers", key="quiz_reset", on_click=reset, type="primary")
+c5.button("Reset progress", key="quiz_ask_reset", on_click=ask_reset, width="stretch")
+if st.session_state.get(ASK_RESET):
+    # Asked twice: on a phone this sits just above Previous, and one slip lost every answer. Asked
+    # here, in the page, not in a popover: Streamlit draws a popover's buttons at the end of the
+    # page, so the keyboard reached "Yes" only after every question of a topic set. A warning is
+    # an alert, which a screen reader reads out when it appears.
+    st.warning("Forget every answer, here and in the copy this browser keeps? Export them first to keep a copy.")
+    with st.container(horizontal=True):
+        st.button("Yes, forget my answers", key="quiz_reset", on_click=reset, type="primary")
+        st.button("Keep them", key="quiz_keep", on_click=ask_reset)
 
 ctx = context(cfg)
 questions = ordered(topic, seed, review)

@@ -41,6 +41,12 @@ def answer(at, qid: str, text: str):
     assert not at.exception
 
 
+def reset_progress(at) -> None:
+    """Reset progress, then the page's question: yes, forget my answers."""
+    at.button(key="quiz_ask_reset").click().run()
+    at.button(key="quiz_reset").click().run()
+
+
 def test_right_and_wrong_answers_show_in_the_score():
     at = quiz_app()
     assert "0 right" in score_line(at)
@@ -64,7 +70,7 @@ def test_right_and_wrong_answers_show_in_the_score():
     at.toggle(key="quiz_review").set_value(True).run()
     assert any("Question 1 of 1" in m.value for m in at.markdown)
     assert at.text_input(key="ans_dk-count") is not None
-    at.button(key="quiz_reset").click().run()
+    reset_progress(at)
     assert "**0 right**" in score_line(at) and not at.session_state["quiz_progress"]["answers"]
 
 
@@ -299,7 +305,7 @@ def test_drafts_and_settings_outlast_other_pages_and_reset_clears_every_draft():
     at.button(key="quiz_prev").click().run()
     assert at.text_input(key="ans_dk-value").value == "first draft"
 
-    at.button(key="quiz_reset").click().run()  # back at the topic's first question, dk-value
+    reset_progress(at)  # back at the topic's first question, dk-value
     assert at.text_input(key="ans_dk-value").value == ""
     at.button(key="quiz_next").click().run()
     assert at.text_input(key="ans_dk-count").value == ""
@@ -335,7 +341,7 @@ def test_progress_kept_by_the_browser_comes_back_in_a_new_session():
     assert "**1 wrong**" in score_line(later)
     assert any("Welcome back: 1 answer(s) restored" in s.value for s in later.success)
     assert json.loads(stored_copy(later)) == json.loads(saved)
-    later.button(key="quiz_reset").click().run()
+    reset_progress(later)
     assert json.loads(stored_copy(later))["answers"] == {}  # Reset forgets the browser's copy too
 
 
@@ -404,7 +410,7 @@ def test_two_tabs_keep_each_others_answers_and_a_reset_reaches_both():
     a.button(key=next(b.key for b in a.button if b.key and b.key.startswith("submit_"))).click().run()
     assert not any("Another quiz tab" in i.value for i in a.info)  # gone at the learner's next Check
 
-    b.button(key="quiz_reset").click().run()  # b's save would go over a's merged copy: refused, then merged
+    reset_progress(b)  # b's save would go over a's merged copy: refused, then merged
     other_tab_saved(b, stored_copy(a))
     assert b.session_state["quiz_progress"]["answers"] == {}  # the reset is later than every answer
     other_tab_saved(a, stored_copy(b))
