@@ -56,8 +56,9 @@ st.html("<style>.vega-embed { max-width: 100%; overflow-x: auto; }</style>")
 page = st.navigation(PAGES)
 # The page's own name leads the tab's title: it is what a screen reader announces on arriving, and
 # what the tab, the window list and the browser's history show. One title for all five pages left
-# them impossible to tell apart there.
-st.set_page_config(page_title=f"{page.title} · {APP_TITLE}")
+# them impossible to tell apart there. (Imported without a server, as a test does, the page has no title.)
+title = getattr(page, "title", None)
+st.set_page_config(page_title=f"{title} · {APP_TITLE}" if title else APP_TITLE)
 sidebar_config()
 page.run()
 # What the imports made lives as long as the server: spare it Streamlit's collection after every run.
