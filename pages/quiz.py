@@ -40,6 +40,7 @@ MERGED_SEQ = "quiz_store_merged"  # the save whose conflict report was merged la
 AT = "quiz_at"  # the question one-at-a-time mode shows, by id: the list around it may change
 LISTED = "quiz_listed"  # the (topic, seed, review) that last made the list of questions
 RIGHTED = "quiz_righted"  # questions answered right during this review: they stay in its list
+SAY = "quiz_say"  # what the next run reads out once (announce): the answer to a reset or an import
 ASK_RESET = "quiz_asking_reset"  # True while the page asks whether to forget every answer
 CHECKED = "quiz_checked"  # the question whose Check this run answers: a right answer is read out (announce)
 FLASH = "quiz_flash"  # messages for the top of the page, each shown once, as (kind, text) pairs
@@ -139,6 +140,8 @@ def reset() -> None:
         del st.session_state[key]
     st.session_state[ASK_RESET] = False
     flash("info", "Progress reset, here and in the copy this browser keeps.", fresh=True)
+    # The button just pressed is gone, and focus with it; an info box is a status, not read out.
+    st.session_state[SAY] = "Progress reset, here and in the copy this browser keeps."
 
 
 def ask_reset() -> None:
@@ -194,6 +197,7 @@ def apply_import(data: bytes | str) -> None:
         return
     st.session_state[PROGRESS] = restamped(loaded, now_ms())  # it replaces what other tabs hold, too
     st.session_state[IO_NOTE] = ("success", f"Imported {len(loaded['answers'])} answer(s). {message}".strip())
+    st.session_state[SAY] = st.session_state[IO_NOTE][1]  # a success box is a status: not read out (a refusal is)
 
 
 def import_pasted() -> None:
@@ -680,6 +684,8 @@ else:
     st.caption(":material/save: Your answers are kept in this browser, so they outlast a closed tab or a server "
                "restart. *Reset progress* forgets them; export them to move to another browser.")
 
+if said := st.session_state.pop(SAY, None):
+    announce(said, "quiz")
 for kind, text in st.session_state.get(FLASH) or []:  # all of them, until the learner acts (see flash)
     getattr(st, kind)(text)
 

@@ -653,6 +653,20 @@ def test_a_right_answer_is_read_out_once_as_a_wrong_one_is():
     assert said(at) == [] and any("Not quite" in e.value for e in at.error)
 
 
+def test_a_taken_import_and_a_reset_are_read_out_once():
+    """Both answer with a status box (st.success, st.info), which a screen reader leaves unread,
+    and a reset takes away the button that had the focus: the page now says each once."""
+    at = quiz_app()
+    doc = {"format": FORMAT, "version": 1, "answers": {"dk-value": {"correct": True, "given": "8", "expected": "8"}}}
+    at.text_area(key="quiz_paste").input(json.dumps(doc)).run()
+    at.button(key="quiz_paste_load").click().run()
+    assert said(at) == ["Imported 1 answer(s)."]
+    reset_progress(at)
+    assert said(at) == ["Progress reset, here and in the copy this browser keeps."]
+    at.run()
+    assert said(at) == []
+
+
 def test_every_question_is_a_heading():
     """One heading per question, numbered as on the page, so that a screen reader can walk a topic set
     by its headings."""

@@ -62,6 +62,13 @@ def go_to(page, text: str) -> None:
     page.locator('[data-testid="stSidebarNav"]').get_by_text(text, exact=True).click()
 
 
+def idle(page) -> None:
+    """Wait until the app's script has finished its run. A run redraws what it changes, and a
+    control drawn anew loses the keyboard's focus: a key pressed meanwhile goes nowhere."""
+    expect(page.locator('[data-testid="stApp"]')).to_have_attribute("data-test-script-state", "notRunning",
+                                                                     timeout=LOAD)
+
+
 def no_exception(page) -> None:
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
 
@@ -262,9 +269,11 @@ def test_quiz_progress_outlasts_the_tab_in_the_same_browser(app_url, page):
     # By keyboard alone: into the choices, down to the second (the right one), Tab to Check, Enter.
     # The verdict is read out: a right one by a box of the page's own (st.success is not an alert).
     choices = page.get_by_role("radiogroup", name="Your answer to Q1").get_by_role("radio")
+    idle(page)
     choices.first.focus()
     page.keyboard.press("ArrowDown")
     expect(choices.nth(1)).to_be_checked()
+    idle(page)
     page.keyboard.press("Tab")
     expect(page.get_by_role("button", name="Check")).to_be_focused()
     page.keyboard.press("Enter")
@@ -280,12 +289,15 @@ def test_quiz_progress_outlasts_the_tab_in_the_same_browser(app_url, page):
     expect(again.get_by_text("Welcome back: 1 answer(s) restored from this browser.")).to_be_visible(timeout=LOAD)
     expect(again.get_by_text(re.compile(r"^Score:"))).to_have_text(score)
     # By keyboard too: the question Reset progress asks comes next in the page, not after every question.
+    idle(again)
     again.get_by_role("button", name="Reset progress").focus()
     again.keyboard.press("Enter")
     expect(again.get_by_role("button", name="Yes, forget my answers")).to_be_visible(timeout=LOAD)
+    idle(again)
     again.keyboard.press("Tab")
     expect(again.get_by_role("button", name="Yes, forget my answers")).to_be_focused()
     again.keyboard.press("Enter")
+    expect(again.get_by_role("alert")).to_have_text("Progress reset, here and in the copy this browser keeps.")
     expect(again.get_by_text(re.compile(r"^Score: 0 right, 0 wrong, 70 not tried"))).to_be_visible(timeout=LOAD)
     again.wait_for_function(f"({stored})() === 0", timeout=LOAD)
     no_exception(again)
