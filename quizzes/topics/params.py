@@ -73,7 +73,8 @@ QUESTIONS = (
         answer=value("parameter_counts", "paper_base_total", millions), evidence="parameter_counts",
         explanation="About 63 million with the one tied matrix; the paper's Table 3 says 65M. The paper does not "
                     "break its count down, so the gap cannot be pinned here. One candidate is the vocabulary: "
-                    "each 1000 more tokens add 512,000 parameters, and about 40,700 tokens would make 65M. Untied "
+                    "each 1000 more tokens add 513,000 parameters (512,000 in the shared matrix, 1000 in the output "
+                    "layer's bias), and about 40,700 tokens would make 65M. Untied "
                     "(two embeddings and an output matrix of their own), the same sizes hold about 101 million.",
     ),
     Question(

@@ -1,0 +1,24 @@
+"""Facts the explanations state in words, checked against the live model."""
+
+from core.config import PAPER_BASE
+from core.model import Transformer
+from quizzes import BY_ID
+
+
+def _count(cfg) -> int:
+    return sum(p.numel() for p in Transformer.from_config(cfg, device="meta").parameters())
+
+
+def test_the_paper_base_explanation_counts_what_a_larger_vocabulary_adds():
+    """With the tied matrix, a token adds E weights to the shared matrix and one bias to the output
+    layer: 513 parameters, not 512."""
+    text = BY_ID["params-paper-base"].explanation
+    base = _count(PAPER_BASE)
+    per_thousand = _count(PAPER_BASE.replace(vocab_size=PAPER_BASE.vocab_size + 1000)) - base
+    assert per_thousand == 513_000
+    assert f"add {per_thousand:,} parameters" in text
+    tokens_for_65m = PAPER_BASE.vocab_size + (65_000_000 - base) * 1000 / per_thousand
+    assert f"about {round(tokens_for_65m, -2):,.0f} tokens would make 65M" in text
+    assert f"About {base / 1e6:.0f} million with the one tied matrix" in text
+    untied = _count(PAPER_BASE.replace(tie_embeddings=False))
+    assert f"about {untied / 1e6:.0f} million" in text
