@@ -39,8 +39,9 @@ QUESTIONS = (
         id="dk-refused", topic=TOPIC, kind="numeric", parametric=True,
         prompt="What is the smallest nhead above 1 that E={E} refuses?",
         answer=value("head_options", "smallest_refused"), evidence="head_options",
-        explanation="The first whole number that does not divide E. d_k can never exceed E either: nhead=1 gives "
-                    "d_k = E, the widest a head can be.",
+        explanation="The first whole number that does not divide E. Here, as in the paper, d_k = E/nhead, so "
+                    "nhead=1 gives the widest head, d_k = E. That split is a choice, not a law of attention: Gemma "
+                    "7B, for one, has 16 heads of d_k = 256 on E = 3072.",
     ),
     Question(
         id="dk-wq", topic=TOPIC, kind="shape", parametric=True,
