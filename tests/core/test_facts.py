@@ -1,0 +1,30 @@
+"""Facts the pages state in words about the model, checked against core."""
+
+import pytest
+
+from core import DEFAULT
+from core.memory import _floats
+from core.views import layer_crossover
+
+
+def _first(wins) -> int:
+    m = 1
+    while not wins(m):
+        m += 1
+    return m
+
+
+@pytest.mark.parametrize("cfg", [DEFAULT, DEFAULT.replace(E=512, nhead=8), DEFAULT.replace(E=24, nhead=3, d_ff=50)])
+def test_the_layer_crossover_is_an_encoder_and_a_decoder_layer_together(cfg):
+    """The explorer's memory caption: (12E + d_ff) / (3 nhead) holds for an encoder layer and a decoder
+    layer together, not for each layer; an encoder layer alone (one attention) crosses later and a
+    decoder layer (two) sooner."""
+    def floats(m):
+        return _floats(cfg.replace(M=m, M_target=m))
+
+    maps = 2 * cfg.N * cfg.nhead  # scores and weights, per attention, over M^2
+    pair = _first(lambda m: 2 * floats(m).square > floats(m).enc_layer + floats(m).dec_layer)
+    encoder = _first(lambda m: maps * m * m > floats(m).enc_layer)
+    decoder = _first(lambda m: 2 * maps * m * m > floats(m).dec_layer)
+    assert pair == layer_crossover(cfg)
+    assert decoder < pair < encoder
