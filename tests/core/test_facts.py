@@ -28,3 +28,17 @@ def test_the_layer_crossover_is_an_encoder_and_a_decoder_layer_together(cfg):
     decoder = _first(lambda m: 2 * maps * m * m > floats(m).dec_layer)
     assert pair == layer_crossover(cfg)
     assert decoder < pair < encoder
+
+
+def test_the_training_cli_help_gives_each_task_its_own_defaults():
+    """`python -m core.train --help` gives 'reverse / lm' defaults for every size the two tasks set
+    differently; the language model's E and d_ff are not the reversal task's."""
+    from core.train import LMSettings, ReversalSettings, build_parser
+
+    r, lm = ReversalSettings(), LMSettings()
+    text = " ".join(build_parser().format_help().split())
+    for flag, words, field in (("--E", "embedding size", "E"), ("--d-ff", "FFN hidden width", "d_ff"),
+                               ("--nhead", "must divide E", "nhead"), ("--layers", "blocks", "layers"),
+                               ("--lr", "Adam learning rate", "lr"), ("--N", "batch size", "N"),
+                               ("--M", "sequence length", "M"), ("--steps", "training steps", "steps")):
+        assert f"{words} (default {getattr(r, field)} / {getattr(lm, field)})" in text, flag
