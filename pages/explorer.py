@@ -140,7 +140,8 @@ with guard("Tracing this config"):
     with st.expander("Glossary: the learner's notation and PyTorch's names"):
         st.markdown(
             "| here | PyTorch `nn.Transformer` | meaning |\n|---|---|---|\n"
-            "| N | batch size (batch_first=True) | sequences processed together |\n"
+            "| N | batch size: the first axis with batch_first=True, the second by default | "
+            "sequences processed together |\n"
             "| M, M_target | S, T (source, target length) | tokens per sequence |\n"
             "| E | d_model | width of every token vector |\n"
             "| nhead | nhead | attention heads; each gets d_k = E / nhead |\n"
@@ -173,11 +174,11 @@ with memory_tab, guard("The memory chart"):
     st.caption("Bytes of one forward pass that keeps every layer's activations, as training keeps them for the "
                "backward pass (the tensors this model records; PyTorch's autograd keeps a similar set).")
     if crossover is not None:
-        st.caption(f"Over an encoder layer and a decoder layer together, the attention scores and weights (N × "
-                   f"nhead × M² per attention, each) outweigh those layers' other activations once M > (12E + d_ff) / "
-                   f"(3 nhead), from M = {layer_crossover(cfg)} here: about 5.3 d_k when d_ff = 4E, whatever N and "
-                   f"the number of layers. (An encoder layer alone, with one attention, crosses later; a decoder "
-                   f"layer, with two, sooner.) "
+        st.caption(f"Over an encoder layer and a decoder layer together, the attention scores and weights "
+                   f"(N × nhead × M² per attention, each) outweigh those layers' other activations once "
+                   f"M > (12E + d_ff) / (3 nhead), from M = {layer_crossover(cfg)} here: about 5.3 d_k when "
+                   f"d_ff = 4E, whatever N and the number of layers. (An encoder layer alone, with one attention, "
+                   f"crosses later; a decoder layer, with two, sooner.) "
                    f"With the embeddings, logits and probabilities counted too, attention outweighs all the other "
                    f"activations from M = {crossover} (the weights, constant in M, are not counted in that). "
                    "Doubling M doubles the linear terms and quadruples the attention term.")
