@@ -185,7 +185,7 @@ def params_spec(t: Trace) -> dict:
     spec = fill_data(_params_template(), {"params": frame.to_dict("records")})
     bars = "; ".join(f"{r.component} {r.parameters:,} ({r.share:.1%})" for r in frame.itertuples())
     return described(spec, f"Bar chart of the model's {t.params['total']:,} parameters by component, "
-                           f"largest first: {bars}.")
+                           f"on a linear scale, largest first: {bars}.")
 
 
 MEMORY_PARTS = {
