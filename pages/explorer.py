@@ -79,8 +79,9 @@ with guard("Tracing this config"):
     shape_only_banner(t)
     if t.shape_only and not over_budget(t):
         st.info(
-            f"This model is large enough ({t.params['total']:,} parameters) that the table reads its shapes off "
-            "the same forward code run on PyTorch's meta device, which takes milliseconds instead of a real pass. "
+            f"A real pass of this config would hold about {human_bytes(t.estimate.total)} (weights and "
+            "activations), so the table reads its shapes off the same forward code run on PyTorch's meta device, "
+            "which takes milliseconds instead of a real pass. "
             "The shapes are identical; the Attention page runs the real pass when you want values.",
             icon=":material/bolt:",
         )

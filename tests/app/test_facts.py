@@ -25,3 +25,18 @@ def test_the_parameter_chart_is_described_with_the_scale_it_draws():
     assert ("log scale" in spec["description"]) is log
     assert ("linear scale" in spec["description"]) is not log
     assert json.dumps(spec)  # still plain JSON for Vega
+
+
+def test_the_meta_table_note_names_what_makes_the_pass_large():
+    """At M=512 the default's pass holds about 49 MiB, nearly all activations, with 20,260 parameters
+    (79 KiB): the note said the *model* was large 'by its parameters'. It gives the bytes instead."""
+    from core import human_bytes
+    from tests.app.conftest import make_app
+
+    at = make_app({"M": "512"}).run()  # M_target follows M
+    assert not at.exception, at.exception
+    t = trace(at.session_state["cfg"])
+    notes = [i.value for i in at.info if "meta device" in i.value]
+    assert len(notes) == 1, [i.value for i in at.info]
+    assert f"about {human_bytes(t.estimate.total)} (weights and activations)" in notes[0]
+    assert "parameters)" not in notes[0]
