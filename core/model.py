@@ -87,7 +87,9 @@ def attention_bias(attn_mask: Tensor | None, key_padding_mask: Tensor | None,
 def generate_square_subsequent_mask(sz: int, device: torch.device | str | None = None) -> Tensor:
     """Causal mask (sz, sz): True above the diagonal, so position i cannot see positions > i.
 
-    The diagonal stays visible: a position may attend to itself.
+    The diagonal stays visible: a position may attend to itself. PyTorch's method of this name
+    (nn.Transformer.generate_square_subsequent_mask) returns the float form instead, -inf above
+    the diagonal and 0 elsewhere; both block the same pairs.
     """
     return torch.ones(sz, sz, dtype=torch.bool, device=device).triu(diagonal=1)  # (sz, sz)
 
