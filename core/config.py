@@ -123,7 +123,8 @@ class TransformerConfig:
 
 # Presets: named configurations a learner can start from.
 SEED_NOTE = TransformerConfig(N=2, M=3, E=4, nhead=2, vocab_size=10, layers=1)
-"""The first seed note's worked example: E=4, nhead=2, so d_k=2 ("I like apples", M=3)."""
+"""The first seed note's worked example: E=4, nhead=2, so d_k=2; M=3 as in its "I like apples" (which the
+note itself works at d_model=6, two heads of 3)."""
 
 SEED_NOTEBOOK = TransformerConfig(N=5, M=8, E=8, nhead=2, vocab_size=44, layers=1, positional="learned")
 """The notebook's sizes: batch 5, block 8, E=8, a 44-character vocabulary, learned positions."""
