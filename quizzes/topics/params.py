@@ -96,7 +96,8 @@ QUESTIONS = (
     ),
     Question(
         id="params-stack", topic=TOPIC, kind="choice",
-        prompt="The decoder has {layers} layers, each with its own parameters. Do they run in parallel?",
+        prompt="Each of the decoder's layers (layers={layers}) has its own parameters. Do the layers run in "
+               "parallel?",
         choices=_STACK, answer=fixed(0, _STACK), evidence="parameter_counts",
         explanation="Layer k+1 needs layer k's output, so depth is sequential, like time in an RNN; the width of "
                     "the parallel work is the positions (and the batch).",

@@ -29,8 +29,8 @@ QUESTIONS = (
     ),
     Question(
         id="skip-gradient", topic=TOPIC, kind="predict",
-        prompt="Predict, then run: remove the skip paths from a stack of {layers} encoder layers. The gradient "
-               "norm that reaches the embeddings becomes...",
+        prompt="Predict, then run: remove the skip paths from the encoder's stack (layers={layers}). The "
+               "gradient norm that reaches the embeddings becomes...",
         choices=_GRAD,
         answer=outcome("residual_ablation", lambda v: compare(v["grad_without_skips"], v["grad_with_skips"]), _GRAD),
         evidence="residual_ablation",
@@ -39,8 +39,8 @@ QUESTIONS = (
     ),
     Question(
         id="skip-output", topic=TOPIC, kind="predict",
-        prompt="Predict, then run: without skip paths, how much does the output of {layers} layers still "
-               "resemble the input, position by position (cosine similarity)?",
+        prompt="Predict, then run: without skip paths, how much does the output of the encoder's stack "
+               "(layers={layers}) still resemble the input, position by position (cosine similarity)?",
         choices=_LIKENESS,
         answer=outcome("residual_ablation",
                        lambda v: compare(v["cosine_without_skips"], v["cosine_with_skips"]), _LIKENESS),

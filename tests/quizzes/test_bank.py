@@ -219,3 +219,13 @@ def test_an_expression_in_the_wrong_symbols_is_wrong_even_where_they_are_equal()
     steps = BY_ID["rnn-steps"]  # a GRU over the source: M steps, not M_target
     assert not check(steps, 8, "M_target", ctx.symbols, steps.formula(ctx)) and check(steps, 8, "M", ctx.symbols,
                                                                                          steps.formula(ctx))
+
+
+def test_no_prompt_counts_one_thing_in_the_plural():
+    """At the smallest config, 'a stack of 1 encoder layers' and 'The decoder has 1 layers' were what a
+    learner read. A count written as an equation (M=1 tokens, layers=1) is notation and stays."""
+    import re
+
+    ctx = Context(TransformerConfig(N=1, M=1, E=1, nhead=1, vocab_size=2, layers=1))
+    plural = re.compile(r"(?<![=\w.])1 (?:\w+ )?(?:layers|heads|tokens|positions|sequences|steps|rows)\b")
+    assert not [(q.id, q.text(ctx)) for q in QUESTIONS if plural.search(q.text(ctx))]
