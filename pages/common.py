@@ -223,7 +223,7 @@ def _read_url() -> None:
     """Take the config from the URL on a session's first run and after Back or Forward.
 
     Any other run keeps the sidebar's own values: the URL follows them, not the other way round.
-    Values that had to change are listed as warnings under the sidebar.
+    Values that had to change are listed in a warning at the top of the page (link_warning).
     """
     first = "url_read" not in st.session_state
     if not first and not _history_navigation():
@@ -292,9 +292,17 @@ def sidebar_config() -> TransformerConfig:
     wanted = {k: str(v) for k, v in values.items()}
     if {k: st.query_params.get(k) for k in wanted} != wanted:
         st.query_params.from_dict(wanted)
-    for message in st.session_state.get("url_warnings", []):
-        sb.warning(message)
+    link_warning(st.session_state.get("url_warnings", []))
     return cfg
+
+
+def link_warning(messages: list[str]) -> None:
+    """The values a link had to change, in one warning at the top of the page, not in the sidebar:
+    a phone collapses the sidebar, and a learner who followed a mistyped link saw no warning at all,
+    only sizes that were not the ones asked for. It goes when a slider moves (_mark_custom)."""
+    if messages:
+        st.warning("**This link asked for sizes the sliders cannot show**, so the nearest ones are used:\n\n"
+                   + "\n".join(f"- {message}" for message in messages), icon=":material/link_off:")
 
 
 def current_config() -> TransformerConfig:
