@@ -719,12 +719,13 @@ elif mode == ONE:
     # One row, edge to edge: Previous at the left, Next at the right, the count in the middle of the
     # two (both buttons one width, so that the middle is the row's). Columns left Next a quarter of
     # the row short of the right edge, the count off their centre line, and on a phone stacked all
-    # three on rows of their own.
-    with st.container(horizontal=True, horizontal_alignment="distribute", vertical_alignment="center",
-                      key="quiz_nav"):
+    # three on rows of their own. The row never wraps: the count takes the room between the buttons
+    # and breaks onto two lines there (a wrapping row put Next alone under Previous on a 360 px phone).
+    with st.container(horizontal=True, wrap=False, gap="xsmall", horizontal_alignment="distribute",
+                      vertical_alignment="center", key="quiz_nav"):
         st.button("◀ Previous", key="quiz_prev", on_click=go_to_question, args=(questions[pos - 1].id,),
                   width=NAV_BUTTON_PX)
-        st.markdown(f"Question {pos + 1} of {len(questions)}", width="content")
+        st.markdown(f"Question {pos + 1} of {len(questions)}", width="stretch", text_alignment="center")
         st.button("Next ▶", key="quiz_next", on_click=go_to_question,
                   args=(questions[(pos + 1) % len(questions)].id,), width=NAV_BUTTON_PX)
     with guard("This question"):

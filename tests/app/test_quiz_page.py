@@ -143,6 +143,7 @@ def test_previous_and_next_sit_at_the_row_ends_with_the_count_between():
     flex = row.proto.flex_container
     assert (flex.direction, flex.justify, flex.align) == (
         flex.HORIZONTAL, flex.SPACE_BETWEEN, flex.ALIGN_CENTER)
+    assert not flex.wrap  # a wrapping row put Next alone under Previous on a 360 px phone
     kinds = [(child.type, getattr(child, "key", None) or child.value) for child in row.children.values()]
     assert kinds == [("button", "quiz_prev"), ("markdown", f"Question 1 of {len(QUESTIONS)}"), ("button", "quiz_next")]
 
