@@ -4,6 +4,7 @@ live shapes against core.trace for the same config."""
 from __future__ import annotations
 
 import io
+import json
 
 import pandas as pd
 import pytest
@@ -199,3 +200,11 @@ def test_large_counts_fit_their_boxes_and_borrowed_sizes_are_explained():
     assert values["parameters"].proto.help == f"Exactly {total:,}."
     assert values["attention weights per layer"].value == "25.8 billion"  # 64 * 96 * 2048 * 2048
     assert any("GPT-3 175B itself is decoder-only" in c.value for c in at.caption)
+
+
+def test_the_row_number_column_leaves_a_phone_room_for_the_live_shape():
+    """A 390 px phone shows 358 px of the table: "#" at Streamlit's "small" (75 px) and the tensor's name
+    (200 px) left the live shape 83 px, and cut "(64, 4096, 12288)" to "(64, 409". "#" needs two digits."""
+    at = make_app().run()
+    width = json.loads(at.dataframe[0].proto.columns)["#"]["width"]
+    assert isinstance(width, int) and width <= 40, width

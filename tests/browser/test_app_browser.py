@@ -436,6 +436,7 @@ def test_the_explorer_also_answers_at_its_own_path(app_url, page):
     expect(shape_cell(page, 4)).to_have_text("(5, 4, 8)")  # row 5: one head, d_k = 32 / 4
     expect(page.get_by_text("Page not found")).to_have_count(0)
     expect(page.locator('[data-testid="stSidebarNav"] a')).to_have_count(len(NAV))
+    expect(page.get_by_text("The table scrolls sideways")).to_be_hidden()  # a phone's caption only
     go_to(page, "Quiz")
     expect(page).to_have_url(re.compile(r"/quiz\?"), timeout=LOAD)
     no_exception(page)
@@ -479,6 +480,36 @@ def test_the_architecture_figure_scrolls_inside_a_phone_screen_at_a_readable_siz
     box = figure.bounding_box()
     assert width / 2 < box["x"] + box["width"] <= width  # its right edge now on screen
     assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+@pytest.mark.parametrize("width,height", [(390, 844), (360, 740)])
+def test_a_phone_shows_a_links_warning_the_tables_hint_and_the_quiz_buttons_in_one_row(app_url, browser, width,
+                                                                                       height):
+    """What a learner meets who opens a teacher's link on a phone, where Streamlit collapses the sidebar.
+    A mistyped link's warnings sat in that sidebar, so the phone showed other sizes than the link's
+    and said nothing. The table's formula column starts off screen and the grid shows no scrollbar,
+    so a phone-only caption says it scrolls. At 360 px the quiz's Next wrapped alone under Previous."""
+    with page_in(browser, width, height) as page:
+        page.goto(app_url + "/?E=10&nhead=4")
+        expect(shape_cell(page, 0)).to_have_text("(2, 8)", timeout=LOAD)
+        expect(page.locator('[data-testid="stSidebarContent"]')).not_to_be_in_viewport()  # collapsed
+        expect(page.get_by_text("nhead=4 does not divide E=10; using nhead=5")).to_be_visible()
+        expect(page.get_by_text("The table scrolls sideways")).to_be_visible()
+        no_exception(page)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+        page.goto(app_url + "/quiz")
+        nav = page.locator(".st-key-quiz_nav")
+        row = [nav.locator(".st-key-quiz_prev button"), nav.get_by_text("Question 1 of 70"),
+               nav.locator(".st-key-quiz_next button")]
+        expect(row[2]).to_be_visible(timeout=LOAD)
+        previous, count, following = (part.bounding_box() for part in row)
+        middle = previous["y"] + previous["height"] / 2
+        assert abs(following["y"] + following["height"] / 2 - middle) < 2  # Next on Previous's row
+        assert abs(count["y"] + count["height"] / 2 - middle) < 2
+        assert previous["x"] + previous["width"] <= count["x"] and count["x"] + count["width"] <= following["x"]
+        assert following["x"] + following["width"] <= width
+        no_exception(page)
 
 
 @pytest.mark.parametrize("M", [8, 12, 29, 30, 64])  # 29 and 30 straddle the switch to stacked charts
