@@ -20,7 +20,9 @@ from pages.tables import numbers_frame
 # the 564 px that a 1024 px window leaves beside the open sidebar, so the mask sits beside the
 # weights there too (measured in Chromium).
 WEIGHTS_BOX, MASK_BOX = 290, 244
-PHONE_COLUMN = 388  # pixels of main column on a 420 px phone; a wider map scrolls sideways in its box there
+# Pixels of main column on a 360 px phone, the narrowest in common use; a wider map scrolls sideways in
+# its box there. (388, a 420 px phone's, left M = 10 to 12 scrolling on 360 and 390 px phones unsaid.)
+PHONE_COLUMN = 328
 
 
 def mask_note(kind: str, cfg) -> str:
