@@ -223,8 +223,9 @@ def _curves_template() -> dict:
     return alt.Chart(alt.NamedData(name="points")).mark_line().encode(
         x=alt.X("position:Q", title="position"),
         y=alt.Y("value:Q", title="PE[pos, dim]", scale=alt.Scale(domain=[-1.05, 1.05])),
-        # Below the plot: at the side it took a third of a phone's width from the curves.
-        color=alt.Color("dimension:N", title="dimension", sort=None, legend=alt.Legend(orient="bottom", columns=4)),
+        # Below the plot: at the side it took a third of a phone's width from the curves. Three to a row:
+        # with four, a 360 px phone cut the fourth label to "dim".
+        color=alt.Color("dimension:N", title="dimension", sort=None, legend=alt.Legend(orient="bottom", columns=3)),
         tooltip=["dimension:N", "position:Q", alt.Tooltip("value:Q", format=".3f")],
     ).properties(height=240, autosize=FIT_WIDTH).to_dict()
 

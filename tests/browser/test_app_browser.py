@@ -512,6 +512,30 @@ def test_a_phone_shows_a_links_warning_the_tables_hint_and_the_quiz_buttons_in_o
         no_exception(page)
 
 
+@pytest.mark.parametrize("width,height", [(390, 844), (360, 740)])
+def test_a_phone_says_a_map_scrolls_and_shows_every_curves_label(app_url, browser, width, height):
+    """At M = 12 the weights map (380 px) scrolls sideways on these phones, but the caption that says so
+    came only above 388 px, a 420 px phone's column. The curves' legend, four to a row, cut its
+    fourth label to "dim" at 360 px."""
+    with page_in(browser, width, height) as page:
+        page.goto(app_url + "/attention?M=12&M_target=12")
+        weights = page.locator(".vega-embed").first
+        expect(weights.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
+        assert weights.evaluate("e => e.scrollWidth > e.clientWidth")  # it scrolls: the page must say so
+        expect(page.get_by_text("the map scrolls sideways inside its box")).to_be_visible()
+        no_exception(page)
+
+        page.goto(app_url + "/positional")
+        page.get_by_role("tab", name="Dimensions as curves").click(timeout=LOAD)
+        curves = page.locator(".vega-embed:visible").last
+        expect(curves.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
+        labels = curves.evaluate("""e => [...e.querySelectorAll('.role-legend-label text')]
+            .map(t => [t.textContent, t.getBoundingClientRect().right])""")
+        right = curves.bounding_box()["x"] + curves.bounding_box()["width"]
+        assert len(labels) == 6 and all(edge <= right for _, edge in labels), (labels, right)
+        no_exception(page)
+
+
 @pytest.mark.parametrize("M", [8, 12, 29, 30, 64])  # 29 and 30 straddle the switch to stacked charts
 def test_attention_charts_fit_their_columns_on_a_laptop_screen(app_url, laptop, M):
     """Both heatmaps show whole, at map sizes on either side of each switch: the mask goes below the
