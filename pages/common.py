@@ -384,6 +384,8 @@ def show_numbers(frame, label: str = "The numbers behind the heatmap") -> None:
     """A heatmap's numbers under it, collapsed: exact values to read or copy, in an HTML table that a
     screen reader can read (the chart, and st.dataframe's canvas grid, expose no cells to one)."""
     with st.expander(label):
+        # A phone shows no scrollbar, and the table's edge falls between two columns: key 4 looked last.
+        phone_only_caption("A wide table scrolls sideways: swipe it for every column.", key="numbers")
         st.table(frame.style.format("{:.3f}"))
 
 
@@ -404,6 +406,17 @@ def announce(text: str, key: str) -> None:
     """
     with st.container(key=f"said_{key}"):
         st.html(f'{_SAID_CSS}<div role="alert">{html.escape(text)}</div>')
+
+
+# CSS decides what is for a phone only, as the server does not know the screen's width.
+_PHONE_ONLY_CSS = '<style>@media (min-width: 641px) { [class*="st-key-phone_only_"] { display: none; } }</style>'
+
+
+def phone_only_caption(text: str, key: str) -> None:
+    """A caption shown on a screen 640 px wide or less only: there a wide table or grid scrolls
+    sideways with no scrollbar in sight until it is touched. ``key`` must be unique on the page."""
+    st.html(_PHONE_ONLY_CSS)
+    st.container(key=f"phone_only_{key}").caption(text)
 
 
 @contextmanager

@@ -9,15 +9,13 @@ import streamlit as st
 
 from core import human_bytes
 from core.views import layer_crossover, memory_curve
-from pages.common import cached_shapes, current_config, guard, over_budget, shape_only_banner, theme
+from pages.common import (cached_shapes, current_config, guard, over_budget, phone_only_caption,
+                          shape_only_banner, theme)
 from pages.diagram import MIN_WIDTH, WIDTH, architecture_steps, architecture_svg, architecture_title
 from pages.tables import STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_csv, table_json
 
 FIGURE_CSS = (f"<style>.st-key-architecture {{ overflow-x: auto; }} .st-key-architecture img {{ width: 100%; "
               f"min-width: {MIN_WIDTH}px; max-width: {WIDTH}px; height: auto; }}</style>")
-# Shown on a phone only; CSS decides, as the server does not know the screen's width. There the table's
-# formula column starts off screen and the grid draws no scrollbar until it is touched.
-TABLE_HINT_CSS = "<style>@media (min-width: 641px) { .st-key-x_table_hint { display: none; } }</style>"
 COLUMNS = {
     # 40 px holds "#" and "14"; "small" (75 px) took from the live shape, cut off on a 390 px phone.
     "#": st.column_config.NumberColumn("#", width=40, help="Row of the seed note's table"),
@@ -118,10 +116,9 @@ with guard("Tracing this config"):
         key="x_stacked", persist_state="session",
         help="The note draws one head's Q as (N, M, d_k). PyTorch computes all heads in one tensor, "
              "(N, nhead, M, d_k), and the per-head view is one slice of it.")
-    st.html(TABLE_HINT_CSS)
-    st.container(key="x_table_hint").caption(
-        "The table scrolls sideways: swipe it for the formula, elements, memory and description, or pick a row "
-        "under it to read that row whole.")
+    # On a phone the formula column starts off screen, and the grid draws no scrollbar until touched.
+    phone_only_caption("The table scrolls sideways: swipe it for the formula, elements, memory and description, "
+                       "or pick a row under it to read that row whole.", key="x_table")
     frame = view["stacked" if stacked else "table"]
     order = TABLE_COLUMNS[:4] + ([STACKED_COLUMN] if stacked else []) + TABLE_COLUMNS[4:]
     st.dataframe(frame, column_config=COLUMNS, column_order=order, hide_index=True, width="stretch",

@@ -515,14 +515,17 @@ def test_a_phone_shows_a_links_warning_the_tables_hint_and_the_quiz_buttons_in_o
 @pytest.mark.parametrize("width,height", [(390, 844), (360, 740)])
 def test_a_phone_says_a_map_scrolls_and_shows_every_curves_label(app_url, browser, width, height):
     """At M = 12 the weights map (380 px) scrolls sideways on these phones, but the caption that says so
-    came only above 388 px, a 420 px phone's column. The curves' legend, four to a row, cut its
-    fourth label to "dim" at 360 px."""
+    came only above 388 px, a 420 px phone's column; its numbers' table scrolled unsaid, its edge
+    between two columns (key 4 looked last of 8 at the default M). The curves' legend, four to a row,
+    cut its fourth label to "dim" at 360 px."""
     with page_in(browser, width, height) as page:
         page.goto(app_url + "/attention?M=12&M_target=12")
         weights = page.locator(".vega-embed").first
         expect(weights.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
         assert weights.evaluate("e => e.scrollWidth > e.clientWidth")  # it scrolls: the page must say so
         expect(page.get_by_text("the map scrolls sideways inside its box")).to_be_visible()
+        page.get_by_text("The numbers behind the heatmap").click()  # their table scrolls too, and says so
+        expect(page.get_by_text("A wide table scrolls sideways: swipe it for every column.")).to_be_visible()
         no_exception(page)
 
         page.goto(app_url + "/positional")
