@@ -191,7 +191,7 @@ def params_spec(t: Trace) -> dict:
 MEMORY_PARTS = {
     "params": "parameters (constant in M)",
     "linear": "activations growing like M",
-    "vocab": "logits + probabilities (like M·vocab_size)",
+    "vocab": "logits, probabilities (like M·vocab_size)",  # "logits + …" lost its ")" on a 360 px phone
     "attention": "attention scores + weights (like M²)",
 }
 
