@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import math
+import re
 import traceback
 from contextlib import contextmanager
 from typing import Any, Iterator
@@ -302,7 +303,14 @@ def link_warning(messages: list[str]) -> None:
     only sizes that were not the ones asked for. It goes when a slider moves (_mark_custom)."""
     if messages:
         st.warning("**This link asked for sizes the sliders cannot show**, so the nearest ones are used:\n\n"
-                   + "\n".join(f"- {message}" for message in messages), icon=":material/link_off:")
+                   + "\n".join(f"- {as_literal(message)}" for message in messages), icon=":material/link_off:")
+
+
+def as_literal(text: str) -> str:
+    """Text that Markdown shows as it is: every ASCII punctuation mark escaped. A link's values are
+    quoted in its warning, and ``E=[x](http://…)`` or ``E=$x$`` would otherwise be a link or a formula.
+    (A bare web address still becomes a link, by Streamlit's own rule, but one that shows where it goes.)"""
+    return re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", text)
 
 
 def current_config() -> TransformerConfig:

@@ -487,13 +487,18 @@ def test_a_phone_shows_a_links_warning_the_tables_hint_and_the_quiz_buttons_in_o
                                                                                        height):
     """What a learner meets who opens a teacher's link on a phone, where Streamlit collapses the sidebar.
     A mistyped link's warnings sat in that sidebar, so the phone showed other sizes than the link's
-    and said nothing. The table's formula column starts off screen and the grid shows no scrollbar,
+    and said nothing (a value in it, such as a Markdown link, shows as typed). The table's formula
+    column starts off screen and the grid shows no scrollbar,
     so a phone-only caption says it scrolls. At 360 px the quiz's Next wrapped alone under Previous."""
     with page_in(browser, width, height) as page:
-        page.goto(app_url + "/?E=10&nhead=4")
+        page.goto(app_url + "/?E=10&nhead=4&positional=[x](http://example.com)")
         expect(shape_cell(page, 0)).to_have_text("(2, 8)", timeout=LOAD)
         expect(page.locator('[data-testid="stSidebarContent"]')).not_to_be_in_viewport()  # collapsed
-        expect(page.get_by_text("nhead=4 does not divide E=10; using nhead=5")).to_be_visible()
+        warning = page.locator('[data-testid="stAlert"]').filter(has_text="This link asked for")
+        expect(warning.get_by_text("nhead=4 does not divide E=10; using nhead=5")).to_be_visible()
+        # The link's own text shows as typed, with no backslash from the escaping and no link named "x".
+        expect(warning.get_by_text("positional='[x](http://example.com)' is not")).to_be_visible()
+        expect(warning.get_by_role("link", name="x", exact=True)).to_have_count(0)
         expect(page.get_by_text("The table scrolls sideways")).to_be_visible()
         no_exception(page)
         assert page.evaluate("document.documentElement.scrollWidth") <= width
