@@ -684,10 +684,15 @@ else:
     st.caption(":material/save: Your answers are kept in this browser, so they outlast a closed tab or a server "
                "restart. *Reset progress* forgets them; export them to move to another browser.")
 
-if said := st.session_state.pop(SAY, None):
-    announce(said, "quiz")
-for kind, text in st.session_state.get(FLASH) or []:  # all of them, until the learner acts (see flash)
-    getattr(st, kind)(text)
+# The messages sit in one container drawn on every run, empty or not. A message that came or went
+# otherwise moved every element below it to a new place in the page's tree, and for the length of
+# that run the browser showed the old Next beside the new one: another tab's save, merged in here
+# at any moment, could make a click on Next land on the stale button.
+with st.container(key="quiz_messages"):
+    if said := st.session_state.pop(SAY, None):
+        announce(said, "quiz")
+    for kind, text in st.session_state.get(FLASH) or []:  # all of them, until the learner acts (see flash)
+        getattr(st, kind)(text)
 
 show_scores()
 c1, c2, c3 = st.columns([2, 2, 1])
