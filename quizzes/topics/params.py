@@ -13,7 +13,6 @@ _STACK = (
 )
 
 
-
 def total_formula(c: TransformerConfig) -> str:
     """The whole model's count in symbols, part by part as core.memory.param_counts adds it up:
     embeddings, the positional table, the encoder's layers (attention, FFN, two LayerNorms), the
