@@ -54,6 +54,8 @@ QUESTIONS = (
                "layers={layers} in the encoder and in the decoder?",
         answer=value("parameter_counts", "number_of_layer_norms"), evidence="parameter_counts",
         explanation="Two per encoder layer (attention, FFN) and three per decoder layer (masked self-attention, "
-                    "cross-attention, FFN): 5 per pair of layers. Counted on the live module tree.",
+                    "cross-attention, FFN): 5 per pair of layers. Counted on the live module tree. PyTorch's "
+                    "nn.Transformer has 5·layers + 2 LayerNorms: it ends each stack with one more, which follows "
+                    "no addition.",
     ),
 )

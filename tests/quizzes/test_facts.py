@@ -22,3 +22,19 @@ def test_the_paper_base_explanation_counts_what_a_larger_vocabulary_adds():
     assert f"About {base / 1e6:.0f} million with the one tied matrix" in text
     untied = _count(PAPER_BASE.replace(tie_embeddings=False))
     assert f"about {untied / 1e6:.0f} million" in text
+
+
+def test_the_skip_count_explanation_counts_pytorchs_layer_norms():
+    """Ours has a LayerNorm after each of the 5·layers residual additions; nn.Transformer ends each
+    stack with one more (its encoder's and decoder's final norm), which follows no addition."""
+    import warnings
+
+    from torch import nn
+
+    assert "nn.Transformer has 5·layers + 2 LayerNorms" in BY_ID["skip-count"].explanation
+    for layers in (1, 2, 3):
+        with warnings.catch_warnings():  # its note on nested tensors, which need batch_first=True
+            warnings.simplefilter("ignore")
+            torch_model = nn.Transformer(d_model=8, nhead=2, num_encoder_layers=layers, num_decoder_layers=layers,
+                                         dim_feedforward=16, device="meta")
+        assert sum(isinstance(m, nn.LayerNorm) for m in torch_model.modules()) == 5 * layers + 2
