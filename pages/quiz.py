@@ -26,7 +26,7 @@ from pages.common import CONFIG_FIELDS, announce, cached_shapes, current_config,
 from pages.tables import INK, described_chart
 from quizzes import BY_ID, KIND_LABELS, TOPICS, Context, Question, answer_key, check, format_answer, questions_for
 from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name, key_rows
-from quizzes.check import in_symbols, parse_number, readable
+from quizzes.check import in_symbols, readable, shown_formula
 from quizzes.progress import dumps, load_progress, merge, missed, new_progress, now_ms, record, restamped, scores
 
 ALL = "All topics"
@@ -139,9 +139,9 @@ def reset() -> None:
     for key in [k for k in st.session_state if str(k).startswith("ans_")]:
         del st.session_state[key]
     st.session_state[ASK_RESET] = False
-    flash("info", "Progress reset, here and in the copy this browser keeps.", fresh=True)
-    # The button just pressed is gone, and focus with it; an info box is a status, not read out.
-    st.session_state[SAY] = "Progress reset, here and in the copy this browser keeps."
+    done = "Progress reset, here and in the copy this browser keeps."
+    flash("info", done, fresh=True)
+    st.session_state[SAY] = done  # the button just pressed is gone, and focus with it; an info box is not read out
 
 
 def ask_reset() -> None:
@@ -498,10 +498,8 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
         announce(f"{number}: right. The explanation and the live evidence follow.", q.id)
     then = attempt.get("config") or {}
     changed = [k for k in CONFIG_FIELDS if k in then and then[k] != getattr(ctx.cfg, k)]
-    answered = answered_formula(q, ctx, then) if changed else formula
-    shown = f"`{attempt['expected']}`"
-    if answered and parse_number(answered) is None:  # '0' parameters for sinusoids would only repeat it
-        shown += f", that is `{answered}`"
+    answered = shown_formula(answered_formula(q, ctx, then) if changed else formula, attempt["expected"])
+    shown = f"`{attempt['expected']}`" + (f", that is `{answered}`" if answered else "")
     st.markdown(f"Expected, for the config you answered with: {shown}" if q.parametric else f"Expected: {shown}")
     if changed:
         st.caption("You answered with " + ", ".join(f"{k}={then[k]}" for k in changed)

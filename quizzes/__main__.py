@@ -14,6 +14,7 @@ import sys
 from core import TransformerConfig
 
 from .bank import answer_key
+from .check import shown_formula
 
 
 class _Parser(argparse.ArgumentParser):
@@ -58,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"config": key["config"], "questions": questions}, ensure_ascii=False))
         return 0
     for q in key["questions"]:
-        formula = f"   that is {q['formula']}" if q["formula"] and q["formula"] != q["answer_text"] else ""
+        formula = shown_formula(q["formula"], q["answer_text"])
+        formula = f"   that is {formula}" if formula else ""
         print(f"[{q['topic']}] {q['id']} ({q['kind']})\n  {q['prompt']}\n  -> {q['answer_text']}{formula}")
     return 0
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from core import TransformerConfig
 
-from .check import format_answer, to_json_value
+from .check import format_answer, shown_formula, to_json_value
 from .questions import Context, Question
 from .topics import dk, ffn, masking, params, positional, qkv, rnn, shapes, shifted, skip
 
@@ -53,7 +53,7 @@ def key_rows(key: dict[str, Any]) -> list[dict[str, str]]:
     rows = []
     for q in key["questions"]:
         choices = " / ".join(f"{chr(ord('A') + i)}) {c}" for i, c in enumerate(q.get("choices", ())))
-        formula = q["formula"] if q["formula"] and q["formula"] != q["answer_text"] else ""
+        formula = shown_formula(q["formula"], q["answer_text"]) or ""
         answer = q["answer_text"]
         if answer in q.get("choices", ()):
             answer = f"{chr(ord('A') + q['choices'].index(answer))}) {answer}"

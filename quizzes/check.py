@@ -351,6 +351,12 @@ def format_answer(question: Question, expected: Any) -> str:
     return str(expected)
 
 
+def shown_formula(formula: str | None, answer_text: str) -> str | None:
+    """The formula to show beside an answer written as ``format_answer`` writes it, or None when there
+    is none or it would only repeat the answer ('0' parameters for sinusoids, that is '0')."""
+    return formula if formula and formula != answer_text else None
+
+
 def to_json_value(question: Question, expected: Any) -> Any:
     """The expected answer as a plain JSON value: a list for shapes, a number, or the choice text."""
     if question.kind == "shape":
