@@ -23,6 +23,7 @@ from core.experiments import Evidence, run as run_experiment
 from core.rows import SYMBOLS
 from pages.browser_store import browser_store, conflict, report
 from pages.common import CONFIG_FIELDS, announce, cached_shapes, current_config, guard, theme
+from pages.enter_checks import enter_checks
 from pages.tables import INK, described_chart
 from quizzes import BY_ID, KIND_LABELS, TOPICS, Context, Question, answer_key, check, format_answer, questions_for
 from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name, key_rows
@@ -669,6 +670,8 @@ def keep_in_browser() -> None:
 cfg = current_config()
 take_browser_report()
 keep_in_browser()
+with st.sidebar:
+    enter_checks()  # Enter in an answer checks it; in the sidebar, like the store, so it takes no room
 st.title("Quiz")
 st.caption(f"Shapes, numbers and predictions are checked against the live model for the sidebar's config "
            f"(N={cfg.N}, M={cfg.M}, M_target={cfg.M_target}, E={cfg.E}, nhead={cfg.nhead}, d_k={cfg.d_k}, "

@@ -1,9 +1,10 @@
 """The app in a real browser: every page of the navigation opens under its own title, a slider
 moved with the keyboard changes the table, a shared URL reproduces the view, Back and Forward step
-through the configs, pages keep their settings, the quiz answers by keyboard alone and reads its
-verdict out, quiz progress outlasts the tab, a training run outlasts a visit elsewhere and a closed
-tab's run gives its slot back, no page asks anything of another site, the heatmap's numbers are a
-real table, charts stay whole on small screens and a legend never takes a plot's height.
+through the configs, pages keep their settings, the quiz answers by keyboard alone (Enter in an
+answer checks it) and reads its verdict out, quiz progress outlasts the tab, a training run
+outlasts a visit elsewhere and a closed tab's run gives its slot back, no page asks anything of
+another site, the heatmap's numbers are a real table, charts stay whole on small screens and a
+legend never takes a plot's height.
 Screenshots go to tmp_path."""
 
 from __future__ import annotations
@@ -315,6 +316,39 @@ def test_quiz_progress_outlasts_the_tab_in_the_same_browser(app_url, page):
     expect(again.get_by_text(re.compile(r"^Score: 0 right, 0 wrong, 70 not tried"))).to_be_visible(timeout=LOAD)
     again.wait_for_function(f"({stored})() === 0", timeout=LOAD)
     no_exception(again)
+
+
+def test_enter_in_an_answer_checks_it_and_leaving_the_box_does_not(app_url, page):
+    """Enter in a typed answer, or on a chosen choice, checks it, as Enter does in a form on the web;
+    leaving the box with Tab only keeps the draft, so a draft left with Next is not an attempt."""
+    page.goto(app_url + "/quiz")
+    expect(page.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
+    choices = page.get_by_role("radiogroup", name="Your answer to Q1").get_by_role("radio")
+    idle(page)
+    choices.first.focus()
+    page.keyboard.press("ArrowDown")  # the second choice, the right one
+    expect(choices.nth(1)).to_be_checked()
+    idle(page)
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("alert")).to_have_text("Q1: right. The explanation and the live evidence follow.",
+                                                   timeout=LOAD)
+    expect(page.get_by_text(re.compile(r"^Score: 1 right, 0 wrong, 69 not tried"))).to_be_visible(timeout=LOAD)
+
+    click_next(page)
+    expect(page.get_by_text("Question 2 of 70")).to_be_visible(timeout=LOAD)
+    box = page.get_by_label("Your answer to Q2")  # a GRU's sequential steps over M = 8 tokens
+    idle(page)
+    box.fill("7")
+    box.press("Tab")
+    idle(page)
+    expect(page.get_by_text(re.compile(r"^Score: 1 right, 0 wrong, 69 not tried"))).to_be_visible()
+    expect(page.get_by_text("Not quite. You answered")).to_have_count(0)
+    box.fill("M")
+    box.press("Enter")
+    expect(page.get_by_text(re.compile(r"^Score: 2 right, 0 wrong, 68 not tried"))).to_be_visible(timeout=LOAD)
+    expect(page.get_by_text("Right. You answered M")).to_be_visible()
+    expect(box).to_have_value("M")
+    no_exception(page)
 
 
 def test_two_quiz_tabs_in_one_browser_keep_each_others_answers(app_url, browser):
