@@ -43,8 +43,8 @@ ROWS: tuple[RowSpec, ...] = (
             "plus its bias.",
             head=0),
     RowSpec(6, "attention_scores", "attention weights", "(N, nhead, M, M)", "enc.0.self_attn.weights",
-            "softmax(QK^T / sqrt(d_k)) for every head: row i says how much query i takes from each key. The note "
-            "calls this row the attention scores; most texts, and PyTorch (attn_output_weights), call it the "
+            "softmax(QK^T / sqrt(d_k)) for every head: row i says how much query i takes from each key. Some "
+            "notes call this row the attention scores; most texts, and PyTorch (attn_output_weights), call it the "
             "weights and keep 'scores' for QK^T / sqrt(d_k) before the softmax (in the extras)."),
     RowSpec(7, "head_output", "attention output of one head", "(N, M, E/nhead)", "enc.0.self_attn.heads",
             "Head 0's attention weights times its values: a weighted average of value vectors.", head=0),

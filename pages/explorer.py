@@ -18,7 +18,8 @@ FIGURE_CSS = (f"<style>.st-key-architecture {{ overflow-x: auto; }} .st-key-arch
               f"min-width: {MIN_WIDTH}px; max-width: {WIDTH}px; height: auto; }}</style>")
 COLUMNS = {
     # 40 px holds "#" and "14"; "small" (75 px) took from the live shape, cut off on a 390 px phone.
-    "#": st.column_config.NumberColumn("#", width=40, help="Row of the seed note's table"),
+    # A first-time learner has never seen the notes the 14 rows come from: say what the rows are instead.
+    "#": st.column_config.NumberColumn("#", width=40, help="The tensor's place in the forward pass, input first"),
     "tensor": st.column_config.TextColumn("tensor", width="medium"),
     "formula": st.column_config.TextColumn("formula", help="The shape in the learner's notation"),
     "live shape": st.column_config.TextColumn("live shape", help="Read off the tensor the model produced"),
@@ -112,10 +113,10 @@ with guard("Tracing this config"):
                    f"decoder layer, so the count above is larger than {model}'s own.")
 
     stacked = st.toggle(
-        "Show PyTorch's stacked per-head layout beside the note's per-head view",
+        "Show PyTorch's stacked layout of the heads beside the one-head view",
         key="x_stacked", persist_state="session",
-        help="The note draws one head's Q as (N, M, d_k). PyTorch computes all heads in one tensor, "
-             "(N, nhead, M, d_k), and the per-head view is one slice of it.")
+        help="The table shows one head's Q as (N, M, d_k). PyTorch computes all heads in one tensor, "
+             "(N, nhead, M, d_k), and the one-head view is one slice of it.")
     # On a phone the formula column starts off screen, and the grid draws no scrollbar until touched.
     phone_only_caption("The table scrolls sideways: swipe it for the formula, elements, memory and description, "
                        "or pick a row under it to read that row whole.", key="x_table")

@@ -139,6 +139,18 @@ def test_stacked_toggle_shows_pytorch_layout_beside_the_per_head_view():
     assert rows[1][1] == "same"
 
 
+def test_the_page_names_no_note_a_first_time_learner_has_not_read():
+    """The 14 rows come from a learner's note that the app does not show; 'the note's per-head view'
+    and 'The note calls this row...' sent a newcomer looking for a note that is nowhere on screen."""
+    at = make_app().run()
+    toggle = at.toggle(key="x_stacked")
+    assert toggle.label == "Show PyTorch's stacked layout of the heads beside the one-head view"
+    assert "note" not in toggle.label + toggle.help
+    at.selectbox(key="x_code_row").set_value("6. attention weights").run()
+    assert not any("The note" in m.value for m in at.markdown)
+    assert any("Some notes call this row the attention scores" in m.value for m in at.markdown)
+
+
 def test_show_code_for_a_row():
     at = make_app().run()
     at.selectbox(key="x_code_row").set_value("6. attention weights").run()
