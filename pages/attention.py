@@ -25,8 +25,11 @@ WEIGHTS_BOX, MASK_BOX = 290, 244
 PHONE_COLUMN = 328
 
 
-def mask_note(kind: str, cfg) -> str:
-    """What the mask beside the weights is, and where in this config's batch it hides anything."""
+def mask_note(kind: str, cfg, item: int | None = None) -> str:
+    """What the mask beside the weights is, and where in this config's batch it hides anything.
+
+    ``item`` is the batch item on show: when it is already the padded one, the note points at its
+    blocked keys instead of asking the learner to pick the item they are looking at."""
     if kind == "decoder masked self-attention":
         return ("Causal mask: True above the diagonal, so target position i sees positions 0..i and nothing "
                 "after. The diagonal stays visible.")
@@ -38,6 +41,10 @@ def mask_note(kind: str, cfg) -> str:
         where = (f"The trace pads the last {padded} of the M = {cfg.M} positions of the last sequence (batch item "
                  f"{cfg.N - 1}), keys {cfg.M - padded} to {cfg.M - 1}: past the first {MAX_POSITIONS} keys drawn "
                  "here, so a shorter M shows them.")
+    elif item == cfg.N - 1:
+        where = (f"The trace pads the last {padded} of the M = {cfg.M} positions of the last sequence, the batch "
+                 f"item shown: keys {cfg.M - padded} to {cfg.M - 1} are blocked. The other batch items have no "
+                 "padding.")
     else:
         where = (f"The trace pads the last {padded} of the M = {cfg.M} positions of the last sequence, so pick the "
                  f"last batch item ({cfg.N - 1}) to see it.")
@@ -60,8 +67,11 @@ def _clamp(key: str, limit: int, default: int = 0) -> None:
 
 cfg = current_config()
 st.title("Attention")
+# A newcomer looks for meaning in the pattern (which word attends to which); here there is none to find.
 st.caption("Each cell is how much one query position takes from one key position, for one head of one "
-           "sequence: softmax(QKᵀ/√d_k), so every row sums to 1.")
+           "sequence: softmax(QKᵀ/√d_k), so every row sums to 1. This model is untrained (random weights, random "
+           "token ids), so the pattern itself means nothing yet: what to read here is the map's shape, the mask "
+           "and the row sums. The Training lab shows where a trained model looks.")
 
 shapes = cached_shapes(cfg)
 shape_only_banner(shapes)
@@ -118,4 +128,4 @@ with guard("The attention heatmap"):
     with right:
         st.header("Mask")
         st.vega_lite_chart(mask, width="content")
-        st.caption(mask_note(kind, cfg))
+        st.caption(mask_note(kind, cfg, item))

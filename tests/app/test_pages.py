@@ -156,9 +156,24 @@ def test_the_mask_note_says_whether_this_batch_has_any_padding(query, padded):
     captions = " ".join(c.value for c in at.caption)
     if padded:
         assert "The trace pads the last 2 of the M = 8 positions of the last sequence" in captions
+        # The padded sequence is the one shown first: the note points at its keys, and asks the
+        # learner to pick it only once another sequence is on show.
+        assert "the batch item shown: keys 6 to 7 are blocked" in captions
+        assert "pick the last batch item" not in captions
+        at.selectbox(key="a_item").set_value(0).run()
+        captions = " ".join(c.value for c in at.caption)
+        assert "so pick the last batch item (1) to see it" in captions
     else:
         assert "no token is padding, so this mask hides nothing" in captions
         assert "pick the last batch item" not in captions
+
+
+def test_the_attention_page_says_its_model_is_untrained():
+    """A newcomer reads meaning into a random model's pattern unless told there is none yet."""
+    at = make_app().run()
+    at.switch_page("pages/attention.py").run()
+    assert "This model is untrained (random weights, random token ids)" in at.caption[0].value
+    assert "The Training lab shows where a trained model looks." in at.caption[0].value
 
 
 def test_a_capped_map_says_the_padding_lies_past_the_keys_drawn():
