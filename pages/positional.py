@@ -67,8 +67,13 @@ with guard("Building the positional tables"):
 tab_table, tab_curves, tab_compare = st.tabs(["M × E table", "Dimensions as curves", "Sinusoidal vs learned"])
 with tab_table, guard("The table heatmap"):
     v = views[cfg.positional]
+    # "Computed from the formula" with the formula two tabs away left the stripes unexplained: why
+    # the right-hand columns barely change is the first thing a newcomer asks of this heatmap.
+    formula = (" Dimension 2i holds sin(p / 10000^(2i/E)) and dimension 2i + 1 its cosine: the left dimensions "
+               "change fast from row to row, the right ones so slowly that over a few positions they stay near 0 "
+               "(sine) and 1 (cosine)." if cfg.positional == "sinusoidal" else "")
     st.caption(f"{cfg.positional.capitalize()}: {v.note}. Row p is added to the token at position p; the "
-               "same rows serve every sequence in the batch.")
+               f"same rows serve every sequence in the batch.{formula}")
     st.vega_lite_chart(positional_spec(v), width="content")
     show_numbers(numbers_frame(v.table, [f"position {p}" for p in range(v.positions)], [f"dim {d}" for d in v.dims]))
 

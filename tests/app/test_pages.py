@@ -134,6 +134,17 @@ def test_positional_page_learned_and_sinusoidal():
     assert not at.exception, at.exception
 
 
+def test_the_positional_heatmap_says_its_formula_and_how_to_read_its_stripes():
+    """The table's tab said 'computed from the formula' with the formula only on the next tab."""
+    at = make_app().run()
+    at.switch_page("pages/positional.py").run()
+    captions = " ".join(c.value for c in at.tabs[0].caption)
+    assert "Dimension 2i holds sin(p / 10000^(2i/E)) and dimension 2i + 1 its cosine" in captions
+    at = make_app({"positional": "learned"}).run()
+    at.switch_page("pages/positional.py").run()
+    assert "10000" not in " ".join(c.value for c in at.tabs[0].caption)  # a learned table has no formula
+
+
 def test_positional_page_bounded_at_huge_sizes():
     at = make_app({"M": "4096", "E": "12288", "nhead": "96", "N": "1", "layers": "1"}).run()
     at.switch_page("pages/positional.py").run()
