@@ -368,8 +368,9 @@ def reversal_tab() -> None:
     d = ReversalSettings()
     st.markdown(
         "Each training sequence is **[x, reverse(x)]**: M/2 random tokens, then the same tokens "
-        "backwards. A decoder-only model (core's `EncoderLayer` under a causal mask) is trained to "
-        "predict every next token. The curriculum's test: with a working mask the model can predict "
+        "backwards. The model is decoder-only: self-attention under a causal mask, with no encoder and no "
+        "cross-attention (built from the app's own `EncoderLayer`, which is that block once the mask is on). "
+        "It is trained to predict every next token. The test: with a working mask the model can predict "
         "the second half but not the first. Accuracy is measured per position on "
         f"{d.eval_sequences} fresh sequences: the model's top guess for each token, made from the "
         "tokens before it.")
@@ -407,7 +408,7 @@ def reversal_tab() -> None:
     cols = st.columns(4)
     cols[0].metric("first half (x) accuracy", f"{res['first_half']:.1%}",
                    f"{points(res['first_half'] - res['chance'])} vs chance", delta_color="off",
-                   delta_arrow="off")
+                   delta_arrow="off", help="pp: percentage points, the accuracy minus chance.")
     cols[1].metric("second half (reverse(x)) accuracy", f"{res['second_half']:.1%}")
     cols[2].metric("chance, 1/vocab_size", f"{res['chance']:.1%}")
     cols[3].metric("training time", f"{res['seconds']:.1f} s", f"{res['steps_done']} steps",
@@ -417,8 +418,11 @@ def reversal_tab() -> None:
     st.header("Accuracy at each position")
     st.altair_chart(accuracy_chart(results, theme()), width="stretch")
     if len(results) == 1:
-        other = "on" if latest == MASK_OFF else "off"
-        st.caption(f"Flip the mask toggle {other} and train again with the same sizes to compare both runs here.")
+        # Name the control and the way to move it: "flip the mask toggle off" read as the state of
+        # *Remove the causal mask*, which is already off after a run with the mask.
+        move = "Turn off" if latest == MASK_OFF else "Turn on"
+        st.caption(f"{move} *Remove the causal mask* and train again with the same sizes to compare both runs "
+                   "here.")
     if MASK_OFF in results:
         st.markdown(WHY_CHEAT)
     st.markdown(WHY_MIRROR)
@@ -451,7 +455,7 @@ def lm_tab() -> None:
     d = LMSettings()
     text = load_text()
     st.markdown(
-        f"The curriculum's last step on a small scale: train the same kind of model on "
+        f"The same kind of model on real text, at a small scale: train it on "
         f"{len(text.encode()) / 1000:.1f} KB of Shakespeare shipped with the app (nine passages; see "
         "`core/data/SOURCE.md`). The text is cut into **non-overlapping** sequences of M + 1 tokens, "
         "and the last tenth is held out to measure what the model learned rather than memorised.")

@@ -54,6 +54,10 @@ def train(at, prefix: str):
 
 def test_page_opens_with_both_experiments_and_no_result_yet(lab):
     assert [t.label for t in lab.tabs] == ["Reversal: does the mask work?", "A tiny language model"]
+    # No 'curriculum' a first-time learner has never seen; 'decoder-only' next to EncoderLayer says why.
+    intro = " ".join(m.value for m in lab.markdown)
+    assert "curriculum" not in intro
+    assert "The model is decoder-only: self-attention under a causal mask, with no encoder" in intro
     assert lab.button(key="tl_rev_run") and lab.button(key="tl_lm_run")
     assert "tl_rev_latest" not in lab.session_state
     assert lab.select_slider(key="tl_rev_nhead").options == ["1", "2", "4", "8"]  # divisors of E=64, up to 8
@@ -76,6 +80,8 @@ def test_reversal_trains_to_the_end_then_compares_without_the_mask(lab):
     gap = 100 * (res["first_half"] - res["chance"])
     assert lab.metric[0].delta == f"{gap:+.1f} pp vs chance"
     assert not any("Why the model cheats" in m.value for m in lab.markdown)
+    # The next step names the control and which way to move it (it is off after a run with the mask).
+    assert any(c.value.startswith("Turn on *Remove the causal mask* and train again") for c in lab.caption)
 
     lab.toggle(key="tl_rev_nomask").set_value(True)
     train(lab, "tl_rev")
@@ -87,6 +93,7 @@ def test_reversal_trains_to_the_end_then_compares_without_the_mask(lab):
     lab.slider(key="tl_rev_steps").set_value(5)  # new sizes: the older run no longer compares
     train(lab, "tl_rev")
     assert list(lab.session_state["tl_rev_results"]) == ["without the mask"]
+    assert any(c.value.startswith("Turn off *Remove the causal mask* and train again") for c in lab.caption)
 
 
 def test_language_model_trains_and_shows_samples(lab):
