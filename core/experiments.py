@@ -273,7 +273,8 @@ def permutation(cfg: TransformerConfig) -> Evidence:
     records = [{"input": "no positional encoding", "max |difference|": plain},
                {"input": "sinusoidal encoding added", "max |difference|": with_pos}]
     return Evidence("permutation", "Reverse the input order: do the outputs just reverse too?", values, records,
-                    {"kind": "bar", "x": "input", "y": "max |difference|"}, note)
+                    # Down the side: under the bars the two names were cut to 'no positional enc…'.
+                    {"kind": "bar", "x": "input", "y": "max |difference|", "horizontal": "true"}, note)
 
 
 def residual_ablation(cfg: TransformerConfig) -> Evidence:

@@ -66,6 +66,15 @@ ASKED = "▶ asked"  # marks, in words, the row of an evidence table that the qu
 ASKED_STYLE = "background-color: rgba(255, 196, 0, 0.25); font-weight: bold"  # and shades it
 NAV_BUTTON_PX = 104  # Previous and Next, one width: wide enough for "◀ Previous", narrow enough for a phone's row
 ROWS_IN_VIEW = 20  # an evidence table shows up to this many rows whole; a longer one scrolls
+# How to read an evidence chart whose title alone does not say: the influence maps are the first
+# evidence the quiz shows (its first five questions), and their 'lower' and 'full' were unexplained.
+READING = {
+    "dependency_maps": (
+        "How to read the maps: row i is output position i and column j is input position j. A square is "
+        "coloured when nudging input j moved output i (the darker, the further), and white when it did not "
+        "move at all. 'lower' in the table means only squares on and below the diagonal are coloured: each "
+        "output depends on its own input and earlier ones. 'full' means every output depends on every input."),
+}
 ROW_PX, HEADER_PX = 35, 38  # st.dataframe's row and header heights
 
 
@@ -351,16 +360,19 @@ def _draw(ev: Evidence, theme: str) -> alt.TopLevelMixin | None:
         # Long names read best down the side, whole; a log axis spanning thousands to billions
         # gets a tick at every power of ten, so a small bar cannot pass for a large one. On a log
         # axis a bar cannot start at 0: each starts at the power of ten below the smallest value.
-        decades = alt.Undefined
-        if positive:
+        # (A linear axis, as for the permutation's two bars, keeps Vega's own ticks and labels: '~s'
+        # would write 0.5 as '500m'.)
+        axis = alt.Axis()
+        log_axis = positive and bool(spec.get("log_y"))
+        if log_axis:
             low, high = math.floor(math.log10(df[y].min())), math.ceil(math.log10(df[y].max()))
             df = df.assign(start=10.0 ** low)
             decades = [10 ** k for k in range(low, high + 1)]  # one tick per power of ten, no other
+            axis = alt.Axis(values=decades, labelExpr="replace(format(datum.value, '~s'), 'G', 'B')")
         return alt.Chart(df).mark_bar().encode(
             y=alt.Y(f"{x}:N", sort=None, title=None, axis=alt.Axis(labelLimit=400, labelOverlap=False)),
-            x=alt.X(f"{y}:Q", scale=scale, stack=None, title=y,
-                    axis=alt.Axis(values=decades, labelExpr="replace(format(datum.value, '~s'), 'G', 'B')")),
-            **({"x2": alt.X2("start:Q")} if positive else {}),
+            x=alt.X(f"{y}:Q", scale=scale, stack=None, title=y, axis=axis),
+            **({"x2": alt.X2("start:Q")} if log_axis else {}),
             tooltip=[alt.Tooltip(f"{x}:N"), alt.Tooltip(f"{y}:Q", format=",")],
         ).properties(height=26 * len(df) + 50)  # rows, and the axis under them
     enc = {"x": alt.X(f"{x}:O" if kind == "bar" else f"{x}:Q"), "y": alt.Y(f"{y}:Q", scale=scale),
@@ -416,6 +428,8 @@ def show_evidence(ev: Evidence, asked: str | None = None) -> None:
             st.markdown(f"Your question asks about **{name}**, marked *{ASKED}* in the table{shape}.")
         # Every row in view when one is marked, however many: it must not hide below a scroll.
         st.dataframe(table, hide_index=True, height="content" if row is not None else table_height(len(ev.records)))
+    if ev.name in READING:
+        st.caption(READING[ev.name])
     if ev.note:
         st.caption(ev.note)
 

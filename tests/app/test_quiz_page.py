@@ -454,6 +454,30 @@ def test_parameter_counts_are_bars_down_the_side_on_a_log_axis():
     assert bars["encoding"]["x"]["axis"]["values"] == [10 ** k for k in range(2, 10)]
 
 
+def test_the_permutation_bars_name_their_inputs_whole_down_the_side():
+    """Under the bars, at 220 px, the two names were cut to 'no positional enc…' and turned on end."""
+    at = quiz_app()
+    while "ans_rnn-order" not in [r.key for r in at.radio]:  # a choice question: step_to looks for a box
+        at.button(key="quiz_next").click().run()
+    at.radio(key="ans_rnn-order").set_value(BY_ID["rnn-order"].choices[0]).run()
+    at.button(key="submit_rnn-order").click().run()
+    specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+    [bars] = [s for s in specs if s.get("encoding", {}).get("y", {}).get("field") == "input"]
+    assert bars["encoding"]["y"]["axis"]["labelLimit"] >= 300
+    # A linear axis from 0 with Vega's own labels (no '~s', which writes 0.5 as '500m'), bars from 0.
+    assert bars["encoding"]["x"]["field"] == "max |difference|" and "labelExpr" not in bars["encoding"]["x"]["axis"]
+    assert "x2" not in bars["encoding"]
+
+
+def test_the_influence_maps_say_how_to_read_them():
+    """The quiz's first evidence: what a row, a column and a white square are, and 'lower' and 'full'."""
+    at = quiz_app()
+    at.radio(key="ans_rnn-recurrence").set_value(BY_ID["rnn-recurrence"].choices[0]).run()
+    at.button(key="submit_rnn-recurrence").click().run()
+    assert any(c.value.startswith("How to read the maps: row i is output position i") and "'lower'" in c.value
+               for c in at.caption)
+
+
 def test_an_empty_check_is_answered_under_its_own_button_and_the_feedback_reads_cleanly():
     at = quiz_app()
     at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
