@@ -131,17 +131,23 @@ with guard("Tracing this config"):
     downloads.download_button("Download JSON", view["json"], file_name="transformer_shapes.json",
                           mime="application/json", key="x_json", icon=":material/download:")
 
+    # The extras' descriptions are cut off in their table just as the 14 rows' are, so they are
+    # offered here too, after the rows, numbered as in their own table.
     names = {f"{r.index}. {r.name}": r for r in t.rows}
+    names.update({f"extra {i}. {r.name}": r for i, r in enumerate(t.extras, 1)})
     choice = st.selectbox("Read a row whole, with the code that produces it…", list(names), index=4,
                           key="x_code_row", persist_state="session")
     row = names[choice]
     # The table's cells cut a description off at the column's edge and show no tooltip: here it is whole.
     st.markdown(f"**{row.name}**, {row.formula}: {row.description}")
     st.caption(f"Recorded as `{row.hook}`, shape {row.shape}.")
-    st.code(row.code or "# (this tensor is an input; no model code produces it)", language="python")
+    st.code(row.code or ("# (this tensor is an input; no model code produces it)" if not choice.startswith("extra ") else
+                         "# (a weight or a mask: no line of the forward pass computes it)"), language="python")
 
+    extras_columns = {**COLUMNS, "description": st.column_config.TextColumn(
+        "description", width="large", help="Cut short in the table: pick 'extra n' in the box above to read it whole")}
     with st.expander(f"More tensors ({len(t.extras)} extras: stacked heads, W^Q/W^K/W^V, masks, logits…)"):
-        st.dataframe(view["extras"], column_config=COLUMNS, hide_index=True, width="stretch",
+        st.dataframe(view["extras"], column_config=extras_columns, hide_index=True, width="stretch",
                      height=38 + 35 * len(view["extras"]), key="x_extras")  # every row, no box scrolling inside
 
     with st.expander("Glossary: the learner's notation and PyTorch's names"):

@@ -151,6 +151,17 @@ def test_the_page_names_no_note_a_first_time_learner_has_not_read():
     assert any("Some notes call this row the attention scores" in m.value for m in at.markdown)
 
 
+def test_an_extras_description_cut_off_in_its_table_can_be_read_whole():
+    """The extras' table cut their descriptions at the column's edge too, with no row to pick."""
+    at = make_app().run()
+    t = trace(at.session_state["cfg"])
+    at.selectbox(key="x_code_row").set_value("extra 1. Q, all heads stacked (PyTorch's layout)").run()
+    assert any(t.extras[0].description in m.value for m in at.markdown)
+    assert "q = self.q_proj(x)" in at.code[0].value
+    at.selectbox(key="x_code_row").set_value("extra 5. W^Q of one head").run()
+    assert at.code[0].value == "# (a weight or a mask: no line of the forward pass computes it)"
+
+
 def test_show_code_for_a_row():
     at = make_app().run()
     at.selectbox(key="x_code_row").set_value("6. attention weights").run()
