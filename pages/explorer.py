@@ -141,8 +141,9 @@ with guard("Tracing this config"):
     # The table's cells cut a description off at the column's edge and show no tooltip: here it is whole.
     st.markdown(f"**{row.name}**, {row.formula}: {row.description}")
     st.caption(f"Recorded as `{row.hook}`, shape {row.shape}.")
-    st.code(row.code or ("# (this tensor is an input; no model code produces it)" if not choice.startswith("extra ") else
-                         "# (a weight or a mask: no line of the forward pass computes it)"), language="python")
+    nothing = ("# (a weight or a mask: no line of the forward pass computes it)" if choice.startswith("extra ")
+               else "# (this tensor is an input; no model code produces it)")
+    st.code(row.code or nothing, language="python")
 
     extras_columns = {**COLUMNS, "description": st.column_config.TextColumn(
         "description", width="large", help="Cut short in the table: pick 'extra n' in the box above to read it whole")}
@@ -187,13 +188,15 @@ with memory_tab, guard("The memory chart"):
     st.caption("Bytes of one forward pass that keeps every layer's activations, as training keeps them for the "
                "backward pass (the tensors this model records; PyTorch's autograd keeps a similar set).")
     if crossover is not None:
-        st.caption(f"Over an encoder layer and a decoder layer together, the attention scores and weights "
+        # The lesson first, in words; the exact crossing points after it, for whoever wants them.
+        st.caption(f"Doubling M doubles the linear terms and quadruples the attention term, so from some M on "
+                   f"the attention maps outweigh the other activations. Over an encoder layer and a decoder layer "
+                   f"together, the attention scores and weights "
                    f"(N × nhead × M² per attention, each) outweigh those layers' other activations once "
                    f"M > (12E + d_ff) / (3 nhead), from M = {layer_crossover(cfg)} here: about 5.3 d_k when "
                    f"d_ff = 4E, whatever N and the number of layers. (An encoder layer alone, with one attention, "
                    f"crosses later; a decoder layer, with two, sooner.) "
                    f"With the embeddings, logits and probabilities counted too, attention outweighs all the other "
-                   f"activations from M = {crossover} (the weights, constant in M, are not counted in that). "
-                   "Doubling M doubles the linear terms and quadruples the attention term.")
+                   f"activations from M = {crossover} (the weights, constant in M, are not counted in that).")
     else:
         st.caption("Within the lengths drawn, the attention term stays below the linear terms.")

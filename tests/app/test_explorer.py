@@ -162,6 +162,13 @@ def test_an_extras_description_cut_off_in_its_table_can_be_read_whole():
     assert at.code[0].value == "# (a weight or a mask: no line of the forward pass computes it)"
 
 
+def test_the_memory_chart_says_its_lesson_before_its_crossing_points():
+    at = make_app().run()
+    [lesson] = [c.value for c in at.caption if "quadruples the attention term" in c.value]
+    assert lesson.startswith("Doubling M doubles the linear terms and quadruples the attention term, so from some M")
+    assert "from M = 55" in lesson  # the whole model's crossing, at the default config
+
+
 def test_show_code_for_a_row():
     at = make_app().run()
     at.selectbox(key="x_code_row").set_value("6. attention weights").run()
