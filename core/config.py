@@ -155,8 +155,9 @@ DEFAULT = TransformerConfig()
 
 PRESETS: dict[str, TransformerConfig] = {
     "Default (N=2, M=8, E=16, nhead=2)": DEFAULT,
-    "Seed note (E=4, nhead=2)": SEED_NOTE,
-    "Seed notebook (batch 5, block 8, E=8, vocab 44)": SEED_NOTEBOOK,
+    # Named for what they are, not for the learners' notes they come from, which the app never shows.
+    "Tiny worked example (M=3, E=4, nhead=2)": SEED_NOTE,
+    "Small character model (N=5, M=8, E=8, vocab 44)": SEED_NOTEBOOK,
     "Paper base (E=512, 6+6 layers)": PAPER_BASE,
     "Paper big (E=1024, 6+6 layers)": PAPER_BIG,
     "GPT-2 small sizes (shape only)": GPT2_SMALL_SIZES,

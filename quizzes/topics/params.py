@@ -49,7 +49,7 @@ QUESTIONS = (
     Question(
         id="params-llama-qkv", topic=TOPIC, kind="numeric", tolerance=0.01, unit="millions",
         sizes=LLAMA_70B_SIZES,
-        prompt="A seed note says Llama-2-70B has E=8192. At that width, how many million weights do full "
+        prompt="Llama-2-70B has E=8192. At that width, how many million weights do full "
                "multi-head W^Q, W^K and W^V hold together? (within 1%)",
         answer=value("parameter_counts", "llama_qkv_weights", millions), evidence="parameter_counts",
         explanation="3 x 8192² ≈ 201.3 million. (The real Llama-2-70B uses grouped-query attention, with 8 "

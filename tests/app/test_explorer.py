@@ -169,6 +169,16 @@ def test_the_memory_chart_says_its_lesson_before_its_crossing_points():
     assert "from M = 55" in lesson  # the whole model's crossing, at the default config
 
 
+def test_presets_are_named_for_what_they_are():
+    """'Seed note' and 'Seed notebook' named notes a first-time learner has never seen."""
+    at = make_app().run()
+    options = at.sidebar.selectbox(key="w_preset").options
+    assert not any("seed" in o.lower() for o in options), options
+    at.sidebar.selectbox(key="w_preset").set_value("Tiny worked example (M=3, E=4, nhead=2)").run()
+    cfg = at.session_state["cfg"]
+    assert (cfg.M, cfg.E, cfg.nhead, cfg.d_k) == (3, 4, 2, 2)
+
+
 def test_show_code_for_a_row():
     at = make_app().run()
     at.selectbox(key="x_code_row").set_value("6. attention weights").run()
