@@ -73,7 +73,10 @@ st.title("Transformer Shape Explorer")
 st.caption(
     f"N={cfg.N}, M={cfg.M}, M_target={cfg.M_target}, E={cfg.E}, nhead={cfg.nhead} (so d_k = E/nhead = {cfg.d_k}), "
     f"d_ff={cfg.d_ff}, vocab_size={cfg.vocab_size}, layers={cfg.layers}, {cfg.positional} positions. "
-    "Move a slider in the sidebar: every shape below is read off the model's own forward pass."
+    "Move a slider in the sidebar: every shape below is read off the model's own forward pass. "
+    # What a row is, before the table: a newcomer otherwise reads 14 unrelated tensors.
+    "Each row of the table is one tensor of that pass, in the pass's order: from the source token ids (row 1), "
+    "through the first encoder layer (rows 5 to 10), to the output probabilities (row 14)."
 )
 
 with guard("Tracing this config"):

@@ -179,6 +179,12 @@ def test_presets_are_named_for_what_they_are():
     assert (cfg.M, cfg.E, cfg.nhead, cfg.d_k) == (3, 4, 2, 2)
 
 
+def test_the_page_says_what_a_row_of_its_table_is_before_the_table():
+    at = make_app().run()
+    assert "Each row of the table is one tensor of that pass, in the pass's order" in at.caption[0].value
+    assert "through the first encoder layer (rows 5 to 10)" in at.caption[0].value
+
+
 def test_show_code_for_a_row():
     at = make_app().run()
     at.selectbox(key="x_code_row").set_value("6. attention weights").run()
