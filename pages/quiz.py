@@ -25,7 +25,8 @@ from pages.browser_store import browser_store, conflict, report
 from pages.common import CONFIG_FIELDS, announce, cached_shapes, current_config, guard, theme
 from pages.enter_checks import enter_checks
 from pages.tables import INK, described_chart
-from quizzes import BY_ID, KIND_LABELS, TOPICS, Context, Question, answer_key, check, format_answer, questions_for
+from quizzes import (BY_ID, KIND_LABELS, QUESTIONS, TOPICS, Context, Question, answer_key, check, format_answer,
+                     questions_for)
 from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name, key_rows
 from quizzes.check import in_symbols, readable, shown_formula
 from quizzes.progress import dumps, load_progress, merge, missed, new_progress, now_ms, record, restamped, scores
@@ -711,13 +712,18 @@ with st.container(key="quiz_messages"):
 
 show_scores()
 c1, c2, c3 = st.columns([2, 2, 1])
-mode = c1.radio("Mode", [ONE, SET], key="quiz_mode", persist_state="session", horizontal=True)
+# Said on the controls themselves: "A topic set" and a review's list meant nothing to a newcomer until tried.
+mode = c1.radio("Mode", [ONE, SET], key="quiz_mode", persist_state="session", horizontal=True,
+                help=f"A topic set shows every question of the chosen topic on one page (with {ALL}, all "
+                     f"{len(QUESTIONS)}); one at a time steps through them with Previous and Next.")
 topic = c2.selectbox("Topic", [ALL, *TOPICS], key="quiz_topic", persist_state="session")
 seed = int(c3.number_input("Shuffle seed", min_value=0, max_value=1_000_000, value=0, step=1,
                            key="quiz_seed", persist_state="session",
                            help="0 keeps the bank's order; any other number shuffles it reproducibly."))
 c4, c5 = st.columns([3, 1])
 review = c4.toggle("Review what I missed", key="quiz_review", persist_state="session",
+                   help="Only the questions whose latest answer was wrong. Answer one right and it leaves "
+                        "the list once the review ends.",
                    on_change=lambda: st.session_state.pop(RIGHTED, None))  # a new review: only what is missed
 c5.button("Reset progress", key="quiz_ask_reset", on_click=ask_reset, width="stretch")
 if st.session_state.get(ASK_RESET):

@@ -129,6 +129,13 @@ def test_a_question_answered_right_in_review_stays_to_say_so_until_the_review_en
     assert counter(at) == "Question 1 of 1" and at.text_input(key="ans_dk-count") is not None
 
 
+def test_the_mode_and_the_review_say_what_they_do():
+    at = quiz_app()
+    assert at.radio(key="quiz_mode").help.startswith(
+        f"A topic set shows every question of the chosen topic on one page (with All topics, all {len(QUESTIONS)})")
+    assert at.toggle(key="quiz_review").help.startswith("Only the questions whose latest answer was wrong.")
+
+
 def test_previous_and_next_sit_at_the_row_ends_with_the_count_between():
     """In columns, Next stopped a quarter of the row short of the right edge and the count sat off
     centre; on a phone the three stacked. One row, spread edge to edge, centred vertically."""
