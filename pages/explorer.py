@@ -99,9 +99,10 @@ with guard("Tracing this config"):
     scores = cfg.N * cfg.nhead * cfg.M * cfg.M
     a.metric("d_k = E / nhead", cfg.d_k)
     b.metric("parameters", short_count(t.params["total"]), help=f"Exactly {t.params['total']:,}.")
-    # A shape-only trace holds next to nothing; its figure is what a real pass would have held.
-    c.metric("a real trace would hold" if t.shape_only else "this trace holds", human_bytes(t.estimate.total),
-             help="Weights plus what the trace keeps: every tensor of layer 0 and the attention weights of the "
+    # A shape-only trace holds next to nothing; its figure is what a real pass would have held. Named
+    # "pass", the page's word above: "trace" was nowhere explained to a newcomer.
+    c.metric("a real pass would hold" if t.shape_only else "this pass holds", human_bytes(t.estimate.total),
+             help="Weights plus what this pass keeps: every tensor of layer 0 and the attention weights of the "
                   f"deeper layers, plus the temporaries of the pass. Over {human_bytes(t.budget_bytes)} the "
                   "table is read off a shape-only pass instead. A training step keeps more: every layer's "
                   "activations (drawn under *Memory against M*), and gradients besides.")

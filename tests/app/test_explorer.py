@@ -237,6 +237,7 @@ def test_large_counts_fit_their_boxes_and_borrowed_sizes_are_explained():
     help. A preset with a decoder-only model's widths says why its count is larger than the model's."""
     at = make_app().run()
     assert [m.value for m in at.metric][1] == "20,260"  # small counts stay exact
+    assert [m.label for m in at.metric][2] == "this pass holds"
     name = next(n for n in PRESETS if n.startswith("GPT-3"))
     at.sidebar.selectbox(key="w_preset").set_value(name).run()
     assert not at.exception, at.exception
@@ -245,6 +246,8 @@ def test_large_counts_fit_their_boxes_and_borrowed_sizes_are_explained():
     assert values["parameters"].value == f"{total / 1e9:.1f} billion"
     assert values["parameters"].proto.help == f"Exactly {total:,}."
     assert values["attention weights per layer"].value == "25.8 billion"  # 64 * 96 * 2048 * 2048
+    # In the page's word, "pass" (the caption's "forward pass"), not "trace", which nothing explains.
+    assert "a real pass would hold" in values and "trace" not in values["a real pass would hold"].proto.help
     assert any("GPT-3 175B itself is decoder-only" in c.value for c in at.caption)
 
 
