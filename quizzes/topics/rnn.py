@@ -102,7 +102,8 @@ QUESTIONS = (
         answer=row_shape("summed_embedding"), evidence="dependency_maps",
         explanation="A batch-first GRU returns one hidden vector of width E per position, like the encoder does: "
                     "the shapes match, the way they are computed does not. The evidence runs a real "
-                    "nn.GRU(E, E, batch_first=True) at your sizes; when they are too large for that, at "
-                    "smaller ones, and its note works the shape at yours out from that run.",
+                    "nn.GRU(E, E, batch_first=True) at your sizes. When they are too large for that, it runs "
+                    "at smaller ones, and the note under the evidence works out the shape at your sizes from "
+                    "that run.",
     ),
 )
