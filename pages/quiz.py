@@ -28,7 +28,7 @@ from pages.tables import INK, described_chart
 from quizzes import (BY_ID, KIND_LABELS, QUESTIONS, TOPICS, Context, Question, answer_key, check, format_answer,
                      questions_for)
 from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name, key_rows
-from quizzes.check import in_symbols, readable, shown_formula
+from quizzes.check import in_symbols, parse_shape, readable, shown_formula
 from quizzes.progress import dumps, load_progress, merge, missed, new_progress, now_ms, record, restamped, scores
 
 ALL = "All topics"
@@ -499,6 +499,13 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
                        "(M and M_target, say) pass for each other. Compare your order with the explanation's.")
     else:
         st.error(f"Not quite. You answered {given}", icon=":material/cancel:")
+        if q.kind == "shape":
+            # A missing or extra axis is the commonest slip, and hard to see in two rows of numbers.
+            ours = parse_shape(attempt["given"], q.reading_symbols(ctx))
+            theirs = parse_shape(attempt["expected"])
+            if ours is not None and theirs is not None and len(ours) != len(theirs):
+                st.caption(f"Your shape has {len(ours)} axes and the expected one has {len(theirs)}: "
+                           "compare them axis by axis, from the left.")
         if symbolic and formula and check(q, q.expected(ctx), attempt["given"], q.reading_symbols(ctx)):
             # The right numbers, from the wrong symbols (quizzes.check.same_formula): say so, or the
             # learner sees their own numbers as the expected ones and cannot tell what was wrong.

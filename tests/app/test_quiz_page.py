@@ -136,6 +136,16 @@ def test_the_mode_and_the_review_say_what_they_do():
     assert at.toggle(key="quiz_review").help.startswith("Only the questions whose latest answer was wrong.")
 
 
+def test_a_shape_with_an_axis_too_few_is_told_so():
+    at = quiz_app()
+    step_to(at, "Q, K and V dimensions", "qkv-scores")
+    answer(at, "qkv-scores", "(2, 2, 8)")
+    assert any("Not quite" in e.value for e in at.error)
+    assert "Your shape has 3 axes and the expected one has 4" in " ".join(c.value for c in at.caption)
+    answer(at, "qkv-scores", "(N, M, M, nhead)")  # four axes, in the wrong order: no word on axes
+    assert not any("axes" in c.value for c in at.caption)
+
+
 def test_previous_and_next_sit_at_the_row_ends_with_the_count_between():
     """In columns, Next stopped a quarter of the row short of the right edge and the count sat off
     centre; on a phone the three stacked. One row, spread edge to edge, centred vertically."""
