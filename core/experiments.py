@@ -26,7 +26,7 @@ from .config import LLAMA_70B_SIZES, PAPER_BASE, PAPER_BIG, TransformerConfig, d
 from .model import (DecoderLayer, Embedding, EncoderLayer, FeedForward, MultiHeadAttention, PositionalEncoding,
                     Transformer, generate_square_subsequent_mask, init_weights, sinusoidal_table)
 from .shapes import MetaShapeCache
-from .trace import BOS_ID
+from .trace import BOS_ID, Trace
 
 # Caps that keep every experiment well under a second and a few MiB, whatever the sliders say.
 MAX_LEN = 16  # positions in a probe
@@ -655,13 +655,23 @@ def batch_first(cfg: TransformerConfig) -> Evidence:
                     {"kind": "bar", "x": "axis", "y": "size", "color": "layout"}, "")
 
 
-def attention_shapes(cfg: TransformerConfig) -> Evidence:
-    """The first encoder layer's self-attention, step by step, with the shapes a trace of this very
-    config reads off its tensors. Shape-only (meta device), so any size costs milliseconds and the
-    shapes are the ones a real pass gives (tests/core checks the two agree)."""
+def _shape_trace(cfg: TransformerConfig, shapes: Trace | None) -> Trace:
+    """A shape-only trace of ``cfg``: ``shapes`` when it is one (the app has traced this config
+    already), else a new one. At 96+96 layers a shape-only trace takes most of a second, and the
+    quiz page, attention_shapes and pass_shapes each made their own of the same config."""
+    if shapes is not None and shapes.shape_only and shapes.config == cfg:
+        return shapes
     from .trace import trace  # here, not at the top: core.trace is the heavier import
 
-    t = trace(cfg, shape_only=True)
+    return trace(cfg, shape_only=True)
+
+
+def attention_shapes(cfg: TransformerConfig, shapes: Trace | None = None) -> Evidence:
+    """The first encoder layer's self-attention, step by step, with the shapes a trace of this very
+    config reads off its tensors. Shape-only (meta device), so any size costs milliseconds and the
+    shapes are the ones a real pass gives (tests/core checks the two agree). ``shapes``: a
+    shape-only trace of ``cfg`` already made, used instead of a new one (see _shape_trace)."""
+    t = _shape_trace(cfg, shapes)
     steps = [  # (what, recorded hook or row key, formula, the row or extra of core.rows it shows, if any)
         ("input x (embedding + position)", "src.sum", "(N, M, E)", "summed_embedding"),
         ("Q = x W^Q + b, every head, stacked", "enc.0.self_attn.q", "(N, nhead, M, d_k)", "q_stacked"),
@@ -690,13 +700,12 @@ PASS_EXTRAS = ("target_tokens", "W_Q", "causal_mask", "key_padding_mask", "decod
                "ffn_hidden", "logits")  # the extras a shape question may ask about, shown after the 14 rows
 
 
-def pass_shapes(cfg: TransformerConfig) -> Evidence:
+def pass_shapes(cfg: TransformerConfig, shapes: Trace | None = None) -> Evidence:
     """The whole forward pass, tensor by tensor: the 14 rows of the explorer's table and the extras
     the quiz asks about, with their formulas and this config's live shapes. Shape-only (meta
-    device), so it costs milliseconds at any size and gives the shapes a real pass gives."""
-    from .trace import trace  # here, not at the top: core.trace is the heavier import
-
-    t = trace(cfg, shape_only=True)
+    device), so it costs milliseconds at any size and gives the shapes a real pass gives.
+    ``shapes``: as in attention_shapes."""
+    t = _shape_trace(cfg, shapes)
     shown = [*t.rows, *(t.row(key) for key in PASS_EXTRAS)]
     # "key" names the row a question asks about, so the quiz can point at it (it is not shown).
     # The live shape before its formula, as in the explorer's table: a phone shows the first columns.
@@ -718,11 +727,19 @@ EXPERIMENTS: dict[str, Callable[[TransformerConfig], Evidence]] = {
 }
 
 
-def run(name: str, cfg: TransformerConfig) -> Evidence:
-    """Run one experiment by name (see ``EXPERIMENTS``)."""
+# The experiments that read a shape-only trace of the config, and take one made already.
+TAKES_SHAPES = frozenset({"attention_shapes", "pass_shapes"})
+
+
+def run(name: str, cfg: TransformerConfig, shapes: Trace | None = None) -> Evidence:
+    """Run one experiment by name (see ``EXPERIMENTS``). ``shapes``, a trace of ``cfg`` the caller
+    has already, spares the experiments in TAKES_SHAPES a trace of their own when it is shape-only;
+    the others ignore it."""
     if name not in EXPERIMENTS:
         raise KeyError(f"unknown experiment {name!r}; choose one of {', '.join(EXPERIMENTS)}")
+    if name in TAKES_SHAPES:
+        return EXPERIMENTS[name](cfg, shapes)
     return EXPERIMENTS[name](cfg)
 
 
-__all__ = ["Evidence", "EXPERIMENTS", "run", "bounded", *EXPERIMENTS]
+__all__ = ["Evidence", "EXPERIMENTS", "TAKES_SHAPES", "run", "bounded", *EXPERIMENTS]

@@ -7,10 +7,10 @@ so no slider position makes this page allocate more than a few megabytes.
 
 import streamlit as st
 
-from core import human_bytes
+from core import estimate, human_bytes
 from core.views import MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, pair_step, positional_view, sinusoid_curves
 from pages.charts import COLUMN_MAX, curves_spec, full_width, positional_spec, similarity_spec
-from pages.common import cached_shapes, cached_trace, current_config, guard, over_budget, show_numbers
+from pages.common import cached_trace, config_over_budget, current_config, guard, show_numbers
 from pages.tables import numbers_frame
 
 KINDS = ("sinusoidal", "learned")
@@ -20,7 +20,7 @@ KINDS = ("sinusoidal", "learned")
 def _view(cfg, kind: str):
     # The traced model's own learned table is used when it exists; otherwise core seeds one.
     t = None
-    if kind == "learned" and cfg.positional == "learned" and not over_budget(cached_shapes(cfg)):
+    if kind == "learned" and cfg.positional == "learned" and not config_over_budget(cfg):
         t = cached_trace(cfg)
     return positional_view(cfg, kind, t)
 
@@ -42,10 +42,10 @@ st.caption(f"Attention without a mask treats its input as a set and cannot tell 
            f"lets a model infer some order on its own), so each position p gets a vector of E = {cfg.E} "
            f"numbers added to its token embedding. This model uses **{cfg.positional}** positions.")
 
-shapes = cached_shapes(cfg)
-if over_budget(shapes):
+# This page needs no pass, so it asks the estimate, not a trace, whether the other pages' is shape-only.
+if config_over_budget(cfg):
     # Not the other pages' shape-only banner ("no values were computed"): this page needs no pass.
-    st.info(f"A real pass of this model would need about {human_bytes(shapes.estimate.total)}, so the other "
+    st.info(f"A real pass of this model would need about {human_bytes(estimate(cfg).total)}, so the other "
             "pages trace it shape-only. This page needs no pass: the sinusoidal table comes from its formula, "
             "and a learned one is seeded here at this size, so every number below is computed.",
             icon=":material/straighten:")

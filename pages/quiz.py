@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from core import TransformerConfig
-from core.experiments import Evidence, run as run_experiment
+from core.experiments import TAKES_SHAPES, Evidence, run as run_experiment
 from core.rows import SYMBOLS
 from pages.browser_store import browser_store, conflict, report
 from pages.common import CONFIG_FIELDS, announce, cached_shapes, current_config, guard, theme
@@ -81,8 +81,10 @@ ROW_PX, HEADER_PX = 35, 38  # st.dataframe's row and header heights
 
 @st.cache_data(max_entries=128, show_spinner="Running the experiment…")
 def cached_evidence(name: str, cfg) -> Evidence:
-    """One experiment per (name, config), shared by every session (each gets a copy)."""
-    return run_experiment(name, cfg)
+    """One experiment per (name, config), shared by every session (each gets a copy). The shape
+    experiments read the page's own trace when it is shape-only, rather than tracing the config
+    again (core.experiments.TAKES_SHAPES): at 96+96 layers each trace took most of a second."""
+    return run_experiment(name, cfg, cached_shapes(cfg) if name in TAKES_SHAPES else None)
 
 
 def context(cfg) -> Context:

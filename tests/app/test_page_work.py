@@ -1,0 +1,67 @@
+"""Work a page does for a config, counted rather than timed (bench/page_latency.py times it): a page
+traces a config only when it shows something of that trace, and only once."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+import streamlit as st
+
+from core import DEFAULT, PAPER_BIG, PRESETS, TransformerConfig, trace
+from pages.common import cached_shapes, config_over_budget, over_budget
+from pages.trace_cache import CACHE
+from tests.app.conftest import make_app
+
+GPT3 = next(name for name in PRESETS if name.startswith("GPT-3"))
+# Over LIVE_TABLE_BYTES (the explorer's table is read off a shape-only trace) but within the budget.
+SHAPE_ONLY_IN_BUDGET = TransformerConfig(N=64, M=512, E=64, nhead=2, vocab_size=100, layers=1)
+
+
+@pytest.fixture
+def traces(monkeypatch) -> list[TransformerConfig]:
+    """Every trace any part of the app makes from now on, by config, from empty caches."""
+    st.cache_data.clear()
+    CACHE.clear()
+    made: list[TransformerConfig] = []
+    core_trace = importlib.import_module("core.trace")  # the module: ``core.trace`` names the function
+
+    def counted(cfg, *args, **kwargs):
+        made.append(cfg)
+        return trace(cfg, *args, **kwargs)
+
+    for module in (core_trace, importlib.import_module("pages.common"), importlib.import_module("pages.trace_cache")):
+        monkeypatch.setattr(module, "trace", counted)
+    yield made
+    st.cache_data.clear()
+    CACHE.clear()
+
+
+def query(cfg: TransformerConfig) -> dict[str, str]:
+    return {k: str(getattr(cfg, k)) for k in ("N", "M", "M_target", "E", "nhead", "vocab_size", "layers", "d_ff")}
+
+
+@pytest.mark.parametrize("cfg", [DEFAULT, SHAPE_ONLY_IN_BUDGET, PAPER_BIG], ids=["real", "shape-only", "over"])
+def test_the_budget_check_from_the_estimate_agrees_with_the_trace(cfg):
+    assert config_over_budget(cfg) == over_budget(cached_shapes(cfg))
+
+
+@pytest.mark.parametrize("positional, traced", [("sinusoidal", False), ("learned", True)])
+def test_the_positional_page_traces_only_for_the_models_own_learned_table(traces, positional, traced):
+    """It needs no pass: its tables come from the formula or are seeded. It traced every config only to
+    ask whether the pass was over the budget (0.7 s at 96+96 layers); now only a learned table within
+    the budget is read off the traced model, which needs the pass."""
+    at = make_app({"positional": positional}).switch_page("pages/positional.py").run()  # the first run opens it
+    assert not at.exception, at.exception
+    assert traces == ([DEFAULT.replace(positional="learned")] if traced else [])
+
+
+def test_the_positional_page_says_the_pass_is_over_the_budget_without_tracing(traces):
+    at = make_app().run()
+    at.switch_page("pages/positional.py").run()
+    traces.clear()
+    at.sidebar.selectbox(key="w_preset").set_value(GPT3).run()
+    assert not at.exception, at.exception
+    assert any("This page needs no pass" in i.value for i in at.info)
+    assert traces == []
+
