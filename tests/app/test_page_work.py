@@ -65,3 +65,17 @@ def test_the_positional_page_says_the_pass_is_over_the_budget_without_tracing(tr
     assert any("This page needs no pass" in i.value for i in at.info)
     assert traces == []
 
+
+def test_the_quiz_traces_a_shape_only_config_once_for_the_page_and_its_shape_evidence(traces):
+    """The page's trace serves the two shape experiments too: each made a trace of its own before."""
+    at = make_app(query(SHAPE_ONLY_IN_BUDGET)).run()
+    at.switch_page("pages/quiz.py").run()
+    for qid in ("dk-wq", "qkv-q-head"):  # pass_shapes' and attention_shapes' evidence
+        at.session_state["quiz_at"] = qid
+        at.run()
+        at.text_input(key=f"ans_{qid}").input("(1, 2)")
+        at.button(key=f"submit_{qid}").click().run()
+        assert not at.exception, at.exception
+        assert qid in at.session_state["quiz_progress"]["answers"]
+    assert any("Live evidence: One attention block" in m.value for m in at.markdown)
+    assert traces == [SHAPE_ONLY_IN_BUDGET]

@@ -1,5 +1,7 @@
 """Live experiments: they run at several configs, stay bounded, and show what they claim."""
 
+import importlib
+import inspect
 import math
 
 import pytest
@@ -7,7 +9,10 @@ import torch
 
 from core import PAPER_BASE, PAPER_BIG, TransformerConfig, divisors, param_counts, trace
 from core.config import GPT3_SIZES, LLAMA_70B_SIZES
-from core.experiments import EXPERIMENTS, MAX_GRU_STEPS, MAX_LEN, MAX_WIDTH, Evidence, bounded, run
+from core.experiments import (EXPERIMENTS, MAX_GRU_STEPS, MAX_LEN, MAX_WIDTH, TAKES_SHAPES, Evidence, bounded,
+                              run)
+
+core_trace = importlib.import_module("core.trace")  # the module: ``core.trace`` names the function
 
 CONFIGS = [
     TransformerConfig(N=2, M=8, E=16, nhead=2, vocab_size=100),
@@ -296,3 +301,27 @@ def test_shape_tables_name_the_row_of_every_record():
                                              "decoder_self_scores", "cross_scores", "ffn_hidden", "logits"}
     steps = {r["key"]: r["live shape"] for r in run("attention_shapes", cfg).records if r["key"]}
     assert steps["q_stacked"] == "(3, 4, 6, 6)" and steps["concatenated_heads"] == "(3, 6, 24)"
+
+
+@pytest.mark.parametrize("name", ["attention_shapes", "pass_shapes"])
+def test_shape_experiments_read_a_shape_only_trace_they_are_given(name, monkeypatch):
+    """The quiz page hands its own shape-only trace to these two, which made one each of the same
+    config before: the evidence is the same, and no new trace is made."""
+    cfg = CONFIGS[1]
+    alone = run(name, cfg)
+    given = trace(cfg, shape_only=True)
+    calls = []
+    original = core_trace.trace
+    monkeypatch.setattr(core_trace, "trace", lambda *a, **k: calls.append(a) or original(*a, **k))
+    assert run(name, cfg, given) == alone and calls == []
+    # A trace with values, or of another config, is not taken: the experiment traces shape-only itself.
+    assert run(name, cfg, trace(cfg)) == alone and len(calls) == 1
+    assert run(name, cfg, trace(CONFIGS[0], shape_only=True)) == alone and len(calls) == 2
+
+
+def test_only_the_shape_experiments_take_a_trace():
+    given = trace(CONFIGS[0], shape_only=True)
+    for name in set(EXPERIMENTS) - TAKES_SHAPES:
+        assert "shapes" not in inspect.signature(EXPERIMENTS[name]).parameters, name
+    assert TAKES_SHAPES <= set(EXPERIMENTS)
+    assert run("mask_counts", CONFIGS[0], given) == run("mask_counts", CONFIGS[0])  # ignored by the others
