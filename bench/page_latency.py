@@ -136,7 +136,7 @@ def answer(at: AppTest, qid: str) -> None:
     at.button(key=f"submit_{qid}").click()
 
 
-def quiz_times(cfg: TransformerConfig) -> dict[str, float]:
+def quiz_times(cfg: TransformerConfig, experiments: set[str] | None = None) -> dict[str, float]:
     """Opening the answer key, and checking one question per experiment, each from empty caches. The
     page itself is run first (untimed), so the figure is what the click adds."""
     out = {}
@@ -149,6 +149,8 @@ def quiz_times(cfg: TransformerConfig) -> dict[str, float]:
     out["answer key"] = timed(at)
     at.session_state["quiz_key_open"] = False
     for experiment, qid in one_per_experiment().items():
+        if experiments is not None and experiment not in experiments:
+            continue
         empty_caches()
         at.session_state["quiz_at"] = qid  # one question at a time, on this one
         timed(at)
@@ -165,6 +167,7 @@ def main() -> None:
     parser.add_argument("--pages", default=",".join(PAGES), help="comma-separated: " + ", ".join(PAGES))
     parser.add_argument("--configs", default="", help="comma-separated config labels (--list); all by default")
     parser.add_argument("--no-quiz-actions", action="store_true", help="skip the answer key and the Checks")
+    parser.add_argument("--experiments", default="", help="comma-separated: Check only the questions of these")
     parser.add_argument("--json", action="store_true", help="one JSON line per figure as well")
     parser.add_argument("--list", action="store_true")
     args = parser.parse_args()
@@ -192,7 +195,8 @@ def main() -> None:
             report(page, label, "first run, empty caches", [r[0] for r in runs])
             report(page, label, "rerun, config seen", [r[1] for r in runs])
         if "quiz" in pages and not args.no_quiz_actions:
-            runs = [quiz_times(cfg) for _ in range(args.repeats)]
+            only = set(args.experiments.split(",")) if args.experiments else None
+            runs = [quiz_times(cfg, only) for _ in range(args.repeats)]
             for what in runs[0]:
                 report("quiz", label, what, [r[what] for r in runs])
     if args.json:
