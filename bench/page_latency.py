@@ -11,7 +11,9 @@ one-off imports and the per-process chart templates are out of the figures (see 
 from emptied caches, (c) opening "Answer key, for teachers" and (d) checking one question for each
 of the quiz's evidence experiments (the run that answers the Check draws the live evidence).
 Each figure is the median of ``--repeats`` runs. AppTest runs the script in-process, so the figures
-leave out the browser and the websocket and include AppTest's own per-run overhead.
+leave out the browser and the websocket. AppTest compiles the page scripts afresh on every run
+(0.1-0.25 s for pages/quiz.py), where a server compiles each once; here they are compiled once, as
+the server does, unless ``--recompile`` (bench/app_rerun.py's figures include that overhead).
 Not a test: timings depend on the machine; the README quotes what this prints.
 """
 
@@ -31,6 +33,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import streamlit as st  # noqa: E402
 from streamlit.runtime.pages_manager import PagesManager  # noqa: E402
+from streamlit.runtime.scriptrunner.script_cache import ScriptCache  # noqa: E402
+from streamlit.testing.v1 import app_test  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from core import DEFAULT, PRESETS, TransformerConfig  # noqa: E402
@@ -169,6 +173,7 @@ def main() -> None:
     parser.add_argument("--no-quiz-actions", action="store_true", help="skip the answer key and the Checks")
     parser.add_argument("--experiments", default="", help="comma-separated: Check only the questions of these")
     parser.add_argument("--json", action="store_true", help="one JSON line per figure as well")
+    parser.add_argument("--recompile", action="store_true", help="compile the scripts on every run, as AppTest does")
     parser.add_argument("--list", action="store_true")
     args = parser.parse_args()
     known = configs()
@@ -177,6 +182,9 @@ def main() -> None:
             print(f"{label:<28} {cfg}")
         return
     PagesManager.__init__ = without_pages_dir(PagesManager.__init__)  # entry script on every run
+    if not args.recompile:
+        shared = ScriptCache()  # one for the process, as the server keeps: each script compiled once
+        app_test.ScriptCache = lambda: shared
     chosen = {k: known[k] for k in args.configs.split(",")} if args.configs else known
     pages = args.pages.split(",")
     apps = {page: new_app(PAGES[page]) for page in pages}  # one-off imports and warm-ups out of every figure
