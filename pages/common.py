@@ -355,6 +355,14 @@ def cached_shapes(cfg: TransformerConfig) -> Trace:
     return trace(cfg, shape_only=True)
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_shape_only(cfg: TransformerConfig) -> Trace:
+    """A shape-only trace of this config, for what must be read off one (the quiz's shape evidence):
+    ``cached_shapes`` when that is one, else one made and kept here, once for all who ask."""
+    t = cached_shapes(cfg)
+    return t if t.shape_only else trace(cfg, shape_only=True)
+
+
 def over_budget(t: Trace) -> bool:
     """True when the core refuses a real pass of this config: it would not fit the budget."""
     return t.estimate.total > t.budget_bytes

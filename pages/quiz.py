@@ -22,7 +22,7 @@ from core import TransformerConfig
 from core.experiments import TAKES_SHAPES, Evidence, run as run_experiment
 from core.rows import SYMBOLS
 from pages.browser_store import browser_store, conflict, report
-from pages.common import CONFIG_FIELDS, announce, cached_shapes, current_config, guard, theme
+from pages.common import CONFIG_FIELDS, announce, cached_shape_only, cached_shapes, current_config, guard, theme
 from pages.enter_checks import enter_checks
 from pages.tables import INK, described_chart
 from quizzes import (BY_ID, KIND_LABELS, QUESTIONS, TOPICS, Context, Question, answer_key, check, format_answer,
@@ -82,9 +82,10 @@ ROW_PX, HEADER_PX = 35, 38  # st.dataframe's row and header heights
 @st.cache_data(max_entries=128, show_spinner="Running the experiment…")
 def cached_evidence(name: str, cfg) -> Evidence:
     """One experiment per (name, config), shared by every session (each gets a copy). The shape
-    experiments read the page's own trace when it is shape-only, rather than tracing the config
-    again (core.experiments.TAKES_SHAPES): at 96+96 layers each trace took most of a second."""
-    return run_experiment(name, cfg, cached_shapes(cfg) if name in TAKES_SHAPES else None)
+    experiments share one shape-only trace of the config, the page's own when it is one, rather
+    than each tracing the config again (core.experiments.TAKES_SHAPES): at 96+96 layers each
+    trace took most of a second."""
+    return run_experiment(name, cfg, cached_shape_only(cfg) if name in TAKES_SHAPES else None)
 
 
 def context(cfg) -> Context:

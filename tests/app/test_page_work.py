@@ -19,15 +19,16 @@ SHAPE_ONLY_IN_BUDGET = TransformerConfig(N=64, M=512, E=64, nhead=2, vocab_size=
 
 
 @pytest.fixture
-def traces(monkeypatch) -> list[TransformerConfig]:
-    """Every trace any part of the app makes from now on, by config, from empty caches."""
+def traces(monkeypatch) -> list[tuple[TransformerConfig, bool]]:
+    """Every trace any part of the app makes from now on, as (config, asked for shape-only), from
+    empty caches."""
     st.cache_data.clear()
     CACHE.clear()
-    made: list[TransformerConfig] = []
+    made: list[tuple[TransformerConfig, bool]] = []
     core_trace = importlib.import_module("core.trace")  # the module: ``core.trace`` names the function
 
     def counted(cfg, *args, **kwargs):
-        made.append(cfg)
+        made.append((cfg, kwargs.get("shape_only") is True))
         return trace(cfg, *args, **kwargs)
 
     for module in (core_trace, importlib.import_module("pages.common"), importlib.import_module("pages.trace_cache")):
@@ -53,7 +54,7 @@ def test_the_positional_page_traces_only_for_the_models_own_learned_table(traces
     the budget is read off the traced model, which needs the pass."""
     at = make_app({"positional": positional}).switch_page("pages/positional.py").run()  # the first run opens it
     assert not at.exception, at.exception
-    assert traces == ([DEFAULT.replace(positional="learned")] if traced else [])
+    assert traces == ([(DEFAULT.replace(positional="learned"), False)] if traced else [])
 
 
 def test_the_positional_page_says_the_pass_is_over_the_budget_without_tracing(traces):
@@ -78,4 +79,21 @@ def test_the_quiz_traces_a_shape_only_config_once_for_the_page_and_its_shape_evi
         assert not at.exception, at.exception
         assert qid in at.session_state["quiz_progress"]["answers"]
     assert any("Live evidence: One attention block" in m.value for m in at.markdown)
-    assert traces == [SHAPE_ONLY_IN_BUDGET]
+    assert traces == [(SHAPE_ONLY_IN_BUDGET, True)]
+
+
+def test_the_quiz_makes_one_shape_only_trace_for_both_shape_experiments_beside_a_real_pass(traces):
+    """A config small enough for a real pass (many layers, small widths): the page reads the real
+    one, and the two shape experiments, whose notes say they read a shape-only trace, share one."""
+    cfg = DEFAULT.replace(layers=12)
+    at = make_app({**query(cfg), "layers": "12"}).run()
+    at.switch_page("pages/quiz.py").run()
+    for qid in ("dk-wq", "qkv-q-head"):
+        at.session_state["quiz_at"] = qid
+        at.run()
+        at.text_input(key=f"ans_{qid}").input("(1, 2)")
+        at.button(key=f"submit_{qid}").click().run()
+        assert not at.exception, at.exception
+    assert any("Read off a shape-only trace of this config" in c.value for c in at.caption)
+    assert traces == [(cfg, False), (cfg, True)]  # the real pass, then one shape-only trace
+
