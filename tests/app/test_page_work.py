@@ -97,3 +97,20 @@ def test_the_quiz_makes_one_shape_only_trace_for_both_shape_experiments_beside_a
     assert any("Read off a shape-only trace of this config" in c.value for c in at.caption)
     assert traces == [(cfg, False), (cfg, True)]  # the real pass, then one shape-only trace
 
+
+@pytest.mark.parametrize("page", ["pages/positional.py", "pages/attention.py"])
+def test_a_heatmaps_numbers_are_styled_once_per_table_and_replayed_after(page, monkeypatch):
+    """The numbers under a heatmap are a pandas Styler, which Streamlit turned into its table on every
+    rerun (0.15-0.25 s at 64 x 64). Now once per table: a rerun replays it, with the same cells."""
+    table_module = importlib.import_module("streamlit.elements.table")
+    styled = []
+    original = table_module.marshall_styler
+    monkeypatch.setattr(table_module, "marshall_styler", lambda *a: styled.append(a) or original(*a))
+    st.cache_data.clear()
+    at = make_app({"M": "64", "E": "64", "nhead": "2", "N": "1", "layers": "1"}).switch_page(page).run()
+    first = at.table[0]
+    assert first.value.shape == (64, 64) and len(styled) == 1
+    at.run()
+    assert not at.exception, at.exception
+    assert len(styled) == 1
+    assert at.table[0].proto == first.proto  # the same element: cells, their text and styles
