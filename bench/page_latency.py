@@ -7,9 +7,10 @@ For each page and config it times (a) the page's first run at that config with e
 keeps by config emptied (Streamlit's st.cache_data and st.cache_resource, pages.trace_cache's
 traces), as a slider moved to a value no session has asked for meets it, and (b) a rerun at the
 same config, now seen before. Every page is opened once at the default config first, untimed, so
-one-off imports and the per-process chart templates are out of the figures (see empty_caches). On the quiz page it also times, each
-from emptied caches, (c) opening "Answer key, for teachers" and (d) checking one question for each
-of the quiz's evidence experiments (the run that answers the Check draws the live evidence).
+one-off imports and the per-process chart templates are out of the figures (see empty_caches).
+On the quiz page it also times, each after an untimed run of the page from emptied caches (so the
+figure is what the click adds), (c) opening "Answer key, for teachers" and (d) checking one
+question for each of the quiz's evidence experiments (that run draws the live evidence).
 Each figure is the median of ``--repeats`` runs. AppTest runs the script in-process, so the figures
 leave out the browser and the websocket. AppTest compiles the page scripts afresh on every run
 (0.1-0.25 s for pages/quiz.py), where a server compiles each once; here they are compiled once, as
