@@ -41,6 +41,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from core import DEFAULT, PRESETS, TransformerConfig  # noqa: E402
 from pages.common import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS,  # noqa: E402
                           nhead_options, snap_config)
+from app_rerun import timed_run as timed  # noqa: E402  (one run, timed; raises if the app did)
 from serve import without_pages_dir  # noqa: E402
 
 PAGES = {"explorer": "pages/explorer.py", "attention": "pages/attention.py", "positional": "pages/positional.py",
@@ -96,15 +97,6 @@ def go_to(at: AppTest, cfg: TransformerConfig) -> None:
     del at.session_state["url_read"]
     at.query_params.clear()
     at.query_params.update({k: str(getattr(cfg, k)) for k in CONFIG_FIELDS})
-
-
-def timed(at: AppTest) -> float:
-    start = time.perf_counter()
-    at.run()
-    elapsed = time.perf_counter() - start
-    if at.exception:
-        raise RuntimeError(f"the app raised: {at.exception[0].value}")
-    return elapsed
 
 
 def checked(at: AppTest, cfg: TransformerConfig) -> None:
