@@ -32,7 +32,7 @@ def test_a_failing_experiment_shows_an_error_and_keeps_the_score(monkeypatch):
     score_before = next(m.value for m in at.markdown if m.value.startswith("Score:"))
     assert "0 right**, **0 wrong" not in score_before
 
-    def broken(name, cfg):
+    def broken(name, cfg, shapes=None):  # core.experiments.run's signature
         raise RuntimeError(f"injected failure in {name}")
 
     monkeypatch.setattr(core.experiments, "run", broken)
