@@ -80,6 +80,25 @@ def click_next(page) -> None:
     nxt.click()
 
 
+def pick_q1_right_by_keyboard(page) -> None:
+    """On a fresh quiz, pick Q1's right answer, its second choice, with the keyboard alone: into the
+    choices, then down one. Focus stays on the choice, once the run the pick started has ended."""
+    choices = page.get_by_role("radiogroup", name="Your answer to Q1").get_by_role("radio")
+    idle(page)
+    choices.first.focus()
+    page.keyboard.press("ArrowDown")
+    expect(choices.nth(1)).to_be_checked()
+    idle(page)
+
+
+def expect_q1_right(page) -> None:
+    """Q1 was checked and right, and said so aloud: a right answer by a box of the page's own, as
+    st.success is not an alert. It is the only answer so far."""
+    expect(page.get_by_role("alert")).to_have_text("Q1: right. The explanation and the live evidence follow.",
+                                                   timeout=LOAD)
+    expect(page.get_by_text(re.compile(r"^Score: 1 right, 0 wrong, 69 not tried"))).to_be_visible(timeout=LOAD)
+
+
 def no_exception(page) -> None:
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
 
@@ -277,20 +296,12 @@ def test_quiz_progress_outlasts_the_tab_in_the_same_browser(app_url, page):
               " || '{}').answers || {}).length")  # how many answers the browser keeps
     page.goto(app_url + "/quiz")
     expect(page.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
-    # By keyboard alone: into the choices, down to the second (the right one), Tab to Check, Enter.
-    # The verdict is read out: a right one by a box of the page's own (st.success is not an alert).
-    choices = page.get_by_role("radiogroup", name="Your answer to Q1").get_by_role("radio")
-    idle(page)
-    choices.first.focus()
-    page.keyboard.press("ArrowDown")
-    expect(choices.nth(1)).to_be_checked()
-    idle(page)
+    # By keyboard alone: into the choices, down to the right one, Tab to Check, Enter.
+    pick_q1_right_by_keyboard(page)
     page.keyboard.press("Tab")
     expect(page.get_by_role("button", name="Check")).to_be_focused()
     page.keyboard.press("Enter")
-    expect(page.get_by_role("alert")).to_have_text("Q1: right. The explanation and the live evidence follow.",
-                                                   timeout=LOAD)
-    expect(page.get_by_text(re.compile(r"^Score: 1 right, 0 wrong, 69 not tried"))).to_be_visible(timeout=LOAD)
+    expect_q1_right(page)
     score = page.get_by_text(re.compile(r"^Score:")).inner_text()
     page.wait_for_function(f"({stored})() === 1", timeout=LOAD)
     page.close()
@@ -323,16 +334,9 @@ def test_enter_in_an_answer_checks_it_and_leaving_the_box_does_not(app_url, page
     leaving the box with Tab only keeps the draft, so a draft left with Next is not an attempt."""
     page.goto(app_url + "/quiz")
     expect(page.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
-    choices = page.get_by_role("radiogroup", name="Your answer to Q1").get_by_role("radio")
-    idle(page)
-    choices.first.focus()
-    page.keyboard.press("ArrowDown")  # the second choice, the right one
-    expect(choices.nth(1)).to_be_checked()
-    idle(page)
-    page.keyboard.press("Enter")
-    expect(page.get_by_role("alert")).to_have_text("Q1: right. The explanation and the live evidence follow.",
-                                                   timeout=LOAD)
-    expect(page.get_by_text(re.compile(r"^Score: 1 right, 0 wrong, 69 not tried"))).to_be_visible(timeout=LOAD)
+    pick_q1_right_by_keyboard(page)
+    page.keyboard.press("Enter")  # on the chosen choice itself
+    expect_q1_right(page)
 
     click_next(page)
     expect(page.get_by_text("Question 2 of 70")).to_be_visible(timeout=LOAD)
