@@ -73,6 +73,11 @@ class MemoryEstimate:
     def total(self) -> int:
         return self.params + self.activations + self.transient
 
+    def over(self, budget_bytes: int) -> bool:
+        """True when a real pass would not fit ``budget_bytes``: the one rule that sends a trace to the
+        meta device (core.trace) and that the pages ask before tracing (pages.common)."""
+        return self.total > budget_bytes
+
 
 @dataclass(frozen=True)
 class _Floats:

@@ -182,7 +182,7 @@ def trace(cfg: TransformerConfig, *, budget_bytes: int = DEFAULT_BUDGET_BYTES,
     meta device. True or False forces the choice (False still refuses to go over the budget).
     """
     est = estimate(cfg)
-    over = est.total > budget_bytes
+    over = est.over(budget_bytes)
     if shape_only is False and over:
         raise ValueError(f"a real pass of this config needs about {est.total} bytes, over the budget of "
                          f"{budget_bytes}; trace it shape-only instead")

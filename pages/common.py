@@ -365,14 +365,14 @@ def cached_shape_only(cfg: TransformerConfig) -> Trace:
 
 def over_budget(t: Trace) -> bool:
     """True when the core refuses a real pass of this config: it would not fit the budget."""
-    return t.estimate.total > t.budget_bytes
+    return t.estimate.over(t.budget_bytes)
 
 
 def config_over_budget(cfg: TransformerConfig) -> bool:
     """``over_budget`` of the trace this config would get, from the estimate alone, for a page that
     needs no pass: a shape-only trace of 96+96 layers took 0.7 s only to be asked this. Every trace
     the pages get that is over it has core's default budget (the gate's, for the rest, is the same)."""
-    return estimate(cfg).total > DEFAULT_BUDGET_BYTES
+    return estimate(cfg).over(DEFAULT_BUDGET_BYTES)
 
 
 # What each part of a pass's bytes is, and the sliders it grows with (core.memory.MemoryEstimate).
