@@ -32,6 +32,7 @@ export default function (component) {
     const box = event.target.closest(`[class*="${answer}"]`);
     if (!box) return;
     const name = [...box.classList].find((c) => c.startsWith(answer));
+    if (!name) return;  // a class that only contains the prefix: not one of Streamlit's keys
     const button = document.querySelector(`.${CSS.escape(submit + name.slice(answer.length))} button`);
     if (!button || button.disabled) return;
     // Once this event's own handlers, Streamlit's among them, have sent the typed value.
