@@ -24,6 +24,8 @@ run shape-only, and there would be nothing comparable to time.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import statistics
 import sys
 import time
@@ -89,6 +91,25 @@ def run_bare(cfg):
         model(src, src)
 
 
+@contextlib.contextmanager
+def quiet_stderr():
+    """Send the process's own stderr (file descriptor 2) to /dev/null for the block.
+
+    Why: torch 2.13's profiler writes a "USDT: ... profiler_start" and a "profiler_stop" line from
+    C++ for every profiled pass, which KINETO_LOG_LEVEL does not silence, and they buried the
+    breakdown's table. A Python exception raised in the block still reaches the terminal, as it
+    is printed after the descriptor is restored."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def breakdown(cfg: TransformerConfig, repeats: int) -> dict[str, float]:
     """Median milliseconds of each part of a trace at ``cfg``."""
     from torch.profiler import ProfilerActivity, profile
@@ -113,7 +134,7 @@ def breakdown(cfg: TransformerConfig, repeats: int) -> dict[str, float]:
             model(src, tgt, tgt_mask=mask, src_key_padding_mask=padding, memory_key_padding_mask=padding,
                   rec=TraceRecorder())
             forward_end = time.perf_counter()
-            with profile(activities=[ProfilerActivity.CPU]) as prof:  # a second, profiled pass
+            with quiet_stderr(), profile(activities=[ProfilerActivity.CPU]) as prof:  # a second, profiled pass
                 model(src, tgt, tgt_mask=mask, src_key_padding_mask=padding, memory_key_padding_mask=padding,
                       rec=TraceRecorder())
             bare_start = time.perf_counter()
