@@ -2,7 +2,9 @@
 
 Each experiment answers one question a learner asks ("does a future token change earlier
 outputs?", "why divide by sqrt(d_k)?") by running our own modules, and returns an ``Evidence``:
-plain numbers, a few chart records and a note. Nothing here knows it is displayed.
+plain numbers, a few chart records and a note. Nothing here knows it is displayed, but each
+experiment names its numbers in words a learner reads (its ``..._LABELS``, just above it), since
+only it knows what each one measured.
 
 Every experiment is bounded, whatever the config: lengths, widths and depths are capped (see
 ``bounded``) and the note says so, and parameter counts of big configs are read off the meta
@@ -53,6 +55,9 @@ class Evidence:
 
     ``values`` holds the numbers (and small lists) the answers read; ``records`` are rows for one
     small chart, described by ``chart`` (kind 'line' | 'bar' | 'heatmap' and the field names).
+    ``labels`` names each value for a learner ("gradient norm at the embeddings, ..."): the keys stay
+    short for the quiz's rules, and only the experiment knows what it measured, and on what (one key,
+    "changed_position" say, means different things in two experiments).
     """
 
     name: str
@@ -61,6 +66,21 @@ class Evidence:
     records: list[dict[str, Any]] = field(default_factory=list)
     chart: dict[str, str] = field(default_factory=dict)
     note: str = ""
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+# The learner's sizes, worded as the sidebar's sliders word them, for the experiments that show one
+# of them beside what they measured (an experiment that shows a capped size names it itself).
+SIZE_LABELS = {
+    "N": "N — batch size",
+    "M": "M — source length",
+    "M_target": "M_target — target length",
+    "E": "E — embedding size (d_model)",
+    "nhead": "nhead — attention heads",
+    "d_k": "d_k — one head's width, E / nhead",
+    "d_ff": "d_ff — FFN hidden width",
+    "vocab_size": "vocab_size — vocabulary size",
+}
 
 
 def _largest_divisor_at_most(E: int, nhead: int) -> int:
@@ -199,7 +219,7 @@ def gru_run(cfg: TransformerConfig, seed: int) -> tuple[dict[str, Any], str]:
     note = (f"nn.GRU(E, E) at your sizes, (N, M, E) = {yours}, costs too much to run here, so a real "
             f"nn.GRU({E}, {E}) ran on {ran_on} and returned {got}: its input's shape, one E-wide hidden "
             f"state per position of each sequence. At your sizes that is {values['gru_output_shape']}, "
-            "the gru output shape above.")
+            "the table's GRU output shape.")
     if M < cfg.M:
         values["rnn_sequential_steps"] = cfg.M  # one step per position, as the run shows for its M
         note += f" It took {steps} steps for {M} positions, one per position: at M={cfg.M}, {cfg.M} steps."
@@ -212,6 +232,22 @@ def _maps_note(cfg: TransformerConfig, small: TransformerConfig) -> str:
     """Which of the influence maps' sizes were capped (N does not enter them; L+1 copies are run)."""
     capped = [f"{k}={getattr(small, k)}" for k in ("M", "E", "nhead", "d_ff") if getattr(small, k) != getattr(cfg, k)]
     return f"The influence maps run at capped sizes to stay small: {', '.join(capped)}." if capped else ""
+
+
+DEPENDENCY_MAPS_LABELS = {
+    "rnn_pattern": "GRU: pattern of its influence map",
+    "encoder_pattern": "encoder layer: pattern of its influence map",
+    "decoder_pattern": "masked decoder layer: pattern of its influence map",
+    "gru_input_shape": "GRU input shape at your sizes, (N, M, E)",
+    "gru_output_shape": "GRU output shape at your sizes, every step",
+    "rnn_sequential_steps": "GRU steps, one after another, to read M positions",
+    "gru_ran_on": "sizes the GRU actually ran at",
+    "map_positions": "positions in each influence map (M, at most 16)",
+    "attention_sequential_steps": "sequential steps attention takes over all positions",
+    "rnn_zero_above_diagonal": "GRU map: later inputs never move earlier outputs",
+    "decoder_zero_above_diagonal": "masked decoder map: later inputs never move earlier outputs",
+    "encoder_nonzero_fraction": "encoder map: share of squares coloured (output moved)",
+}
 
 
 def dependency_maps(cfg: TransformerConfig) -> Evidence:
@@ -250,7 +286,16 @@ def dependency_maps(cfg: TransformerConfig) -> Evidence:
     })
     return Evidence("dependency_maps", "Which input positions move which outputs", values, records,
                     {"kind": "heatmap", "x": "input position", "y": "output position", "color": "influence",
-                     "facet": "model"}, " ".join(n for n in (_maps_note(cfg, small), gru_note) if n))
+                     "facet": "model"}, " ".join(n for n in (_maps_note(cfg, small), gru_note) if n),
+                    DEPENDENCY_MAPS_LABELS)
+
+
+PERMUTATION_LABELS = {
+    "positions": "positions in the reversed sequence (M, at most 16)",
+    "max_change_without_positions": "max |difference| from the reversed outputs, no positional encoding",
+    "max_change_with_positions": "max |difference| from the reversed outputs, sinusoids added",
+    "order_blind_without_positions": "without positions, the outputs just reverse too",
+}
 
 
 def permutation(cfg: TransformerConfig) -> Evidence:
@@ -274,7 +319,21 @@ def permutation(cfg: TransformerConfig) -> Evidence:
                {"input": "sinusoidal encoding added", "max |difference|": with_pos}]
     return Evidence("permutation", "Reverse the input order: do the outputs just reverse too?", values, records,
                     # Down the side: under the bars the two names were cut to 'no positional enc…'.
-                    {"kind": "bar", "x": "input", "y": "max |difference|", "horizontal": "true"}, note)
+                    {"kind": "bar", "x": "input", "y": "max |difference|", "horizontal": "true"}, note,
+                    PERMUTATION_LABELS)
+
+
+RESIDUAL_ABLATION_LABELS = {
+    "depth": "your depth: layers (at most 16)",
+    "depths": "depths tried, in layers",
+    "grad_with_skips": "gradient norm at the embeddings, your depth, with skips",
+    "grad_without_skips": "gradient norm at the embeddings, your depth, no skips",
+    "grad_ratio": "gradient with skips ÷ without, at your depth",
+    "cosine_with_skips": "output-input cosine similarity, your depth, with skips",
+    "cosine_without_skips": "output-input cosine similarity, your depth, no skips",
+    "grad_deepest_with": "gradient norm at the embeddings, deepest stack, with skips",
+    "grad_deepest_without": "gradient norm at the embeddings, deepest stack, no skips",
+}
 
 
 def residual_ablation(cfg: TransformerConfig) -> Evidence:
@@ -318,7 +377,7 @@ def residual_ablation(cfg: TransformerConfig) -> Evidence:
               "grad_deepest_without": by_depth[(max(depths), False)][0]}
     return Evidence("residual_ablation", "Skip connections on and off, across depth", values, records,
                     {"kind": "line", "x": "layers", "y": "gradient norm at embeddings", "color": "path",
-                     "log_y": "true"}, note)
+                     "log_y": "true"}, note, RESIDUAL_ABLATION_LABELS)
 
 
 SCALE_WIDTHS = ("d_k", "E", "M")  # what attention could divide q.k by: a head's width, the model's, the length
@@ -344,6 +403,22 @@ def model_scale_width(cfg: TransformerConfig) -> tuple[str, str]:
         if torch.allclose(rec["scores"], dots / math.sqrt(width), rtol=1e-4, atol=1e-5):
             return name, f"E={E}, nhead={nhead}, M={L}"
     return "none of them", f"E={E}, nhead={nhead}, M={L}"
+
+
+SCORE_SCALING_LABELS = {
+    "d_k": SIZE_LABELS["d_k"],
+    "keys": "keys per softmax: M, kept between 2 and 64",
+    "variance_unscaled": "variance of q·k at the width measured",
+    "measured_at_d_k": "width measured: your d_k (at most 1024)",
+    "variance_unscaled_at_d_k": "variance of q·k at your d_k",
+    "variance_scaled": "variance of q·k / sqrt(d_k) at the width measured",
+    "entropy_unscaled": "softmax entropy of q·k, mean over queries",
+    "entropy_scaled": "softmax entropy of q·k / sqrt(d_k), mean over queries",
+    "max_entropy": "highest entropy possible, log(keys): every weight equal",
+    "widths": "widths d_k drawn in the chart",
+    "model_divides_by": "our attention divides q·k by the square root of",
+    "model_asked_at": "sizes our attention was checked at",
+}
 
 
 def score_scaling(cfg: TransformerConfig) -> Evidence:
@@ -386,7 +461,19 @@ def score_scaling(cfg: TransformerConfig) -> Evidence:
               "widths": widths}
     values["model_divides_by"], values["model_asked_at"] = model_scale_width(cfg)
     return Evidence("score_scaling", "Variance of q·k and softmax entropy against d_k", values, records,
-                    {"kind": "line", "x": "d_k", "y": "variance", "color": "scores", "log_y": "true"}, note)
+                    {"kind": "line", "x": "d_k", "y": "variance", "color": "scores", "log_y": "true"}, note,
+                    SCORE_SCALING_LABELS)
+
+
+HEAD_OPTIONS_LABELS = {
+    "E": SIZE_LABELS["E"],
+    "allowed": "nhead values that build an attention block",
+    "count": "how many nhead values E allows",
+    "smallest_refused": "smallest nhead that E refuses",
+    "param_counts": "attention parameter counts seen, over every allowed nhead",
+    "same_for_all": "attention has one parameter count for every allowed nhead",
+    "d_k": SIZE_LABELS["d_k"],
+}
 
 
 def head_options(cfg: TransformerConfig) -> Evidence:
@@ -410,7 +497,25 @@ def head_options(cfg: TransformerConfig) -> Evidence:
               "d_k": cfg.d_k}
     note = f"Only nhead up to {MAX_HEAD_TRIES} tried." if E > MAX_HEAD_TRIES else ""
     return Evidence("head_options", "Which nhead values E allows, and attention's size for each", values, records,
-                    {"kind": "bar", "x": "nhead", "y": "attention parameters"}, note)
+                    {"kind": "bar", "x": "nhead", "y": "attention parameters"}, note, HEAD_OPTIONS_LABELS)
+
+
+FFN_LAYERS_LABELS = {
+    "layers": "layers (at least 2, to compare two)",
+    "linear1_shape_layer0": "layer 0: linear1 weight shape, (d_ff, E)",
+    "linear1_shape_layer1": "layer 1: linear1 weight shape, (d_ff, E)",
+    "linear2_shape": "linear2 weight shape, (E, d_ff)",
+    "same_shape": "layers 0 and 1: linear1 weights of one shape",
+    "same_tensor": "layers 0 and 1 share one linear1 weight tensor",
+    "max_abs_difference": "max |difference| between the two layers' linear1 weights",
+    "input_width": "FFN input width, E",
+    "hidden_width": "FFN hidden width, d_ff",
+    "params_per_ffn": "parameters in one FFN, weights and biases",
+    "positions_changed": "output positions that moved when one input was nudged",
+    "changed_position": "the input position nudged (the last)",
+    "hidden_negative_fraction": "share of hidden values below 0, after the ReLU",
+    "output_negative_fraction": "share of FFN output values below 0",
+}
 
 
 def ffn_layers(cfg: TransformerConfig) -> Evidence:
@@ -458,7 +563,19 @@ def ffn_layers(cfg: TransformerConfig) -> Evidence:
     }
     corner = f"all {rows}x{cols}" if (rows, cols) == (d_ff, E) else f"top-left {rows}x{cols} of {d_ff}x{E}"
     return Evidence("ffn_layers", f"Layer 0's and layer 1's FFN weights ({corner})", values, records,
-                    {"kind": "heatmap", "x": "column", "y": "row", "color": "weight", "facet": "layer"}, note)
+                    {"kind": "heatmap", "x": "column", "y": "row", "color": "weight", "facet": "layer"}, note,
+                    FFN_LAYERS_LABELS)
+
+
+LEARNED_POSITIONS_LABELS = {
+    "max_len": "max_len — rows of a learned table",
+    "learned_shape_at_max_len": "learned table's output shape for max_len positions",
+    "learned_error": "learned table's answer for max_len + 1 positions",
+    "learned_fails_past_max_len": "learned table refuses max_len + 1 positions",
+    "learned_params": "learned table's parameters, max_len × E",
+    "sinusoidal_shape_past_max_len": "sinusoids' shape for max_len + 1 positions",
+    "sinusoidal_params": "sinusoids' parameters",
+}
 
 
 def learned_positions(cfg: TransformerConfig) -> Evidence:
@@ -491,7 +608,19 @@ def learned_positions(cfg: TransformerConfig) -> Evidence:
               "sinusoidal_shape_past_max_len": past_shape, "sinusoidal_params": 0}
     note = f"Charted: sinusoid dimensions 0-{width - 1} at positions {start}-{max_len}."
     return Evidence("learned_positions", "Positions past max_len: learned table against sinusoids", values,
-                    records, {"kind": "line", "x": "position", "y": "value", "color": "dimension"}, note)
+                    records, {"kind": "line", "x": "position", "y": "value", "color": "dimension"}, note,
+                    LEARNED_POSITIONS_LABELS)
+
+
+CAUSAL_PROBE_LABELS = {
+    "M_target": "target length probed, M_target (at most 16)",
+    "changed_position": "target position whose token was changed",
+    "earlier_max_change_masked": "max change of an earlier output, with the mask",
+    "later_max_change_masked": "max change at the changed position or later, with the mask",
+    "earlier_max_change_unmasked": "max change of an earlier output, without the mask",
+    "earlier_unchanged_with_mask": "earlier outputs unchanged with the mask",
+    "positions_changed_with_mask": "output positions that moved, with the mask",
+}
 
 
 def causal_probe(cfg: TransformerConfig) -> Evidence:
@@ -527,7 +656,8 @@ def causal_probe(cfg: TransformerConfig) -> Evidence:
               "earlier_unchanged_with_mask": all(v == 0 for v in masked[:pos]),
               "positions_changed_with_mask": [i for i, v in enumerate(masked) if v > 0]}
     return Evidence("causal_probe", "Change a future target token: which decoder outputs move?", values, records,
-                    {"kind": "bar", "x": "output position", "y": "max |change|", "color": "mask"}, note)
+                    {"kind": "bar", "x": "output position", "y": "max |change|", "color": "mask"}, note,
+                    CAUSAL_PROBE_LABELS)
 
 
 def _drawn(shown: int, total: int, what: str) -> str:
@@ -536,6 +666,17 @@ def _drawn(shown: int, total: int, what: str) -> str:
     if shown == total:
         return f"all {total} {what}" if total > 1 else f"the one {what.removesuffix('s')}"
     return f"first {shown} of {total} {what}"
+
+
+MASK_COUNTS_LABELS = {
+    "M_target": SIZE_LABELS["M_target"],
+    "shape": "causal mask's shape",
+    "blocked": "mask entries blocked (True)",
+    "visible": "mask entries left visible (False)",
+    "diagonal_blocked": "some position is blocked from itself",
+    "below_diagonal_blocked": "some position is blocked from an earlier one",
+    "key_padding_shape": "key padding mask's shape, (N, M)",
+}
 
 
 def mask_counts(cfg: TransformerConfig) -> Evidence:
@@ -560,7 +701,18 @@ def mask_counts(cfg: TransformerConfig) -> Evidence:
               "key_padding_shape": (cfg.N, cfg.M)}
     title = f"The causal mask (True = blocked), {_drawn(side, T, 'positions')}"
     return Evidence("mask_counts", title, values, records,
-                    {"kind": "heatmap", "x": "key position", "y": "query position", "color": "blocked"}, note)
+                    {"kind": "heatmap", "x": "key position", "y": "query position", "color": "blocked"}, note,
+                    MASK_COUNTS_LABELS)
+
+
+SHIFT_RIGHT_LABELS = {
+    "M_target": SIZE_LABELS["M_target"],
+    "start_id": "start token's id, the first decoder input",
+    "targets_per_sequence": "labels (next tokens to predict) per sequence",
+    "decoder_input": "decoder input: start token, then the target minus its last",
+    "labels": "labels: the target itself",
+    "input_is_labels_shifted": "decoder input is the labels shifted right by one",
+}
 
 
 def shift_right(cfg: TransformerConfig) -> Evidence:
@@ -576,11 +728,27 @@ def shift_right(cfg: TransformerConfig) -> Evidence:
               "input_is_labels_shifted": decoder_input[1:].tolist() == target[:-1].tolist()}
     note = "" if T == cfg.M_target else f"First {T} positions shown."
     return Evidence("shift_right", "Decoder input and labels, position by position", values, records,
-                    {"kind": "table"}, note)
+                    {"kind": "table"}, note, SHIFT_RIGHT_LABELS)
 
 
 def _count(module: nn.Module) -> int:
     return sum(p.numel() for p in module.parameters())
+
+
+PARAMETER_COUNTS_LABELS = {
+    "qkv_weights": "W^Q, W^K, W^V at your E, weights only",
+    "qkv_with_bias": "W^Q, W^K, W^V at your E, with their biases",
+    "attention_block": "one attention block at your E: Q, K, V, O and biases",
+    "embedding": "one token embedding, vocab_size × E",
+    "llama_qkv_weights": f"W^Q, W^K, W^V at Llama-2-70B's E={LLAMA_70B_SIZES.E}, weights only",
+    "llama_embedding": f"token embedding at Llama-2-70B's {LLAMA_70B_SIZES.vocab_size} × {LLAMA_70B_SIZES.E}",
+    "paper_base_total": f"our whole model at the paper's base sizes (E={PAPER_BASE.E})",
+    "paper_big_total": f"our whole model at the paper's big sizes (E={PAPER_BIG.E})",
+    "model_total": "our whole model at your config",
+    "number_of_layer_norms": "LayerNorms in the whole model (a count of modules)",
+    "number_of_ffn_blocks": "FFN blocks in the whole model (a count of modules)",
+    "number_of_attention_blocks": "attention blocks in the whole model (a count of modules)",
+}
 
 
 def parameter_counts(cfg: TransformerConfig) -> Evidence:
@@ -617,7 +785,15 @@ def parameter_counts(cfg: TransformerConfig) -> Evidence:
                {"what": "paper big (ours)", "parameters": big}]
     return Evidence("parameter_counts", "Parameter counts from modules built on the meta device", values, records,
                     {"kind": "bar", "x": "what", "y": "parameters", "log_y": "true", "horizontal": "true"},
-                    "Counted on the meta device: shapes only, nothing allocated.")
+                    "Counted on the meta device: shapes only, nothing allocated.", PARAMETER_COUNTS_LABELS)
+
+
+SOFTMAX_AXIS_LABELS = {
+    "row_sums_all_one": "each row (a query, over the keys) sums to 1",
+    "column_sums_all_one": "each column (a key, over the queries) sums to 1",
+    "zero_above_diagonal": "every weight above the diagonal is 0 (masked)",
+    "first_row": "first row: query 0's weights over the keys",
+}
 
 
 def softmax_axis(cfg: TransformerConfig) -> Evidence:
@@ -638,7 +814,15 @@ def softmax_axis(cfg: TransformerConfig) -> Evidence:
               "column_sums_all_one": bool(torch.allclose(cols, torch.ones_like(cols), atol=1e-5)),
               "zero_above_diagonal": bool((w.triu(1) == 0).all()), "first_row": w[0].tolist()}
     return Evidence("softmax_axis", "Row and column sums of masked attention weights (head 0)", values, records,
-                    {"kind": "bar", "x": "index", "y": "total", "color": "sum over"}, note)
+                    {"kind": "bar", "x": "index", "y": "total", "color": "sum over"}, note,
+                    SOFTMAX_AXIS_LABELS)
+
+
+BATCH_FIRST_LABELS = {
+    "ours": "our source embedding's shape, (N, M, E)",
+    "pytorch_default": "output shape of PyTorch's encoder layer, default layout",
+    "pytorch_batch_first_flag": "PyTorch's layer is batch_first by default",
+}
 
 
 def batch_first(cfg: TransformerConfig) -> Evidence:
@@ -652,7 +836,8 @@ def batch_first(cfg: TransformerConfig) -> Evidence:
     records = [{"layout": "ours (batch_first)", "axis": i, "size": s} for i, s in enumerate(ours)] + \
               [{"layout": "nn.Transformer default", "axis": i, "size": s} for i, s in enumerate(theirs)]
     return Evidence("batch_first", "Source embedding layout: ours against PyTorch's default", values, records,
-                    {"kind": "bar", "x": "axis", "y": "size", "color": "layout"}, "")
+                    {"kind": "bar", "x": "axis", "y": "size", "color": "layout"}, "",
+                    BATCH_FIRST_LABELS)
 
 
 def _shape_trace(cfg: TransformerConfig, shapes: Trace | None) -> Trace:
@@ -664,6 +849,16 @@ def _shape_trace(cfg: TransformerConfig, shapes: Trace | None) -> Trace:
     from .trace import trace  # here, not at the top: core.trace is the heavier import
 
     return trace(cfg, shape_only=True)
+
+
+ATTENTION_SHAPES_LABELS = {
+    "d_k": SIZE_LABELS["d_k"],
+    "nhead": SIZE_LABELS["nhead"],
+    "q_stacked": "Q of every head, stacked",
+    "q_one_head": "Q of one head (K and V alike)",
+    "weights": "attention weights, every head",
+    "concat": "the heads concatenated",
+}
 
 
 def attention_shapes(cfg: TransformerConfig, shapes: Trace | None = None) -> Evidence:
@@ -693,7 +888,8 @@ def attention_shapes(cfg: TransformerConfig, shapes: Trace | None = None) -> Evi
     return Evidence("attention_shapes", "One attention block, step by step, with this config's shapes", values,
                     records, {"kind": "table"},
                     f"Read off a shape-only trace of this config: E = {cfg.E} splits into nhead = {cfg.nhead} "
-                    f"heads of d_k = {cfg.d_k}, and the heads joined side by side are E wide again.")
+                    f"heads of d_k = {cfg.d_k}, and the heads joined side by side are E wide again.",
+                    ATTENTION_SHAPES_LABELS)
 
 
 PASS_EXTRAS = ("target_tokens", "W_Q", "causal_mask", "key_padding_mask", "decoder_self_scores", "cross_scores",
@@ -717,7 +913,8 @@ def pass_shapes(cfg: TransformerConfig, shapes: Trace | None = None) -> Evidence
     return Evidence("pass_shapes", "The forward pass, tensor by tensor, with this config's shapes", values, records,
                     {"kind": "table"},
                     f"Read off a shape-only trace of this config (N={cfg.N}, M={cfg.M}, M_target={cfg.M_target}, "
-                    f"E={cfg.E}, nhead={cfg.nhead}, vocab_size={cfg.vocab_size}): the same table as the explorer's.")
+                    f"E={cfg.E}, nhead={cfg.nhead}, vocab_size={cfg.vocab_size}): the same table as the explorer's.",
+                    SIZE_LABELS)
 
 
 EXPERIMENTS: dict[str, Callable[[TransformerConfig], Evidence]] = {

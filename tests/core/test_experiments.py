@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from core import PAPER_BASE, PAPER_BIG, TransformerConfig, divisors, param_counts, trace
+from core import DEFAULT, PAPER_BASE, PAPER_BIG, TransformerConfig, divisors, param_counts, trace
 from core.config import GPT3_SIZES, LLAMA_70B_SIZES
 from core.experiments import (EXPERIMENTS, MAX_GRU_STEPS, MAX_LEN, MAX_WIDTH, TAKES_SHAPES, Evidence, bounded,
                               run)
@@ -32,6 +32,23 @@ def test_every_experiment_runs(name, cfg):
         assert ev.chart.get("kind") in ("line", "bar", "heatmap", "table")
         fields = {ev.chart[k] for k in ("x", "y", "color", "facet") if k in ev.chart}
         assert fields <= set(ev.records[0])
+
+
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+@pytest.mark.parametrize("cfg", [CONFIGS[2], DEFAULT, CONFIGS[1], GPT3_SIZES],
+                         ids=["tiny", "default", "learned", "GPT-3 sizes"])
+def test_every_value_has_a_name_a_learner_can_read(name, cfg):
+    """The quiz's table of values shows each one under the name its experiment gives it ("gradient
+    norm at the embeddings, deepest stack, no skips"), not its key ("grad deepest without"), which a
+    learner reported reads like code. A value added without a name fails here, and so does a name
+    whose value has gone."""
+    ev = run(name, cfg)
+    assert sorted(ev.labels) == sorted(ev.values)
+    names = list(ev.labels.values())
+    assert len(set(names)) == len(names)  # two values under one name could not be told apart
+    for key, text in ev.labels.items():
+        assert 0 < len(text) <= 70 and text == text.strip(), text  # one line of the table
+        assert text not in (key, key.replace("_", " ")), key  # more than the key itself
 
 
 def test_unknown_experiment():
