@@ -256,8 +256,9 @@ def _item(v: Any) -> str:
 
 
 def label(key: str) -> str:
-    """A value's name as the evidence table shows it: underscores read as spaces, except inside the
-    learner's symbols ("variance_unscaled_at_d_k" -> "variance unscaled at d_k", "M_target" stays)."""
+    """A value's name when its experiment gives it none (Evidence.labels): underscores read as spaces,
+    except inside the learner's symbols ("variance_unscaled_at_d_k" -> "variance unscaled at d_k",
+    "M_target" stays). Better than the bare key, though still a key: every experiment names its values."""
     parts = _SYMBOL.split(key)  # the symbols at odd places
     return "".join(part if i % 2 else part.replace("_", " ") for i, part in enumerate(parts))
 
@@ -416,7 +417,7 @@ def show_evidence(ev: Evidence, asked: str | None = None) -> None:
     """The evidence for one question: its values, then its chart or table. ``asked`` is the row
     (a core.rows key) the question asks about, marked in a table that lists it."""
     st.markdown(f"**Live evidence: {ev.title}**")
-    numbers = [{"measured": label(k), "value": _plain(v)} for k, v in ev.values.items()
+    numbers = [{"measured": ev.labels.get(k) or label(k), "value": _plain(v)} for k, v in ev.values.items()
                if not isinstance(v, (list, tuple)) or len(v) <= 16]
     if numbers:
         st.dataframe(pd.DataFrame(numbers), hide_index=True, width="stretch", height=table_height(len(numbers)))

@@ -587,11 +587,32 @@ def test_whole_numbers_in_the_evidence_have_thousands_separators():
     the largest sliders, (64, 4,096, 12,288), would read as five sizes."""
     at = answered(["skip-count", "shape-tokens", "mask-blocked"], query={"N": "64", "M": "4096", "E": "12288"})
     counts, sizes, mask = (next(v for v in values_shown(at) if name in v)
-                           for name in ("llama qkv weights", "d_k", "blocked"))
-    assert counts["llama qkv weights"] == "201,326,592" and counts["llama embedding"] == "262,144,000"
-    assert counts["number of layer norms"] == "10"
-    assert sizes["M"] == "4,096" and sizes["E"] == "12,288"
-    assert mask["blocked"] == "8,386,560" and mask["key padding shape"] == "(64, 4096)"
+                           for name in ("one token embedding, vocab_size × E", "N — batch size",
+                                        "mask entries blocked (True)"))
+    assert counts["W^Q, W^K, W^V at Llama-2-70B's E=8192, weights only"] == "201,326,592"
+    assert counts["token embedding at Llama-2-70B's 32000 × 8192"] == "262,144,000"
+    assert counts["LayerNorms in the whole model (a count of modules)"] == "10"
+    assert sizes["M — source length"] == "4,096" and sizes["E — embedding size (d_model)"] == "12,288"
+    assert mask["mask entries blocked (True)"] == "8,386,560"
+    assert mask["key padding mask's shape, (N, M)"] == "(64, 4096)"
+
+
+def test_the_evidence_names_each_value_in_words_not_by_its_key():
+    """A first-time learner read the table's "grad deepest without" as code. Each value is shown under
+    the name its experiment gives it: what was measured, and on what."""
+    at = answered(["skip-gradient"], topic="Skip connections")
+    [shown] = values_shown(at)
+    assert list(shown) == [
+        "your depth: layers (at most 16)", "depths tried, in layers",
+        "gradient norm at the embeddings, your depth, with skips",
+        "gradient norm at the embeddings, your depth, no skips", "gradient with skips ÷ without, at your depth",
+        "output-input cosine similarity, your depth, with skips",
+        "output-input cosine similarity, your depth, no skips",
+        "gradient norm at the embeddings, deepest stack, with skips",
+        "gradient norm at the embeddings, deepest stack, no skips"]
+    v = Context(DEFAULT).evidence("residual_ablation").values
+    assert shown["gradient norm at the embeddings, deepest stack, no skips"] == f"{v['grad_deepest_without']:.4g}"
+    assert shown["your depth: layers (at most 16)"] == "2" and shown["depths tried, in layers"] == "[1, 2, 4, 8]"
 
 
 def test_a_shape_questions_evidence_marks_the_row_it_asks_about():
@@ -611,11 +632,14 @@ def test_a_shape_questions_evidence_marks_the_row_it_asks_about():
 
 
 def test_the_evidence_writes_symbols_as_the_learner_does():
-    """M_target, d_k, d_ff and vocab_size keep their underscores; other names read as words."""
+    """M_target, d_k, d_ff and vocab_size keep their underscores, each named as the sidebar names it."""
     at = answered(["shape-tokens", "dk-variance"])
     names = sorted((list(v) for v in values_shown(at)), key=len)
-    assert names[0] == ["N", "M", "M_target", "E", "nhead", "d_k", "d_ff", "vocab_size"]  # pass_shapes
-    assert {"variance unscaled at d_k", "measured at d_k", "max entropy"} <= set(names[1])  # score_scaling
+    assert names[0] == ["N — batch size", "M — source length", "M_target — target length",  # pass_shapes
+                        "E — embedding size (d_model)", "nhead — attention heads", "d_k — one head's width, E / nhead",
+                        "d_ff — FFN hidden width", "vocab_size — vocabulary size"]
+    assert {"variance of q·k at your d_k", "width measured: your d_k (at most 1024)",  # score_scaling
+            "softmax entropy of q·k / sqrt(d_k), mean over queries"} <= set(names[1])
 
 
 @pytest.mark.parametrize("query", [{"N": "64", "M": "4096", "E": "12288"}, {"N": "1", "M": "1", "E": "1"},
@@ -630,11 +654,13 @@ def test_evidence_at_the_slider_extremes_shows_the_learners_own_shapes(query):
     at = answered({*per_experiment.values(), "rnn-gru-shape", "rnn-steps", "shape-target"}, query)
     cfg = at.session_state["cfg"]
     ctx = Context(cfg)
-    gru = [v for v in values_shown(at) if "gru output shape" in v]
+    shape = "GRU output shape at your sizes, every step"
+    steps = "GRU steps, one after another, to read M positions"
+    gru = [v for v in values_shown(at) if shape in v]
     assert len(gru) == 3  # rnn-recurrence, rnn-steps and rnn-gru-shape show the dependency maps
     for v in gru:
-        assert v["gru output shape"] == str(BY_ID["rnn-gru-shape"].expected(ctx)) == str((cfg.N, cfg.M, cfg.E))
-        assert v["rnn sequential steps"] == f"{BY_ID['rnn-steps'].expected(ctx):,}" == f"{cfg.M:,}"
+        assert v[shape] == str(BY_ID["rnn-gru-shape"].expected(ctx)) == str((cfg.N, cfg.M, cfg.E))
+        assert v[steps] == f"{BY_ID['rnn-steps'].expected(ctx):,}" == f"{cfg.M:,}"
     if cfg.M > 16:
         assert any(f"At your sizes that is {(cfg.N, cfg.M, cfg.E)}" in c.value for c in at.caption)
     passes = [d.value for d in at.dataframe if "your question" in d.value and "tensor" in d.value]
