@@ -203,6 +203,18 @@ def _mark_custom() -> None:
     st.session_state["url_warnings"] = []
 
 
+def _follow(source: str, follower: str, rule) -> None:
+    """Move ``follower`` with ``source`` while it still equals ``rule`` of the source's last value.
+
+    M_target starts equal to M and d_ff at 4E, as in the paper. A teacher who set M = 32 or E = 512
+    got a target of 8 and a d_ff of 64 beside it, and the decoder's rows and the parameter count no
+    longer matched their slides. A follower set apart by hand stays where it was put."""
+    _mark_custom()
+    last = st.session_state.get(STATE_KEY)
+    if last is not None and getattr(last, follower) == rule(getattr(last, source)):
+        _set_widget(_WIDGET + follower, rule(st.session_state[_WIDGET + source]))
+
+
 def _history_navigation() -> bool:
     """True when the browser's Back or Forward button started this run.
 
@@ -256,9 +268,12 @@ def sidebar_config() -> TransformerConfig:
                  help="Start from a named configuration; every slider stays movable.")
     custom = {"on_change": _mark_custom}
     sb.slider(LABELS["N"], *N_RANGE, key="w_N", **custom, **_current("w_N"))
-    sb.select_slider(LABELS["M"], LENGTHS, key="w_M", **custom, **_current("w_M"))
-    sb.select_slider(LABELS["M_target"], LENGTHS, key="w_M_target", **custom, **_current("w_M_target"))
-    sb.select_slider(LABELS["E"], WIDTHS, key="w_E", **custom, **_current("w_E"))
+    sb.select_slider(LABELS["M"], LENGTHS, key="w_M", on_change=_follow, args=("M", "M_target", lambda m: m),
+                     **_current("w_M"))
+    sb.select_slider(LABELS["M_target"], LENGTHS, key="w_M_target", **custom, **_current("w_M_target"),
+                     help="Moves with M while the two are equal; set it apart to see the decoder's own length.")
+    sb.select_slider(LABELS["E"], WIDTHS, key="w_E", on_change=_follow, args=("E", "d_ff", lambda e: 4 * e),
+                     **_current("w_E"))
     heads = nhead_options(st.session_state["w_E"])
     if st.session_state.get("w_nhead") not in heads:
         _set_widget("w_nhead", _nearest(st.session_state.get("w_nhead") or 1, heads))
@@ -277,7 +292,8 @@ def sidebar_config() -> TransformerConfig:
                    f"d_k = {d_k}.")
     sb.select_slider(LABELS["vocab_size"], VOCABS, key="w_vocab_size", **custom, **_current("w_vocab_size"))
     sb.slider(LABELS["layers"], *LAYER_RANGE, key="w_layers", **custom, **_current("w_layers"))
-    sb.select_slider(LABELS["d_ff"], FFS, key="w_d_ff", **custom, **_current("w_d_ff"))
+    sb.select_slider(LABELS["d_ff"], FFS, key="w_d_ff", **custom, **_current("w_d_ff"),
+                     help="Moves with E while it is 4E, the paper's choice; set it apart and it stays put.")
     kinds = ["sinusoidal", "learned"]
     sb.radio(LABELS["positional"], kinds, key="w_positional", horizontal=True, **custom,
              **_current("w_positional", "index", kinds))

@@ -105,6 +105,26 @@ def test_the_divisors_caption_says_when_the_slider_offers_only_some():
     assert at.session_state["cfg"].nhead == 3 and not at.exception
 
 
+def test_target_length_and_d_ff_follow_M_and_E_until_set_apart():
+    """A teacher who sets M = 32 and E = 512 gets M_target = 32 and d_ff = 2048 with them, as the paper
+    ties them; once set apart by hand, they stay where they were put."""
+    at = make_app().run()
+    at.sidebar.select_slider(key="w_M").set_value(32).run()
+    at.sidebar.select_slider(key="w_E").set_value(512).run()
+    cfg = at.session_state["cfg"]
+    assert (cfg.M, cfg.M_target, cfg.E, cfg.d_ff) == (32, 32, 512, 2048)
+    assert at.dataframe[0].value["live shape"][12] == "(2, 32, 512)"  # row 13, the decoder output
+    assert at.query_params["d_ff"] == "2048" and at.query_params["M_target"] == "32"
+    at.sidebar.select_slider(key="w_M_target").set_value(5).run()
+    at.sidebar.select_slider(key="w_d_ff").set_value(100).run()
+    at.sidebar.select_slider(key="w_M").set_value(12).run()
+    at.sidebar.select_slider(key="w_E").set_value(64).run()
+    cfg = at.session_state["cfg"]
+    assert (cfg.M, cfg.M_target, cfg.E, cfg.d_ff) == (12, 5, 64, 100)
+    assert at.sidebar.selectbox(key="w_preset").value == "(custom)"
+    assert not at.exception
+
+
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_every_preset(name):
     at = make_app().run()
