@@ -12,7 +12,8 @@ from core.views import layer_crossover, memory_curve
 from pages.common import (cached_shapes, current_config, guard, over_budget, phone_only_caption,
                           shape_only_banner, theme)
 from pages.diagram import MIN_WIDTH, WIDTH, architecture_steps, architecture_svg, architecture_title
-from pages.tables import STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_csv, table_json
+from pages.tables import (STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_csv,
+                          table_file_name, table_json, table_markdown)
 
 FIGURE_CSS = (f"<style>.st-key-architecture {{ overflow-x: auto; }} .st-key-architecture img {{ width: 100%; "
               f"min-width: {MIN_WIDTH}px; max-width: {WIDTH}px; height: auto; }}</style>")
@@ -49,6 +50,7 @@ def explorer_view(cfg, theme: str = "light") -> dict:
         "extras": rows_frame(t, extras=True),
         "csv": table_csv(t),
         "json": table_json(t),
+        "markdown": table_markdown(t),
         "diagram": architecture_svg(cfg, t.shapes),
         "diagram_steps": architecture_steps(t.shapes),
         "params": params_spec(t),
@@ -130,10 +132,15 @@ with guard("Tracing this config"):
                  height=38 + 35 * len(frame), key="x_table")
 
     downloads = st.container(horizontal=True)  # each button as wide as its label (columns cut "JSON" at 768 px)
-    downloads.download_button("Download CSV", view["csv"], file_name="transformer_shapes.csv", mime="text/csv",
-                         key="x_csv", icon=":material/download:")
-    downloads.download_button("Download JSON", view["json"], file_name="transformer_shapes.json",
-                          mime="application/json", key="x_json", icon=":material/download:")
+    downloads.download_button("Download CSV", view["csv"], file_name=table_file_name(cfg, "csv"), mime="text/csv",
+                              key="x_csv", icon=":material/download:")
+    downloads.download_button("Download JSON", view["json"], file_name=table_file_name(cfg, "json"),
+                              mime="application/json", key="x_json", icon=":material/download:")
+    # For a handout or a slide: a Markdown table pastes into most editors, and its first line names the sizes.
+    with st.expander("Copy the table as Markdown, for a handout or slides"):
+        st.caption("The copy button is at the box's top right. The first line names the sizes, since the "
+                   "sidebar will not be beside the table once it is pasted.")
+        st.code(view["markdown"], language="markdown")
 
     # The extras' descriptions are cut off in their table just as the 14 rows' are, so they are
     # offered here too, after the rows, numbered as in their own table.

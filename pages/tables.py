@@ -84,6 +84,40 @@ def table_csv(t: Trace) -> str:
     return frame.to_csv(index=False)
 
 
+def sizes_text(cfg) -> str:
+    """Every slider's value in one line, for what leaves the app (a handout, a slide, an answer key),
+    where the sidebar that says them is not beside it."""
+    tied = ", tied embeddings" if cfg.tie_embeddings else ""
+    return (f"N={cfg.N}, M={cfg.M}, M_target={cfg.M_target}, E={cfg.E}, nhead={cfg.nhead} (d_k={cfg.d_k}), "
+            f"d_ff={cfg.d_ff}, vocab_size={cfg.vocab_size}, layers={cfg.layers}, {cfg.positional} positions{tied}")
+
+
+def table_file_name(cfg, extension: str) -> str:
+    """A download's name with its sizes in it: two tables saved for two configs were both
+    transformer_shapes.csv, and nothing in the file said which was which."""
+    tied = "_tied" if cfg.tie_embeddings else ""
+    return (f"transformer_shapes_N{cfg.N}_M{cfg.M}_Mtarget{cfg.M_target}_E{cfg.E}_nhead{cfg.nhead}"
+            f"_vocab{cfg.vocab_size}_layers{cfg.layers}_dff{cfg.d_ff}_{cfg.positional}{tied}.{extension}")
+
+
+MARKDOWN_COLUMNS = ["#", "tensor", "live shape", "formula", "elements", "memory"]
+
+
+def table_markdown(t: Trace) -> str:
+    """The 14 rows as a Markdown table under a line naming the sizes, to paste into a handout or
+    slides. The descriptions are left out: a printed page has no room for them beside the shapes."""
+    frame = rows_frame(t)[MARKDOWN_COLUMNS]
+
+    def cells(values) -> str:
+        return "| " + " | ".join(str(v).replace("|", "\\|") for v in values) + " |"
+
+    lines = [f"Shapes of one forward pass at {sizes_text(t.config)}.", "", cells(MARKDOWN_COLUMNS),
+             "|" + "|".join("---:" if c in ("#", "elements") else "---" for c in MARKDOWN_COLUMNS) + "|"]
+    lines += [cells(f"{v:,}" if name == "elements" else v for name, v in row.items())
+              for row in frame.to_dict("records")]
+    return "\n".join(lines) + "\n"
+
+
 def table_json(t: Trace) -> str:
     """Everything the CLI's --json gives: config, rows, extras, parameters, bytes."""
     return json.dumps(t.to_dict(), indent=2)

@@ -12,7 +12,7 @@ import pytest
 from core import PRESETS, TransformerConfig, trace
 from pages.common import FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS, nhead_options
 from pages.diagram import shape_text
-from pages.tables import STACKED_COLUMN, table_csv
+from pages.tables import STACKED_COLUMN, table_csv, table_file_name
 from tests.app.conftest import make_app
 
 SLIDERS = {  # widget key -> (is a plain slider, minimum, maximum)
@@ -29,6 +29,12 @@ SLIDERS = {  # widget key -> (is a plain slider, minimum, maximum)
 def expected_shapes(cfg: TransformerConfig) -> list[str]:
     """What the table must say: the shapes core.trace reads off the model for this config."""
     return [shape_text(r.shape) for r in trace(cfg).rows]
+
+
+def row_code(at) -> str:
+    """The code under 'Read a row whole' (the page's other code block is the table as Markdown)."""
+    [block] = [c for c in at.code if c.language == "python"]
+    return block.value
 
 
 def assert_table_matches_trace(at) -> None:
@@ -177,9 +183,9 @@ def test_an_extras_description_cut_off_in_its_table_can_be_read_whole():
     t = trace(at.session_state["cfg"])
     at.selectbox(key="x_code_row").set_value("extra 1. Q, all heads stacked (PyTorch's layout)").run()
     assert any(t.extras[0].description in m.value for m in at.markdown)
-    assert "q = self.q_proj(x)" in at.code[0].value
+    assert "q = self.q_proj(x)" in row_code(at)
     at.selectbox(key="x_code_row").set_value("extra 5. W^Q of one head").run()
-    assert at.code[0].value == "# (a weight or a mask: no line of the forward pass computes it)"
+    assert row_code(at) == "# (a weight or a mask: no line of the forward pass computes it)"
 
 
 def test_the_memory_chart_says_its_lesson_before_its_crossing_points():
@@ -208,7 +214,7 @@ def test_the_page_says_what_a_row_of_its_table_is_before_the_table():
 def test_show_code_for_a_row():
     at = make_app().run()
     at.selectbox(key="x_code_row").set_value("6. attention weights").run()
-    code = at.code[0].value
+    code = row_code(at)
     assert "core/model.py" in code
     assert 'record(rec, prefix + "weights"' in code
     assert "softmax" in code
@@ -242,6 +248,25 @@ def test_csv_download_has_the_live_shapes():
     frame = pd.read_csv(io.StringIO(table_csv(t)))
     assert list(frame["live shape"]) == [shape_text(r.shape) for r in t.rows]
     assert list(frame["bytes"]) == [r.bytes for r in t.rows]
+
+
+def test_the_table_copies_as_markdown_under_its_sizes_and_downloads_under_a_name_with_them():
+    """For a handout: the Markdown under the table names the sizes on its first line and has the live
+    shapes of the sliders' config; the files are named for the sizes, not all transformer_shapes.csv."""
+    at = make_app({"N": "4", "M": "16", "E": "64", "nhead": "4"}).run()
+    [block] = [c for c in at.code if c.language == "markdown"]
+    lines = block.value.splitlines()
+    assert lines[0] == ("Shapes of one forward pass at N=4, M=16, M_target=16, E=64, nhead=4 (d_k=16), d_ff=256, "
+                        "vocab_size=100, layers=2, sinusoidal positions.")
+    assert lines[2] == "| # | tensor | live shape | formula | elements | memory |"
+    assert lines[4] == "| 1 | input tokens | (4, 16) | (N, M) | 64 | 512 B |"
+    assert lines[-1] == "| 14 | output probabilities | (4, 16, 100) | (N, M_target, vocab_size) | 6,400 | 25.0 KiB |"
+    at.sidebar.slider(key="w_N").set_value(7).run()
+    [block] = [c for c in at.code if c.language == "markdown"]
+    assert "| 1 | input tokens | (7, 16) | (N, M) | 112 | 896 B |" in block.value.splitlines()
+    cfg = TransformerConfig(N=4, M=16, E=64, nhead=4, tie_embeddings=True)
+    assert table_file_name(cfg, "csv") == \
+        "transformer_shapes_N4_M16_Mtarget16_E64_nhead4_vocab100_layers2_dff256_sinusoidal_tied.csv"
 
 
 def test_config_is_per_session():
