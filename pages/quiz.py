@@ -24,7 +24,7 @@ from core.rows import SYMBOLS
 from pages.browser_store import browser_store, conflict, report
 from pages.common import CONFIG_FIELDS, announce, cached_shape_only, cached_shapes, current_config, guard, theme
 from pages.enter_checks import enter_checks
-from pages.tables import INK, described_chart
+from pages.tables import INK, described_chart, sizes_text
 from quizzes import (BY_ID, KIND_LABELS, QUESTIONS, TOPICS, Context, Question, answer_key, check, format_answer,
                      questions_for)
 from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name, key_rows
@@ -593,15 +593,21 @@ def show_answer_key(cfg) -> None:
     with st.expander("Answer key, for teachers", key=KEY_OPEN, on_change="rerun"):
         if not st.session_state.get(KEY_OPEN):
             return
-        st.caption("Spoilers: every question's expected answer, and its formula in symbols where it has one, for "
-                   "the sidebar's config. Parametric answers hold for this config only; the file name says which.")
+        # The sizes in words: on a projector the sidebar is often closed, and a screenshot of the key
+        # otherwise lost which sizes its numbers hold for.
+        st.caption(f"Spoilers: every question's expected answer, and its formula in symbols where it has one, at "
+                   f"{sizes_text(cfg)}. Parametric answers hold at these sizes only; the file's name says them too. "
+                   f"Q is the number the quiz shows over a question with {ALL} and shuffle seed 0; Q in topic, "
+                   "with its topic chosen. A shuffle seed renumbers them.")
         with guard("The answer key"):
             rows, csv_text = answer_key_for(cfg)
-            # On screen the answers come first, where they are seen without scrolling sideways; the
+            # On screen the number and the answer come first, seen without scrolling sideways; the
             # file has every column (topic, kind, the lettered choices).
             st.dataframe(pd.DataFrame(rows, columns=KEY_COLUMNS), hide_index=True, width="stretch",
-                         column_order=("id", "answer", "formula", "question"),
-                         column_config={"answer": st.column_config.TextColumn(width="medium"),
+                         column_order=("Q", "answer", "formula", "Q in topic", "question", "id"),
+                         column_config={"Q": st.column_config.TextColumn(width=56),
+                                        "Q in topic": st.column_config.TextColumn(width="medium"),
+                                        "answer": st.column_config.TextColumn(width="medium"),
                                         "formula": st.column_config.TextColumn(width="medium")})
             st.download_button("Download the answer key (CSV)", data=csv_text, file_name=key_file_name(cfg),
                                mime="text/csv", key="quiz_key_csv", on_click="ignore")

@@ -43,22 +43,29 @@ def answer_key(cfg: TransformerConfig, ctx: Context | None = None) -> dict[str, 
     }
 
 
-KEY_COLUMNS = ("topic", "id", "kind", "question", "choices", "answer", "formula")
+KEY_COLUMNS = ("Q", "topic", "Q in topic", "id", "kind", "question", "choices", "answer", "formula")
 
 
 def key_rows(key: dict[str, Any]) -> list[dict[str, str]]:
     """An answer key (``answer_key``) as rows of text for a table or a spreadsheet: choices lettered
     as the quiz letters them ('A) ...'), the answer as a learner would type it (a choice with its
-    letter), and the formula left empty where there is none or where it would only repeat the answer."""
+    letter), and the formula left empty where there is none or where it would only repeat the answer.
+
+    Each row has the numbers the quiz shows over its question, 'Q7': with all topics and no
+    shuffle ("Q"), and with its topic chosen ("Q in topic", as the heading reads: 'Q2 · Masking'). A
+    learner names a question by that number, never by its id, which the quiz does not show."""
     rows = []
-    for q in key["questions"]:
+    in_topic: dict[str, int] = {}
+    for number, q in enumerate(key["questions"], start=1):
+        in_topic[q["topic"]] = in_topic.get(q["topic"], 0) + 1
         choices = " / ".join(f"{chr(ord('A') + i)}) {c}" for i, c in enumerate(q.get("choices", ())))
         formula = shown_formula(q["formula"], q["answer_text"]) or ""
         answer = q["answer_text"]
         if answer in q.get("choices", ()):
             answer = f"{chr(ord('A') + q['choices'].index(answer))}) {answer}"
-        rows.append({"topic": q["topic"], "id": q["id"], "kind": q["kind"], "question": q["prompt"],
-                     "choices": choices, "answer": answer, "formula": formula})
+        heading = f"Q{in_topic[q['topic']]} · {q['topic']}"
+        rows.append({"Q": f"Q{number}", "topic": q["topic"], "Q in topic": heading, "id": q["id"], "kind": q["kind"],
+                     "question": q["prompt"], "choices": choices, "answer": answer, "formula": formula})
     return rows
 
 

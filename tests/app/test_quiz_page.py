@@ -795,3 +795,25 @@ def test_a_teacher_opens_the_answer_key_for_the_sidebars_config():
     assert table.loc["dk-why-scale", "answer"].startswith("B) ")  # a choice, with the letter the quiz takes
     at.sidebar.select_slider(key="w_E").set_value(24).run()
     assert key_table().loc["shape-memory", "answer"] == "(2, 8, 24)"
+
+
+def test_the_answer_key_names_its_sizes_and_the_numbers_a_learner_sees():
+    """A teacher reads the key off a projector with the sidebar closed, and students ask about "Q2 of
+    masking": the key says its sizes in words, and each row has the number the quiz shows over it."""
+    at = make_app({"N": "4", "M": "16", "E": "64", "nhead": "4"}).run()
+    at.switch_page("pages/quiz.py").run()
+    at.session_state["quiz_key_open"] = True
+    at.run()
+    assert not at.exception
+    [expander] = [e for e in at.expander if e.label == "Answer key, for teachers"]
+    assert expander.caption[0].value.startswith(
+        "Spoilers: every question's expected answer, and its formula in symbols where it has one, at N=4, M=16, "
+        "M_target=16, E=64, nhead=4 (d_k=16), d_ff=256, vocab_size=100, layers=2, sinusoidal positions. ")
+    table = expander.dataframe[0].value.set_index("id")
+    assert list(table["Q"]) == [f"Q{i}" for i in range(1, len(QUESTIONS) + 1)]
+    assert tuple(table.loc["mask-diagonal", ["Q", "Q in topic"]]) == ("Q42", "Q1 · Masking")
+    assert table.loc["shape-memory", "answer"] == "(4, 16, 64)"
+    # What the quiz itself shows over that question, with its topic chosen.
+    at.selectbox(key="quiz_topic").set_value("Masking").run()
+    assert [h.value for h in at.main.header] == ["Q1 · Masking"]
+    assert [r.key for r in at.radio if r.key.startswith("ans_")] == ["ans_mask-diagonal"]
