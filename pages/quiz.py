@@ -705,9 +705,10 @@ keep_in_browser()
 with st.sidebar:
     enter_checks()  # Enter in an answer checks it; in the sidebar, like the store, so it takes no room
 st.title("Quiz")
+# Every size, d_ff and the embeddings' tying included: the parameter counts turn on them, and a class
+# following along on a projector checks its own sliders against this line.
 st.caption(f"Shapes, numbers and predictions are checked against the live model for the sidebar's config "
-           f"(N={cfg.N}, M={cfg.M}, M_target={cfg.M_target}, E={cfg.E}, nhead={cfg.nhead}, d_k={cfg.d_k}, "
-           f"vocab_size={cfg.vocab_size}, layers={cfg.layers}): move a slider and those answers move with it. "
+           f"({sizes_text(cfg)}): move a slider and those answers move with it. "
            "Conceptual questions keep their answer and show live evidence beside it.")
 if st.session_state.get(STORED) is False:
     st.info("This browser does not let the app keep your progress (its storage is blocked), so it lives in this "

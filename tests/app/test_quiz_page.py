@@ -817,3 +817,14 @@ def test_the_answer_key_names_its_sizes_and_the_numbers_a_learner_sees():
     at.selectbox(key="quiz_topic").set_value("Masking").run()
     assert [h.value for h in at.main.header] == ["Q1 · Masking"]
     assert [r.key for r in at.radio if r.key.startswith("ans_")] == ["ans_mask-diagonal"]
+
+
+def test_the_quiz_names_every_size_its_answers_turn_on():
+    """The parameter counts depend on d_ff and on tied embeddings: the line over the quiz names them too."""
+    at = make_app({"d_ff": "100", "tie_embeddings": "true"}).run()
+    at.switch_page("pages/quiz.py").run()
+    assert at.main.caption[0].value == (
+        "Shapes, numbers and predictions are checked against the live model for the sidebar's config (N=2, M=8, "
+        "M_target=8, E=16, nhead=2 (d_k=8), d_ff=100, vocab_size=100, layers=2, sinusoidal positions, tied "
+        "embeddings): move a slider and those answers move with it. Conceptual questions keep their answer and "
+        "show live evidence beside it.")
