@@ -1,7 +1,7 @@
 """The app in a real browser: every page of the navigation opens under its own title, a slider
-moved with the keyboard changes the table, a shared URL reproduces the view, Back and Forward step
-through the configs, pages keep their settings, the quiz answers by keyboard alone (Enter in an
-answer checks it) and reads its verdict out, quiz progress outlasts the tab, a training run
+moved with the keyboard changes the table, a shared URL reproduces the view, M_target and d_ff follow
+M and E, Back and Forward step through the configs, pages keep their settings, the quiz answers by
+keyboard alone (Enter in an answer checks it) and reads its verdict out, quiz progress outlasts the tab, a training run
 outlasts a visit elsewhere and a closed tab's run gives its slot back, no page asks anything of
 another site, the heatmap's numbers are a real table, charts stay whole on small screens and a
 legend never takes a plot's height.
@@ -217,6 +217,26 @@ def test_back_and_forward_step_through_the_configs(app_url, page):
         expect(thumb_value(page, "N — batch size")).to_have_text("4", timeout=LOAD)
         page.go_back()
     expect(shape_cell(page, 0)).to_have_text("(4, 8)", timeout=LOAD)  # the explorer, with its N = 4
+    no_exception(page)
+
+
+def test_target_length_and_d_ff_follow_their_sliders_and_back_undoes_both(app_url, page):
+    """A teacher moves M and E with the keyboard: the M_target and d_ff sliders move with them on screen,
+    the table and the URL too, and one Back undoes a move with its follower."""
+    page.goto(app_url + "/?M=8&E=16")
+    expect(shape_cell(page, 0)).to_have_text("(2, 8)", timeout=LOAD)
+    for label in ("M — source length", "E — embedding size"):
+        thumb = slider_thumb(page, label)
+        thumb.focus()
+        thumb.press("ArrowRight")
+        idle(page)
+    expect(thumb_value(page, "M_target — target length")).to_have_text("9", timeout=LOAD)
+    expect(thumb_value(page, "d_ff — FFN hidden width")).to_have_text("68")
+    expect(shape_cell(page, 12)).to_have_text("(2, 9, 17)")  # row 13, the decoder output: (N, M_target, E)
+    expect(page).to_have_url(re.compile(r"M_target=9&E=17&.*d_ff=68(&|$)"))
+    page.go_back()
+    expect(thumb_value(page, "d_ff — FFN hidden width")).to_have_text("64", timeout=LOAD)
+    expect(thumb_value(page, "M_target — target length")).to_have_text("9")
     no_exception(page)
 
 
