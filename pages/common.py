@@ -8,6 +8,7 @@ Nothing in this module does tensor maths.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import html
 import math
 import re
@@ -233,6 +234,34 @@ def _matching_preset(cfg: TransformerConfig) -> str:
     return CUSTOM
 
 
+# Other names for a setting that a link typed by hand may use: the paper's and PyTorch's, which the
+# sliders' labels show in brackets.
+ALIASES = {"d_model": "E", "dim_feedforward": "d_ff"}
+
+
+def link_params(query: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    """The config's values in a link's query, and a warning for each name that looks like a setting
+    but is none (``nheads``, ``vocab``), which is left out.
+
+    A link typed by hand, say off a slide, often has ``?n=4&m=16`` or a near miss: those were
+    dropped without a word, and the class saw the default sizes. Names are read in any case (the
+    exact one wins), with the aliases above. A name like no setting at all (``utm_source``, which a
+    platform adds to a shared link) is passed over in silence."""
+    by_name = {name.lower(): name for name in CONFIG_FIELDS} | {alias.lower(): f for alias, f in ALIASES.items()}
+    values: dict[str, str] = {}
+    warnings: list[str] = []
+    for name, value in sorted(query.items(), key=lambda item: item[0] not in CONFIG_FIELDS):  # exact names first
+        field = by_name.get(name.strip().lower())
+        if field is not None:
+            values.setdefault(field, value)
+            continue
+        close = difflib.get_close_matches(name.strip().lower(), by_name, n=1, cutoff=0.6)
+        if close:
+            warnings.append(f"{name[:40]}={str(value)[:40]!r} names no setting, so it was left out; "
+                            f"did you mean {by_name[close[0]]}?")
+    return values, warnings
+
+
 def _read_url() -> None:
     """Take the config from the URL on a session's first run and after Back or Forward.
 
@@ -242,7 +271,7 @@ def _read_url() -> None:
     first = "url_read" not in st.session_state
     if not first and not _history_navigation():
         return
-    params = {k: st.query_params.get(k) for k in CONFIG_FIELDS if k in st.query_params}
+    params, unknown = link_params({k: st.query_params.get(k) for k in st.query_params})
     if not first and not params:
         # An entry that names no config: Streamlit clears the query on a page switch and sometimes
         # leaves the bare page in the history before the sidebar writes the config back. Going
@@ -250,7 +279,7 @@ def _read_url() -> None:
         return
     st.session_state["url_read"] = True
     cfg, warnings = snap_config(params)
-    st.session_state["url_warnings"] = warnings
+    st.session_state["url_warnings"] = unknown + warnings
     _set_widgets(cfg)
     st.session_state["w_preset"] = _matching_preset(cfg)
 

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from core import DEFAULT, PRESETS
-from pages.common import CONFIG_FIELDS, snap_config
+from pages.common import CONFIG_FIELDS, link_params, snap_config
 from tests.app.conftest import make_app
 
 GARBAGE = [  # query, what the config must become, a word the warning must contain
@@ -25,6 +25,9 @@ GARBAGE = [  # query, what the config must become, a word the warning must conta
     ({"E": "12288", "nhead": "256"}, {"nhead": 128}, "nhead=256 divides E=12288, but the slider stops at 128"),
     ({"E": "100"}, {"E": 96}, "E=100 is not one of the slider's steps; using the nearest, 96."),
     ({"M": "999999999"}, {"M": 4096}, "outside the slider's range, 1 to 4096"),
+    # A near miss of a setting's name, typed off a slide, is said, not dropped in silence.
+    ({"E": "64", "nheads": "8"}, {"E": 64, "nhead": 2}, "nheads='8' names no setting, so it was left out; did "
+                                                        "you mean nhead?"),
 ]
 PAPER_BASE_NAME = next(name for name in PRESETS if name.startswith("Paper base"))
 
@@ -58,6 +61,19 @@ def test_a_links_text_is_shown_as_it_is_never_as_markdown():
     [warning] = [w.value for w in at.main.warning]
     assert "E\\=\\'\\[x\\]\\(http\\:\\/\\/example\\.com\\)\\'" in warning
     assert "\\$x^2\\$ \\*\\*b\\*\\*" in warning.replace("\\^", "^")
+
+
+def test_a_link_typed_by_hand_is_read_in_any_case_and_with_the_papers_names():
+    """?n=4&m=16 off a slide gave the default sizes without a word; so did d_model, the name the E slider
+    shows. A name like no setting at all, as a platform adds to a shared link, is passed over quietly."""
+    at = make_app({"n": "4", "m": "16", "d_model": "64", "Nhead": "8", "utm_source": "lms"}).run()
+    assert not at.exception and not at.warning
+    cfg = at.session_state["cfg"]
+    assert (cfg.N, cfg.M, cfg.E, cfg.nhead) == (4, 16, 64, 8)
+    assert at.query_params["N"] == "4" and "n" not in at.query_params and "utm_source" not in at.query_params
+    values, warnings = link_params({"E": "32", "e": "64", "dim_feedforward": "100", "layer": "3"})
+    assert values == {"E": "32", "d_ff": "100"}  # the exact name wins over another case
+    assert warnings == ["layer='3' names no setting, so it was left out; did you mean layers?"]
 
 
 def test_a_link_reproduces_the_config():
