@@ -204,16 +204,25 @@ def _mark_custom() -> None:
     st.session_state["url_warnings"] = []
 
 
+_FOLLOWED = "followed_sources"  # M and E as the sidebar last had them, for _follow
+
+
 def _follow(source: str, follower: str, rule) -> None:
     """Move ``follower`` with ``source`` while it still equals ``rule`` of the source's last value.
 
     M_target starts equal to M and d_ff at 4E, as in the paper. A teacher who set M = 32 or E = 512
     got a target of 8 and a d_ff of 64 beside it, and the decoder's rows and the parameter count no
-    longer matched their slides. A follower set apart by hand stays where it was put."""
+    longer matched their slides. A follower set apart by hand stays where it was put.
+
+    The follower's own widget is compared, not the last run's config: a run cut short by the next
+    move (Streamlit's fast reruns) would otherwise leave that config a move behind. The source's
+    value before this move is kept for the same reason (_FOLLOWED), by this callback and each run."""
     _mark_custom()
-    last = st.session_state.get(STATE_KEY)
-    if last is not None and getattr(last, follower) == rule(getattr(last, source)):
-        _set_widget(_WIDGET + follower, rule(st.session_state[_WIDGET + source]))
+    before = st.session_state.get(_FOLLOWED, {}).get(source)
+    now = st.session_state[_WIDGET + source]
+    if before is not None and st.session_state.get(_WIDGET + follower) == rule(before):
+        _set_widget(_WIDGET + follower, rule(now))
+    st.session_state.setdefault(_FOLLOWED, {})[source] = now
 
 
 def _history_navigation() -> bool:
@@ -336,6 +345,7 @@ def sidebar_config() -> TransformerConfig:
         sb.error(str(exc))
         cfg = DEFAULT
     st.session_state[STATE_KEY] = cfg
+    st.session_state[_FOLLOWED] = {"M": cfg.M, "E": cfg.E}
     wanted = {k: str(v) for k, v in values.items()}
     if {k: st.query_params.get(k) for k in wanted} != wanted:
         st.query_params.from_dict(wanted)

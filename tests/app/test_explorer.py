@@ -129,6 +129,12 @@ def test_target_length_and_d_ff_follow_M_and_E_until_set_apart():
     assert (cfg.M, cfg.M_target, cfg.E, cfg.d_ff) == (12, 5, 64, 100)
     assert at.sidebar.selectbox(key="w_preset").value == "(custom)"
     assert not at.exception
+    # d_ff set by hand and E moved before the run for the first is over (both in one run here): the
+    # hand-set value stays, though the last finished run still had d_ff = 4E.
+    at = make_app().run()
+    at.sidebar.select_slider(key="w_d_ff").set_value(100)
+    at.sidebar.select_slider(key="w_E").set_value(64).run()
+    assert (at.session_state["cfg"].E, at.session_state["cfg"].d_ff) == (64, 100)
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
