@@ -598,7 +598,7 @@ def show_answer_key(cfg) -> None:
         st.caption(f"Spoilers: every question's expected answer, and its formula in symbols where it has one, at "
                    f"{sizes_text(cfg)}. Parametric answers hold at these sizes only; the file's name says them too. "
                    f"Q is the number the quiz shows over a question with {ALL} and shuffle seed 0; Q in topic, "
-                   "with its topic chosen. A shuffle seed renumbers them.")
+                   "with its topic chosen. A shuffle seed, or a review of what was missed, renumbers them.")
         with guard("The answer key"):
             rows, csv_text = answer_key_for(cfg)
             # On screen the number and the answer come first, seen without scrolling sideways; the
