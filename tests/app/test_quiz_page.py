@@ -636,7 +636,8 @@ def test_the_evidence_writes_symbols_as_the_learner_does():
     at = answered(["shape-tokens", "dk-variance"])
     names = sorted((list(v) for v in values_shown(at)), key=len)
     assert names[0] == ["N — batch size", "M — source length", "M_target — target length",  # pass_shapes
-                        "E — embedding size (d_model)", "nhead — attention heads", "d_k — one head's width, E / nhead",
+                        "E — embedding size (d_model)", "nhead — attention heads",
+                        "d_k — one head's width, E / nhead",
                         "d_ff — FFN hidden width", "vocab_size — vocabulary size"]
     assert {"variance of q·k at your d_k", "width measured: your d_k (at most 1024)",  # score_scaling
             "softmax entropy of q·k / sqrt(d_k), mean over queries"} <= set(names[1])
