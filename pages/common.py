@@ -354,11 +354,13 @@ def sidebar_config() -> TransformerConfig:
 
 
 def link_warning(messages: list[str]) -> None:
-    """The values a link had to change, in one warning at the top of the page, not in the sidebar:
-    a phone collapses the sidebar, and a learner who followed a mistyped link saw no warning at all,
-    only sizes that were not the ones asked for. It goes when a slider moves (_mark_custom)."""
+    """What a link asked for that could not be used as written (a value moved to the nearest one the
+    sliders offer, a name left out), in one warning at the top of the page, not in the sidebar: a
+    phone collapses the sidebar, and a learner who followed a mistyped link saw no warning at all,
+    only sizes that were not the ones asked for. It goes when a slider moves (_mark_custom). Its
+    heading once spoke of sizes only, above an item saying that a name was left out."""
     if messages:
-        st.warning("**This link asked for sizes the sliders cannot show**, so the nearest ones are used:\n\n"
+        st.warning("**Part of this link could not be used as written:**\n\n"
                    + "\n".join(f"- {as_literal(message)}" for message in messages), icon=":material/link_off:")
 
 

@@ -50,7 +50,7 @@ def test_url_garbage_warns_and_falls_back(query, expected, word):
     assert at.query_params["nhead"] == str(cfg.nhead)
     # Once the learner moves a slider, the warnings about the old URL go away.
     at.sidebar.slider(key="w_layers").set_value(3).run()
-    assert not [w for w in at.main.warning if "This link asked for" in w.value]
+    assert not [w for w in at.main.warning if "Part of this link could not be used" in w.value]
 
 
 def test_a_links_text_is_shown_as_it_is_never_as_markdown():
@@ -119,3 +119,17 @@ def test_a_link_names_the_preset_it_matches():
 def test_the_positional_kind_in_a_link_is_read_whatever_its_case():
     cfg, warnings = snap_config({"positional": " Learned "})
     assert cfg.positional == "learned" and not warnings
+
+
+def link_warnings(at) -> list[str]:
+    """The items of the link's warning, as the page shows them (without the escaping backslashes)."""
+    [warning] = [w.value for w in at.main.warning]
+    heading, items = warning.split("\n\n", 1)
+    assert heading == "**Part of this link could not be used as written:**"
+    return [re.sub(r"\\(.)", r"\1", item.removeprefix("- ")) for item in items.split("\n")]
+
+
+def test_the_links_warning_heading_is_true_of_a_name_left_out():
+    """It said the link asked for sizes the sliders cannot show, above an item about a misspelt name."""
+    at = make_app({"E": "64", "nheads": "8"}).run()
+    assert link_warnings(at) == ["nheads='8' names no setting, so it was left out; did you mean nhead?"]

@@ -566,7 +566,7 @@ def test_a_phone_shows_a_links_warning_the_tables_hint_and_the_quiz_buttons_in_o
         page.goto(app_url + "/?E=10&nhead=4&positional=[x](http://example.com)")
         expect(shape_cell(page, 0)).to_have_text("(2, 8)", timeout=LOAD)
         expect(page.locator('[data-testid="stSidebarContent"]')).not_to_be_in_viewport()  # collapsed
-        warning = page.locator('[data-testid="stAlert"]').filter(has_text="This link asked for")
+        warning = page.locator('[data-testid="stAlert"]').filter(has_text="Part of this link could not be used")
         expect(warning.get_by_text("nhead=4 does not divide E=10; using nhead=5")).to_be_visible()
         # The link's own text shows as typed, with no backslash from the escaping and no link named "x".
         expect(warning.get_by_text("positional='[x](http://example.com)' is not")).to_be_visible()
