@@ -59,7 +59,7 @@ page = st.navigation(PAGES)
 # them impossible to tell apart there. (Imported without a server, as a test does, the page has no title.)
 title = getattr(page, "title", None)
 st.set_page_config(page_title=f"{title} · {APP_TITLE}" if title else APP_TITLE)
-sidebar_config()
+sidebar_config(getattr(page, "url_path", ""))  # the page's own choices go into its link too
 page.run()
 # What the imports made lives as long as the server: spare it Streamlit's collection after every run.
 freeze_long_lived()

@@ -10,8 +10,8 @@ from core import human_bytes
 from core.trace import padded_positions
 from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map
 from pages.charts import attention_spec, full_width, mask_spec
-from pages.common import (cached_shapes, cached_trace, current_config, guard, over_budget, shape_only_banner,
-                          show_numbers, theme, what_to_lower)
+from pages.common import (cached_shapes, cached_trace, current_config, forget_link_warnings, guard, over_budget,
+                          shape_only_banner, show_numbers, theme, what_to_lower)
 from pages.diagram import shape_text
 from pages.tables import numbers_frame
 
@@ -59,12 +59,6 @@ def _map(cfg, kind: str, layer: int, head: int, item: int):
     return attention_map(cached_trace(cfg), kind, layer, head, item)
 
 
-def _clamp(key: str, limit: int, default: int = 0) -> None:
-    """A smaller config (fewer layers, heads or sequences) must not leave a choice out of range."""
-    if key not in st.session_state or st.session_state[key] >= limit:
-        st.session_state[key] = default
-
-
 cfg = current_config()
 st.title("Attention")
 # A newcomer looks for meaning in the pattern (which word attends to which); here there is none to find.
@@ -86,15 +80,15 @@ if over_budget(shapes):
     )
     st.stop()
 
-_clamp("a_layer", cfg.layers)
-_clamp("a_head", cfg.nhead)
-_clamp("a_item", cfg.N, default=cfg.N - 1)  # the last sequence is the padded one: its mask shows
+# The sidebar has already put these four choices in range for this config and in the URL (kind=, layer=,
+# head=, item=: pages.page_links), read them from a link, and will say so if one had to fall back.
 c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
-kind = c1.radio("kind", list(ATTENTION_KINDS), key="a_kind", persist_state="session")
-layer = c2.selectbox("layer", range(cfg.layers), key="a_layer", persist_state="session")
-head = c3.selectbox("head", range(cfg.nhead), key="a_head", persist_state="session",
-                    help=f"nhead = {cfg.nhead}, each d_k = {cfg.d_k} wide")
-item = c4.selectbox("batch item", range(cfg.N), key="a_item", persist_state="session", help=f"N = {cfg.N} sequences")
+view = {"persist_state": "session", "on_change": forget_link_warnings}
+kind = c1.radio("kind", list(ATTENTION_KINDS), key="a_kind", **view)
+layer = c2.selectbox("layer", range(cfg.layers), key="a_layer", **view)
+head = c3.selectbox("head", range(cfg.nhead), key="a_head", help=f"nhead = {cfg.nhead}, each d_k = {cfg.d_k} wide",
+                    **view)
+item = c4.selectbox("batch item", range(cfg.N), key="a_item", help=f"N = {cfg.N} sequences", **view)
 
 with guard("The attention heatmap"):
     a = _map(cfg, kind, layer, head, item)

@@ -14,7 +14,7 @@ import math
 import re
 import traceback
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Collection, Iterator
 
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
@@ -22,6 +22,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core import (DEFAULT_BUDGET_BYTES, PRESETS, DEFAULT, Trace, TransformerConfig, divisors, estimate, human_bytes,
                   trace)
+from pages.page_links import PAGE_CHOICES, Choice, link_values, read_choices, settle
 from pages.trace_cache import shared_trace
 
 
@@ -192,7 +193,7 @@ def _current(key: str, arg: str = "value", options: list | None = None) -> dict[
 
 
 def _apply_preset() -> None:
-    st.session_state["url_warnings"] = []
+    forget_link_warnings()
     preset = PRESETS.get(st.session_state.get("w_preset"))
     if preset is not None:
         _set_widgets(preset)
@@ -201,7 +202,14 @@ def _apply_preset() -> None:
 def _mark_custom() -> None:
     """A slider moved: the config is no longer the named preset, and the URL's warnings are old news."""
     st.session_state["w_preset"] = CUSTOM
+    forget_link_warnings()
+
+
+def forget_link_warnings() -> None:
+    """The learner changed something (a slider, a preset, a page's own choice): what the link asked
+    for is old news, so its warning goes."""
     st.session_state["url_warnings"] = []
+    st.session_state["view_warnings"] = ("", [])
 
 
 _FOLLOWED = "followed_sources"  # M and E as the sidebar last had them, for _follow
@@ -248,14 +256,18 @@ def _matching_preset(cfg: TransformerConfig) -> str:
 ALIASES = {"d_model": "E", "dim_feedforward": "d_ff"}
 
 
-def link_params(query: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+def link_params(query: dict[str, str], own: Collection[str] = ()) -> tuple[dict[str, str], list[str]]:
     """The config's values in a link's query, and a warning for each name that looks like a setting
     but is none (``nheads``, ``vocab``), which is left out.
 
     A link typed by hand, say off a slide, often has ``?n=4&m=16`` or a near miss: those were
     dropped without a word, and the class saw the default sizes. Names are read in any case (the
     exact one wins), with the aliases above. A name like no setting at all (``utm_source``, which a
-    platform adds to a shared link) is passed over in silence."""
+    platform adds to a shared link) is passed over in silence, and so are the page's ``own`` names
+    (the attention page's ``layer`` is no near miss of layers there), and a near miss whose setting
+    the link also gives: a copied attention link with ``layers=2&layer=1`` names both on purpose."""
+    own = {name.lower() for name in own}
+    given = {name.strip().lower() for name in query}
     by_name = {name.lower(): name for name in CONFIG_FIELDS} | {alias.lower(): f for alias, f in ALIASES.items()}
     values: dict[str, str] = {}
     warnings: list[str] = []
@@ -264,23 +276,29 @@ def link_params(query: dict[str, str]) -> tuple[dict[str, str], list[str]]:
         if field is not None:
             values.setdefault(field, value)
             continue
+        if name.strip().lower() in own:
+            continue
         close = difflib.get_close_matches(name.strip().lower(), by_name, n=1, cutoff=0.6)
-        if close:
+        if close and close[0] not in given:
             warnings.append(f"{name[:40]}={str(value)[:40]!r} names no setting, so it was left out; "
                             f"did you mean {by_name[close[0]]}?")
     return values, warnings
 
 
-def _read_url() -> None:
-    """Take the config from the URL on a session's first run and after Back or Forward.
+def _read_url(page: str) -> None:
+    """Take the config, and the page's own choices, from the URL on a session's first run and after
+    Back or Forward.
 
     Any other run keeps the sidebar's own values: the URL follows them, not the other way round.
-    Values that had to change are listed in a warning at the top of the page (link_warning).
+    Values that had to change are listed in a warning at the top of the page (link_warning); those
+    about the page's choices are kept for that page only, so another page never shows them.
     """
     first = "url_read" not in st.session_state
     if not first and not _history_navigation():
         return
-    params, unknown = link_params({k: st.query_params.get(k) for k in st.query_params})
+    choices = PAGE_CHOICES.get(page, ())
+    query = {k: st.query_params.get(k) for k in st.query_params}
+    params, unknown = link_params(query, own=[choice.name for choice in choices])
     if not first and not params:
         # An entry that names no config: Streamlit clears the query on a page switch and sometimes
         # leaves the bare page in the history before the sidebar writes the config back. Going
@@ -291,15 +309,19 @@ def _read_url() -> None:
     st.session_state["url_warnings"] = unknown + warnings
     _set_widgets(cfg)
     st.session_state["w_preset"] = _matching_preset(cfg)
+    view, view_warnings = read_choices(choices, query, cfg)
+    st.session_state.update(view)
+    st.session_state["view_warnings"] = (page, view_warnings)
 
 
-def sidebar_config() -> TransformerConfig:
+def sidebar_config(page: str = "") -> TransformerConfig:
     """Render the shared sidebar and return the config it describes (also kept in session state).
 
     The entry script calls it on every run, so every page sees the same config; nhead only offers
-    divisors of E, so no slider position can make an invalid config.
+    divisors of E, so no slider position can make an invalid config. ``page`` is the url_path of the
+    page about to run: its own choices (pages.page_links) go into the URL beside the config.
     """
-    _read_url()
+    _read_url(page)
     sb = st.sidebar
     sb.header("Model sizes")
     sb.selectbox("Preset", [CUSTOM, *PRESETS], key="w_preset", on_change=_apply_preset,
@@ -346,19 +368,29 @@ def sidebar_config() -> TransformerConfig:
         cfg = DEFAULT
     st.session_state[STATE_KEY] = cfg
     st.session_state[_FOLLOWED] = {"M": cfg.M, "E": cfg.E}
-    wanted = {k: str(v) for k, v in values.items()}
-    if {k: st.query_params.get(k) for k in wanted} != wanted:
-        st.query_params.from_dict(wanted)
-    link_warning(st.session_state.get("url_warnings", []))
+    _write_url(cfg, values, PAGE_CHOICES.get(page, ()))
+    view_page, view_warnings = st.session_state.get("view_warnings", ("", []))
+    link_warning(st.session_state.get("url_warnings", []) + (view_warnings if view_page == page else []))
     return cfg
+
+
+def _write_url(cfg: TransformerConfig, values: dict[str, Any], choices: tuple[Choice, ...]) -> None:
+    """Put the config and the page's own choices in the URL, in one write: each write is a step in
+    the browser's history, so a second one would take a Back of its own. The query is replaced
+    whole, so another page's choices never ride along (Streamlit also clears them on a page switch).
+    The choices are first kept in range here (settle), before the page draws its widgets."""
+    settle(choices, cfg, st.session_state)
+    wanted = {k: str(v) for k, v in values.items()} | link_values(choices, st.session_state)
+    if st.query_params.to_dict() != wanted:
+        st.query_params.from_dict(wanted)
 
 
 def link_warning(messages: list[str]) -> None:
     """What a link asked for that could not be used as written (a value moved to the nearest one the
-    sliders offer, a name left out), in one warning at the top of the page, not in the sidebar: a
+    page can show, a name left out), in one warning at the top of the page, not in the sidebar: a
     phone collapses the sidebar, and a learner who followed a mistyped link saw no warning at all,
-    only sizes that were not the ones asked for. It goes when a slider moves (_mark_custom). Its
-    heading once spoke of sizes only, above an item saying that a name was left out."""
+    only sizes that were not the ones asked for. It goes once the learner changes anything
+    (forget_link_warnings)."""
     if messages:
         st.warning("**Part of this link could not be used as written:**\n\n"
                    + "\n".join(f"- {as_literal(message)}" for message in messages), icon=":material/link_off:")

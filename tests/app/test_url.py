@@ -8,6 +8,7 @@ import pytest
 
 from core import DEFAULT, PRESETS
 from pages.common import CONFIG_FIELDS, link_params, snap_config
+from pages.page_links import PAGE_CHOICES, read_choice
 from tests.app.conftest import make_app
 
 GARBAGE = [  # query, what the config must become, a word the warning must contain
@@ -133,3 +134,137 @@ def test_the_links_warning_heading_is_true_of_a_name_left_out():
     """It said the link asked for sizes the sliders cannot show, above an item about a misspelt name."""
     at = make_app({"E": "64", "nheads": "8"}).run()
     assert link_warnings(at) == ["nheads='8' names no setting, so it was left out; did you mean nhead?"]
+
+
+SMALL = {"N": "4", "E": "16", "nhead": "4", "layers": "3", "M": "8", "M_target": "4"}
+
+
+def open_attention(query: dict[str, str]):
+    """The app opened on a link to the attention page, as a browser opens /attention?...."""
+    at = make_app(query)
+    at.switch_page("pages/attention.py")
+    return at.run()
+
+
+def view(at) -> tuple:
+    return (at.radio(key="a_kind").value, at.selectbox(key="a_layer").value, at.selectbox(key="a_head").value,
+            at.selectbox(key="a_item").value)
+
+
+def test_a_link_opens_the_attention_page_on_its_kind_layer_head_and_item():
+    """A lesson on masking sends a link that opens on the decoder's masked self-attention."""
+    at = open_attention(SMALL | {"kind": "decoder-masked", "layer": "2", "head": "3", "item": "0"})
+    assert not at.exception and not at.warning
+    assert at.title[0].value == "Attention"
+    assert view(at) == ("decoder masked self-attention", 2, 3, 0)
+    assert any(c.value.startswith("Causal mask: True above the diagonal") for c in at.caption)
+    assert at.table[0].value.shape == (4, 4)  # M_target queries and keys
+    cfg = at.session_state["cfg"]
+    assert (cfg.N, cfg.E, cfg.nhead, cfg.layers, cfg.M_target) == (4, 16, 4, 3, 4)
+    assert at.query_params == SMALL | {"vocab_size": "100", "d_ff": "64", "positional": "sinusoidal",
+                                       "tie_embeddings": "False", "kind": "decoder-masked", "layer": "2",
+                                       "head": "3", "item": "0"}
+
+
+@pytest.mark.parametrize("text, kind", [("cross", "cross-attention"), ("Cross-Attention", "cross-attention"),
+                                        ("decoder masked self-attention", "decoder masked self-attention"),
+                                        (" ENCODER_SELF ", "encoder self-attention")])
+def test_a_links_kind_is_read_by_its_short_name_or_its_label_in_any_case(text, kind):
+    at = open_attention({"KIND": text})
+    assert not at.exception and not at.warning
+    assert at.radio(key="a_kind").value == kind
+    assert at.query_params["kind"] == {"cross-attention": "cross", "encoder self-attention": "encoder-self",
+                                       "decoder masked self-attention": "decoder-masked"}[kind]
+    assert "KIND" not in at.query_params
+
+
+GOOD_VIEW = {"kind": "cross", "layer": "1", "head": "2", "item": "1"}
+SHOWN = {"kind": "cross-attention", "layer": 1, "head": 2, "item": 1}  # what GOOD_VIEW shows
+BAD_VIEWS = [  # one bad choice in GOOD_VIEW at SMALL's sizes, what that choice shows instead, the warning
+    ("kind", "banana", "encoder self-attention",
+     "kind='banana' is not one of encoder-self, decoder-masked, cross; showing encoder-self."),
+    ("kind", "<script>", "encoder self-attention",
+     "kind='<script>' is not one of encoder-self, decoder-masked, cross; showing encoder-self."),
+    ("layer", "3", 2, "layer=3 is not among this config's 3 layers, 0 to 2; showing layer 2."),
+    ("head", "99999999999999999999", 3,
+     "head=99999999999999999999 is not among this config's 4 heads, 0 to 3; showing head 3."),
+    ("item", "-1", 0, "item=-1 is not among this config's 4 batch items, 0 to 3; showing item 0."),
+    ("layer", "1.5", 0, "layer='1.5' is not a whole number written in digits; showing layer 0."),
+    ("head", "__import__('os')", 0,
+     "head=\"__import__('os')\" is not a whole number written in digits; showing head 0."),
+    ("item", "", 3, "item='' is not a whole number written in digits; showing item 3."),  # the last, padded one
+]
+
+
+@pytest.mark.parametrize("name, bad, shown, message", BAD_VIEWS, ids=[f"{n}={b}" for n, b, _, _ in BAD_VIEWS])
+def test_a_bad_view_in_a_link_falls_back_and_says_so_in_the_links_warning(name, bad, shown, message):
+    at = open_attention(SMALL | GOOD_VIEW | {name: bad})
+    assert not at.exception, at.exception
+    assert not at.error
+    expected = SHOWN | {name: shown}
+    assert view(at) == tuple(expected.values())
+    assert link_warnings(at) == [message]
+    assert not at.sidebar.warning
+    # The URL names what is shown, and the heatmap is drawn for it.
+    assert at.query_params[name] == {"encoder self-attention": "encoder-self"}.get(shown, str(shown))
+    assert len(at.get("vega_lite_chart")) == 2
+    # Once the learner picks another view, the warning about the old link goes.
+    other = 1 if expected["head"] != 1 else 0
+    at.selectbox(key="a_head").set_value(other).run()
+    assert not at.warning
+    assert at.query_params["head"] == str(other)
+
+
+def test_a_link_with_bad_sizes_and_a_bad_view_says_both_in_one_warning():
+    """The view is read at the sizes the link ends with: nhead=3 does not divide E=16, so 2 heads, not 3."""
+    at = open_attention({"E": "16", "nhead": "3", "head": "2", "kind": "mask"})
+    assert not at.exception
+    assert link_warnings(at) == [
+        "nhead=3 does not divide E=16; using nhead=4 (E allows 1, 2, 4, 8, 16).",
+        "kind='mask' is not one of encoder-self, decoder-masked, cross; showing encoder-self.",
+    ]
+    assert view(at)[:3] == ("encoder self-attention", 0, 2)
+
+
+def test_the_attention_pages_choices_go_into_the_url_and_shrink_with_the_config():
+    at = open_attention(SMALL)
+    assert at.query_params["kind"] == "encoder-self"
+    assert (at.query_params["layer"], at.query_params["head"], at.query_params["item"]) == ("0", "0", "3")
+    at.radio(key="a_kind").set_value("cross-attention").run()
+    at.selectbox(key="a_layer").set_value(2).run()
+    assert (at.query_params["kind"], at.query_params["layer"]) == ("cross", "2")
+    at.sidebar.slider(key="w_layers").set_value(1).run()  # layer 2 is gone: back to the first
+    assert at.query_params["layer"] == "0" and at.selectbox(key="a_layer").value == 0
+    assert at.query_params["layers"] == "1" and at.query_params["kind"] == "cross"
+
+
+def test_the_attention_pages_choices_stay_off_other_pages_and_their_warnings_too():
+    """A bad view in an attention link is that page's business: the explorer neither warns about it nor
+    carries the view in its own URL, and a copied attention link opened at another page is read quietly
+    (its layer= is no near miss of layers, which it also names)."""
+    at = open_attention(SMALL | {"kind": "banana", "layer": "9"})
+    assert len(link_warnings(at)) == 2
+    at.switch_page("pages/explorer.py").run()
+    assert not at.exception and not at.warning
+    assert "kind" not in at.query_params and "layer" not in at.query_params
+    assert at.query_params["layers"] == "3"
+    at.switch_page("pages/attention.py").run()  # back on its own page, the warning is still there for it
+    assert len(link_warnings(at)) == 2
+
+    copied = SMALL | {"kind": "cross", "layer": "1", "head": "5", "item": "banana"}
+    for page in ("pages/explorer.py", "pages/positional.py", "pages/quiz.py"):
+        at = make_app(copied)
+        at.switch_page(page)
+        at.run()
+        assert not at.exception and not at.warning, page
+        assert set(at.query_params) == set(CONFIG_FIELDS), page
+        assert at.session_state["cfg"].layers == 3
+
+
+def test_read_choice_never_raises_on_odd_values():
+    cfg = DEFAULT
+    for choice in PAGE_CHOICES["attention"]:
+        for raw in ["", " ", "nan", "-0", "1e3", "0x10", "9" * 5000, "Ｅ", "１", None, "[x](y)"]:
+            value, warning = read_choice(choice, raw, cfg)
+            assert value in choice.options(cfg), (choice.name, raw)
+            assert warning is None or warning.startswith(f"{choice.name}="), warning

@@ -1,10 +1,10 @@
 """The app in a real browser: every page of the navigation opens under its own title, a slider
-moved with the keyboard changes the table, a shared URL reproduces the view, M_target and d_ff follow
-M and E, Back and Forward step through the configs, pages keep their settings, the quiz answers by
-keyboard alone (Enter in an answer checks it) and reads its verdict out, quiz progress outlasts the tab, a training run
-outlasts a visit elsewhere and a closed tab's run gives its slot back, no page asks anything of
-another site, the heatmap's numbers are a real table, charts stay whole on small screens and a
-legend never takes a plot's height.
+moved with the keyboard changes the table, a shared URL reproduces the view (the attention page's too),
+M_target and d_ff follow M and E, Back and Forward step through the configs, pages keep their settings,
+the quiz answers by keyboard alone (Enter in an answer checks it) and reads its verdict out, quiz
+progress outlasts the tab, a training run outlasts a visit elsewhere and a closed tab's run gives its
+slot back, no page asks anything of another site, the heatmap's numbers are a real table, charts stay
+whole on small screens and a legend never takes a plot's height.
 Screenshots go to tmp_path."""
 
 from __future__ import annotations
@@ -217,6 +217,42 @@ def test_back_and_forward_step_through_the_configs(app_url, page):
         expect(thumb_value(page, "N — batch size")).to_have_text("4", timeout=LOAD)
         page.go_back()
     expect(shape_cell(page, 0)).to_have_text("(4, 8)", timeout=LOAD)  # the explorer, with its N = 4
+    no_exception(page)
+
+
+def test_a_link_opens_the_attention_page_on_its_view_and_back_undoes_a_change_of_view(app_url, page):
+    """A lesson on masking sends a link that opens on the decoder's masked self-attention at a given layer,
+    head and batch item. A change of view is a step in the history like a slider's: Back returns to the
+    view before it, and Back past a slider move keeps the view."""
+    page.goto(app_url + "/attention?layers=3&E=16&nhead=4&kind=decoder-masked&layer=2&head=3&item=0")
+    masked = page.get_by_role("radio", name="decoder masked self-attention", exact=True)
+    expect(masked).to_be_checked(timeout=LOAD)
+    choice = page.locator('[data-testid="stSelectbox"]')
+    for label, value in (("layer", "2"), ("head", "3"), ("batch item", "0")):
+        expect(choice.filter(has_text=label).get_by_role("combobox")).to_have_value(value)
+    causal = page.get_by_text("Causal mask: True above the diagonal")
+    expect(causal).to_be_visible(timeout=LOAD)
+    expect(page.locator('[data-testid="stAlert"]').filter(has_text="this link")).to_have_count(0)
+    expect(page).to_have_url(re.compile(r"/attention\?N=2&.*&layers=3&.*&kind=decoder-masked&layer=2&head=3&item=0$"))
+
+    idle(page)
+    page.get_by_role("radio", name="cross-attention", exact=True).check(force=True)
+    expect(page).to_have_url(re.compile(r"[?&]kind=cross&layer=2&head=3&item=0$"), timeout=LOAD)
+    expect(page.get_by_text("Target queries look at source keys")).to_be_visible(timeout=LOAD)
+    page.go_back()
+    expect(masked).to_be_checked(timeout=LOAD)
+    expect(causal).to_be_visible(timeout=LOAD)
+    expect(page).to_have_url(re.compile(r"[?&]kind=decoder-masked&layer=2&"))
+
+    idle(page)
+    thumb = slider_thumb(page, "N — batch size")
+    thumb.focus()
+    thumb.press("ArrowRight")  # N = 3, on the masked view
+    expect(page).to_have_url(re.compile(r"[?&]N=3&.*kind=decoder-masked&layer=2&head=3&item=0$"), timeout=LOAD)
+    page.go_back()
+    expect(thumb_value(page, "N — batch size")).to_have_text("2", timeout=LOAD)
+    expect(masked).to_be_checked()
+    expect(choice.filter(has_text="layer").get_by_role("combobox")).to_have_value("2")
     no_exception(page)
 
 
