@@ -3,9 +3,9 @@
 A teacher's link reproduced the sizes but not what the page showed: a lesson on masking could not send
 a link that opens on the decoder's masked self-attention. The sidebar (pages.common) reads and writes
 the URL once per run, before the page draws, so the choices a page keeps in the link are declared here,
-where the sidebar can reach them without running the page. A link typed by hand is untrusted: a value
-is read as plain text or a whole number, never evaluated, and one the page cannot show falls back with
-a sentence for the link's warning.
+where the sidebar can reach them without running the page: the attention page's map and the quiz's
+topic. A link typed by hand is untrusted: a value is read as plain text or a whole number, never
+evaluated, and one the page cannot show falls back with a sentence for the link's warning.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any, Callable, MutableMapping, Sequence
 
 from core import TransformerConfig
 from core.views import ATTENTION_KINDS
+from quizzes import TOPICS
 
 
 @dataclass(frozen=True)
@@ -33,10 +34,18 @@ class Choice:
     counts: str = ""
 
 
+def _plain(text: Any) -> str:
+    """Text as compared, and as a link writes a name: lower case, each run of other characters than
+    letters and digits one hyphen ("Decoder masked self_attention" is decoder-masked-self-attention)."""
+    return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-")
+
+
 # Short names for the URL; the widget's own label (in any case, with spaces or hyphens) is read too.
 KIND_TEXT = {"encoder self-attention": "encoder-self", "decoder masked self-attention": "decoder-masked",
              "cross-attention": "cross"}
 assert set(KIND_TEXT) == set(ATTENTION_KINDS)
+
+ALL_TOPICS = "All topics"  # the quiz's first choice of topic
 
 PAGE_CHOICES: dict[str, tuple[Choice, ...]] = {
     "attention": (
@@ -47,13 +56,9 @@ PAGE_CHOICES: dict[str, tuple[Choice, ...]] = {
         # The last sequence is the padded one, so its mask shows something.
         Choice("item", "a_item", lambda cfg: range(cfg.N), lambda cfg: cfg.N - 1, counts="batch items"),
     ),
+    # topic=masking: a lesson's link opens the quiz on its own topic's questions.
+    "quiz": (Choice("topic", "quiz_topic", lambda cfg: [ALL_TOPICS, *TOPICS], lambda cfg: ALL_TOPICS, _plain),),
 }
-
-
-def _plain(text: Any) -> str:
-    """Text as compared, and as a link writes a name: lower case, each run of other characters than
-    letters and digits one hyphen ("Decoder masked self_attention" is decoder-masked-self-attention)."""
-    return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-")
 
 
 def read_choice(choice: Choice, raw: Any, cfg: TransformerConfig) -> tuple[Any, str | None]:

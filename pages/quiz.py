@@ -22,8 +22,10 @@ from core import TransformerConfig
 from core.experiments import TAKES_SHAPES, Evidence, run as run_experiment
 from core.rows import SYMBOLS
 from pages.browser_store import browser_store, conflict, report
-from pages.common import CONFIG_FIELDS, announce, cached_shape_only, cached_shapes, current_config, guard, theme
+from pages.common import (CONFIG_FIELDS, announce, cached_shape_only, cached_shapes, current_config,
+                          forget_link_warnings, guard, theme)
 from pages.enter_checks import enter_checks
+from pages.page_links import ALL_TOPICS
 from pages.tables import INK, described_chart, sizes_text
 from quizzes import (BY_ID, KIND_LABELS, QUESTIONS, TOPICS, Context, Question, answer_key, check, format_answer,
                      questions_for)
@@ -31,7 +33,7 @@ from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name, key_rows
 from quizzes.check import in_symbols, parse_shape, readable, shown_formula
 from quizzes.progress import dumps, load_progress, merge, missed, new_progress, now_ms, record, restamped, scores
 
-ALL = "All topics"
+ALL = ALL_TOPICS
 ONE, SET = "One question at a time", "A topic set"
 PROGRESS = "quiz_progress"
 STORE = "quiz_store"  # the browser store's widget key
@@ -734,7 +736,8 @@ c1, c2, c3 = st.columns([2, 2, 1])
 mode = c1.radio("Mode", [ONE, SET], key="quiz_mode", persist_state="session", horizontal=True,
                 help=f"A topic set shows every question of the chosen topic on one page (with {ALL}, all "
                      f"{len(QUESTIONS)}); one at a time steps through them with Previous and Next.")
-topic = c2.selectbox("Topic", [ALL, *TOPICS], key="quiz_topic", persist_state="session")
+# The sidebar has read the topic from a link (topic=masking) and keeps it in the URL (pages.page_links).
+topic = c2.selectbox("Topic", [ALL, *TOPICS], key="quiz_topic", persist_state="session", on_change=forget_link_warnings)
 seed = int(c3.number_input("Shuffle seed", min_value=0, max_value=1_000_000, value=0, step=1,
                            key="quiz_seed", persist_state="session",
                            help="0 keeps the bank's order; any other number shuffles it reproducibly."))

@@ -257,7 +257,7 @@ def test_the_attention_pages_choices_stay_off_other_pages_and_their_warnings_too
         at.switch_page(page)
         at.run()
         assert not at.exception and not at.warning, page
-        assert set(at.query_params) == set(CONFIG_FIELDS), page
+        assert set(at.query_params) == set(CONFIG_FIELDS) | ({"topic"} if page.endswith("quiz.py") else set()), page
         assert at.session_state["cfg"].layers == 3
 
 
@@ -268,3 +268,35 @@ def test_read_choice_never_raises_on_odd_values():
             value, warning = read_choice(choice, raw, cfg)
             assert value in choice.options(cfg), (choice.name, raw)
             assert warning is None or warning.startswith(f"{choice.name}="), warning
+
+
+def test_a_link_opens_the_quiz_on_a_topic():
+    """A lesson on masking links to its questions: ?topic=masking, in any case, with spaces or hyphens."""
+    for text in ("masking", " Masking "):
+        at = make_app({"topic": text})
+        at.switch_page("pages/quiz.py")
+        at.run()
+        assert not at.exception and not at.warning
+        assert at.selectbox(key="quiz_topic").value == "Masking"
+        assert at.header[0].value == "Q1 · Masking"
+        assert any(m.value == "Question 1 of 7" for m in at.markdown)  # the topic's 7 questions
+        assert at.query_params["topic"] == "masking"
+    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    assert at.query_params["topic"] == "the-choice-of-d-k"
+    at = make_app({"topic": "The choice of d_k"})
+    at.switch_page("pages/quiz.py")
+    assert at.run().selectbox(key="quiz_topic").value == "The choice of d_k"
+
+
+def test_an_unknown_quiz_topic_in_a_link_falls_back_to_all_topics_and_says_so():
+    at = make_app({"topic": "transformers!"})
+    at.switch_page("pages/quiz.py")
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="quiz_topic").value == "All topics"
+    [message] = link_warnings(at)
+    assert message.startswith("topic='transformers!' is not one of all-topics, rnn-vs-transformer, skip-connections,")
+    assert message.endswith(", parameter-counts, shapes; showing all-topics.")
+    assert at.query_params["topic"] == "all-topics"
+    at.switch_page("pages/attention.py").run()  # the quiz's warning stays on the quiz
+    assert not at.warning and "topic" not in at.query_params

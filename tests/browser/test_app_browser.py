@@ -256,6 +256,24 @@ def test_a_link_opens_the_attention_page_on_its_view_and_back_undoes_a_change_of
     no_exception(page)
 
 
+def test_a_link_opens_the_quiz_on_a_topic_and_back_returns_to_it(app_url, page):
+    """?topic=masking opens the quiz on the masking questions; another topic is a history step, which Back undoes."""
+    page.goto(app_url + "/quiz?topic=masking")
+    topic = page.locator('[data-testid="stSelectbox"]').filter(has_text="Topic")
+    expect(page.get_by_text("Question 1 of 7")).to_be_visible(timeout=LOAD)  # the 7 masking questions
+    expect(topic.get_by_role("combobox")).to_have_value("Masking")
+    expect(page).to_have_url(re.compile(r"/quiz\?N=2&.*&topic=masking$"))
+    idle(page)
+    topic.click()
+    page.get_by_role("option", name="Shapes").click()
+    expect(page).to_have_url(re.compile(r"[?&]topic=shapes$"), timeout=LOAD)
+    expect(topic.get_by_role("combobox")).to_have_value("Shapes")
+    page.go_back()
+    expect(topic.get_by_role("combobox")).to_have_value("Masking", timeout=LOAD)
+    expect(page.get_by_text("Question 1 of 7")).to_be_visible(timeout=LOAD)
+    no_exception(page)
+
+
 def test_target_length_and_d_ff_follow_their_sliders_and_back_undoes_both(app_url, page):
     """A teacher moves M and E with the keyboard: the M_target and d_ff sliders move with them on screen,
     the table and the URL too, and one Back undoes a move with its follower."""
