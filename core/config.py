@@ -153,11 +153,14 @@ GPT3_SIZES = TransformerConfig(N=64, M=2048, E=12288, nhead=96, layers=96, vocab
 
 DEFAULT = TransformerConfig()
 
+# Named for what they are, not for the learners' notes they come from, which the app never shows.
+# Each name fits the sidebar's preset box whole (about 190 px of text there, at 1024 and 1280 px
+# alike): the box cannot wrap, and "Small character model (N=5, M=8, E=8, vocab 44)" showed its
+# first half only. The sidebar's help for the box lists every preset's sizes in full.
 PRESETS: dict[str, TransformerConfig] = {
-    "Default (N=2, M=8, E=16, nhead=2)": DEFAULT,
-    # Named for what they are, not for the learners' notes they come from, which the app never shows.
-    "Tiny worked example (M=3, E=4, nhead=2)": SEED_NOTE,
-    "Small character model (N=5, M=8, E=8, vocab 44)": SEED_NOTEBOOK,
+    "Default (M=8, E=16, nhead=2)": DEFAULT,
+    "Worked example (M=3, E=4)": SEED_NOTE,
+    "Small character model (E=8)": SEED_NOTEBOOK,
     "Paper base (E=512, 6+6 layers)": PAPER_BASE,
     "Paper big (E=1024, 6+6 layers)": PAPER_BIG,
     "GPT-2 small sizes (shape only)": GPT2_SMALL_SIZES,

@@ -314,6 +314,17 @@ def _read_url(page: str) -> None:
     st.session_state["view_warnings"] = (page, view_warnings)
 
 
+def _preset_help() -> str:
+    """The preset box's help: every preset's sizes, which its name, short enough to read whole in the
+    box, leaves out (so does the list, whose lines are no wider than the box)."""
+    sizes = [f"- **{name}**: N={c.N}, M={c.M}, E={c.E}, nhead={c.nhead}, {c.layers}+{c.layers} layers, vocab "
+             f"{c.vocab_size:,}" + ("" if c.d_ff == 4 * c.E else f", d_ff={c.d_ff}")
+             + ("" if c.positional == "sinusoidal" else f", {c.positional} positions") for name, c in PRESETS.items()]
+    # One line each: the tooltip is as tall as a 768 px window allows, and cut the last presets off there.
+    return ("Start from a named configuration; every slider stays movable. Each preset's sizes, with d_ff = 4E and "
+            "sinusoidal positions unless said:\n\n" + "\n".join(sizes))
+
+
 def sidebar_config(page: str = "") -> TransformerConfig:
     """Render the shared sidebar and return the config it describes (also kept in session state).
 
@@ -325,7 +336,7 @@ def sidebar_config(page: str = "") -> TransformerConfig:
     sb = st.sidebar
     sb.header("Model sizes")
     sb.selectbox("Preset", [CUSTOM, *PRESETS], key="w_preset", on_change=_apply_preset,
-                 help="Start from a named configuration; every slider stays movable.")
+                 help=_preset_help())
     custom = {"on_change": _mark_custom}
     sb.slider(LABELS["N"], *N_RANGE, key="w_N", **custom, **_current("w_N"))
     sb.select_slider(LABELS["M"], LENGTHS, key="w_M", on_change=_follow, args=("M", "M_target", lambda m: m),

@@ -206,7 +206,7 @@ def test_presets_are_named_for_what_they_are():
     at = make_app().run()
     options = at.sidebar.selectbox(key="w_preset").options
     assert not any("seed" in o.lower() for o in options), options
-    at.sidebar.selectbox(key="w_preset").set_value("Tiny worked example (M=3, E=4, nhead=2)").run()
+    at.sidebar.selectbox(key="w_preset").set_value("Worked example (M=3, E=4)").run()
     cfg = at.session_state["cfg"]
     assert (cfg.M, cfg.E, cfg.nhead, cfg.d_k) == (3, 4, 2, 2)
 

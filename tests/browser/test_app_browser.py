@@ -17,6 +17,7 @@ import time
 
 import pytest
 from playwright.sync_api import expect
+from core import PRESETS
 from pages.tables import INK
 from tests.browser.conftest import page_in
 
@@ -606,6 +607,25 @@ def test_the_architecture_figure_scrolls_inside_a_phone_screen_at_a_readable_siz
     box = figure.bounding_box()
     assert width / 2 < box["x"] + box["width"] <= width  # its right edge now on screen
     assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+def test_every_preset_name_reads_whole_in_the_sidebar_of_a_projector_screen(app_url, browser):
+    """A class reads the chosen preset off the projector. At 1024 px (and 1280: the sidebar is as wide)
+    the box showed "Tiny worked example (M=3, E=4," and its list "Small character model (N=5, M=8, E=8"
+    cut at the edge. Every name now ends inside the list and, once chosen, inside the box."""
+    with page_in(browser, 1024, 768) as page:
+        page.goto(app_url)
+        box = page.get_by_role("combobox", name="Preset")
+        expect(box).to_have_value(next(iter(PRESETS)), timeout=LOAD)
+        for name in PRESETS:
+            idle(page)
+            page.locator(".st-key-w_preset").get_by_role("button", name="Open").click()
+            option = page.get_by_role("option", name=name, exact=True)
+            assert option.evaluate("e => e.firstElementChild.scrollWidth <= e.firstElementChild.clientWidth"), name
+            option.click()
+            expect(box).to_have_value(name, timeout=LOAD)
+            assert box.evaluate("e => e.scrollWidth <= e.clientWidth"), name  # the chosen name, not cut
+        no_exception(page)
 
 
 @pytest.mark.parametrize("width,height", [(390, 844), (360, 740)])
