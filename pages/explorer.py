@@ -15,8 +15,14 @@ from pages.diagram import MIN_WIDTH, WIDTH, architecture_steps, architecture_svg
 from pages.tables import (STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_csv,
                           table_file_name, table_json, table_markdown)
 
+# On a screen of 864 px or more Streamlit leaves 5rem of margin beside the main column (1rem below:
+# measured in Chromium), and the figure may reach up to 4rem into it, on each side, as far as it needs
+# to be MIN_WIDTH wide. So a 1024 px window with the sidebar open (a 564 px column, a projector's size)
+# shows it whole, where it scrolled sideways and cut the decoder off; a phone still scrolls.
+BLEED = (f"@media (min-width: 864px) {{ .st-key-architecture {{ --bleed: clamp(0px, ({MIN_WIDTH}px - 100%) / 2, 4rem); "
+         "margin-inline: calc(-1 * var(--bleed)); width: calc(100% + 2 * var(--bleed)); max-width: none; } }")
 FIGURE_CSS = (f"<style>.st-key-architecture {{ overflow-x: auto; }} .st-key-architecture img {{ width: 100%; "
-              f"min-width: {MIN_WIDTH}px; max-width: {WIDTH}px; height: auto; }}</style>")
+              f"min-width: {MIN_WIDTH}px; max-width: {WIDTH}px; height: auto; }} {BLEED}</style>")
 COLUMNS = {
     # 40 px holds "#" and "14"; "small" (75 px) took from the live shape, cut off on a 390 px phone.
     # A first-time learner has never seen the notes the 14 rows come from: say what the rows are instead.
@@ -180,10 +186,14 @@ diagram_tab, params_tab, memory_tab = st.tabs(["Architecture", "Parameters", "Me
 with diagram_tab, guard("The architecture diagram"):
     st.caption("One encoder and one decoder layer drawn; each stack repeats it `layers` times with the same "
                "shapes. Dashed arrows are residual paths. Every label is a live shape from the trace. On a narrow "
-               "screen the figure keeps its size and scrolls sideways: the decoder is on the right.")
+               "screen the figure keeps its size and scrolls sideways: the decoder is on the right. To show it "
+               "larger, to a class say, press the fullscreen button at its top right (it shows while the pointer "
+               "is over the figure).")
     # An SVG image (st.image makes it a data URI, so nothing is put into the page as HTML). It fills
-    # the column up to its own width; on a narrower screen than MIN_WIDTH it scrolls sideways in
-    # its own box, as the charts do, rather than shrinking its labels out of legibility.
+    # the column up to its own width, reaching into the page's margin if it must (BLEED); on a
+    # narrower screen than MIN_WIDTH it scrolls sideways in its own box, as the charts do, rather
+    # than shrinking its labels out of legibility. Streamlit's fullscreen view shows it whole and
+    # larger (710 px wide in a 1024 x 768 window).
     st.html(FIGURE_CSS)
     with st.container(key="architecture"):
         st.image(view["diagram"], alt=architecture_title(cfg))

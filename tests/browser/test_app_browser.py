@@ -609,6 +609,34 @@ def test_the_architecture_figure_scrolls_inside_a_phone_screen_at_a_readable_siz
     assert page.evaluate("document.documentElement.scrollWidth") <= width
 
 
+def test_the_architecture_figure_shows_whole_beside_the_sidebar_on_a_projector_screen(app_url, browser):
+    """At 1024 x 768 with the sidebar open the column is 564 px and the figure 640: its box cut it off
+    at the decoder's residual labels, and the positional encoding on the right was out of sight. It
+    now reaches into the page's margin and shows whole, at 640 px (labels of 8.4 px) or more; and
+    Streamlit's fullscreen button shows it larger still, whole in the window."""
+    with page_in(browser, 1024, 768) as page:
+        page.goto(app_url)
+        figure = page.get_by_role("img", name=re.compile("^The Transformer: one of its"))
+        expect(figure).to_be_visible(timeout=LOAD)
+        expect(page.locator('[data-testid="stSidebarContent"]')).to_be_in_viewport()  # the sidebar is open
+        figure.scroll_into_view_if_needed()
+        box, frame = figure.bounding_box(), page.locator(".st-key-architecture").bounding_box()
+        sidebar = page.locator('[data-testid="stSidebar"]').bounding_box()
+        assert box["width"] >= 640
+        assert sidebar["x"] + sidebar["width"] <= frame["x"] <= box["x"]  # nothing hidden under the sidebar
+        assert box["x"] + box["width"] <= frame["x"] + frame["width"] <= 1024  # nor past its box's right edge
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1024
+
+        figure.hover()
+        page.get_by_role("button", name=re.compile("^Fullscreen: The Transformer")).click()
+        expect(page.get_by_role("button", name="Close fullscreen")).to_be_visible()
+        page.wait_for_timeout(300)  # the figure's resize to the window
+        full = figure.bounding_box()
+        assert full["width"] > box["width"] + 50  # larger on the screen: 710 px against 640
+        assert full["x"] >= 0 and full["x"] + full["width"] <= 1024 and full["y"] + full["height"] <= 768
+        no_exception(page)
+
+
 def test_every_preset_name_reads_whole_in_the_sidebar_of_a_projector_screen(app_url, browser):
     """A class reads the chosen preset off the projector. At 1024 px (and 1280: the sidebar is as wide)
     the box showed "Tiny worked example (M=3, E=4," and its list "Small character model (N=5, M=8, E=8"
