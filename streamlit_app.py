@@ -52,7 +52,15 @@ PAGES = [
 # canvas resized by CSS points its tooltips at the wrong cells (Vega maps the pointer in the
 # canvas's own pixels). Drawing both attention maps as SVG, which scales cleanly, took 2.75 s
 # against 2.17 s on canvas from navigation to both drawn, at 64 positions (medians of 8 loads).
-st.html("<style>.vega-embed { max-width: 100%; overflow-x: auto; }</style>")
+# Streamlit's fullscreen button (in a chart's toolbar, under the pointer) sizes a chart's drawing area
+# to the window, and a heatmap's axes and legend come on top of that area (autosize "pad"), so they
+# fell past the window's right and bottom edges: at 1024 x 768 the weights map drew 1126 x 787 px. In
+# the fullscreen view, recognised by its "Close fullscreen" button, an SVG chart is scaled down to fit
+# the window whole (its tooltips still name the right cells: each SVG mark carries its own datum). A
+# canvas is left alone, for the reason above.
+FULLSCREEN_FIT = ('[data-testid="stFullScreenFrame"]:has([aria-label="Close fullscreen"]) .vega-embed > svg.marks '
+                  "{ max-width: 100%; max-height: calc(100vh - 5rem); width: auto; height: auto; }")
+st.html(f"<style>.vega-embed {{ max-width: 100%; overflow-x: auto; }} {FULLSCREEN_FIT}</style>")
 page = st.navigation(PAGES)
 # The page's own name leads the tab's title: it is what a screen reader announces on arriving, and
 # what the tab, the window list and the browser's history show. One title for all five pages left

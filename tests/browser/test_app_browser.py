@@ -4,7 +4,9 @@ M_target and d_ff follow M and E, Back and Forward step through the configs, pag
 the quiz answers by keyboard alone (Enter in an answer checks it) and reads its verdict out, quiz
 progress outlasts the tab, a training run outlasts a visit elsewhere and a closed tab's run gives its
 slot back, no page asks anything of another site, the heatmap's numbers are a real table, charts stay
-whole on small screens and a legend never takes a plot's height.
+whole on small screens and a legend never takes a plot's height. On a projector's 1024 px screen the
+preset names read whole, the figure shows whole beside the sidebar, and a heatmap in fullscreen fits
+the window.
 Screenshots go to tmp_path."""
 
 from __future__ import annotations
@@ -738,6 +740,37 @@ def test_the_default_mask_sits_beside_its_weights_on_a_tablet(app_url, browser):
         expect_whole_charts(charts, 2)
         weights, mask = (charts.nth(i).bounding_box() for i in range(2))
         assert mask["y"] == weights["y"] and mask["x"] >= weights["x"] + weights["width"]
+        no_exception(page)
+
+
+@pytest.mark.parametrize("where,columns,row,column", [("/attention", 8, "query", "key"),
+                                                      ("/positional", 16, "position", "dimension")])
+def test_a_heatmap_in_fullscreen_shows_whole_and_larger_on_a_projector_screen(app_url, browser, where, columns, row,
+                                                                              column):
+    """On a projector a heatmap's 20 px cells are small, and Streamlit's fullscreen button is the way to
+    enlarge one; but it drew the cells as large as the window and the axes and colour scale past its
+    edges (the weights map 1126 x 787 px in a 1024 x 768 window). It now fits the window whole, each cell
+    at least four times its area on the page (7 to 17 times here), and a cell's tooltip names that cell."""
+    with page_in(browser, 1024, 768) as page:
+        page.goto(app_url + where)
+        chart = page.locator('[data-testid="stVegaLiteChart"]').first
+        drawing = chart.locator(":scope > svg.marks")
+        expect(drawing).to_be_visible(timeout=LOAD)
+        idle(page)
+        cell = chart.locator(".mark-rect path").nth(5 * columns + 2)  # row 5, column 2
+        inline = cell.bounding_box()
+        chart.hover()
+        frame = chart.locator("xpath=ancestor::*[@data-testid='stFullScreenFrame'][1]")
+        frame.get_by_role("button", name="Fullscreen").click()
+        expect(frame.get_by_role("button", name="Close fullscreen")).to_be_visible()
+        page.wait_for_timeout(500)  # the chart's redraw at the window's size
+        full = drawing.bounding_box()
+        assert full["x"] >= 0 and full["y"] >= 0, full
+        assert full["x"] + full["width"] <= 1024 and full["y"] + full["height"] <= 768, full  # axes and legend too
+        large = cell.bounding_box()
+        assert large["width"] * large["height"] >= 4 * inline["width"] * inline["height"], (large, inline)
+        page.mouse.move(large["x"] + large["width"] / 2, large["y"] + large["height"] / 2)
+        expect(page.locator("#vg-tooltip-element")).to_contain_text(re.compile(rf"{row}\s*5\s*{column}\s*2\D"))
         no_exception(page)
 
 
