@@ -382,8 +382,12 @@ def _draw(ev: Evidence, theme: str) -> alt.TopLevelMixin | None:
             **({"x2": alt.X2("start:Q")} if log_axis else {}),
             tooltip=[alt.Tooltip(f"{x}:N"), alt.Tooltip(f"{y}:Q", format=",")],
         ).properties(height=26 * len(df) + 50)  # rows, and the axis under them
-    enc = {"x": alt.X(f"{x}:O" if kind == "bar" else f"{x}:Q"), "y": alt.Y(f"{y}:Q", scale=scale),
-           "tooltip": list(df.columns)}
+    # Counts on a line's x axis (layers, d_k, positions) get whole-number ticks: Vega's own put one at
+    # 1.5 layers, between the depths the experiment ran.
+    counts = kind == "line" and pd.api.types.is_integer_dtype(df[x])
+    x_axis = alt.Axis(format="d", tickMinStep=1) if counts else alt.Axis()
+    enc = {"x": alt.X(f"{x}:O") if kind == "bar" else alt.X(f"{x}:Q", axis=x_axis),
+           "y": alt.Y(f"{y}:Q", scale=scale), "tooltip": list(df.columns)}
     if "color" in spec:
         enc["color"] = alt.Color(f"{spec['color']}:N")
         if kind == "bar":

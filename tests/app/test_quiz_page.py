@@ -691,6 +691,17 @@ def test_every_evidence_chart_has_a_sentence_for_screen_readers():
     assert "28 of 64 cells are blocked" in words["The causal mask (True = blocked), all 8 positions"]
 
 
+def test_a_line_chart_of_counts_ticks_whole_numbers_only():
+    """The skip connections' chart put ticks at 1.5, 2.5, ... layers, depths no model has; a count on
+    the x axis (layers, d_k, positions) gets whole-number ticks, and the values keep their own."""
+    at = answered(["skip-gradient", "dk-variance", "pos-past-max"])
+    axes = {spec["encoding"]["x"]["field"]: spec["encoding"]["x"]
+            for spec in (json.loads(c.proto.spec) for c in at.get("vega_lite_chart"))}
+    for field in ("layers", "d_k", "position"):
+        assert axes[field]["type"] == "quantitative"
+        assert axes[field]["axis"] == {"format": "d", "tickMinStep": 1}, field
+
+
 def test_symbols_in_a_reply_stand_for_the_sizes_the_question_names():
     """The Llama-2-70B question names E=8192: '3*E^2' is right there, though the sidebar has E=16,
     and the page says which values its symbols take."""
