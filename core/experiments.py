@@ -234,6 +234,9 @@ def _maps_note(cfg: TransformerConfig, small: TransformerConfig) -> str:
     return f"The influence maps run at capped sizes to stay small: {', '.join(capped)}." if capped else ""
 
 
+# Each influence map's title over its panel: a bare "rnn" there did not say which recurrent network
+# ran, nor "decoder" that its self-attention is masked.
+MAP_TITLES = {"rnn": "GRU (an RNN)", "encoder": "encoder layer", "decoder": "masked decoder layer"}
 DEPENDENCY_MAPS_LABELS = {
     "rnn_pattern": "GRU: pattern of its influence map",
     "encoder_pattern": "encoder layer: pattern of its influence map",
@@ -272,7 +275,7 @@ def dependency_maps(cfg: TransformerConfig) -> Evidence:
         "encoder": _influence(lambda t: enc(t), x, small.seed),
         "decoder": _influence(lambda t: dec(t, memory.expand(t.shape[0], -1, -1), tgt_mask=mask), x, small.seed),
     }
-    records = [{"model": name, "output position": i, "input position": j, "influence": v}
+    records = [{"model": MAP_TITLES[name], "output position": i, "input position": j, "influence": v}
                for name, m in maps.items() for i, row in enumerate(m) for j, v in enumerate(row)]
     values = {f"{name}_pattern": _pattern(m) for name, m in maps.items()}
     shapes, gru_note = gru_run(cfg, small.seed)

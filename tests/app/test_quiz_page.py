@@ -686,7 +686,8 @@ def test_every_evidence_chart_has_a_sentence_for_screen_readers():
         assert len(spec["description"]) > 40 and hidden, spec.get("description")
     words = {spec["description"].split(". ")[0]: spec["description"] for spec in specs}
     maps = words["Which input positions move which outputs"]
-    assert "rnn: influence from 0 to" in maps and "28 of 64 cells exactly zero" in maps  # the GRU's upper triangle
+    assert "GRU (an RNN): influence from 0 to" in maps and "28 of 64 cells exactly zero" in maps  # its upper triangle
+    assert "; masked decoder layer: influence from 0 to" in maps
     assert "whole model (this config): 20,260" in words["Parameter counts from modules built on the meta device"]
     assert "28 of 64 cells are blocked" in words["The causal mask (True = blocked), all 8 positions"]
 
