@@ -174,6 +174,9 @@ def _set_widget(key: str, value: Any) -> None:
 def _set_widgets(cfg: TransformerConfig) -> None:
     for name in CONFIG_FIELDS:
         _set_widget(_WIDGET + name, getattr(cfg, name))
+    # What M_target and d_ff follow from here (_follow): this config's M and E, even when the learner's
+    # next move comes before the run that would record them (a preset, then at once a slider).
+    st.session_state[_FOLLOWED] = {"M": cfg.M, "E": cfg.E}
 
 
 def _current(key: str, arg: str = "value", options: list | None = None) -> dict[str, Any]:
@@ -278,10 +281,13 @@ def link_params(query: dict[str, str], own: Collection[str] = ()) -> tuple[dict[
             continue
         if name.strip().lower() in own:
             continue
-        close = difflib.get_close_matches(name.strip().lower(), by_name, n=1, cutoff=0.6)
+        # The page's own names are candidates too: on the attention page heads=2 means head, not nhead.
+        candidates = by_name | {choice: choice for choice in own}
+        close = difflib.get_close_matches(name.strip().lower(), candidates, n=1, cutoff=0.6)
         if close and close[0] not in given:
-            warnings.append(f"{name[:40]}={str(value)[:40]!r} names no setting, so it was left out; "
-                            f"did you mean {by_name[close[0]]}?")
+            shown = " ".join(name[:40].split())  # a newline in the name would split the warning's list
+            warnings.append(f"{shown}={str(value)[:40]!r} names no setting, so it was left out; "
+                            f"did you mean {candidates[close[0]]}?")
     return values, warnings
 
 

@@ -66,7 +66,7 @@ def read_choice(choice: Choice, raw: Any, cfg: TransformerConfig) -> tuple[Any, 
     the end becomes the last) or its default, with a sentence saying so. Never raises."""
     options = choice.options(cfg)
     default = choice.default(cfg)
-    shown = str(raw)[:40]
+    shown = " ".join(str(raw)[:40].split())  # as the warning quotes it: a newline would split its list
     if choice.counts:
         try:
             number = int(str(raw).strip())

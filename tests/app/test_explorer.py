@@ -308,3 +308,20 @@ def test_the_row_number_column_leaves_a_phone_room_for_the_live_shape():
     at = make_app().run()
     width = json.loads(at.dataframe[0].proto.columns)["#"]["width"]
     assert isinstance(width, int) and width <= 40, width
+
+
+
+def test_a_preset_sets_what_the_followers_follow_before_its_run_ends(monkeypatch):
+    """M_target and d_ff follow from a preset's M and E even when the learner's next move comes before
+    the run that would have recorded them (Streamlit cuts that run short): the preset's callback
+    records them itself. Without it, Paper base then E = 256 left d_ff at 2048."""
+    import pages.common as common
+
+    state: dict = {"w_preset": next(n for n in PRESETS if n.startswith("Paper base"))}
+    monkeypatch.setattr(common.st, "session_state", state)
+    common._apply_preset()  # the preset's callback, and no run after it
+    assert (state["w_M"], state["w_M_target"], state["w_E"], state["w_d_ff"]) == (16, 16, 512, 2048)
+    state["w_E"], state["w_M"] = 256, 64  # two moves, each with its callback
+    common._follow("E", "d_ff", lambda e: 4 * e)
+    common._follow("M", "M_target", lambda m: m)
+    assert (state["w_M"], state["w_M_target"], state["w_E"], state["w_d_ff"]) == (64, 64, 256, 1024)

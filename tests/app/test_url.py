@@ -300,3 +300,18 @@ def test_an_unknown_quiz_topic_in_a_link_falls_back_to_all_topics_and_says_so():
     assert at.query_params["topic"] == "all-topics"
     at.switch_page("pages/attention.py").run()  # the quiz's warning stays on the quiz
     assert not at.warning and "topic" not in at.query_params
+
+
+def test_a_near_miss_of_a_pages_own_name_is_pointed_at_that_name_and_a_newline_cannot_split_the_warning():
+    """On the attention page heads=2 was answered with "did you mean nhead?", which would change the
+    model, not the head shown; and kinds=cross went unmentioned. A newline typed into a link's name or
+    number (%0A) started a new paragraph in the warning's list."""
+    own = [choice.name for choice in PAGE_CHOICES["attention"]]
+    assert link_params({"heads": "2", "kinds": "cross"}, own=own)[1] == [
+        "heads='2' names no setting, so it was left out; did you mean head?",
+        "kinds='cross' names no setting, so it was left out; did you mean kind?"]
+    assert link_params({"heads": "2"})[1] == ["heads='2' names no setting, so it was left out; did you mean nhead?"]
+    at = open_attention({"nhead\n\nx": "1", "layer": "\n\n9"})
+    assert not at.exception
+    assert link_warnings(at) == ["nhead x='1' names no setting, so it was left out; did you mean nhead?",
+                                 "layer=9 is not among this config's 2 layers, 0 to 1; showing layer 1."]
