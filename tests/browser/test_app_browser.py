@@ -102,6 +102,20 @@ def expect_q1_right(page) -> None:
     expect(page.get_by_text(re.compile(r"^Score: 1 right, 0 wrong, 69 not tried"))).to_be_visible(timeout=LOAD)
 
 
+def settled_box(locator, page, changed_from: dict) -> dict:
+    """The element's bounding box once it has left ``changed_from`` (its box before a resize or a
+    redraw) and stopped changing: two reads 100 ms apart agree, within 10 s. On a busy machine the
+    change takes longer than any fixed pause would allow."""
+    box = locator.bounding_box()
+    for _ in range(100):
+        page.wait_for_timeout(100)
+        again = locator.bounding_box()
+        if again == box != changed_from:
+            return box
+        box = again
+    raise AssertionError(f"no settled change from {changed_from} in 10 s: {box}")
+
+
 def no_exception(page) -> None:
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
 
@@ -632,8 +646,7 @@ def test_the_architecture_figure_shows_whole_beside_the_sidebar_on_a_projector_s
         figure.hover()
         page.get_by_role("button", name=re.compile("^Fullscreen: The Transformer")).click()
         expect(page.get_by_role("button", name="Close fullscreen")).to_be_visible()
-        page.wait_for_timeout(300)  # the figure's resize to the window
-        full = figure.bounding_box()
+        full = settled_box(figure, page, changed_from=box)  # after the figure's resize to the window
         assert full["width"] > box["width"] + 50  # larger on the screen: 710 px against 640
         assert full["x"] >= 0 and full["x"] + full["width"] <= 1024 and full["y"] + full["height"] <= 768
         no_exception(page)
@@ -758,13 +771,12 @@ def test_a_heatmap_in_fullscreen_shows_whole_and_larger_on_a_projector_screen(ap
         expect(drawing).to_be_visible(timeout=LOAD)
         idle(page)
         cell = chart.locator(".mark-rect path").nth(5 * columns + 2)  # row 5, column 2
-        inline = cell.bounding_box()
+        inline, inline_drawing = cell.bounding_box(), drawing.bounding_box()
         chart.hover()
         frame = chart.locator("xpath=ancestor::*[@data-testid='stFullScreenFrame'][1]")
         frame.get_by_role("button", name="Fullscreen").click()
         expect(frame.get_by_role("button", name="Close fullscreen")).to_be_visible()
-        page.wait_for_timeout(500)  # the chart's redraw at the window's size
-        full = drawing.bounding_box()
+        full = settled_box(drawing, page, changed_from=inline_drawing)  # redrawn at the window's size
         assert full["x"] >= 0 and full["y"] >= 0, full
         assert full["x"] + full["width"] <= 1024 and full["y"] + full["height"] <= 768, full  # axes and legend too
         large = cell.bounding_box()
