@@ -26,7 +26,7 @@ from pages.common import (CONFIG_FIELDS, announce, cached_shape_only, cached_sha
                           forget_link_warnings, guard, theme)
 from pages.enter_checks import enter_checks
 from pages.page_links import ALL_TOPICS
-from pages.tables import INK, described_chart, sizes_text
+from pages.tables import INK, described_chart, sizes_text, title_lines
 from quizzes import (BY_ID, KIND_LABELS, QUESTIONS, TOPICS, Context, Question, answer_key, check, format_answer,
                      questions_for)
 from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name, key_rows
@@ -387,7 +387,7 @@ def _draw(ev: Evidence, theme: str) -> alt.TopLevelMixin | None:
     counts = kind == "line" and pd.api.types.is_integer_dtype(df[x])
     x_axis = alt.Axis(format="d", tickMinStep=1) if counts else alt.Axis()
     enc = {"x": alt.X(f"{x}:O") if kind == "bar" else alt.X(f"{x}:Q", axis=x_axis),
-           "y": alt.Y(f"{y}:Q", scale=scale), "tooltip": list(df.columns)}
+           "y": alt.Y(f"{y}:Q", scale=scale, title=title_lines(y)), "tooltip": list(df.columns)}
     if "color" in spec:
         enc["color"] = alt.Color(f"{spec['color']}:N")
         if kind == "bar":

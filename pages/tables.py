@@ -84,6 +84,17 @@ def table_csv(t: Trace) -> str:
     return frame.to_csv(index=False)
 
 
+def title_lines(title: str, width: int = 20) -> str | list[str]:
+    """An axis title longer than ``width`` characters, on two lines split at the space nearest its
+    middle: Vega cuts a title at its axis's length, and the quiz's skip connections chart, 220 px high, read
+    "gradient norm at embedding…"."""
+    if len(title) <= width or " " not in title:
+        return title
+    middle = len(title) // 2
+    cut = min((i for i, c in enumerate(title) if c == " "), key=lambda i: abs(i - middle))
+    return [title[:cut], title[cut + 1:]]
+
+
 def sizes_text(cfg) -> str:
     """Every slider's value in one line, for what leaves the app (a handout, a slide, an answer key),
     where the sidebar that says them is not beside it."""

@@ -11,6 +11,7 @@ from core import DEFAULT
 from core.experiments import EXPERIMENTS
 from quizzes import BY_ID, QUESTIONS, Context, format_answer, questions_for
 from quizzes.progress import FORMAT
+from pages.tables import title_lines
 from tests.app.conftest import make_app
 
 
@@ -701,6 +702,17 @@ def test_a_line_chart_of_counts_ticks_whole_numbers_only():
     for field in ("layers", "d_k", "position"):
         assert axes[field]["type"] == "quantitative"
         assert axes[field]["axis"] == {"format": "d", "tickMinStep": 1}, field
+
+
+def test_a_long_axis_title_is_drawn_on_two_lines_not_cut():
+    """Vega cut the skip connections' y title at its axis, "gradient norm at embedding…"."""
+    at = answered(["skip-gradient", "dk-variance"])
+    titles = {spec["encoding"]["y"]["field"]: spec["encoding"]["y"].get("title")
+              for spec in (json.loads(c.proto.spec) for c in at.get("vega_lite_chart"))}
+    assert titles["gradient norm at embeddings"] == ["gradient norm", "at embeddings"]
+    assert titles["variance"] == "variance"
+    assert title_lines("attention parameters") == "attention parameters"  # 20 characters fit
+    assert title_lines("abcdefghijklmnopqrstuvwxyz") == "abcdefghijklmnopqrstuvwxyz"  # no space to break at
 
 
 def test_symbols_in_a_reply_stand_for_the_sizes_the_question_names():
