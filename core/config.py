@@ -151,6 +151,25 @@ LLAMA_70B_SIZES = TransformerConfig(
 GPT3_SIZES = TransformerConfig(N=64, M=2048, E=12288, nhead=96, layers=96, vocab_size=50257, tie_embeddings=True)
 """GPT-3 175B's widths (decoder-only in reality). Shape-only: nothing real is allocated."""
 
+# The sizes a learner sets, each named with its symbol first: the sidebar's sliders and the quiz's
+# evidence tables both say them so, from this one place.
+SIZE_NAMES = {
+    "N": "N — batch size",
+    "M": "M — source length",
+    "M_target": "M_target — target length",
+    "E": "E — embedding size (d_model)",
+    "nhead": "nhead — attention heads",
+    "vocab_size": "vocab_size — vocabulary size",
+}
+
+
+def sizes_in_a_name(cfg: TransformerConfig) -> str:
+    """A config's sizes as part of a file name (N2_M8_Mtarget8_E16_...): a download saved for one
+    config must not be mistaken for another's."""
+    return (f"N{cfg.N}_M{cfg.M}_Mtarget{cfg.M_target}_E{cfg.E}_nhead{cfg.nhead}_vocab{cfg.vocab_size}"
+            f"_layers{cfg.layers}_dff{cfg.d_ff}")
+
+
 DEFAULT = TransformerConfig()
 
 # Named for what they are, not for the learners' notes they come from, which the app never shows.

@@ -24,7 +24,7 @@ from typing import Any, Callable
 import torch
 from torch import Tensor, nn
 
-from .config import LLAMA_70B_SIZES, PAPER_BASE, PAPER_BIG, TransformerConfig, divisors
+from .config import LLAMA_70B_SIZES, PAPER_BASE, PAPER_BIG, SIZE_NAMES, TransformerConfig, divisors
 from .model import (DecoderLayer, Embedding, EncoderLayer, FeedForward, MultiHeadAttention, PositionalEncoding,
                     Transformer, generate_square_subsequent_mask, init_weights, sinusoidal_table)
 from .shapes import MetaShapeCache
@@ -69,17 +69,12 @@ class Evidence:
     labels: dict[str, str] = field(default_factory=dict)
 
 
-# The learner's sizes, worded as the sidebar's sliders word them, for the experiments that show one
-# of them beside what they measured (an experiment that shows a capped size names it itself).
+# The learner's sizes, worded as the sidebar's sliders word them (SIZE_NAMES), for the experiments
+# that show one of them beside what they measured (an experiment that shows a capped size names it itself).
 SIZE_LABELS = {
-    "N": "N — batch size",
-    "M": "M — source length",
-    "M_target": "M_target — target length",
-    "E": "E — embedding size (d_model)",
-    "nhead": "nhead — attention heads",
+    **SIZE_NAMES,
     "d_k": "d_k — one head's width, E / nhead",
     "d_ff": "d_ff — FFN hidden width",
-    "vocab_size": "vocab_size — vocabulary size",
 }
 
 

@@ -22,6 +22,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core import (DEFAULT_BUDGET_BYTES, PRESETS, DEFAULT, Trace, TransformerConfig, divisors, estimate, human_bytes,
                   trace)
+from core.config import SIZE_NAMES
 from pages.page_links import PAGE_CHOICES, Choice, link_values, read_choices, settle
 from pages.trace_cache import shared_trace
 
@@ -57,12 +58,7 @@ MAX_NHEAD_OPTION = 128
 
 # Widget key -> (config field, label). Labels carry the learner's symbol; tests find sliders by it.
 LABELS = {
-    "N": "N — batch size",
-    "M": "M — source length",
-    "M_target": "M_target — target length",
-    "E": "E — embedding size (d_model)",
-    "nhead": "nhead — attention heads",
-    "vocab_size": "vocab_size — vocabulary size",
+    **SIZE_NAMES,
     "layers": "layers — encoder and decoder layers, each",
     "d_ff": "d_ff — FFN hidden width (dim_feedforward)",
     "positional": "positional encoding",

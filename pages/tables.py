@@ -14,6 +14,7 @@ import altair as alt
 import pandas as pd
 
 from core import Trace, human_bytes
+from core.config import sizes_in_a_name
 from core.views import MemoryPoint
 from pages.diagram import shape_text
 
@@ -107,8 +108,7 @@ def table_file_name(cfg, extension: str) -> str:
     """A download's name with its sizes in it: two tables saved for two configs were both
     transformer_shapes.csv, and nothing in the file said which was which."""
     tied = "_tied" if cfg.tie_embeddings else ""
-    return (f"transformer_shapes_N{cfg.N}_M{cfg.M}_Mtarget{cfg.M_target}_E{cfg.E}_nhead{cfg.nhead}"
-            f"_vocab{cfg.vocab_size}_layers{cfg.layers}_dff{cfg.d_ff}_{cfg.positional}{tied}.{extension}")
+    return f"transformer_shapes_{sizes_in_a_name(cfg)}_{cfg.positional}{tied}.{extension}"
 
 
 MARKDOWN_COLUMNS = ["#", "tensor", "live shape", "formula", "elements", "memory"]
