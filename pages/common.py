@@ -23,7 +23,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from core import (DEFAULT_BUDGET_BYTES, PRESETS, DEFAULT, Trace, TransformerConfig, divisors, estimate, human_bytes,
                   trace)
 from core.config import SIZE_NAMES
-from pages.page_links import PAGE_CHOICES, Choice, link_values, read_choices, settle
+from pages.page_links import PAGE_CHOICES, Choice, in_any_case, link_values, read_choices, settle
 from pages.trace_cache import shared_trace
 
 
@@ -261,25 +261,26 @@ def link_params(query: dict[str, str], own: Collection[str] = ()) -> tuple[dict[
 
     A link typed by hand, say off a slide, often has ``?n=4&m=16`` or a near miss: those were
     dropped without a word, and the class saw the default sizes. Names are read in any case (the
-    exact one wins), with the aliases above. A name like no setting at all (``utm_source``, which a
-    platform adds to a shared link) is passed over in silence, and so are the page's ``own`` names
-    (the attention page's ``layer`` is no near miss of layers there), and a near miss whose setting
-    the link also gives: a copied attention link with ``layers=2&layer=1`` names both on purpose."""
+    exact one wins: pages.page_links.in_any_case, which a page's own choices share), with the aliases
+    above. A name like no setting at all (``utm_source``, which a platform adds to a shared link) is
+    passed over in silence, and so are the page's ``own`` names (the attention page's ``layer`` is no
+    near miss of layers there), and a near miss whose setting the link also gives: a copied attention
+    link with ``layers=2&layer=1`` names both on purpose."""
     own = {name.lower() for name in own}
-    given = {name.strip().lower() for name in query}
+    given = in_any_case(query, CONFIG_FIELDS)
     by_name = {name.lower(): name for name in CONFIG_FIELDS} | {alias.lower(): f for alias, f in ALIASES.items()}
     values: dict[str, str] = {}
     warnings: list[str] = []
-    for name, value in sorted(query.items(), key=lambda item: item[0] not in CONFIG_FIELDS):  # exact names first
-        field = by_name.get(name.strip().lower())
+    for lowered, (name, value) in given.items():
+        field = by_name.get(lowered)
         if field is not None:
-            values.setdefault(field, value)
+            values.setdefault(field, value)  # E before d_model: in_any_case puts the exact names first
             continue
-        if name.strip().lower() in own:
+        if lowered in own:
             continue
         # The page's own names are candidates too: on the attention page heads=2 means head, not nhead.
         candidates = by_name | {choice: choice for choice in own}
-        close = difflib.get_close_matches(name.strip().lower(), candidates, n=1, cutoff=0.6)
+        close = difflib.get_close_matches(lowered, candidates, n=1, cutoff=0.6)
         if close and close[0] not in given:
             shown = " ".join(name[:40].split())  # a newline in the name would split the warning's list
             warnings.append(f"{shown}={str(value)[:40]!r} names no setting, so it was left out; "

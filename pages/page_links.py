@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, MutableMapping, Sequence
+from typing import Any, Callable, Collection, Mapping, MutableMapping, Sequence, TypeVar
 
 from core import TransformerConfig
 from core.views import ATTENTION_KINDS
@@ -61,6 +61,22 @@ PAGE_CHOICES: dict[str, tuple[Choice, ...]] = {
 }
 
 
+V = TypeVar("V")
+
+
+def in_any_case(query: Mapping[str, V], exact: Collection[str]) -> dict[str, tuple[str, V]]:
+    """A link's names as the app reads them: each name in lower case, without spaces around it, -> the
+    name as the link spelt it (for a warning to quote) and its value.
+
+    A link typed by hand, off a slide, has ``?n=4`` or ``KIND=cross``; read in any case, a name still
+    counts. Where a link spells one name twice (``E=32&e=64``), the spelling in ``exact`` wins, wherever
+    it stands. The sidebar's settings (pages.common.link_params) and a page's own choices are read so."""
+    found: dict[str, tuple[str, V]] = {}
+    for name, value in sorted(query.items(), key=lambda item: item[0] not in exact):  # exact names first
+        found.setdefault(name.strip().lower(), (name, value))
+    return found
+
+
 def read_choice(choice: Choice, raw: Any, cfg: TransformerConfig) -> tuple[Any, str | None]:
     """The value a link's ``raw`` text asks for, or the nearest one the widget offers (a number past
     the end becomes the last) or its default, with a sentence saying so. Never raises."""
@@ -91,11 +107,11 @@ def read_choices(choices: Sequence[Choice], query: dict[str, Any],
                  cfg: TransformerConfig) -> tuple[dict[str, Any], list[str]]:
     """Widget key -> value for each choice the query names (exactly, or in another case), and the
     warnings for those that had to fall back. Choices the query leaves out keep what they have."""
-    lowered = {name.strip().lower(): value for name, value in query.items()}
+    names = in_any_case(query, [choice.name for choice in choices])
     values: dict[str, Any] = {}
     warnings: list[str] = []
     for choice in choices:
-        raw = query[choice.name] if choice.name in query else lowered.get(choice.name)  # the exact name first
+        _, raw = names.get(choice.name.lower(), (None, None))
         if raw is None:
             continue
         values[choice.key], warning = read_choice(choice, raw, cfg)

@@ -8,7 +8,7 @@ import pytest
 
 from core import DEFAULT, PRESETS
 from pages.common import CONFIG_FIELDS, link_params, snap_config
-from pages.page_links import PAGE_CHOICES, read_choice
+from pages.page_links import PAGE_CHOICES, in_any_case, read_choice, read_choices
 from tests.app.conftest import make_app
 
 GARBAGE = [  # query, what the config must become, a word the warning must contain
@@ -315,3 +315,12 @@ def test_a_near_miss_of_a_pages_own_name_is_pointed_at_that_name_and_a_newline_c
     assert not at.exception
     assert link_warnings(at) == ["nhead x='1' names no setting, so it was left out; did you mean nhead?",
                                  "layer=9 is not among this config's 2 layers, 0 to 1; showing layer 1."]
+
+
+def test_a_links_names_are_read_in_any_case_in_one_place_the_exact_spelling_first():
+    """The sidebar's settings and a page's own choices read a link's names alike (in_any_case): in any case,
+    without spaces around them, and where one name comes twice the exact spelling wins wherever it stands."""
+    assert in_any_case({"e": "64", " KIND ": "x", "E": "32"}, ["E"]) == {"e": ("E", "32"), "kind": (" KIND ", "x")}
+    assert link_params({"e": "64", "E": "32"})[0] == {"E": "32"}
+    assert read_choices(PAGE_CHOICES["attention"], {"KIND": "banana", "kind": "cross"}, DEFAULT) == (
+        {"a_kind": "cross-attention"}, [])
