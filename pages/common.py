@@ -312,7 +312,7 @@ def _read_url(page: str) -> None:
     st.session_state["url_warnings"] = unknown + warnings
     _set_widgets(cfg)
     st.session_state["w_preset"] = _matching_preset(cfg)
-    view, view_warnings = read_choices(choices, query, cfg)
+    view, view_warnings = read_choices(choices, query, cfg, st.session_state)
     st.session_state.update(view)
     st.session_state["view_warnings"] = (page, view_warnings)
 
@@ -394,7 +394,7 @@ def _write_url(cfg: TransformerConfig, values: dict[str, Any], choices: tuple[Ch
     whole, so another page's choices never ride along (Streamlit also clears them on a page switch).
     The choices are first kept in range here (settle), before the page draws its widgets."""
     settle(choices, cfg, st.session_state)
-    wanted = {k: str(v) for k, v in values.items()} | link_values(choices, st.session_state)
+    wanted = {k: str(v) for k, v in values.items()} | link_values(choices, cfg, st.session_state)
     if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)
 

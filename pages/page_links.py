@@ -3,35 +3,74 @@
 A teacher's link reproduced the sizes but not what the page showed: a lesson on masking could not send
 a link that opens on the decoder's masked self-attention. The sidebar (pages.common) reads and writes
 the URL once per run, before the page draws, so the choices a page keeps in the link are declared here,
-where the sidebar can reach them without running the page: the attention page's map and the quiz's
-topic. A link typed by hand is untrusted: a value is read as plain text or a whole number, never
-evaluated, and one the page cannot show falls back with a sentence for the link's warning.
+where the sidebar can reach them without running the page: the attention page's map, the positional
+page's tab and curves, and the quiz's topic, shuffle, mode and question. A link typed by hand is
+untrusted: a value is read as plain text or whole numbers, never evaluated, and one the page cannot
+show falls back with a sentence for the link's warning.
 """
 
 from __future__ import annotations
 
+import random
 import re
+from collections import ChainMap
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Callable, Collection, Mapping, MutableMapping, Sequence, TypeVar
 
 from core import TransformerConfig
 from core.views import ATTENTION_KINDS
-from quizzes import TOPICS
+from quizzes import TOPICS, Question, questions_for
+
+MAX_SEED = 1_000_000  # the quiz's shuffle seeds are 0 to this
+
+
+State = Mapping[str, Any]  # the session's state, with the choices a link gave before this one laid over it
+EMPTY: State = MappingProxyType({})
 
 
 @dataclass(frozen=True)
 class Choice:
     """One widget of a page whose value a link carries.
 
-    ``options`` is what the widget offers at a config, ``default`` what it starts on, and ``text`` how a
-    value is written in the URL. A choice with ``counts`` is numbered 0, 1, ... (its options a range),
-    and ``counts`` names what the numbers count, for a warning ("layers")."""
+    ``options`` is what the widget offers at a config, given the page's other choices in the state (the
+    quiz's questions depend on its topic and shuffle), ``default`` what it starts on, and ``text`` how a
+    value is written in the URL. A choice with ``counts`` is numbered, and ``counts`` names what the
+    numbers count, for a warning ("layers", of ``whose``: "this config's"). Its URL gives a value's place
+    among the options, counting from ``first``: the attention page's layer 0 is its first layer, and the
+    quiz's q=1 the question it shows as Q1. A choice with ``most`` holds a list of up to that many of its
+    options, written as they are (the positional page's dimensions). ``key`` may name a size of the
+    config ("p_dims_{E}": each E keeps its own dimensions). ``sets`` are other values of the state that a
+    link naming this choice sets too, unless it names their own choices: q= opens one question at a time."""
     name: str
     key: str
-    options: Callable[[TransformerConfig], Sequence]
-    default: Callable[[TransformerConfig], Any] = lambda cfg: 0
+    options: Callable[[TransformerConfig, State], Sequence]
+    default: Callable[[TransformerConfig, State], Any] = lambda cfg, state: 0
     text: Callable[[Any], str] = str
     counts: str = ""
+    first: int = 0
+    whose: Callable[[TransformerConfig, State], str] = lambda cfg, state: "this config's"
+    most: int = 0
+    sets: tuple[tuple[str, Any], ...] = ()
+    prefix: str = ""  # a number may be written after it, as the page shows it: q=Q3
+
+    def key_at(self, cfg: TransformerConfig) -> str:
+        """The widget's key at this config."""
+        return self.key.format(**cfg.to_dict())
+
+    def offers(self, value: Any, options: Sequence) -> bool:
+        """Whether the widget can show ``value``: one of its options, or for a list, a few of them."""
+        if self.most:
+            return isinstance(value, list) and len(value) <= self.most and all(v in options for v in value)
+        return value in options
+
+    def written(self, value: Any, options: Sequence) -> str:
+        """``value`` as the URL writes it: by its place for a numbered choice, as text for a named one."""
+        if self.most:
+            return ",".join(map(str, value))
+        if self.counts:
+            return str(self.first + options.index(value))
+        return self.text(value)
 
 
 def _plain(text: Any) -> str:
@@ -45,19 +84,79 @@ KIND_TEXT = {"encoder self-attention": "encoder-self", "decoder masked self-atte
              "cross-attention": "cross"}
 assert set(KIND_TEXT) == set(ATTENTION_KINDS)
 
+# The positional page's tabs, and their names in a link (tab=curves).
+POSITIONAL_TABS = {"M × E table": "table", "Dimensions as curves": "curves", "Sinusoidal vs learned": "compare"}
+MAX_CURVES = 8  # dimensions drawn as curves at once
+ALL_CURVE_DIMS = 4096  # up to this E every dimension is offered as a curve; past it, default_dims only
+
+
+def default_dims(E: int) -> list[int]:
+    """A fast pair, a middle pair and a slow pair of dimensions (sine and cosine each)."""
+    picks = [0, 1, 2 * (E // 4), 2 * (E // 4) + 1, E - 2, E - 1]
+    return sorted({d for d in picks if 0 <= d < E})
+
+
+def curve_dims(E: int) -> Sequence[int]:
+    """The dimensions the positional page offers as curves."""
+    return range(E) if E <= ALL_CURVE_DIMS else default_dims(E)
+
+
 ALL_TOPICS = "All topics"  # the quiz's first choice of topic
+ONE, SET = "One question at a time", "A topic set"  # the quiz's modes
+MODE_TEXT = {ONE: "one", SET: "set"}
+LINKED = "quiz_linked"  # set when a link named a question: a review that does not hold it ends (pages/quiz.py)
+
+
+def quiz_order(topic: str, seed: int) -> list[Question]:
+    """The questions of a topic (or of all, for ALL_TOPICS) in a shuffle seed's order (0: the bank's).
+
+    A link's q= counts in this order, as the quiz numbers its questions; a review of what one learner
+    missed narrows it for that learner alone, so a link never counts in a review's list (and a review
+    without the link's question ends: see LINKED)."""
+    questions = questions_for(topic if topic in TOPICS else None)
+    if seed:
+        random.Random(seed).shuffle(questions)
+    return questions
+
+
+def _quiz_ids(cfg: TransformerConfig, state: State) -> list[str]:
+    return [q.id for q in quiz_order(state.get("quiz_topic", ALL_TOPICS), state.get("quiz_seed", 0))]
+
+
+def _whose_questions(cfg: TransformerConfig, state: State) -> str:
+    topic = state.get("quiz_topic", ALL_TOPICS)
+    return f"{topic}'s" if topic in TOPICS else "the quiz's"
+
 
 PAGE_CHOICES: dict[str, tuple[Choice, ...]] = {
     "attention": (
-        Choice("kind", "a_kind", lambda cfg: list(ATTENTION_KINDS), lambda cfg: next(iter(ATTENTION_KINDS)),
-               KIND_TEXT.__getitem__),
-        Choice("layer", "a_layer", lambda cfg: range(cfg.layers), counts="layers"),
-        Choice("head", "a_head", lambda cfg: range(cfg.nhead), counts="heads"),
+        Choice("kind", "a_kind", lambda cfg, state: list(ATTENTION_KINDS),
+               lambda cfg, state: next(iter(ATTENTION_KINDS)), KIND_TEXT.__getitem__),
+        Choice("layer", "a_layer", lambda cfg, state: range(cfg.layers), counts="layers"),
+        Choice("head", "a_head", lambda cfg, state: range(cfg.nhead), counts="heads"),
         # The last sequence is the padded one, so its mask shows something.
-        Choice("item", "a_item", lambda cfg: range(cfg.N), lambda cfg: cfg.N - 1, counts="batch items"),
+        Choice("item", "a_item", lambda cfg, state: range(cfg.N), lambda cfg, state: cfg.N - 1,
+               counts="batch items"),
     ),
-    # topic=masking: a lesson's link opens the quiz on its own topic's questions.
-    "quiz": (Choice("topic", "quiz_topic", lambda cfg: [ALL_TOPICS, *TOPICS], lambda cfg: ALL_TOPICS, _plain),),
+    # tab=curves&dims=0,1,30,31: a lesson on frequencies opens on the curves it talks about.
+    "positional": (
+        Choice("tab", "p_tab", lambda cfg, state: list(POSITIONAL_TABS), lambda cfg, state: next(iter(POSITIONAL_TABS)),
+               POSITIONAL_TABS.__getitem__),
+        Choice("dims", "p_dims_{E}", lambda cfg, state: curve_dims(cfg.E), lambda cfg, state: default_dims(cfg.E),
+               counts="dimensions", whose=lambda cfg, state: "the page's", most=MAX_CURVES),
+    ),
+    # topic=masking: a lesson's link opens the quiz on its own topic's questions; q=3 on its third, as
+    # the quiz numbers them in that topic and shuffle (seed), one at a time unless the link says mode=set.
+    "quiz": (
+        Choice("topic", "quiz_topic", lambda cfg, state: [ALL_TOPICS, *TOPICS], lambda cfg, state: ALL_TOPICS,
+               _plain),
+        Choice("seed", "quiz_seed", lambda cfg, state: range(MAX_SEED + 1), counts="shuffle seeds",
+               whose=lambda cfg, state: "the"),
+        Choice("mode", "quiz_mode", lambda cfg, state: list(MODE_TEXT), lambda cfg, state: ONE,
+               MODE_TEXT.__getitem__),
+        Choice("q", "quiz_at", _quiz_ids, lambda cfg, state: _quiz_ids(cfg, state)[0], counts="questions", first=1,
+               whose=_whose_questions, prefix="Q", sets=(("quiz_mode", ONE), (LINKED, True))),
+    ),
 }
 
 
@@ -77,24 +176,31 @@ def in_any_case(query: Mapping[str, V], exact: Collection[str]) -> dict[str, tup
     return found
 
 
-def read_choice(choice: Choice, raw: Any, cfg: TransformerConfig) -> tuple[Any, str | None]:
+def read_choice(choice: Choice, raw: Any, cfg: TransformerConfig, state: State = EMPTY) -> tuple[Any, str | None]:
     """The value a link's ``raw`` text asks for, or the nearest one the widget offers (a number past
     the end becomes the last) or its default, with a sentence saying so. Never raises."""
-    options = choice.options(cfg)
-    default = choice.default(cfg)
+    options = choice.options(cfg, state)
+    default = choice.default(cfg, state)
     shown = " ".join(str(raw)[:40].split())  # as the warning quotes it: a newline would split its list
+    if choice.most:
+        return _read_list(choice, raw, cfg, state)
     if choice.counts:
         try:
-            number = int(str(raw).strip())
+            number = int(str(raw).strip().removeprefix(choice.prefix).removeprefix(choice.prefix.lower()))
         except ValueError:
+            if not isinstance(options, range):  # named options, numbered in the URL: q=mask-probe, a question's id
+                for option in options:
+                    if _plain(raw) == _plain(option):
+                        return option, None
             return default, (f"{choice.name}={shown!r} is not a whole number written in digits; "
-                             f"showing {choice.name} {default}.")
-        last = len(options) - 1
-        if 0 <= number <= last:
-            return number, None
-        near = min(max(number, 0), last)
-        return near, (f"{choice.name}={shown} is not among this config's {len(options)} {choice.counts}, "
-                      f"0 to {last}; showing {choice.name} {near}.")
+                             f"showing {choice.name} {choice.written(default, options)}.")
+        first, last = choice.first, choice.first + len(options) - 1
+        if first <= number <= last:
+            return options[number - first], None
+        near = min(max(number, first), last)
+        return options[near - first], (
+            f"{choice.name}={shown} is not among {choice.whose(cfg, state)} {len(options)} {choice.counts}, "
+            f"{first} to {last}; showing {choice.name} {near}.")
     wanted = _plain(raw)
     for option in options:
         if wanted in (_plain(choice.text(option)), _plain(option)):
@@ -103,10 +209,40 @@ def read_choice(choice: Choice, raw: Any, cfg: TransformerConfig) -> tuple[Any, 
     return default, f"{choice.name}={shown!r} is not one of {names}; showing {choice.text(default)}."
 
 
-def read_choices(choices: Sequence[Choice], query: dict[str, Any],
-                 cfg: TransformerConfig) -> tuple[dict[str, Any], list[str]]:
+def _read_list(choice: Choice, raw: Any, cfg: TransformerConfig, state: State) -> tuple[list, str | None]:
+    """A list choice's values (dims=0,1,30,31, or with spaces): each a whole number the widget offers,
+    once, at most ``most`` of them. What cannot be read is left out with a sentence; if nothing is left,
+    the default."""
+    options = choice.options(cfg, state)
+    picked: list[int] = []
+    left_out = False
+    for part in re.split(r"[\s,;]+", str(raw).strip()):
+        try:
+            number = int(part)
+        except ValueError:
+            left_out = left_out or bool(part)
+            continue
+        if number not in options:
+            left_out = True
+        elif number not in picked:
+            picked.append(number)
+    if len(picked) > choice.most:
+        picked, left_out = picked[:choice.most], True
+    if not left_out:
+        return picked, None
+    value = picked or choice.default(cfg, state)
+    span = f"{options[0]} to {options[-1]}" if isinstance(options, range) else ", ".join(map(str, options))
+    shown = " ".join(str(raw)[:40].split())
+    return value, (f"{choice.name}={shown!r} is not a list of at most {choice.most} of {choice.whose(cfg, state)} "
+                   f"{len(options)} {choice.counts} ({span}), in digits; showing {choice.name} "
+                   f"{choice.written(value, options)}.")
+
+
+def read_choices(choices: Sequence[Choice], query: dict[str, Any], cfg: TransformerConfig,
+                 state: State = EMPTY) -> tuple[dict[str, Any], list[str]]:
     """Widget key -> value for each choice the query names (exactly, or in another case), and the
-    warnings for those that had to fall back. Choices the query leaves out keep what they have."""
+    warnings for those that had to fall back. Choices the query leaves out keep what they have in
+    ``state``; a choice read is seen by those after it (the quiz's q counts in the link's topic)."""
     names = in_any_case(query, [choice.name for choice in choices])
     values: dict[str, Any] = {}
     warnings: list[str] = []
@@ -114,20 +250,26 @@ def read_choices(choices: Sequence[Choice], query: dict[str, Any],
         _, raw = names.get(choice.name.lower(), (None, None))
         if raw is None:
             continue
-        values[choice.key], warning = read_choice(choice, raw, cfg)
+        values[choice.key_at(cfg)], warning = read_choice(choice, raw, cfg, ChainMap(values, state))
         if warning:
             warnings.append(warning)
+    for choice in choices:
+        if choice.name.lower() in names:
+            for key, value in choice.sets:
+                values.setdefault(key, value)  # unless the link names that choice too
     return values, warnings
 
 
 def settle(choices: Sequence[Choice], cfg: TransformerConfig, state: MutableMapping[str, Any]) -> None:
     """Give each choice a value the widget offers at ``cfg``: its default on a first visit, and after
-    the config shrank under it (fewer layers, heads or sequences than the one chosen)."""
+    the config shrank under it (fewer layers, heads or sequences than the one chosen) or the quiz's
+    topic changed under its question."""
     for choice in choices:
-        if choice.key not in state or state[choice.key] not in choice.options(cfg):
-            state[choice.key] = choice.default(cfg)
+        key = choice.key_at(cfg)
+        if key not in state or not choice.offers(state[key], choice.options(cfg, state)):
+            state[key] = choice.default(cfg, state)
 
 
-def link_values(choices: Sequence[Choice], state: MutableMapping[str, Any]) -> dict[str, str]:
+def link_values(choices: Sequence[Choice], cfg: TransformerConfig, state: MutableMapping[str, Any]) -> dict[str, str]:
     """The choices as the URL writes them, after ``settle``."""
-    return {choice.name: choice.text(state[choice.key]) for choice in choices}
+    return {choice.name: choice.written(state[choice.key_at(cfg)], choice.options(cfg, state)) for choice in choices}

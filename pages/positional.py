@@ -10,7 +10,8 @@ import streamlit as st
 from core import estimate, human_bytes
 from core.views import MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, pair_step, positional_view, sinusoid_curves
 from pages.charts import COLUMN_MAX, curves_spec, full_width, positional_spec, similarity_spec
-from pages.common import cached_trace, config_over_budget, current_config, guard, show_numbers
+from pages.common import cached_trace, config_over_budget, current_config, forget_link_warnings, guard, show_numbers
+from pages.page_links import MAX_CURVES, POSITIONAL_TABS, curve_dims
 from pages.tables import numbers_frame
 
 KINDS = ("sinusoidal", "learned")
@@ -28,12 +29,6 @@ def _view(cfg, kind: str):
 @st.cache_data(max_entries=64, show_spinner=False)
 def _curves(E: int, dims: tuple[int, ...], positions: int):
     return sinusoid_curves(E, list(dims), positions)
-
-
-def default_dims(E: int) -> list[int]:
-    """A fast pair, a middle pair and a slow pair of dimensions (sine and cosine each)."""
-    picks = [0, 1, 2 * (E // 4), 2 * (E // 4) + 1, E - 2, E - 1]
-    return sorted({d for d in picks if 0 <= d < E})
 
 
 cfg = current_config()
@@ -64,7 +59,9 @@ with guard("Building the positional tables"):
         st.caption(f"Drawn: {' and '.join(notes)} (capped at {MAX_POSITIONS} × {MAX_DIMS} cells so large sizes "
                    "stay fast).")
 
-tab_table, tab_curves, tab_compare = st.tabs(["M × E table", "Dimensions as curves", "Sinusoidal vs learned"])
+# The sidebar has put the tab and the curves' dimensions in the URL (tab=curves&dims=0,1,30,31:
+# pages.page_links) and read them from a link; the tabs keep their state (a key and on_change) for that.
+tab_table, tab_curves, tab_compare = st.tabs(list(POSITIONAL_TABS), key="p_tab", on_change=forget_link_warnings)
 with tab_table, guard("The table heatmap"):
     v = views[cfg.positional]
     # "Computed from the formula" with the formula two tabs away left the stripes unexplained: why
@@ -80,9 +77,9 @@ with tab_table, guard("The table heatmap"):
 with tab_curves, guard("The curves"):
     st.caption("Sinusoidal encoding: PE[p, 2i] = sin(p / 10000^(2i/E)), PE[p, 2i+1] = cos(same angle). Low "
                "dimensions turn fast, high ones slowly, so together they give each position a unique pattern.")
-    options = list(range(cfg.E)) if cfg.E <= 4096 else default_dims(cfg.E)
-    chosen = st.multiselect("dimensions", options, default=default_dims(cfg.E), max_selections=8,
-                            key=f"p_dims_{cfg.E}", persist_state="session")
+    # Each E keeps its own choice (its key), first a fast, a middle and a slow pair (page_links.default_dims).
+    chosen = st.multiselect("dimensions", curve_dims(cfg.E), max_selections=MAX_CURVES, key=f"p_dims_{cfg.E}",
+                            persist_state="session", on_change=forget_link_warnings)
     positions = min(max(cfg.M, 100), MAX_CURVE_POSITIONS)
     st.vega_lite_chart(curves_spec(_curves(cfg.E, tuple(chosen), positions)), width="stretch")
     st.caption(f"Positions 0 to {positions - 1}: the sinusoids are defined for any position, beyond M too. "

@@ -10,7 +10,6 @@ maths here.
 from __future__ import annotations
 
 import math
-import random
 import re
 from typing import Any
 
@@ -25,23 +24,21 @@ from pages.browser_store import browser_store, conflict, report
 from pages.common import (CONFIG_FIELDS, announce, cached_shape_only, cached_shapes, current_config,
                           forget_link_warnings, guard, theme)
 from pages.enter_checks import enter_checks
-from pages.page_links import ALL_TOPICS
+from pages.page_links import ALL_TOPICS, LINKED, MAX_SEED, ONE, SET, quiz_order
 from pages.tables import INK, described_chart, sizes_text, title_lines
-from quizzes import (BY_ID, KIND_LABELS, QUESTIONS, TOPICS, Context, Question, answer_key, check, format_answer,
-                     questions_for)
+from quizzes import BY_ID, KIND_LABELS, QUESTIONS, TOPICS, Context, Question, answer_key, check, format_answer
 from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name, key_rows
 from quizzes.check import in_symbols, parse_shape, readable, shown_formula
 from quizzes.progress import dumps, load_progress, merge, missed, new_progress, now_ms, record, restamped, scores
 
 ALL = ALL_TOPICS
-ONE, SET = "One question at a time", "A topic set"
 PROGRESS = "quiz_progress"
 STORE = "quiz_store"  # the browser store's widget key
 STORED = "quiz_stored"  # None until the browser has reported; then whether it can keep the progress
 BASE = "quiz_store_base"  # the text this session last knew the browser to hold (another tab may change it)
 SEQ = "quiz_store_seq"  # numbers the saves handed to the browser
 MERGED_SEQ = "quiz_store_merged"  # the save whose conflict report was merged last
-AT = "quiz_at"  # the question one-at-a-time mode shows, by id: the list around it may change
+AT = "quiz_at"  # the question one-at-a-time mode shows, by id: the list around it may change (a link's q=)
 LISTED = "quiz_listed"  # the (topic, seed, review) that last made the list of questions
 RIGHTED = "quiz_righted"  # questions answered right during this review: they stay in its list
 SAY = "quiz_say"  # what the next run reads out once (announce): the answer to a reset or an import
@@ -165,6 +162,27 @@ def ask_reset() -> None:
     st.session_state[ASK_RESET] = not st.session_state.get(ASK_RESET, False)
 
 
+def new_shuffle() -> None:
+    """A new shuffle starts at its first question: it asks for a new order from the top, and would
+    otherwise only renumber the question in view. Decided here, before the run, so that the link the
+    sidebar writes (pages.page_links: seed= and q=) already names that question."""
+    st.session_state.pop(AT, None)  # the sidebar then puts the quiz on the new order's first
+    forget_link_warnings()
+
+
+def new_review() -> None:
+    """A review lists only what is missed now (RIGHTED goes: see ordered), and opens on the question in
+    view when it is among them, else on the first. Decided here, as for a new shuffle, so that the
+    link written before the page names the question shown."""
+    st.session_state.pop(RIGHTED, None)
+    if st.session_state.get("quiz_review"):
+        ids = [q.id for q in ordered(st.session_state.get("quiz_topic", ALL), st.session_state.get("quiz_seed", 0),
+                                     True)]
+        if ids and st.session_state.get(AT) not in ids:
+            st.session_state[AT] = ids[0]
+    forget_link_warnings()
+
+
 def go_to_question(qid: str) -> None:
     """Previous and Next name the question they lead to, not a step from wherever the quiz is by
     then, so a click applied twice lands on the same question. (Streamlit 1.67 can replay a
@@ -172,6 +190,7 @@ def go_to_question(qid: str) -> None:
     back one question too far on, once in CI; the cause was not pinned down.)"""
     st.session_state[AT] = qid
     clear_messages()
+    forget_link_warnings()
 
 
 def position(questions: list[Question], listed: tuple) -> int:
@@ -180,14 +199,13 @@ def position(questions: list[Question], listed: tuple) -> int:
     On the question it showed last, when the list still has it: a new topic or review that keeps
     it stays on it, at its new number. Otherwise the first question of the new list: a position
     carried over from another list named a question at random (review opened on "Question 2 of
-    2"). A new shuffle always starts at its first: it asks for a new order from the top, and
-    would otherwise only renumber the question in view. A question answered right while
-    reviewing stays in the list until the review is turned off (see ordered).
+    2"). A new shuffle starts at its first (new_shuffle), and a link's q= sets the question before
+    this (pages.page_links). A question answered right while reviewing stays in the list until the
+    review is turned off (see ordered).
     """
     ids = [q.id for q in questions]
     before = st.session_state.get(LISTED)
-    reshuffled = before is not None and before[1] != listed[1]
-    if st.session_state.get(AT) in ids and not reshuffled:
+    if st.session_state.get(AT) in ids:
         pos = ids.index(st.session_state[AT])
     elif before == listed:
         pos = min(st.session_state.get("quiz_pos", 0), len(ids) - 1)
@@ -223,15 +241,13 @@ def import_pasted() -> None:
 # --- rendering ------------------------------------------------------------------------------------
 
 def ordered(topic: str, seed: int, review: bool) -> list[Question]:
-    """The questions of a topic, in the seed's order; in review, those whose latest answer is wrong,
-    and those answered right during this review: a question that left the list at once took its
-    "Right." with it, and the learner never saw it."""
-    qs = questions_for(None if topic == ALL else topic)
+    """The questions of a topic, in the seed's order (as a link's q= counts them); in review, those of
+    them whose latest answer is wrong, and those answered right during this review: a question that
+    left the list at once took its "Right." with it, and the learner never saw it."""
+    qs = quiz_order(topic, seed)
     if review:
         wrong = set(missed(progress())) | st.session_state.get(RIGHTED, frozenset())
         qs = [q for q in qs if q.id in wrong]
-    if seed:
-        random.Random(seed).shuffle(qs)
     return qs
 
 
@@ -604,7 +620,8 @@ def show_answer_key(cfg) -> None:
         st.caption(f"Spoilers: every question's expected answer, and its formula in symbols where it has one, at "
                    f"{sizes_text(cfg)}. Parametric answers hold at these sizes only; the file's name says them too. "
                    f"Q is the number the quiz shows over a question with {ALL} and shuffle seed 0; Q in topic, "
-                   "with its topic chosen. A shuffle seed, or a review of what was missed, renumbers them.")
+                   "with its topic chosen. A shuffle seed, or a review of what was missed, renumbers them. A "
+                   "link opens the quiz on one by its Q, `?q=42`, or by its Q in topic, `?topic=masking&q=1`.")
         with guard("The answer key"):
             rows, csv_text = answer_key_for(cfg)
             # On screen the number and the answer come first, seen without scrolling sideways; the
@@ -737,19 +754,26 @@ with st.container(key="quiz_messages"):
 show_scores()
 c1, c2, c3 = st.columns([2, 2, 1])
 # Said on the controls themselves: "A topic set" and a review's list meant nothing to a newcomer until tried.
+# The sidebar has read the topic, shuffle, mode and question from a link (topic=masking&seed=0&mode=one&q=3) and
+# keeps them in the URL (pages.page_links); a change of any is a step in the browser's history.
 mode = c1.radio("Mode", [ONE, SET], key="quiz_mode", persist_state="session", horizontal=True,
+                on_change=forget_link_warnings,
                 help=f"A topic set shows every question of the chosen topic on one page (with {ALL}, all "
                      f"{len(QUESTIONS)}); one at a time steps through them with Previous and Next.")
-# The sidebar has read the topic from a link (topic=masking) and keeps it in the URL (pages.page_links).
 topic = c2.selectbox("Topic", [ALL, *TOPICS], key="quiz_topic", persist_state="session", on_change=forget_link_warnings)
-seed = int(c3.number_input("Shuffle seed", min_value=0, max_value=1_000_000, value=0, step=1,
+seed = int(c3.number_input("Shuffle seed", min_value=0, max_value=MAX_SEED, step=1, on_change=new_shuffle,
                            key="quiz_seed", persist_state="session",
                            help="0 keeps the bank's order; any other number shuffles it reproducibly."))
+if st.session_state.pop(LINKED, False) and st.session_state.get("quiz_review"):
+    # A link named a question (q=), counted in the topic: a review of what this learner missed that does
+    # not hold it ends, so that the question shows. One that holds it goes on (Back and Forward in a review).
+    if st.session_state.get(AT) not in {q.id for q in ordered(topic, seed, True)}:
+        st.session_state["quiz_review"] = False
 c4, c5 = st.columns([3, 1])
 review = c4.toggle("Review what I missed", key="quiz_review", persist_state="session",
                    help="Only the questions whose latest answer was wrong. Answer one right and it leaves "
                         "the list once the review ends.",
-                   on_change=lambda: st.session_state.pop(RIGHTED, None))  # a new review: only what is missed
+                   on_change=new_review)
 c5.button("Reset progress", key="quiz_ask_reset", on_click=ask_reset, width="stretch")
 if st.session_state.get(ASK_RESET):
     # Asked twice: on a phone this sits just above Previous, and one slip lost every answer. Asked

@@ -8,8 +8,10 @@ import pytest
 
 from core import DEFAULT, PRESETS
 from pages.common import CONFIG_FIELDS, link_params, snap_config
-from pages.page_links import PAGE_CHOICES, in_any_case, read_choice, read_choices
+from pages.page_links import PAGE_CHOICES, in_any_case, quiz_order, read_choice, read_choices
+from quizzes import Context
 from tests.app.conftest import make_app
+from tests.app.test_quiz_page import answer, browser_reports, score_line, stored_copy
 
 GARBAGE = [  # query, what the config must become, a word the warning must contain
     ({"E": "abc"}, {"E": DEFAULT.E}, "E='abc'"),
@@ -257,16 +259,19 @@ def test_the_attention_pages_choices_stay_off_other_pages_and_their_warnings_too
         at.switch_page(page)
         at.run()
         assert not at.exception and not at.warning, page
-        assert set(at.query_params) == set(CONFIG_FIELDS) | ({"topic"} if page.endswith("quiz.py") else set()), page
+        own = {choice.name for choice in PAGE_CHOICES.get(page.removeprefix("pages/").removesuffix(".py"), ())}
+        assert set(at.query_params) == set(CONFIG_FIELDS) | own, page
         assert at.session_state["cfg"].layers == 3
 
 
-def test_read_choice_never_raises_on_odd_values():
+@pytest.mark.parametrize("page", list(PAGE_CHOICES))
+def test_read_choice_never_raises_on_odd_values(page):
     cfg = DEFAULT
-    for choice in PAGE_CHOICES["attention"]:
-        for raw in ["", " ", "nan", "-0", "1e3", "0x10", "9" * 5000, "Ｅ", "１", None, "[x](y)"]:
+    for choice in PAGE_CHOICES[page]:
+        for raw in ["", " ", "nan", "-0", "1e3", "0x10", "9" * 5000, "Ｅ", "１", None, "[x](y)", ",,", "1,1,1", "Q",
+                    ",".join(map(str, range(20)))]:
             value, warning = read_choice(choice, raw, cfg)
-            assert value in choice.options(cfg), (choice.name, raw)
+            assert choice.offers(value, choice.options(cfg, {})), (choice.name, raw)
             assert warning is None or warning.startswith(f"{choice.name}="), warning
 
 
@@ -324,3 +329,194 @@ def test_a_links_names_are_read_in_any_case_in_one_place_the_exact_spelling_firs
     assert link_params({"e": "64", "E": "32"})[0] == {"E": "32"}
     assert read_choices(PAGE_CHOICES["attention"], {"KIND": "banana", "kind": "cross"}, DEFAULT) == (
         {"a_kind": "cross-attention"}, [])
+
+
+def open_page(page: str, query: dict[str, str]):
+    """The app opened on a link to one of its pages, as a browser opens /positional?...."""
+    at = make_app(query)
+    at.switch_page(f"pages/{page}.py")
+    return at.run()
+
+
+def curves_described(at) -> str:
+    """The sentence the curves chart gives a screen reader, which names the dimensions drawn."""
+    specs = [chart.proto.spec for chart in at.get("vega_lite_chart")]
+    [spec] = [spec for spec in specs if "sinusoidal dim" in spec]
+    return re.search(r"sinusoidal dimensions [0-9, ]*[0-9]", spec).group()
+
+
+def test_a_link_opens_the_positional_page_on_its_tab_and_curves():
+    """A lesson on frequencies sends a link that opens on the curves it talks about, at its own E."""
+    at = open_page("positional", {"E": "64", "nhead": "4", "tab": "curves", "dims": "0,1,30,31"})
+    assert not at.exception and not at.warning
+    assert at.session_state["p_tab"] == "Dimensions as curves"
+    assert at.multiselect(key="p_dims_64").value == [0, 1, 30, 31]
+    assert curves_described(at) == "sinusoidal dimensions 0, 1, 30, 31"
+    assert (at.query_params["tab"], at.query_params["dims"]) == ("curves", "0,1,30,31")
+    # The tab's label is read too, in any case; dimensions may be written with spaces.
+    at = open_page("positional", {"Tab": "Sinusoidal vs LEARNED", "dims": " 3 2 "})
+    assert not at.warning and at.session_state["p_tab"] == "Sinusoidal vs learned"
+    assert at.multiselect(key="p_dims_16").value == [3, 2] and at.query_params["dims"] == "3,2"
+
+
+def test_the_positional_pages_choices_go_into_the_url_and_each_E_keeps_its_own_curves():
+    at = open_page("positional", {})
+    assert (at.query_params["tab"], at.query_params["dims"]) == ("table", "0,1,8,9,14,15")  # E = 16's default
+    at.multiselect(key="p_dims_16").set_value([0, 15]).run()
+    at.session_state["p_tab"] = "Dimensions as curves"  # as a click on the tab sets it
+    at.run()
+    assert (at.query_params["tab"], at.query_params["dims"]) == ("curves", "0,15")
+    at.sidebar.select_slider(key="w_E").set_value(32).run()
+    assert at.query_params["dims"] == "0,1,16,17,30,31" and at.query_params["tab"] == "curves"
+    at.sidebar.select_slider(key="w_E").set_value(16).run()
+    assert at.query_params["dims"] == "0,15"
+
+
+BAD_POSITIONAL = [  # a bad choice in a positional link, what it shows instead, the warning
+    ({"tab": "heatmap"}, ("M × E table", [0, 1, 8, 9, 14, 15]),
+     "tab='heatmap' is not one of table, curves, compare; showing table."),
+    ({"dims": "0,x,99,3,3"}, ("M × E table", [0, 3]),
+     "dims='0,x,99,3,3' is not a list of at most 8 of the page's 16 dimensions (0 to 15), in digits; showing "
+     "dims 0,3."),
+    ({"dims": "-1;1.5"}, ("M × E table", [0, 1, 8, 9, 14, 15]),
+     "dims='-1;1.5' is not a list of at most 8 of the page's 16 dimensions (0 to 15), in digits; showing "
+     "dims 0,1,8,9,14,15."),
+    ({"dims": ",".join(map(str, range(10)))}, ("M × E table", list(range(8))),
+     "dims='0,1,2,3,4,5,6,7,8,9' is not a list of at most 8 of the page's 16 dimensions (0 to 15), in digits; "
+     "showing dims 0,1,2,3,4,5,6,7."),
+    # Past E = 4096 the page offers its six default dimensions only, and says which.
+    ({"E": "8192", "nhead": "8", "dims": "5"}, ("M × E table", [0, 1, 4096, 4097, 8190, 8191]),
+     "dims='5' is not a list of at most 8 of the page's 6 dimensions (0, 1, 4096, 4097, 8190, 8191), in digits; "
+     "showing dims 0,1,4096,4097,8190,8191."),
+]
+
+
+@pytest.mark.parametrize("query, shown, message", BAD_POSITIONAL, ids=[str(q) for q, _, _ in BAD_POSITIONAL])
+def test_a_bad_positional_choice_in_a_link_falls_back_and_says_so(query, shown, message):
+    at = open_page("positional", query)
+    assert not at.exception and not at.error
+    E = at.session_state["cfg"].E
+    assert (at.session_state["p_tab"], at.multiselect(key=f"p_dims_{E}").value) == shown
+    assert link_warnings(at) == [message]
+    assert at.query_params["dims"] == ",".join(map(str, shown[1]))
+    at.multiselect(key=f"p_dims_{E}").set_value(shown[1][:1]).run()  # the learner picks: the warning goes
+    assert not at.warning and at.query_params["dims"] == str(shown[1][0])
+
+
+def header(at) -> str:
+    return at.main.header[0].value
+
+
+def test_a_link_opens_the_quiz_on_one_question_by_the_number_it_shows_or_by_its_id():
+    """A teacher projects "Q3 · Masking" and sends a link that opens on it: q= counts as the quiz does, in
+    the link's topic and shuffle; Q3 as the quiz writes it, or the id the answer key gives, read too."""
+    for q in ("3", "Q3", " q3 ", "mask-probe"):
+        at = open_page("quiz", {"topic": "masking", "q": q})
+        assert not at.exception and not at.warning, q
+        assert header(at) == "Q3 · Masking" and at.radio(key="quiz_mode").value == "One question at a time"
+        assert [r.key for r in at.radio if r.key.startswith("ans_")] == ["ans_mask-probe"]
+        assert {k: at.query_params[k] for k in ("topic", "seed", "mode", "q")} == {
+            "topic": "masking", "seed": "0", "mode": "one", "q": "3"}
+    shuffled = quiz_order("Masking", 7)
+    at = open_page("quiz", {"topic": "masking", "seed": "7", "q": "2"})
+    assert not at.warning and header(at) == "Q2 · Masking"
+    assert any(m.value == shuffled[1].text(Context(at.session_state["cfg"])) for m in at.markdown)
+    at = open_page("quiz", {"q": "42"})  # the answer key's Q, over all topics
+    assert header(at) == "Q42 · Masking" and at.query_params["topic"] == "all-topics"
+
+
+def test_next_previous_and_a_new_shuffle_go_into_the_quizs_link():
+    at = open_page("quiz", {"topic": "masking"})
+    assert at.query_params["q"] == "1"
+    at.button(key="quiz_next").click().run()
+    assert header(at) == "Q2 · Masking" and at.query_params["q"] == "2"
+    at.number_input(key="quiz_seed").set_value(7).run()  # a new order, from its top
+    assert header(at) == "Q1 · Masking" and (at.query_params["seed"], at.query_params["q"]) == ("7", "1")
+    assert at.text_input(key=f"ans_{quiz_order('Masking', 7)[0].id}") is not None
+    at.radio(key="quiz_mode").set_value("A topic set").run()
+    assert at.query_params["mode"] == "set" and len(at.main.header) == 7
+
+
+def come_back_to(at, choices: dict[str, str]) -> None:
+    """Put in the app's URL a link to the quiz, as an entry of the browser's history has it: the config,
+    and these choices alone of the quiz's."""
+    config = {name: at.query_params[name] for name in CONFIG_FIELDS}
+    at.query_params.clear()
+    at.query_params.update(config | choices)
+
+
+def follow(at, choices: dict[str, str]) -> None:
+    """The app's tab follows a link to the quiz as Back or Forward brings one (come_back_to)."""
+    come_back_to(at, choices)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("pages.common._history_navigation", lambda: True)
+        at.run()
+    assert not at.exception
+
+
+def test_a_link_to_a_question_opens_it_one_at_a_time_and_ends_a_review_only_without_it():
+    """A link's q counts in the topic, not in one learner's review of what they missed: a review that holds
+    its question goes on (Back and Forward while reviewing), one that does not ends, so that the question
+    shows. And a link to a question opens it one at a time, unless the link names the mode."""
+    at = open_page("quiz", {"topic": "masking", "q": "2"})
+    answer(at, "mask-blocked", "12345")  # wrong: in the review
+    at.radio(key="quiz_mode").set_value("A topic set").run()
+    at.toggle(key="quiz_review").set_value(True).run()
+    follow(at, {"topic": "masking", "q": "2"})  # a link with the config, with q but no mode
+    assert not at.warning and at.toggle(key="quiz_review").value is True
+    assert at.radio(key="quiz_mode").value == "One question at a time"
+    assert header(at) == "Q1 · Masking" and at.text_input(key="ans_mask-blocked") is not None  # Q1 of the review
+    follow(at, {"topic": "masking", "q": "4"})  # not missed: the review ends
+    assert header(at) == "Q4 · Masking" and at.toggle(key="quiz_review").value is False
+    at = open_page("quiz", {"topic": "masking", "mode": "set", "q": "2"})
+    assert at.radio(key="quiz_mode").value == "A topic set" and len(at.main.header) == 7
+    assert at.query_params["q"] == "2"
+
+
+BAD_QUIZ = [  # a bad choice in a quiz link, the header shown instead, the warning
+    ({"topic": "masking", "q": "99"}, "Q7 · Masking", "q=99 is not among Masking's 7 questions, 1 to 7; showing q 7."),
+    ({"topic": "masking", "q": "0"}, "Q1 · Masking", "q=0 is not among Masking's 7 questions, 1 to 7; showing q 1."),
+    ({"q": "-5"}, "Q1 · RNN vs. Transformer", "q=-5 is not among the quiz's 70 questions, 1 to 70; showing q 1."),
+    ({"topic": "masking", "q": "shape-memory"}, "Q1 · Masking",  # another topic's question
+     "q='shape-memory' is not a whole number written in digits; showing q 1."),
+    ({"topic": "masking", "q": "__import__('os')"}, "Q1 · Masking",
+     "q=\"__import__('os')\" is not a whole number written in digits; showing q 1."),
+    ({"topic": "masking", "seed": "-1", "q": "2"}, "Q2 · Masking",
+     "seed=-1 is not among the 1000001 shuffle seeds, 0 to 1000000; showing seed 0."),
+    ({"topic": "masking", "mode": "all", "q": "2"}, "Q2 · Masking",
+     "mode='all' is not one of one, set; showing one."),
+]
+
+
+@pytest.mark.parametrize("query, shown, message", BAD_QUIZ, ids=[str(q) for q, _, _ in BAD_QUIZ])
+def test_a_bad_question_in_a_quiz_link_falls_back_and_says_so(query, shown, message):
+    at = open_page("quiz", query)
+    assert not at.exception and not at.error
+    assert header(at) == shown
+    assert link_warnings(at) == [message]
+    assert at.query_params["q"] == shown.split(" ")[0].removeprefix("Q")
+    at.button(key="quiz_next").click().run()  # the learner moves on: the warning goes
+    assert not at.warning
+
+
+def test_a_link_to_a_question_keeps_the_learners_progress_scores_and_drafts():
+    """Opening a teacher's link mid-quiz, in the same tab (as Back and Forward bring a link) or in a new one,
+    moves to its question and loses nothing: answers, the score, the copy the browser keeps, a draft."""
+    at = open_page("quiz", {"topic": "masking", "q": "2"})
+    browser_reports(at, "")
+    answer(at, "mask-blocked", "12345")
+    for _ in range(3):
+        at.button(key="quiz_next").click().run()
+    at.text_input(key="ans_mask-attn-shape").input("(N, M)").run()  # a draft, not checked
+    score = score_line(at)
+    assert "**1 wrong**" in score
+    saved = stored_copy(at)
+    follow(at, {"topic": "shapes", "q": "3"})
+    assert header(at) == "Q3 · Shapes" and score_line(at) == score
+    follow(at, {"topic": "masking", "q": "5"})
+    assert header(at) == "Q5 · Masking" and at.text_input(key="ans_mask-attn-shape").value == "(N, M)"
+    assert score_line(at) == score and stored_copy(at) == saved
+    later = open_page("quiz", {"topic": "masking", "q": "2"})  # a new tab: the browser's copy comes back
+    browser_reports(later, saved)
+    assert header(later) == "Q2 · Masking" and score_line(later) == score
+    assert any(e.value.startswith("Not quite. You answered `12345`") for e in later.error)
