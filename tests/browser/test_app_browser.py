@@ -1,6 +1,7 @@
 """The app in a real browser: every page of the navigation opens under its own title, a slider
-moved with the keyboard changes the table, a shared URL reproduces the view (the attention page's too),
-M_target and d_ff follow M and E, Back and Forward step through the configs, pages keep their settings,
+moved with the keyboard changes the table, a shared URL reproduces the view (the attention page's, the
+positional page's tab and curves, the quiz's question too), M_target and d_ff follow M and E, Back and
+Forward step through the configs and the pages' choices, pages keep their settings,
 the quiz answers by keyboard alone (Enter in an answer checks it) and reads its verdict out, quiz
 progress outlasts the tab, a training run outlasts a visit elsewhere and a closed tab's run gives its
 slot back, no page asks anything of another site, the heatmap's numbers are a real table, charts stay
@@ -279,15 +280,60 @@ def test_a_link_opens_the_quiz_on_a_topic_and_back_returns_to_it(app_url, page):
     topic = page.locator('[data-testid="stSelectbox"]').filter(has_text="Topic")
     expect(page.get_by_text("Question 1 of 7")).to_be_visible(timeout=LOAD)  # the 7 masking questions
     expect(topic.get_by_role("combobox")).to_have_value("Masking")
-    expect(page).to_have_url(re.compile(r"/quiz\?N=2&.*&topic=masking$"))
+    expect(page).to_have_url(re.compile(r"/quiz\?N=2&.*&topic=masking&seed=0&mode=one&q=1$"))
     idle(page)
     topic.click()
     page.get_by_role("option", name="Shapes").click()
-    expect(page).to_have_url(re.compile(r"[?&]topic=shapes$"), timeout=LOAD)
+    expect(page).to_have_url(re.compile(r"[?&]topic=shapes&seed=0&mode=one&q=1$"), timeout=LOAD)
     expect(topic.get_by_role("combobox")).to_have_value("Shapes")
     page.go_back()
     expect(topic.get_by_role("combobox")).to_have_value("Masking", timeout=LOAD)
     expect(page.get_by_text("Question 1 of 7")).to_be_visible(timeout=LOAD)
+    no_exception(page)
+
+
+def test_a_link_opens_the_quiz_on_a_question_and_back_undoes_next(app_url, page):
+    """?topic=masking&q=3 opens the quiz on the question it shows as Q3 of masking; Next is a history step,
+    which Back undoes, and a draft typed on the way is still there."""
+    page.goto(app_url + "/quiz?topic=masking&q=3")
+    expect(page.get_by_text("Question 3 of 7")).to_be_visible(timeout=LOAD)
+    expect(page.get_by_role("heading", name="Q3 · Masking")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"[?&]topic=masking&seed=0&mode=one&q=3$"))
+    click_next(page)  # Q4, a question with a choice
+    expect(page.get_by_text("Question 4 of 7")).to_be_visible(timeout=LOAD)
+    expect(page).to_have_url(re.compile(r"[?&]q=4$"), timeout=LOAD)
+    click_next(page)  # Q5, a shape typed in a box
+    answer = page.locator('[data-testid="stTextInput"]').filter(has_text="Your answer").locator("input")
+    expect(answer).to_be_visible(timeout=LOAD)
+    answer.fill("a draft")
+    answer.press("Tab")  # Streamlit takes a text input's value when it loses focus
+    idle(page)
+    page.go_back()
+    expect(page.get_by_text("Question 4 of 7")).to_be_visible(timeout=LOAD)
+    expect(page).to_have_url(re.compile(r"[?&]q=4$"))
+    page.go_forward()
+    expect(page.get_by_text("Question 5 of 7")).to_be_visible(timeout=LOAD)
+    expect(answer).to_have_value("a draft", timeout=LOAD)
+    no_exception(page)
+
+
+def test_a_link_opens_the_positional_page_on_its_curves_and_back_undoes_a_change_of_tab(app_url, page):
+    """/positional?tab=curves&dims=0,1,30,31 opens on those curves; another tab is a history step, which Back
+    undoes."""
+    page.goto(app_url + "/positional?E=64&nhead=4&tab=curves&dims=0,1,30,31")
+    curves = page.get_by_role("tab", name="Dimensions as curves")
+    expect(curves).to_have_attribute("aria-selected", "true", timeout=LOAD)
+    dims = page.locator('[data-testid="stMultiSelect"]').filter(has_text="dimensions")
+    for d in ("0", "1", "30", "31"):
+        expect(dims.get_by_text(d, exact=True)).to_be_visible()
+    expect(page).to_have_url(re.compile(r"[?&]E=64&.*&tab=curves&dims=0%2C1%2C30%2C31$"))
+    expect(page.locator('[data-testid="stAlert"]').filter(has_text="this link")).to_have_count(0)
+    idle(page)
+    page.get_by_role("tab", name="Sinusoidal vs learned").click()
+    expect(page).to_have_url(re.compile(r"[?&]tab=compare&"), timeout=LOAD)
+    page.go_back()
+    expect(curves).to_have_attribute("aria-selected", "true", timeout=LOAD)
+    expect(page).to_have_url(re.compile(r"[?&]tab=curves&"))
     no_exception(page)
 
 
