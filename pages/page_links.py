@@ -4,7 +4,8 @@ A teacher's link reproduced the sizes but not what the page showed: a lesson on 
 a link that opens on the decoder's masked self-attention. The sidebar (pages.common) reads and writes
 the URL once per run, before the page draws, so the choices a page keeps in the link are declared here,
 where the sidebar can reach them without running the page: the attention page's map, the positional
-page's tab and curves, and the quiz's topic, shuffle, mode and question. A link typed by hand is
+page's tab and curves, the training lab's task and mask, and the quiz's topic, shuffle, mode and
+question. A link typed by hand is
 untrusted: a value is read as plain text or whole numbers, never evaluated, and one the page cannot
 show falls back with a sentence for the link's warning.
 """
@@ -101,6 +102,12 @@ def curve_dims(E: int) -> Sequence[int]:
     return range(E) if E <= ALL_CURVE_DIMS else default_dims(E)
 
 
+# The training lab's experiments (its tabs), and whether the reversal task trains without the causal mask
+# (the toggle "Remove the causal mask" is on: mask=off). Its sizes are not in a link: they share the
+# sidebar's names (M, E, nhead, ...), which a link already gives the explorer's model.
+LAB_TASKS = {"Reversal: does the mask work?": "reversal", "A tiny language model": "language-model"}
+MASK_TEXT = {False: "on", True: "off"}
+
 ALL_TOPICS = "All topics"  # the quiz's first choice of topic
 ONE, SET = "One question at a time", "A topic set"  # the quiz's modes
 MODE_TEXT = {ONE: "one", SET: "set"}
@@ -144,6 +151,14 @@ PAGE_CHOICES: dict[str, tuple[Choice, ...]] = {
                POSITIONAL_TABS.__getitem__),
         Choice("dims", "p_dims_{E}", lambda cfg, state: curve_dims(cfg.E), lambda cfg, state: default_dims(cfg.E),
                counts="dimensions", whose=lambda cfg, state: "the page's", most=MAX_CURVES),
+    ),
+    # task=reversal&mask=off: a lesson on the mask opens the lab on the run without it. A link never
+    # starts a run: only the Train button does.
+    "training_lab": (
+        Choice("task", "tl_task", lambda cfg, state: list(LAB_TASKS), lambda cfg, state: next(iter(LAB_TASKS)),
+               LAB_TASKS.__getitem__),
+        Choice("mask", "tl_rev_nomask", lambda cfg, state: [False, True], lambda cfg, state: False,
+               MASK_TEXT.__getitem__),
     ),
     # topic=masking: a lesson's link opens the quiz on its own topic's questions; q=3 on its third, as
     # the quiz numbers them in that topic and shuffle (seed), one at a time unless the link says mode=set.
@@ -202,8 +217,8 @@ def read_choice(choice: Choice, raw: Any, cfg: TransformerConfig, state: State =
             f"{choice.name}={shown} is not among {choice.whose(cfg, state)} {len(options)} {choice.counts}, "
             f"{first} to {last}; showing {choice.name} {near}.")
     wanted = _plain(raw)
-    for option in options:
-        if wanted in (_plain(choice.text(option)), _plain(option)):
+    for option in options:  # the URL's name, or the widget's own label (not a bool's: mask=true is no "off")
+        if wanted == _plain(choice.text(option)) or (isinstance(option, str) and wanted == _plain(option)):
             return option, None
     names = ", ".join(choice.text(option) for option in options)
     return default, f"{choice.name}={shown!r} is not one of {names}; showing {choice.text(default)}."

@@ -23,8 +23,9 @@ import streamlit as st
 from core.config import divisors
 from core.train import (LMSettings, ReversalSettings, load_text, make_tokenizer, train_lm, train_reversal,
                         warm_up_in_background)
-from pages.common import guard, theme
+from pages.common import forget_link_warnings, guard, theme
 from pages.lab_runs import LabRun, start_run
+from pages.page_links import LAB_TASKS
 from pages.tables import FIT_WIDTH, INK, described, described_chart, fill_data
 
 MAX_SECONDS = 60.0  # a safety net: the sliders' worst corner could otherwise train for minutes
@@ -379,7 +380,9 @@ def reversal_tab() -> None:
                   persist_state="session")
     vocab_size = c2.slider("vocab_size — random symbols", 2, 32, d.vocab_size, key="tl_rev_vocab",
                            persist_state="session")
+    # In the URL (mask=off), with the tab (task=reversal): pages.page_links. No link starts a run.
     no_mask = c3.toggle("Remove the causal mask", key="tl_rev_nomask", persist_state="session",
+                        on_change=forget_link_warnings,
                         help="Lets every position see the future: trains and tests with "
                              "forward(tokens, causal=False).")
     sizes = model_sliders("tl_rev", d)
@@ -527,7 +530,8 @@ def lm_tab() -> None:
 st.title("Training lab")
 st.caption("Small models trained live on this machine's CPU. The sidebar's sizes belong to the explorer's "
            "model; these experiments have their own sliders.")
-rev, lm = st.tabs(["Reversal: does the mask work?", "A tiny language model"])
+# Keeps its state (a key and on_change), so that a link and Back can choose the experiment (task=).
+rev, lm = st.tabs(list(LAB_TASKS), key="tl_task", on_change=forget_link_warnings)
 with rev:
     reversal_tab()
 with lm:

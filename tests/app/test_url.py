@@ -520,3 +520,36 @@ def test_a_link_to_a_question_keeps_the_learners_progress_scores_and_drafts():
     browser_reports(later, saved)
     assert header(later) == "Q2 · Masking" and score_line(later) == score
     assert any(e.value.startswith("Not quite. You answered `12345`") for e in later.error)
+
+
+def test_a_link_opens_the_training_lab_on_its_task_and_mask_but_never_starts_a_run():
+    """A lesson on the mask sends a link that opens the reversal task without it: the learner presses Train."""
+    at = open_page("training_lab", {"task": "reversal", "mask": "off"})
+    assert not at.exception and not at.warning
+    assert at.session_state["tl_task"] == "Reversal: does the mask work?"
+    assert at.toggle(key="tl_rev_nomask").value is True
+    assert "tl_rev_training" not in at.session_state and "tl_lm_training" not in at.session_state
+    assert not at.button(key="tl_rev_run").disabled and any("Press **Train**" in c.value for c in at.caption)
+    assert (at.query_params["task"], at.query_params["mask"]) == ("reversal", "off")
+    at.toggle(key="tl_rev_nomask").set_value(False).run()
+    at.session_state["tl_task"] = "A tiny language model"  # as a click on the tab sets it
+    at.run()
+    assert (at.query_params["task"], at.query_params["mask"]) == ("language-model", "on")
+    at = open_page("training_lab", {"TASK": "A tiny language model"})
+    assert not at.warning and at.session_state["tl_task"] == "A tiny language model"
+    assert at.toggle(key="tl_rev_nomask").value is False and at.query_params["mask"] == "on"
+
+
+@pytest.mark.parametrize("query, message", [
+    ({"task": "gpt"}, "task='gpt' is not one of reversal, language-model; showing reversal."),
+    # true is no way to say off: the toggle's state is "remove the mask", the link's word the mask's
+    ({"mask": "true"}, "mask='true' is not one of on, off; showing on."),
+])
+def test_a_bad_lab_choice_in_a_link_falls_back_and_says_so(query, message):
+    at = open_page("training_lab", query)
+    assert not at.exception
+    assert link_warnings(at) == [message]
+    assert at.session_state["tl_task"] == "Reversal: does the mask work?"
+    assert at.toggle(key="tl_rev_nomask").value is False
+    assert "tl_rev_training" not in at.session_state
+

@@ -1,8 +1,8 @@
 """The app in a real browser: every page of the navigation opens under its own title, a slider
 moved with the keyboard changes the table, a shared URL reproduces the view (the attention page's, the
-positional page's tab and curves, the quiz's question too), M_target and d_ff follow M and E, Back and
-Forward step through the configs and the pages' choices, pages keep their settings,
-the quiz answers by keyboard alone (Enter in an answer checks it) and reads its verdict out, quiz
+positional page's tab and curves, the lab's task and mask, the quiz's question too), M_target and d_ff
+follow M and E, Back and Forward step through the configs and the pages' choices, pages keep their
+settings, the quiz answers by keyboard alone (Enter in an answer checks it) and reads its verdict out, quiz
 progress outlasts the tab, a training run outlasts a visit elsewhere and a closed tab's run gives its
 slot back, no page asks anything of another site, the heatmap's numbers are a real table, charts stay
 whole on small screens and a legend never takes a plot's height. On a projector's 1024 px screen the
@@ -334,6 +334,25 @@ def test_a_link_opens_the_positional_page_on_its_curves_and_back_undoes_a_change
     page.go_back()
     expect(curves).to_have_attribute("aria-selected", "true", timeout=LOAD)
     expect(page).to_have_url(re.compile(r"[?&]tab=curves&"))
+    no_exception(page)
+
+
+def test_a_link_opens_the_lab_without_the_mask_and_back_undoes_turning_it_back_on(app_url, page):
+    """/training_lab?task=reversal&mask=off opens on the reversal task with the mask removed, and starts no
+    run; turning the mask on is a history step, which Back undoes."""
+    page.goto(app_url + "/training_lab?task=reversal&mask=off")
+    removed = page.get_by_role("switch", name="Remove the causal mask")
+    expect(removed).to_be_checked(timeout=LOAD)
+    expect(page).to_have_url(re.compile(r"[?&]task=reversal&mask=off$"))
+    expect(page.locator(".st-key-tl_rev_run button").first).to_be_enabled()  # no run: only Train starts one
+    expect(page.locator('[data-testid="stProgress"]')).to_have_count(0)
+    idle(page)
+    page.get_by_text("Remove the causal mask", exact=True).click()
+    expect(page).to_have_url(re.compile(r"[?&]mask=on$"), timeout=LOAD)
+    expect(removed).not_to_be_checked()
+    page.go_back()
+    expect(removed).to_be_checked(timeout=LOAD)
+    expect(page).to_have_url(re.compile(r"[?&]mask=off$"))
     no_exception(page)
 
 
