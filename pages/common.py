@@ -281,7 +281,8 @@ def link_params(query: dict[str, str], own: Collection[str] = ()) -> tuple[dict[
         # The page's own names are candidates too: on the attention page heads=2 means head, not nhead.
         candidates = by_name | {choice: choice for choice in own}
         close = difflib.get_close_matches(lowered, candidates, n=1, cutoff=0.6)
-        if close and close[0] not in given:
+        # Named too, by any of its names: the quiz's mode= is near d_model, but its link gives E.
+        if close and close[0] not in given and candidates[close[0]].lower() not in given:
             shown = " ".join(name[:40].split())  # a newline in the name would split the warning's list
             warnings.append(f"{shown}={str(value)[:40]!r} names no setting, so it was left out; "
                             f"did you mean {candidates[close[0]]}?")

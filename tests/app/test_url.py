@@ -553,3 +553,16 @@ def test_a_bad_lab_choice_in_a_link_falls_back_and_says_so(query, message):
     assert at.toggle(key="tl_rev_nomask").value is False
     assert "tl_rev_training" not in at.session_state
 
+
+def test_a_pages_copied_link_opened_at_another_page_is_read_quietly():
+    """A copied link names its page's choices beside the whole config; opened at another page (its path
+    edited), it gives that page the config without a word: mode= is near d_model, but the link gives E."""
+    config = {name: str(getattr(DEFAULT, name)) for name in CONFIG_FIELDS}
+    copied = {"positional": {"tab": "curves", "dims": "0,1"}, "training_lab": {"task": "reversal", "mask": "off"},
+              "quiz": {"topic": "masking", "seed": "0", "mode": "one", "q": "3"}}
+    for source, choices in copied.items():
+        assert link_params(config | choices, own=[])[1] == [], source
+        for page in {"explorer", "attention", *copied} - {source}:
+            at = open_page(page, config | choices)
+            assert not at.exception and not at.warning, (source, page)
+    assert link_params({"mode": "one"})[1] == ["mode='one' names no setting, so it was left out; did you mean E?"]
