@@ -54,6 +54,7 @@ class Choice:
     most: int = 0
     sets: tuple[tuple[str, Any], ...] = ()
     prefix: str = ""  # a number may be written after it, as the page shows it: q=Q3
+    kept: bool = False  # kept aside for a widget Streamlit forgets off its page (st.tabs has no persist_state)
 
     def key_at(self, cfg: TransformerConfig) -> str:
         """The widget's key at this config."""
@@ -148,7 +149,7 @@ PAGE_CHOICES: dict[str, tuple[Choice, ...]] = {
     # tab=curves&dims=0,1,30,31: a lesson on frequencies opens on the curves it talks about.
     "positional": (
         Choice("tab", "p_tab", lambda cfg, state: list(POSITIONAL_TABS), lambda cfg, state: next(iter(POSITIONAL_TABS)),
-               POSITIONAL_TABS.__getitem__),
+               POSITIONAL_TABS.__getitem__, kept=True),
         Choice("dims", "p_dims_{E}", lambda cfg, state: curve_dims(cfg.E), lambda cfg, state: default_dims(cfg.E),
                counts="dimensions", whose=lambda cfg, state: "the page's", most=MAX_CURVES),
     ),
@@ -156,7 +157,7 @@ PAGE_CHOICES: dict[str, tuple[Choice, ...]] = {
     # starts a run: only the Train button does.
     "training_lab": (
         Choice("task", "tl_task", lambda cfg, state: list(LAB_TASKS), lambda cfg, state: next(iter(LAB_TASKS)),
-               LAB_TASKS.__getitem__),
+               LAB_TASKS.__getitem__, kept=True),
         Choice("mask", "tl_rev_nomask", lambda cfg, state: [False, True], lambda cfg, state: False,
                MASK_TEXT.__getitem__),
     ),
@@ -203,12 +204,14 @@ def read_choice(choice: Choice, raw: Any, cfg: TransformerConfig, state: State =
         try:
             number = int(str(raw).strip().removeprefix(choice.prefix).removeprefix(choice.prefix.lower()))
         except ValueError:
-            if not isinstance(options, range):  # named options, numbered in the URL: q=mask-probe, a question's id
-                for option in options:
-                    if _plain(raw) == _plain(option):
-                        return option, None
-            return default, (f"{choice.name}={shown!r} is not a whole number written in digits; "
-                             f"showing {choice.name} {choice.written(default, options)}.")
+            showing = f"showing {choice.name} {choice.written(default, options)}."
+            if isinstance(options, range):
+                return default, f"{choice.name}={shown!r} is not a whole number written in digits; {showing}"
+            for option in options:  # named options, numbered in the URL: q=mask-probe, a question's id
+                if _plain(raw) == _plain(option):
+                    return option, None
+            return default, (f"{choice.name}={shown!r} is neither a whole number written in digits nor the id of one "
+                             f"of {choice.whose(cfg, state)} {len(options)} {choice.counts}; {showing}")
         first, last = choice.first, choice.first + len(options) - 1
         if first <= number <= last:
             return options[number - first], None
@@ -275,14 +278,26 @@ def read_choices(choices: Sequence[Choice], query: dict[str, Any], cfg: Transfor
     return values, warnings
 
 
+KEPT = "kept_"  # a kept choice's last value, under a key that is no widget's
+
+
 def settle(choices: Sequence[Choice], cfg: TransformerConfig, state: MutableMapping[str, Any]) -> None:
     """Give each choice a value the widget offers at ``cfg``: its default on a first visit, and after
     the config shrank under it (fewer layers, heads or sequences than the one chosen) or the quiz's
-    topic changed under its question."""
+    topic changed under its question.
+
+    Back on its page, a ``kept`` choice is as it was left: Streamlit forgets a widget that a run does not
+    draw, and tabs have no persist_state, so the positional page and the lab came back on their first tab.
+    (The others persist themselves; the quiz's question must not: a new shuffle forgets it on purpose.)"""
     for choice in choices:
         key = choice.key_at(cfg)
-        if key not in state or not choice.offers(state[key], choice.options(cfg, state)):
+        options = choice.options(cfg, state)
+        if choice.kept and key not in state and choice.offers(state.get(KEPT + key), options):
+            state[key] = state[KEPT + key]
+        if key not in state or not choice.offers(state[key], options):
             state[key] = choice.default(cfg, state)
+        if choice.kept:
+            state[KEPT + key] = state[key]
 
 
 def link_values(choices: Sequence[Choice], cfg: TransformerConfig, state: MutableMapping[str, Any]) -> dict[str, str]:

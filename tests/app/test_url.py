@@ -478,9 +478,11 @@ BAD_QUIZ = [  # a bad choice in a quiz link, the header shown instead, the warni
     ({"topic": "masking", "q": "0"}, "Q1 · Masking", "q=0 is not among Masking's 7 questions, 1 to 7; showing q 1."),
     ({"q": "-5"}, "Q1 · RNN vs. Transformer", "q=-5 is not among the quiz's 70 questions, 1 to 70; showing q 1."),
     ({"topic": "masking", "q": "shape-memory"}, "Q1 · Masking",  # another topic's question
-     "q='shape-memory' is not a whole number written in digits; showing q 1."),
+     "q='shape-memory' is neither a whole number written in digits nor the id of one of Masking's 7 questions; "
+     "showing q 1."),
     ({"topic": "masking", "q": "__import__('os')"}, "Q1 · Masking",
-     "q=\"__import__('os')\" is not a whole number written in digits; showing q 1."),
+     "q=\"__import__('os')\" is neither a whole number written in digits nor the id of one of Masking's 7 "
+     "questions; showing q 1."),
     ({"topic": "masking", "seed": "-1", "q": "2"}, "Q2 · Masking",
      "seed=-1 is not among the 1000001 shuffle seeds, 0 to 1000000; showing seed 0."),
     ({"topic": "masking", "mode": "all", "q": "2"}, "Q2 · Masking",
@@ -566,3 +568,16 @@ def test_a_pages_copied_link_opened_at_another_page_is_read_quietly():
             at = open_page(page, config | choices)
             assert not at.exception and not at.warning, (source, page)
     assert link_params({"mode": "one"})[1] == ["mode='one' names no setting, so it was left out; did you mean E?"]
+
+
+def test_the_positional_and_lab_tabs_are_as_they_were_left_after_a_visit_elsewhere():
+    """Streamlit forgets a widget the page does not draw, and tabs keep no state of their own across pages:
+    the positional page and the lab came back on their first tab, unlike every other choice."""
+    at = open_page("positional", {"tab": "compare"})
+    at.switch_page("pages/explorer.py").run()
+    at.switch_page("pages/positional.py").run()
+    assert at.session_state["p_tab"] == "Sinusoidal vs learned" and at.query_params["tab"] == "compare"
+    at = open_page("training_lab", {"task": "language-model"})
+    at.switch_page("pages/quiz.py").run()
+    at.switch_page("pages/training_lab.py").run()
+    assert at.session_state["tl_task"] == "A tiny language model" and at.query_params["task"] == "language-model"
