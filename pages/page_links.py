@@ -5,9 +5,8 @@ a link that opens on the decoder's masked self-attention. The sidebar (pages.com
 the URL once per run, before the page draws, so the choices a page keeps in the link are declared here,
 where the sidebar can reach them without running the page: the attention page's map, the positional
 page's tab and curves, the training lab's task and mask, and the quiz's topic, shuffle, mode and
-question. A link typed by hand is
-untrusted: a value is read as plain text or whole numbers, never evaluated, and one the page cannot
-show falls back with a sentence for the link's warning.
+question. A link typed by hand is untrusted: a value is read as plain text or whole numbers, never
+evaluated, and one the page cannot show falls back with a sentence for the link's warning.
 """
 
 from __future__ import annotations
