@@ -216,8 +216,8 @@ def read_choice(choice: Choice, raw: Any, cfg: TransformerConfig, state: State =
             return options[number - first], None
         near = min(max(number, first), last)
         return options[near - first], (
-            f"{choice.name}={shown} is not among {choice.whose(cfg, state)} {len(options)} {choice.counts}, "
-            f"{first} to {last}; showing {choice.name} {near}.")
+            f"{choice.name}={shown} is not among {choice.whose(cfg, state)} {len(options):,} {choice.counts}, "
+            f"{first} to {last:,}; showing {choice.name} {near}.")
     wanted = _plain(raw)
     for option in options:  # the URL's name, or the widget's own label (not a bool's: mask=true is no "off")
         if wanted == _plain(choice.text(option)) or (isinstance(option, str) and wanted == _plain(option)):

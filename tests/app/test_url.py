@@ -484,7 +484,7 @@ BAD_QUIZ = [  # a bad choice in a quiz link, the header shown instead, the warni
      "q=\"__import__('os')\" is neither a whole number written in digits nor the id of one of Masking's 7 "
      "questions; showing q 1."),
     ({"topic": "masking", "seed": "-1", "q": "2"}, "Q2 · Masking",
-     "seed=-1 is not among the 1000001 shuffle seeds, 0 to 1000000; showing seed 0."),
+     "seed=-1 is not among the 1,000,001 shuffle seeds, 0 to 1,000,000; showing seed 0."),
     ({"topic": "masking", "mode": "all", "q": "2"}, "Q2 · Masking",
      "mode='all' is not one of one, set; showing one."),
 ]
