@@ -33,6 +33,10 @@ from .trace import BOS_ID, Trace
 # Caps that keep every experiment well under a second and a few MiB, whatever the sliders say.
 MAX_LEN = 16  # positions in a probe
 MAX_WIDTH = 64  # E in a probe
+# A LayerNorm over E=1 number always gives its bias, and over 2 only says which one is larger: below
+# MIN_WIDTH no nudge to a layer's input could move its output, so a probe runs at RAISED_WIDTH instead.
+MIN_WIDTH, RAISED_WIDTH = 3, 4
+PROBE_INPUTS = 64  # random positions the FFN's nonlinearity is read off
 MAX_FF = 256  # d_ff in a probe
 MAX_DEPTH = 16  # layers in the residual ablation
 MAX_VOCAB = 256
@@ -86,6 +90,7 @@ def bounded(cfg: TransformerConfig) -> tuple[TransformerConfig, str]:
     """A small config like ``cfg`` for probes that need real numbers, and a note on what was capped.
 
     nhead is kept when it still divides the capped E, otherwise the nearest smaller divisor is used.
+    An E below MIN_WIDTH is raised to RAISED_WIDTH (see raised_note), and the note says that too.
     """
     changes: dict[str, Any] = {}
     if cfg.M > MAX_LEN:
@@ -94,6 +99,8 @@ def bounded(cfg: TransformerConfig) -> tuple[TransformerConfig, str]:
         changes["M_target"] = MAX_LEN
     if cfg.E > MAX_WIDTH:
         changes["E"] = MAX_WIDTH
+    if cfg.E < MIN_WIDTH:
+        changes["E"] = RAISED_WIDTH
     E = changes.get("E", cfg.E)
     nhead = cfg.nhead if E % cfg.nhead == 0 else _largest_divisor_at_most(E, cfg.nhead)
     if nhead != cfg.nhead:
@@ -109,8 +116,18 @@ def bounded(cfg: TransformerConfig) -> tuple[TransformerConfig, str]:
     if not changes:
         return cfg, ""
     small = cfg.replace(max_len=max(changes.get("M", cfg.M), changes.get("M_target", cfg.M_target)), **changes)
-    note = "Run at capped sizes to stay fast: " + ", ".join(f"{k}={v}" for k, v in changes.items()) + "."
+    capped = [f"{k}={v}" for k, v in changes.items() if not (k == "E" and v > cfg.E)]
+    note = " ".join(n for n in ("Run at capped sizes to stay fast: " + ", ".join(capped) + "." if capped else "",
+                                raised_note(cfg)) if n)
     return small, note
+
+
+def raised_note(cfg: TransformerConfig) -> str:
+    """Why a probe runs at E=RAISED_WIDTH when the config's E is below MIN_WIDTH; '' otherwise."""
+    if cfg.E >= MIN_WIDTH:
+        return ""
+    return (f"Run at E={RAISED_WIDTH}, not E={cfg.E}: a LayerNorm over one number always gives its bias, and "
+            "over two it only says which one is larger, so no change to a layer's input could move its output.")
 
 
 def _gen(seed: int) -> torch.Generator:
@@ -224,9 +241,12 @@ def gru_run(cfg: TransformerConfig, seed: int) -> tuple[dict[str, Any], str]:
 
 
 def _maps_note(cfg: TransformerConfig, small: TransformerConfig) -> str:
-    """Which of the influence maps' sizes were capped (N does not enter them; L+1 copies are run)."""
-    capped = [f"{k}={getattr(small, k)}" for k in ("M", "E", "nhead", "d_ff") if getattr(small, k) != getattr(cfg, k)]
-    return f"The influence maps run at capped sizes to stay small: {', '.join(capped)}." if capped else ""
+    """Which of the influence maps' sizes were capped (N does not enter them; L+1 copies are run), or
+    raised (an E too narrow for a LayerNorm to pass anything on)."""
+    capped = [f"{k}={getattr(small, k)}" for k in ("M", "E", "nhead", "d_ff")
+              if getattr(small, k) < getattr(cfg, k)]
+    note = f"The influence maps run at capped sizes to stay small: {', '.join(capped)}." if capped else ""
+    return " ".join(n for n in (note, raised_note(cfg)) if n)
 
 
 # Each influence map's title over its panel: a bare "rnn" there did not say which recurrent network
@@ -511,8 +531,8 @@ FFN_LAYERS_LABELS = {
     "params_per_ffn": "parameters in one FFN, weights and biases",
     "positions_changed": "output positions that moved when one input was nudged",
     "changed_position": "the input position nudged (the last)",
-    "hidden_negative_fraction": "share of hidden values below 0, after the ReLU",
-    "output_negative_fraction": "share of FFN output values below 0",
+    "hidden_negative_fraction": f"share of hidden values below 0, {PROBE_INPUTS} random inputs",
+    "output_negative_fraction": f"share of FFN output values below 0, {PROBE_INPUTS} random inputs",
 }
 
 
@@ -531,6 +551,11 @@ def ffn_layers(cfg: TransformerConfig) -> Evidence:
     small_enough = cfg.E * cfg.d_ff <= MAX_WIDTH * MAX_FF * 16
     E, d_ff = (cfg.E, cfg.d_ff) if small_enough else (min(cfg.E, MAX_WIDTH), min(cfg.d_ff, MAX_FF))
     note = "" if small_enough else f"Values compared at E={E}, d_ff={d_ff} to stay small."
+    if E < MIN_WIDTH:  # one or two outputs may, by chance of their weights, never go below 0
+        E = RAISED_WIDTH
+        note = (f"Values at E={E}, not E={cfg.E}: with one or two output numbers an FFN can, by chance of its "
+                "weights, give none below 0 for any input, which would hide that nothing nonlinear follows "
+                "its second layer.")
     if cfg.layers < 2:
         note = (note + " " if note else "") + "The config has one layer; a second was built to compare."
     nhead = _largest_divisor_at_most(E, cfg.nhead)  # as bounded() picks it; the FFNs do not depend on it
@@ -541,10 +566,14 @@ def ffn_layers(cfg: TransformerConfig) -> Evidence:
     x = torch.randn(1, L, E, generator=_gen(cfg.seed))  # (1, L, E)
     y = x.clone()
     y[0, L - 1] += 1.0  # nudge the last position only
+    # The nonlinearity is read off the FFN's own recorded hidden layer and output, over many inputs:
+    # M=1 gave E numbers only, and at E=2 all of them happened to be 0 or above.
+    probe = torch.randn(1, PROBE_INPUTS, E, generator=_gen(cfg.seed + 3))  # (1, PROBE_INPUTS, E)
+    rec: dict[str, Tensor] = {}
     with torch.no_grad():
         changed = (stack[0](y) - stack[0](x)).abs().amax(dim=-1)[0]  # (L,)
-        hidden = torch.relu(stack[0].linear1(x))  # (1, L, d_ff)
-        out = stack[0](x)  # (1, L, E)
+        stack[0](probe, rec=rec)  # records "hidden" (1, PROBE_INPUTS, d_ff) and "out" (1, PROBE_INPUTS, E)
+    hidden, out = rec["hidden"], rec["out"]
     rows, cols = min(8, d_ff), min(8, E)  # the corner drawn of each (d_ff, E) weight
     records = [{"layer": f"layer {i}", "row": r, "column": c, "weight": float(w[r, c])}
                for i, w in enumerate((w0, w1)) for r in range(rows) for c in range(cols)]

@@ -142,6 +142,60 @@ def test_ffn_layers_would_show_a_model_that_shares_one_ffn(monkeypatch):
     assert BY_ID["ffn-different"].expected(Context(CONFIGS[0])) == BY_ID["ffn-different"].choices[1]
 
 
+def test_the_ffn_nonlinearity_is_read_off_the_ffn_itself_over_many_inputs(monkeypatch):
+    """The 'hidden' share was the experiment's own torch.relu of linear1, so it showed a ReLU whatever
+    the FFN did; and at M=1, E=2 the FFN's two outputs were both above 0, which made the quiz's answer
+    'after the FFN'. Now the FFN's own recorded tensors, over 64 inputs, decide, and a model whose
+    FFN put its ReLU after the second layer would get that answer."""
+    import core.experiments as experiments
+    from core.model import record
+    from quizzes import BY_ID, Context
+
+    question = BY_ID["ffn-activation"]
+    for cfg in (TransformerConfig(N=2, M=1, E=2, nhead=1, vocab_size=10), CONFIGS[0], CONFIGS[2]):
+        assert question.expected(Context(cfg)) == question.choices[1], cfg
+
+    class ReluAfter(experiments.FeedForward):
+        def forward(self, x, rec=None, prefix=""):
+            hidden = record(rec, prefix + "hidden", self.linear1(x))
+            return record(rec, prefix + "out", torch.relu(self.linear2(hidden)))
+
+    class Model(experiments.Transformer):
+        def __init__(self, **sizes):
+            super().__init__(**sizes)
+            for layer in self.encoder:
+                layer.ffn = ReluAfter(self.E, layer.ffn.linear1.out_features)
+
+    monkeypatch.setattr(experiments, "Transformer", Model)
+    v = run("ffn_layers", CONFIGS[0]).values
+    assert v["hidden_negative_fraction"] > 0 and v["output_negative_fraction"] == 0
+    assert question.expected(Context(CONFIGS[0])) == question.choices[0]
+
+
+@pytest.mark.parametrize("E", [1, 2])
+def test_probes_below_three_dimensions_run_where_a_layer_norm_passes_something_on(E):
+    """A LayerNorm over one number always gives its bias (over two, only which one is larger), so at
+    E=1 no nudge moved any output of our layers: the all-white encoder map was read as 'only the
+    output at position j', and sinusoids 'changed nothing'. The probes run at E=4 and say why."""
+    from core.experiments import RAISED_WIDTH
+    from core.model import EncoderLayer, init_weights
+
+    layer = init_weights(EncoderLayer(1, 1, 4), 0)
+    with torch.no_grad():
+        out = layer(torch.randn(1, 5, 1, generator=torch.Generator().manual_seed(0)))
+    assert torch.equal(out, layer.norm2.bias.expand_as(out))  # the input is gone
+
+    cfg = TransformerConfig(N=2, M=8, E=E, nhead=1, vocab_size=10)
+    maps = run("dependency_maps", cfg)
+    assert maps.values["encoder_pattern"] == "full" and maps.values["decoder_pattern"] == "lower"
+    assert f"Run at E={RAISED_WIDTH}, not E={E}" in maps.note and "capped" not in maps.note
+    assert run("permutation", cfg).values["max_change_with_positions"] > 0.1
+    skips = run("residual_ablation", cfg).values
+    assert skips["cosine_with_skips"] > skips["cosine_without_skips"]
+    small, note = bounded(cfg)
+    assert small.E == RAISED_WIDTH and small.nhead == 1 and note.startswith("Run at E=")
+
+
 def test_the_model_is_asked_which_width_it_scales_by(monkeypatch):
     """score_scaling reads the scaling off the model's own attention: d_k at every config (with one
     head it asks a copy with four, where d_k and E differ); an attention that divided by sqrt(E)
@@ -203,7 +257,7 @@ def test_titles_say_how_much_of_the_evidence_is_drawn(cfg, drawn):
 def test_the_ffn_title_names_the_corner_drawn():
     """Each layer's (d_ff, E) weight is drawn up to 8x8; the title says which part: a corner, or all."""
     narrow = TransformerConfig(N=1, M=4, E=4, nhead=1, d_ff=16, vocab_size=10)
-    for cfg, corner, cells in ((CONFIGS[0], "top-left 8x8 of 64x16", 64), (CONFIGS[2], "all 4x1", 4),
+    for cfg, corner, cells in ((CONFIGS[0], "top-left 8x8 of 64x16", 64), (CONFIGS[2], "all 4x4", 16),
                                (narrow, "top-left 8x4 of 16x4", 32)):
         ev = run("ffn_layers", cfg)
         assert ev.title == f"Layer 0's and layer 1's FFN weights ({corner})"
