@@ -34,8 +34,11 @@ QUESTIONS = (
         choices=_GRAD,
         answer=outcome("residual_ablation", lambda v: compare(v["grad_without_skips"], v["grad_with_skips"]), _GRAD),
         evidence="residual_ablation",
-        explanation="Each sub-layer without a skip multiplies the gradient by its own Jacobian; with a skip the "
-                    "identity is added to it, so the gradient keeps a direct route to the embeddings.",
+        explanation="Without skips, the gradient reaches the embeddings only through every sub-layer's Jacobian, "
+                    "one after another, and such a product tends to shrink (or blow up) with depth. A skip adds the "
+                    "identity to each sub-layer's Jacobian, so one route passes no weight matrix; in this post-norm "
+                    "model it still passes every LayerNorm, so it is not a clean copy. At a given depth the two "
+                    "norms can come out close, or either way round: the chart shows several depths.",
     ),
     Question(
         id="skip-output", topic=TOPIC, kind="predict",

@@ -38,3 +38,19 @@ def test_the_skip_count_explanation_counts_pytorchs_layer_norms():
             torch_model = nn.Transformer(d_model=8, nhead=2, num_encoder_layers=layers, num_decoder_layers=layers,
                                          dim_feedforward=16, device="meta")
         assert sum(isinstance(m, nn.LayerNorm) for m in torch_model.modules()) == 5 * layers + 2
+
+
+def test_the_skip_gradient_explanation_allows_the_answers_the_live_run_gives():
+    """Removing the skips makes the gradient at the embeddings smaller at the default config, but at one
+    layer of E=64 over 16 positions it comes out larger: the explanation said the skip kept 'a direct
+    route', as if the answer were always 'smaller', and in this post-norm model that route still passes
+    every LayerNorm."""
+    from core import DEFAULT, TransformerConfig
+    from quizzes import Context
+
+    q = BY_ID["skip-gradient"]
+    assert q.expected(Context(DEFAULT)) == q.choices[0]  # smaller
+    shallow = TransformerConfig(N=2, M=16, E=64, nhead=4, layers=1, vocab_size=50)
+    assert q.expected(Context(shallow)) == q.choices[1]  # larger
+    assert "either way round" in q.explanation and "LayerNorm" in q.explanation
+    assert "direct route" not in q.explanation
