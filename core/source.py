@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import textwrap
 from functools import lru_cache
 
 from . import model
@@ -34,14 +35,17 @@ def source_for(hook: str) -> str:
         if not match:
             continue
         lines, start = inspect.getsourcelines(method)
+        # The signature may run over several lines; the body starts after the one ending with ':'.
+        body_start = next(j for j, line in enumerate(lines) if line.split("#")[0].rstrip().endswith(":")) + 1
         needle = f"record(rec, {needle_of(match)}"
         for i, line in enumerate(lines):
             if needle in line:
                 first = i
-                while first > 0 and "record(" not in lines[first - 1] and '"""' not in lines[first - 1] \
-                        and not lines[first - 1].lstrip().startswith("def "):
+                while first > body_start and "record(" not in lines[first - 1] and '"""' not in lines[first - 1]:
                     first -= 1
-                body = inspect.cleandoc("".join(lines[first:i + 1]).replace("\t", "    "))
+                # dedent, not cleandoc: cleandoc strips the first line whole and the rest by their common
+                # indent, so 'if rec is not None:' and the line inside it came out level.
+                body = textwrap.dedent("".join(lines[first:i + 1]).replace("\t", "    ")).strip("\n")
                 where = f"# core/model.py, {method.__qualname__}, line {start + first}"
                 return where + "\n" + body
     return ""

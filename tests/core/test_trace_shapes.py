@@ -96,3 +96,27 @@ def test_every_row_points_at_the_code_that_makes_it():
     for row in t.rows:
         assert row.code.startswith("# core/model.py"), row.name
         assert "record(rec" in row.code
+
+
+def test_the_code_shown_for_a_row_is_python_as_written_in_the_model():
+    """The explorer shows these lines under 'Read a row whole'. Row 14's read 'if rec is not None:'
+    with the record call under it at the same level, and row 9's began with the tail of the method's
+    signature: neither was Python, and the first misstated when the probabilities are recorded."""
+    import ast
+    import inspect
+
+    from core import model
+
+    source = inspect.getsource(model)
+    t = trace(TransformerConfig())
+    for row in t.rows + t.extras:
+        if not row.code:
+            continue
+        header, _, body = row.code.partition("\n")
+        ast.parse(body)  # a SyntaxError names the row's broken snippet
+        first = body.splitlines()[0]
+        assert not first.startswith((" ", "rec:", ")")), (row.name, first)
+        line = int(header.rsplit(" ", 1)[1])  # '# core/model.py, Transformer.forward, line 371'
+        assert source.splitlines()[line - 1].strip() == first.strip(), row.name
+    probs = t.row("output_probabilities").code
+    assert "if rec is not None:\n    record(rec, \"probs\"" in probs
