@@ -37,6 +37,8 @@ MAX_WIDTH = 64  # E in a probe
 # MIN_WIDTH no nudge to a layer's input could move its output, so a probe runs at RAISED_WIDTH instead.
 MIN_WIDTH, RAISED_WIDTH = 3, 4
 PROBE_INPUTS = 64  # random positions the FFN's nonlinearity is read off
+PROBE_WIDTH = 8  # E of the wider FFN read when the config's never gives an output below 0
+NUDGES = 8  # nudges of one position in the FFN's position-wise probe
 MAX_FF = 256  # d_ff in a probe
 MAX_DEPTH = 16  # layers in the residual ablation
 MAX_VOCAB = 256
@@ -531,9 +533,20 @@ FFN_LAYERS_LABELS = {
     "params_per_ffn": "parameters in one FFN, weights and biases",
     "positions_changed": "output positions that moved when one input was nudged",
     "changed_position": "the input position nudged (the last)",
+    "nudged_position_moved": "the nudged position's own output moved",
     "hidden_negative_fraction": f"share of hidden values below 0, {PROBE_INPUTS} random inputs",
     "output_negative_fraction": f"share of FFN output values below 0, {PROBE_INPUTS} random inputs",
 }
+
+
+def _below_zero(ffn: FeedForward, seed: int) -> tuple[float, float]:
+    """The shares below 0 of an FFN's own recorded hidden layer and output, over PROBE_INPUTS random
+    inputs (M=1 gave E numbers only, and at E=2 both were above 0)."""
+    rec: dict[str, Tensor] = {}
+    probe = torch.randn(1, PROBE_INPUTS, ffn.linear1.in_features, generator=_gen(seed + 3))  # (1, PROBE_INPUTS, E)
+    with torch.no_grad():
+        ffn(probe, rec=rec)  # records "hidden" (1, PROBE_INPUTS, d_ff) and "out" (1, PROBE_INPUTS, E)
+    return (rec["hidden"] < 0).float().mean().item(), (rec["out"] < 0).float().mean().item()
 
 
 def ffn_layers(cfg: TransformerConfig) -> Evidence:
@@ -551,11 +564,6 @@ def ffn_layers(cfg: TransformerConfig) -> Evidence:
     small_enough = cfg.E * cfg.d_ff <= MAX_WIDTH * MAX_FF * 16
     E, d_ff = (cfg.E, cfg.d_ff) if small_enough else (min(cfg.E, MAX_WIDTH), min(cfg.d_ff, MAX_FF))
     note = "" if small_enough else f"Values compared at E={E}, d_ff={d_ff} to stay small."
-    if E < MIN_WIDTH:  # one or two outputs may, by chance of their weights, never go below 0
-        E = RAISED_WIDTH
-        note = (f"Values at E={E}, not E={cfg.E}: with one or two output numbers an FFN can, by chance of its "
-                "weights, give none below 0 for any input, which would hide that nothing nonlinear follows "
-                "its second layer.")
     if cfg.layers < 2:
         note = (note + " " if note else "") + "The config has one layer; a second was built to compare."
     nhead = _largest_divisor_at_most(E, cfg.nhead)  # as bounded() picks it; the FFNs do not depend on it
@@ -564,16 +572,23 @@ def ffn_layers(cfg: TransformerConfig) -> Evidence:
     w0, w1 = stack[0].linear1.weight, stack[1].linear1.weight  # (d_ff, E) each
     L = min(cfg.M, MAX_LEN)
     x = torch.randn(1, L, E, generator=_gen(cfg.seed))  # (1, L, E)
-    y = x.clone()
-    y[0, L - 1] += 1.0  # nudge the last position only
-    # The nonlinearity is read off the FFN's own recorded hidden layer and output, over many inputs:
-    # M=1 gave E numbers only, and at E=2 all of them happened to be 0 or above.
-    probe = torch.randn(1, PROBE_INPUTS, E, generator=_gen(cfg.seed + 3))  # (1, PROBE_INPUTS, E)
-    rec: dict[str, Tensor] = {}
+    # Several nudges of the last position, each its own copy: one nudge alone can leave every ReLU of
+    # a narrow hidden layer (d_ff=1, say) off, and then no output moves at all.
+    # The plain copies go through the FFN as one batch of the same shape, so that an untouched position
+    # gives bit-for-bit the same output (a batch of another shape may round differently).
+    plain = x.repeat(NUDGES, 1, 1)  # (NUDGES, L, E)
+    y = plain.clone()
+    y[:, L - 1] += 3 * torch.randn(NUDGES, E, generator=_gen(cfg.seed + 5))  # (NUDGES, E)
     with torch.no_grad():
-        changed = (stack[0](y) - stack[0](x)).abs().amax(dim=-1)[0]  # (L,)
-        stack[0](probe, rec=rec)  # records "hidden" (1, PROBE_INPUTS, d_ff) and "out" (1, PROBE_INPUTS, E)
-    hidden, out = rec["hidden"], rec["out"]
+        changed = (stack[0](y) - stack[0](plain)).abs().amax(dim=(0, 2))  # (L,): the most any nudge moved each
+    hidden_negative, output_negative = _below_zero(stack[0], cfg.seed)
+    if output_negative == 0:  # then an activation after the second layer would change nothing seen here
+        width = max(E, PROBE_WIDTH)
+        hidden_negative, output_negative = _below_zero(init_weights(type(stack[0])(width, d_ff), cfg.seed), cfg.seed)
+        note = (note + " " if note else "") + (
+            f"Your FFN's outputs (E={E}, d_ff={d_ff}) stayed at 0 or above for all {PROBE_INPUTS} inputs, which "
+            "would hide whether anything nonlinear follows its second layer, so the shares below 0 are from a "
+            f"wider FFN of the same kind, E={width}.")
     rows, cols = min(8, d_ff), min(8, E)  # the corner drawn of each (d_ff, E) weight
     records = [{"layer": f"layer {i}", "row": r, "column": c, "weight": float(w[r, c])}
                for i, w in enumerate((w0, w1)) for r in range(rows) for c in range(cols)]
@@ -585,8 +600,8 @@ def ffn_layers(cfg: TransformerConfig) -> Evidence:
         "hidden_width": meta.encoder[0].ffn.linear1.out_features,
         "params_per_ffn": sum(p.numel() for p in meta.encoder[0].ffn.parameters()),
         "positions_changed": int((changed > 0).sum()), "changed_position": L - 1,
-        "hidden_negative_fraction": (hidden < 0).float().mean().item(),
-        "output_negative_fraction": (out < 0).float().mean().item(),
+        "nudged_position_moved": bool(changed[L - 1] > 0),
+        "hidden_negative_fraction": hidden_negative, "output_negative_fraction": output_negative,
     }
     corner = f"all {rows}x{cols}" if (rows, cols) == (d_ff, E) else f"top-left {rows}x{cols} of {d_ff}x{E}"
     return Evidence("ffn_layers", f"Layer 0's and layer 1's FFN weights ({corner})", values, records,

@@ -25,6 +25,14 @@ def _nonlinearity(v: dict) -> int:
     return 0 if v["output_negative_fraction"] == 0 else 2
 
 
+def _reach(v: dict) -> int:
+    """Other positions moved: every output; else the nudged one alone, or none (a count of 0 was read
+    as 'every position's output')."""
+    if v["positions_changed"] > int(v["nudged_position_moved"]):
+        return 1
+    return 0 if v["nudged_position_moved"] else 2
+
+
 QUESTIONS = (
     Question(
         id="ffn-different", topic=TOPIC, kind="predict",
@@ -72,7 +80,7 @@ QUESTIONS = (
         id="ffn-position-wise", topic=TOPIC, kind="predict",
         prompt="Predict, then run: change the FFN's input at one position only. Which outputs change?",
         choices=_POSITIONS,
-        answer=outcome("ffn_layers", lambda v: 0 if v["positions_changed"] == 1 else 1, _POSITIONS),
+        answer=outcome("ffn_layers", _reach, _POSITIONS),
         evidence="ffn_layers",
         explanation="The same two-layer network is applied to each position separately; mixing between positions "
                     "happens only in attention.",

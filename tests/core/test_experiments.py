@@ -154,6 +154,12 @@ def test_the_ffn_nonlinearity_is_read_off_the_ffn_itself_over_many_inputs(monkey
     question = BY_ID["ffn-activation"]
     for cfg in (TransformerConfig(N=2, M=1, E=2, nhead=1, vocab_size=10), CONFIGS[0], CONFIGS[2]):
         assert question.expected(Context(cfg)) == question.choices[1], cfg
+    # At E=3, d_ff=1 this FFN's outputs are 0 or above for every input drawn: a ReLU after its second
+    # layer would change nothing seen, so a wider FFN of the same kind is read, and the note says so.
+    narrow = TransformerConfig(N=1, M=2, M_target=7, E=3, nhead=1, vocab_size=10, d_ff=1)
+    ev = run("ffn_layers", narrow)
+    assert question.expected(Context(narrow)) == question.choices[1]
+    assert "stayed at 0 or above" in ev.note and "E=8" in ev.note
 
     class ReluAfter(experiments.FeedForward):
         def forward(self, x, rec=None, prefix=""):
@@ -170,6 +176,22 @@ def test_the_ffn_nonlinearity_is_read_off_the_ffn_itself_over_many_inputs(monkey
     v = run("ffn_layers", CONFIGS[0]).values
     assert v["hidden_negative_fraction"] > 0 and v["output_negative_fraction"] == 0
     assert question.expected(Context(CONFIGS[0])) == question.choices[0]
+
+
+def test_a_nudge_that_leaves_the_ffn_unmoved_is_not_read_as_every_position():
+    """With d_ff=1 one nudge of the last position left the FFN's one ReLU off: no output moved, and
+    the rule (one position moved, else 'every') picked 'Every position's output'. Several nudges now
+    move the nudged position, and a count of 0 would read as 'No output at all'."""
+    from quizzes import BY_ID, Context
+    from quizzes.topics.ffn import _reach
+
+    question = BY_ID["ffn-position-wise"]
+    cfg = TransformerConfig(N=3, M=3, M_target=7, E=24, nhead=8, layers=4, vocab_size=2, d_ff=1)
+    v = run("ffn_layers", cfg).values
+    assert v["positions_changed"] == 1 and v["nudged_position_moved"]
+    assert question.expected(Context(cfg)) == question.choices[0]
+    assert _reach({"positions_changed": 0, "nudged_position_moved": False}) == 2
+    assert _reach({"positions_changed": 3, "nudged_position_moved": True}) == 1
 
 
 @pytest.mark.parametrize("E", [1, 2])
@@ -257,7 +279,7 @@ def test_titles_say_how_much_of_the_evidence_is_drawn(cfg, drawn):
 def test_the_ffn_title_names_the_corner_drawn():
     """Each layer's (d_ff, E) weight is drawn up to 8x8; the title says which part: a corner, or all."""
     narrow = TransformerConfig(N=1, M=4, E=4, nhead=1, d_ff=16, vocab_size=10)
-    for cfg, corner, cells in ((CONFIGS[0], "top-left 8x8 of 64x16", 64), (CONFIGS[2], "all 4x4", 16),
+    for cfg, corner, cells in ((CONFIGS[0], "top-left 8x8 of 64x16", 64), (CONFIGS[2], "all 4x1", 4),
                                (narrow, "top-left 8x4 of 16x4", 32)):
         ev = run("ffn_layers", cfg)
         assert ev.title == f"Layer 0's and layer 1's FFN weights ({corner})"
