@@ -258,6 +258,15 @@ def test_causal_probe_leaves_earlier_outputs_exactly():
         assert v["positions_changed_with_mask"] == list(range(pos, cfg.M_target))
 
 
+@pytest.mark.parametrize("vocab_size", [2, 3])
+def test_causal_probe_changes_a_token_with_the_smallest_vocabularies(vocab_size):
+    """At vocab_size 3 only id 2 is drawn (0 is padding, 1 the start), and '1 - old' made the changed
+    token id -1: the probe failed with an IndexError and mask-probe had no answer."""
+    cfg = TransformerConfig(N=2, M=4, M_target=7, E=8, nhead=2, vocab_size=vocab_size)
+    v = run("causal_probe", cfg).values
+    assert v["earlier_unchanged_with_mask"] and v["positions_changed_with_mask"] == list(range(3, 7))
+
+
 def test_mask_counts():
     v = run("mask_counts", CONFIGS[1]).values
     assert v["shape"] == (5, 5) and v["blocked"] == 10 and v["visible"] == 15
