@@ -48,8 +48,11 @@ QUESTIONS = (
         answer=outcome("residual_ablation",
                        lambda v: compare(v["cosine_without_skips"], v["cosine_with_skips"]), _LIKENESS),
         evidence="residual_ablation",
-        explanation="With skips the input survives inside the output (the cosine stays high); without them the "
-                    "token's own identity is soon washed out, so the output is close to unrelated to the input.",
+        explanation="With skips each layer adds a change to its input, so the input is still inside the output: "
+                    "the cosine starts near 1 and falls as layers add up (in this post-norm model each LayerNorm "
+                    "rescales the sum, and the input fades). Without them each layer rebuilds its output from its "
+                    "sub-layers alone, and the token's own direction is usually gone after one layer. At a large "
+                    "depth both can end up low, and then either may come out higher.",
     ),
     Question(
         id="skip-count", topic=TOPIC, kind="numeric", parametric=True, expression="5*layers",
