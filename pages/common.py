@@ -482,8 +482,11 @@ def config_over_budget(cfg: TransformerConfig) -> bool:
 # What each part of a pass's bytes is, and the sliders it grows with (core.memory.MemoryEstimate).
 _PARTS = {
     "params": ("the weights", "E, d_ff, layers and vocab_size"),
-    "linear": ("the activations that grow with length", "N, M, M_target, E, d_ff and layers"),
-    "attention": ("the attention maps", "N, nhead, M and M_target (they grow with the square of the length)"),
+    # The pass keeps every tensor of layer 0 but only the attention weights of deeper layers, so the
+    # number of layers multiplies the maps, not the other activations (core.memory.estimate).
+    "linear": ("the activations that grow with length", "N, M, M_target, E and d_ff"),
+    "attention": ("the attention maps", "N, nhead, M, M_target and layers (they grow with the square of the "
+                  "length, and the pass keeps every layer's attention weights)"),
     "vocab": ("the logits and probabilities", "N, M_target and vocab_size"),
 }
 

@@ -40,3 +40,21 @@ def test_the_meta_table_note_names_what_makes_the_pass_large():
     assert len(notes) == 1, [i.value for i in at.info]
     assert f"about {human_bytes(t.estimate.total)} (weights and activations)" in notes[0]
     assert "parameters)" not in notes[0]
+
+
+def test_what_to_lower_names_the_sizes_each_part_of_a_pass_grows_with():
+    """The attention page's advice for a pass over budget. It said the activations shrink with fewer
+    layers, but the pass keeps only layer 0's activations (and every layer's attention weights), so
+    layers moves the attention maps instead. Each part must grow with every size it names, and with
+    no other."""
+    from core import TransformerConfig, estimate
+    from pages.common import _PARTS
+
+    base = TransformerConfig(N=2, M=8, M_target=6, E=16, nhead=2, vocab_size=100, layers=2, d_ff=40, max_len=16)
+    sizes = ("N", "M", "M_target", "E", "nhead", "d_ff", "layers", "vocab_size")
+    for part, (_, named) in _PARTS.items():
+        names = set(named.split(" (")[0].replace(" and ", ", ").split(", "))
+        assert names <= set(sizes), names
+        for size in sizes:
+            grown = getattr(estimate(base.replace(**{size: 2 * getattr(base, size)})), part)
+            assert (grown > getattr(estimate(base), part)) is (size in names), (part, size)

@@ -109,8 +109,8 @@ def test_attention_page_says_when_there_are_no_values():
     assert any("No values to draw" in i.value for i in at.info)
     assert not at.get("vega_lite_chart")
     # It names what is too big, and the sliders that shrink it: at GPT-3's sizes, the attention maps.
-    assert any("The largest part is the attention maps, " in i.value and "lowering N, nhead, M and M_target" in i.value
-               for i in at.info)
+    assert any("The largest part is the attention maps, " in i.value
+               and "lowering N, nhead, M, M_target and layers" in i.value for i in at.info)
     at.sidebar.selectbox(key="w_preset").set_value("Paper big (E=1024, 6+6 layers)").run()  # 214 M weights
     assert any("The largest part is the weights, 817.4 MiB: lowering E, d_ff, layers and vocab_size" in i.value
                for i in at.info), [i.value for i in at.info]
