@@ -9,7 +9,7 @@ import streamlit as st
 
 from core import human_bytes
 from core.views import layer_crossover, memory_curve
-from pages.common import (cached_shapes, current_config, guard, over_budget, phone_only_caption,
+from pages.common import (LIVE_TABLE_BYTES, cached_shapes, current_config, guard, over_budget, phone_only_caption,
                           shape_only_banner, theme)
 from pages.diagram import MIN_WIDTH, WIDTH, architecture_steps, architecture_svg, architecture_title
 from pages.tables import (STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_csv,
@@ -111,8 +111,9 @@ with guard("Tracing this config"):
     # "pass", the page's word above: "trace" was nowhere explained to a newcomer.
     c.metric("a real pass would hold" if t.shape_only else "this pass holds", human_bytes(t.estimate.total),
              help="Weights plus what this pass keeps: every tensor of layer 0 and the attention weights of the "
-                  f"deeper layers, plus the temporaries of the pass. Over {human_bytes(t.budget_bytes)} the "
-                  "table is read off a shape-only pass instead. A training step keeps more: every layer's "
+                  f"deeper layers, plus the temporaries of the pass. Over {human_bytes(LIVE_TABLE_BYTES)} the "
+                  "table is read off a shape-only pass instead; the Attention page draws real weights up to "
+                  f"{human_bytes(t.budget_bytes)}. A training step keeps more: every layer's "
                   "activations (drawn under *Memory against M*), and gradients besides.")
     d.metric("attention weights per layer", short_count(scores),
              help=f"Exactly {scores:,}. In each encoder self-attention layer: N × nhead × M × M, the number that "

@@ -58,3 +58,19 @@ def test_what_to_lower_names_the_sizes_each_part_of_a_pass_grows_with():
         for size in sizes:
             grown = getattr(estimate(base.replace(**{size: 2 * getattr(base, size)})), part)
             assert (grown > getattr(estimate(base), part)) is (size in names), (part, size)
+
+
+def test_the_pass_metric_says_where_the_table_goes_shape_only():
+    """Its help said the table is read off a shape-only pass over the 256 MiB budget; the table goes
+    shape-only over 32 MiB (pages.common.LIVE_TABLE_BYTES). At M=512 the default's pass holds about
+    49 MiB: the table is shape-only, well under the budget."""
+    from core import human_bytes
+    from pages.common import LIVE_TABLE_BYTES
+    from tests.app.conftest import make_app
+
+    at = make_app({"M": "512"}).run()
+    assert not at.exception, at.exception
+    t = trace(at.session_state["cfg"])
+    assert LIVE_TABLE_BYTES < t.estimate.total < t.budget_bytes
+    metric = {m.label: m for m in at.metric}["a real pass would hold"]  # the table's pass was shape-only
+    assert f"Over {human_bytes(LIVE_TABLE_BYTES)} the table is read off a shape-only pass" in metric.proto.help
