@@ -33,8 +33,9 @@ from .trace import BOS_ID, Trace
 # Caps that keep every experiment well under a second and a few MiB, whatever the sliders say.
 MAX_LEN = 16  # positions in a probe
 MAX_WIDTH = 64  # E in a probe
-# A LayerNorm over E=1 number always gives its bias, and over 2 only says which one is larger: below
-# MIN_WIDTH no nudge to a layer's input could move its output, so a probe runs at RAISED_WIDTH instead.
+# A LayerNorm over E=1 number always gives its bias, and over 2 keeps only which one is larger: below
+# MIN_WIDTH a nudge to a layer's input moves its output not at all, or by a sign flip, so a probe runs
+# at RAISED_WIDTH instead.
 MIN_WIDTH, RAISED_WIDTH = 3, 4
 PROBE_INPUTS = 64  # random positions the FFN's nonlinearity is read off
 PROBE_WIDTH = 8  # E of the wider FFN read when the config's never gives an output below 0
@@ -129,7 +130,8 @@ def raised_note(cfg: TransformerConfig) -> str:
     if cfg.E >= MIN_WIDTH:
         return ""
     return (f"Run at E={RAISED_WIDTH}, not E={cfg.E}: a LayerNorm over one number always gives its bias, and "
-            "over two it only says which one is larger, so no change to a layer's input could move its output.")
+            "over two it keeps only which one is larger, so a layer's output would say almost nothing about its "
+            "input.")
 
 
 def _gen(seed: int) -> torch.Generator:
