@@ -55,7 +55,8 @@ def param_counts(cfg: TransformerConfig) -> dict[str, int]:
 class MemoryEstimate:
     """Bytes a real trace holds, split the way the explorer's memory chart shows them.
 
-    ``attention`` is the part that grows with M^2 (scores and weights); ``linear`` grows with M.
+    ``attention`` is the part that grows with M^2 (scores and weights, and the causal mask);
+    ``linear`` grows with M.
     ``transient`` covers the temporaries alive during the pass but not kept.
     """
 
@@ -88,7 +89,8 @@ class _Floats:
     embed: int  # token embeddings, positions and their sums, both sides
     square: int  # one layer's attention maps of all three kinds, one tensor's worth (scores or weights)
     vocab: int  # logits and probabilities
-    fixed_bytes: int  # token ids and the two masks
+    fixed_bytes: int  # token ids and the padding mask, which grow with the length
+    causal_bytes: int  # the causal mask, (M_target, M_target): it grows with the square, as the maps do
 
 
 def _floats(cfg: TransformerConfig) -> _Floats:
@@ -107,7 +109,8 @@ def _floats(cfg: TransformerConfig) -> _Floats:
         embed=2 * N * M * E + 2 * N * T * E + positions,
         square=N * H * (M * M + T * T + T * M),
         vocab=2 * N * T * cfg.vocab_size,
-        fixed_bytes=INDEX_BYTES * N * (M + T) + MASK_BYTES * (T * T + N * M),
+        fixed_bytes=INDEX_BYTES * N * (M + T) + MASK_BYTES * N * M,
+        causal_bytes=MASK_BYTES * T * T,
     )
 
 
@@ -130,7 +133,7 @@ def estimate(cfg: TransformerConfig) -> MemoryEstimate:
     return MemoryEstimate(
         params=FLOAT_BYTES * param_counts(cfg)["total"],
         linear=FLOAT_BYTES * (linear_floats + head_weights) + f.fixed_bytes,
-        attention=FLOAT_BYTES * attention_floats,
+        attention=FLOAT_BYTES * attention_floats + f.causal_bytes,
         vocab=FLOAT_BYTES * f.vocab,
         transient=transient,
     )
@@ -151,7 +154,7 @@ def every_layer(cfg: TransformerConfig) -> MemoryEstimate:
     return MemoryEstimate(
         params=FLOAT_BYTES * param_counts(cfg)["total"],
         linear=FLOAT_BYTES * (L * (f.enc_layer + f.dec_layer) + f.embed) + f.fixed_bytes,
-        attention=FLOAT_BYTES * 2 * L * f.square,
+        attention=FLOAT_BYTES * 2 * L * f.square + f.causal_bytes,
         vocab=FLOAT_BYTES * f.vocab,
         transient=0,
     )

@@ -71,3 +71,15 @@ def test_over_budget_configs_go_shape_only():
     else:
         raise AssertionError("a forced real pass over the budget must be refused")
     assert torch.is_tensor  # torch stays importable after meta passes
+
+
+def test_the_memory_chart_parts_grow_as_their_names_say():
+    """The chart calls one part 'activations growing like M' and the other the M^2 attention maps, and the
+    explorer says doubling M doubles the one and quadruples the other. The causal mask, M_target^2 bytes,
+    used to sit in the linear part, which then grew 2.4 times per doubling by M = 2048 at E = 16."""
+    from core import DEFAULT
+
+    for cfg in (DEFAULT, DEFAULT.replace(E=64, nhead=4, N=3, layers=3)):
+        for m in (1, 8, 1024, 4096):
+            one, two = (every_layer(cfg.replace(M=k, M_target=k, max_len=max(k, cfg.max_len))) for k in (m, 2 * m))
+            assert two.linear == 2 * one.linear and two.attention == 4 * one.attention, (cfg, m)
