@@ -482,7 +482,8 @@ def score_scaling(cfg: TransformerConfig) -> Evidence:
               "entropy_unscaled": ent_raw, "entropy_scaled": ent_scaled, "max_entropy": math.log(S),
               "widths": widths}
     values["model_divides_by"], values["model_asked_at"] = model_scale_width(cfg)
-    return Evidence("score_scaling", "Variance of q·k and softmax entropy against d_k", values, records,
+    # The chart draws the variance only; the entropies are in its tooltips and the table of values.
+    return Evidence("score_scaling", "Variance of q·k against d_k, unscaled and divided by sqrt(d_k)", values, records,
                     {"kind": "line", "x": "d_k", "y": "variance", "color": "scores", "log_y": "true"}, note,
                     SCORE_SCALING_LABELS)
 

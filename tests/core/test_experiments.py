@@ -427,3 +427,10 @@ def test_only_the_shape_experiments_take_a_trace():
         assert "shapes" not in inspect.signature(EXPERIMENTS[name]).parameters, name
     assert TAKES_SHAPES <= set(EXPERIMENTS)
     assert run("mask_counts", CONFIGS[0], given) == run("mask_counts", CONFIGS[0])  # ignored by the others
+
+
+def test_the_score_scaling_title_names_only_what_the_chart_draws():
+    """Its title promised 'softmax entropy against d_k', but the chart draws the variance alone (the
+    entropies are in the tooltips and the table), so a learner looked for a line that is not there."""
+    ev = run("score_scaling", TransformerConfig(N=1, M=8, E=16, nhead=2, vocab_size=10))
+    assert ev.chart["y"] == "variance" and "entropy" not in ev.title.lower()
