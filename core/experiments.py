@@ -575,13 +575,18 @@ def ffn_layers(cfg: TransformerConfig) -> Evidence:
     w0, w1 = stack[0].linear1.weight, stack[1].linear1.weight  # (d_ff, E) each
     L = min(cfg.M, MAX_LEN)
     x = torch.randn(1, L, E, generator=_gen(cfg.seed))  # (1, L, E)
-    # Several nudges of the last position, each its own copy: one nudge alone can leave every ReLU of
-    # a narrow hidden layer (d_ff=1, say) off, and then no output moves at all.
+    # Several nudges of the last position, each its own copy: a random nudge can leave every ReLU of a
+    # narrow hidden layer (d_ff=1, say) off, and then no output moves at all. So the first nudge is
+    # aimed: along hidden unit 0's weights, it sets that unit's input to 1 more than the ReLU gave
+    # before, which switches it on, or moves it when on; the others are random.
     # The plain copies go through the FFN as one batch of the same shape, so that an untouched position
     # gives bit-for-bit the same output (a batch of another shape may round differently).
     plain = x.repeat(NUDGES, 1, 1)  # (NUDGES, L, E)
     y = plain.clone()
-    y[:, L - 1] += 3 * torch.randn(NUDGES, E, generator=_gen(cfg.seed + 5))  # (NUDGES, E)
+    y[1:, L - 1] += 3 * torch.randn(NUDGES - 1, E, generator=_gen(cfg.seed + 5))  # (NUDGES - 1, E)
+    w, b = stack[0].linear1.weight[0], stack[0].linear1.bias[0]  # (E,), ()
+    h = w @ x[0, L - 1] + b  # () hidden unit 0's input at the nudged position
+    y[0, L - 1] += (h.clamp_min(0) + 1 - h) * w / w.dot(w).clamp_min(1e-12)  # (E,): w @ y + b = max(h, 0) + 1
     with torch.no_grad():
         changed = (stack[0](y) - stack[0](plain)).abs().amax(dim=(0, 2))  # (L,): the most any nudge moved each
     hidden_negative, output_negative = _below_zero(stack[0], cfg.seed)

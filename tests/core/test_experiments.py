@@ -180,16 +180,19 @@ def test_the_ffn_nonlinearity_is_read_off_the_ffn_itself_over_many_inputs(monkey
 
 def test_a_nudge_that_leaves_the_ffn_unmoved_is_not_read_as_every_position():
     """With d_ff=1 one nudge of the last position left the FFN's one ReLU off: no output moved, and
-    the rule (one position moved, else 'every') picked 'Every position's output'. Several nudges now
-    move the nudged position, and a count of 0 would read as 'No output at all'."""
+    the rule (one position moved, else 'every') picked 'Every position's output'. Eight random nudges
+    still left it off at E=2, d_ff=1 (a review found 8 such configs of 1024), and the quiz then expected
+    'No output at all'. One nudge is now aimed to switch a hidden unit on; a count of 0 would read as
+    'No output at all'."""
     from quizzes import BY_ID, Context
     from quizzes.topics.ffn import _reach
 
     question = BY_ID["ffn-position-wise"]
-    cfg = TransformerConfig(N=3, M=3, M_target=7, E=24, nhead=8, layers=4, vocab_size=2, d_ff=1)
-    v = run("ffn_layers", cfg).values
-    assert v["positions_changed"] == 1 and v["nudged_position_moved"]
-    assert question.expected(Context(cfg)) == question.choices[0]
+    for cfg in (TransformerConfig(N=3, M=3, M_target=7, E=24, nhead=8, layers=4, vocab_size=2, d_ff=1),
+                TransformerConfig(E=2, nhead=1, d_ff=1), TransformerConfig(M=1, E=2, nhead=1, d_ff=2)):
+        v = run("ffn_layers", cfg).values
+        assert v["positions_changed"] == 1 and v["nudged_position_moved"], cfg
+        assert question.expected(Context(cfg)) == question.choices[0], cfg
     assert _reach({"positions_changed": 0, "nudged_position_moved": False}) == 2
     assert _reach({"positions_changed": 3, "nudged_position_moved": True}) == 1
 
