@@ -185,6 +185,11 @@ def parse_expression(text: Any, symbols: Mapping[str, Any] | None = None) -> flo
             return None
         names = _symbol_names(symbols or {})
         text = re.sub(rf"{_COEFFICIENT}(?=(?:{names})(?!\w))", r"\g<0>*", text.strip(), flags=re.IGNORECASE)
+        # A number, a symbol or a closing parenthesis just before an opening one multiplies it too, as
+        # on paper: M_target(M_target - 1)/2, as the masking question's own explanation writes it, or
+        # 4(E^2 + E). Only known symbols: sqrt(d_k) stays a call, which is not arithmetic.
+        text = re.sub(rf"(?:{_COEFFICIENT}|(?<![\w.])(?:{names})(?!\w)|\))(?=\s*\()", r"\g<0>*", text,
+                      flags=re.IGNORECASE)
         tree = ast.parse(text.replace("^", "**"), mode="eval")
         if sum(1 for _ in ast.walk(tree)) > MAX_NODES:
             return None

@@ -795,6 +795,17 @@ def test_a_number_in_the_wrong_symbols_is_marked_wrong_and_told_why():
         m.value for m in at.markdown]
 
 
+def test_the_formula_as_the_explanation_writes_it_is_read_and_right():
+    """The explanation says 'M_target(M_target - 1)/2 entries'; a learner who types just that was told
+    the reply could not be read as a number."""
+    at = quiz_app()
+    step_to(at, "Masking", "mask-blocked")
+    answer(at, "mask-blocked", "M_target(M_target - 1)/2")
+    assert not at.warning
+    assert "**1 right**" in score_line(at)
+    assert any("M_target(M_target - 1)/2 entries" in m.value for m in at.markdown)  # the explanation's own words
+
+
 def test_a_teacher_opens_the_answer_key_for_the_sidebars_config():
     """Closed, the key computes nothing; opened, it lists all 70 questions with the answers and formulas
     of the sidebar's config, and moves with a slider."""

@@ -80,9 +80,18 @@ def test_a_number_just_before_a_symbol_multiplies_it():
     # ...written with a lowercase e: beside the symbol E, a capital one is that symbol (not 4e4 * E = 640000)
     for text, number in (("4E+4E", 128), ("2E-2E", 0), ("1.5E3*nhead", 3000)):
         assert parse_expression(text, SYMBOLS) == number, text
-    for text in ("E4", "4 E", "4Efoo", "x4E", "4E(2)"):
+    for text in ("E4", "4 E", "4Efoo", "x4E"):
         assert parse_expression(text, SYMBOLS) is None, text
     assert parse_expression("4E", {}) is None and parse_expression("4E") is None
+
+
+def test_a_number_symbol_or_bracket_just_before_a_bracket_multiplies_it():
+    """As on paper, and as the masking question's explanation writes M_target(M_target - 1)/2."""
+    for text, number in (("M_target(M_target - 1)/2", 15), ("M(M-1)/2", 28), ("4(E^2 + E)", 1088),
+                         ("(E+1)(E-1)", 255), ("4E(2)", 128), ("2 (3)", 6), ("1e3(2)", 2000)):
+        assert parse_expression(text, SYMBOLS) == number, text
+    for text in ("sqrt(d_k)", "x4(E)", "Ma(1)", "E.real(1)", "__import__('os')"):  # a call is never arithmetic
+        assert parse_expression(text, SYMBOLS) is None, text
 
 
 def test_floor_division():
