@@ -805,6 +805,11 @@ elif mode == ONE:
                   args=(questions[(pos + 1) % len(questions)].id,), width=NAV_BUTTON_PX)
     with guard("This question"):
         show_question(questions[pos], ctx, f"Q{pos + 1}")
+    if len(questions) > 1 and questions[pos].id in progress()["answers"]:
+        # Under an answered question too: its evidence is a screen or two of tables and charts, and the
+        # only Next was above the question, so every question ended in a scroll back up (on a phone, two).
+        st.button("Next question ▶", key="quiz_next_below", on_click=go_to_question,
+                  args=(questions[(pos + 1) % len(questions)].id,))
 else:
     for i, q in enumerate(questions, start=1):
         with st.container(border=True), guard(f"Question {q.id}"):

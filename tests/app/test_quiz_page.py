@@ -192,6 +192,19 @@ def test_a_shape_in_symbols_is_read_and_an_unreadable_reply_keeps_the_last_attem
     assert at.session_state["quiz_progress"]["answers"]["shape-tokens"]["given"] == "(N, M)"
 
 
+def test_an_answered_question_has_a_next_under_its_evidence():
+    """The evidence of an answered question runs a screen or two; the only Next sat above the question."""
+    at = quiz_app()
+    assert "quiz_next_below" not in [b.key for b in at.button]  # nothing to scroll past yet
+    at.radio(key="ans_rnn-recurrence").set_value(BY_ID["rnn-recurrence"].choices[0]).run()
+    at.button(key="submit_rnn-recurrence").click().run()
+    assert any("Live evidence" in m.value for m in at.markdown)
+    at.button(key="quiz_next_below").click().run()
+    assert not at.exception
+    assert "Question 2 of 70" in [m.value for m in at.markdown]
+    assert "ans_rnn-steps" in [t.key for t in at.text_input]
+
+
 def test_choice_question_in_a_topic_set():
     at = quiz_app()
     at.radio(key="quiz_mode").set_value("A topic set").run()

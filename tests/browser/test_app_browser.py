@@ -511,6 +511,28 @@ def test_enter_in_an_answer_checks_it_and_leaving_the_box_does_not(app_url, page
     no_exception(page)
 
 
+def test_next_under_an_answers_evidence_brings_the_next_question_into_view_on_a_phone(app_url, browser):
+    """On a 390 px phone the evidence under a checked answer is two screens long, and the only Next sat
+    above the question: every question ended in a long swipe back up. The Next under the evidence
+    leaves the new question, its box and its Check in view."""
+    with page_in(browser, 390, 844) as page:
+        page.goto(app_url + "/quiz")
+        expect(page.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
+        pick_q1_right_by_keyboard(page)
+        page.keyboard.press("Enter")
+        expect_q1_right(page)
+        below = page.get_by_role("button", name="Next question ▶")
+        below.scroll_into_view_if_needed()
+        expect(page.get_by_role("button", name="Next ▶")).not_to_be_in_viewport()  # the one above is far up
+        idle(page)
+        below.click()
+        expect(page.get_by_text("Question 2 of 70")).to_be_visible(timeout=LOAD)
+        idle(page)
+        expect(page.get_by_label("Your answer to Q2")).to_be_in_viewport()
+        expect(page.get_by_role("button", name="Check")).to_be_in_viewport()
+        no_exception(page)
+
+
 def test_two_quiz_tabs_in_one_browser_keep_each_others_answers(app_url, browser):
     """Both tabs share the browser's one copy. Tab A answers question 1, tab B question 2, then A
     question 3: A's save would have written over B's answer (the last writer won); the browser now
