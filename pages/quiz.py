@@ -21,7 +21,7 @@ from core import TransformerConfig
 from core.experiments import TAKES_SHAPES, Evidence, run as run_experiment
 from core.rows import SYMBOLS
 from pages.browser_store import browser_store, conflict, report
-from pages.common import (CONFIG_FIELDS, announce, cached_shape_only, cached_shapes, current_config,
+from pages.common import (CONFIG_FIELDS, announce, as_literal, cached_shape_only, cached_shapes, current_config,
                           forget_link_warnings, guard, theme)
 from pages.enter_checks import enter_checks
 from pages.page_links import ALL_TOPICS, LINKED, MAX_SEED, ONE, SET, quiz_order
@@ -511,8 +511,10 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
     attempt = progress()["answers"].get(q.id)
     if attempt is None:
         return
-    # The answer is quoted as typed, with no full stop after it: an answer may end with its own.
-    given = attempt["given"] if q.kind in ("choice", "predict") else as_typed(attempt["given"])
+    # The answer is quoted as typed, with no full stop after it: an answer may end with its own. A
+    # choice is a sentence and reads as one; escaped, since an imported file's text is anyone's.
+    sentence = q.kind in ("choice", "predict")
+    given = as_literal(attempt["given"]) if sentence else as_typed(attempt["given"])
     formula = q.formula(ctx)
     symbolic = in_symbols(q, attempt["given"])
     if attempt["correct"]:
@@ -548,7 +550,10 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
     then = attempt.get("config") or {}
     changed = [k for k in CONFIG_FIELDS if k in then and then[k] != getattr(ctx.cfg, k)]
     answered = shown_formula(answered_formula(q, ctx, then) if changed else formula, attempt["expected"])
-    shown = f"`{attempt['expected']}`" + (f", that is `{answered}`" if answered else "")
+    # A chosen sentence in plain type: in code type a two-line choice broke into grey blocks of
+    # monospace, hard to read beside the same sentence quoted plainly in "You answered".
+    shown = as_literal(attempt["expected"]) if sentence else (
+        f"`{attempt['expected']}`" + (f", that is `{answered}`" if answered else ""))
     st.markdown(f"Expected, for the config you answered with: {shown}" if q.parametric else f"Expected: {shown}")
     if changed:
         st.caption("You answered with " + ", ".join(f"{k}={then[k]}" for k in changed)

@@ -548,8 +548,26 @@ def test_a_question_that_does_not_change_with_the_config_says_just_expected():
     at.radio(key=f"ans_{q.id}").set_value(q.choices[0]).run()
     at.button(key=f"submit_{q.id}").click().run()
     assert not at.exception
-    assert any(m.value.startswith("Expected: `") for m in at.markdown)
+    assert any(m.value.startswith("Expected: ") for m in at.markdown)
     assert not any(m.value.startswith("Expected, for the config") for m in at.markdown)
+
+
+def test_a_chosen_sentence_is_quoted_in_plain_type_and_as_written():
+    """The expected choice, a sentence of up to two lines, was set in code type: grey blocks of monospace.
+    A choice in an imported file is anyone's text: its Markdown shows as typed, not as a link."""
+    q = BY_ID["rnn-recurrence"]
+    at = quiz_app()
+    at.radio(key="ans_rnn-recurrence").set_value(q.choices[0]).run()
+    at.button(key="submit_rnn-recurrence").click().run()
+    expected = next(m.value for m in at.markdown if m.value.startswith("Expected: "))
+    assert "`" not in expected
+    assert expected.replace("\\", "") == f"Expected: {q.choices[1]}"  # the right choice, its commas escaped
+    doc = {"format": FORMAT, "version": 1, "answers": {
+        "rnn-recurrence": {"correct": False, "given": "[x](http://example.com)", "expected": "**bold**"}}}
+    at.text_area(key="quiz_paste").input(json.dumps(doc)).run()
+    at.button(key="quiz_paste_load").click().run()
+    assert [e.value for e in at.error] == [r"Not quite. You answered \[x\]\(http\:\/\/example\.com\)"]
+    assert r"Expected: \*\*bold\*\*" in [m.value for m in at.markdown]
 
 
 def answered(qids, query: dict[str, str] | None = None, topic: str = "All topics"):
