@@ -9,7 +9,7 @@ import streamlit as st
 from core import human_bytes
 from core.trace import padded_positions
 from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map
-from pages.charts import attention_spec, full_width, mask_spec
+from pages.charts import PHONE_COLUMN, attention_spec, full_width, mask_spec
 from pages.common import (cached_shapes, cached_trace, current_config, forget_link_warnings, guard, over_budget,
                           shape_only_banner, show_numbers, theme, what_to_lower)
 from pages.diagram import shape_text
@@ -20,9 +20,6 @@ from pages.tables import numbers_frame
 # the 564 px that a 1024 px window leaves beside the open sidebar, so the mask sits beside the
 # weights there too (measured in Chromium).
 WEIGHTS_BOX, MASK_BOX = 290, 244
-# Pixels of main column on a 360 px phone, the narrowest in common use; a wider map scrolls sideways in
-# its box there. (388, a 420 px phone's, left M = 10 to 12 scrolling on 360 and 390 px phones unsaid.)
-PHONE_COLUMN = 328
 
 
 def mask_note(kind: str, cfg, item: int | None = None) -> str:

@@ -25,6 +25,9 @@ MASK_DECOR = (60, 155)  # the legend below, so that the mask fits beside the wei
 # Largest side of a heatmap drawn two to a row (the positional page's comparison): two of them fit
 # the main area of a 1280 px window with the sidebar open. On a narrower screen the row wraps.
 COLUMN_MAX = 320
+# Pixels of main column on a 360 px phone, the narrowest in common use; a wider map scrolls sideways in
+# its box there. (388, a 420 px phone's, left M = 10 to 12 scrolling on 360 and 390 px phones unsaid.)
+PHONE_COLUMN = 328
 # An axis title's letters, in pixels each, about: Streamlit draws them 14 px high, and "query position
 # (who is looking)", 31 letters, measured 180 px in Chromium. A title longer than its side of the
 # cells ran past them: beside three rows (96 px) the query title reached down into the key title.

@@ -9,7 +9,7 @@ import streamlit as st
 
 from core import estimate, human_bytes
 from core.views import MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, pair_step, positional_view, sinusoid_curves
-from pages.charts import COLUMN_MAX, curves_spec, full_width, positional_spec, similarity_spec
+from pages.charts import COLUMN_MAX, PHONE_COLUMN, curves_spec, full_width, positional_spec, similarity_spec
 from pages.common import cached_trace, config_over_budget, current_config, forget_link_warnings, guard, show_numbers
 from pages.page_links import MAX_CURVES, POSITIONAL_TABS, curve_dims
 from pages.tables import numbers_frame
@@ -71,7 +71,13 @@ with tab_table, guard("The table heatmap"):
                "(sine) and 1 (cosine)." if cfg.positional == "sinusoidal" else "")
     st.caption(f"{cfg.positional.capitalize()}: {v.note}. Row p is added to the token at position p; the "
                f"same rows serve every sequence in the batch.{formula}")
-    st.vega_lite_chart(positional_spec(v), width="content")
+    spec = positional_spec(v)
+    # At the default E = 16 the map is wider than a phone's column and scrolls there with no scrollbar
+    # in sight: its colour scale, the one key to what red and blue mean, was off screen and unsaid.
+    if full_width(spec) > PHONE_COLUMN:
+        st.caption("On a screen narrower than the map, the map scrolls sideways inside its box: its last "
+                   "dimensions and its colour scale are on the right.")
+    st.vega_lite_chart(spec, width="content")
     show_numbers(numbers_frame(v.table, [f"position {p}" for p in range(v.positions)], [f"dim {d}" for d in v.dims]))
 
 with tab_curves, guard("The curves"):

@@ -809,6 +809,22 @@ def test_a_phone_says_a_map_and_its_numbers_scroll_sideways(app_url, browser, wi
         no_exception(page)
 
 
+def test_a_phone_says_the_positional_map_scrolls_to_its_colour_scale(app_url, browser):
+    """At the default E = 16 the M x E map (460 px) scrolls sideways on a 390 px phone, its colour scale
+    (what red and blue mean) out of sight with no scrollbar and no word about it; at E = 8 it fits, unsaid."""
+    with page_in(browser, 390, 844) as page:
+        page.goto(app_url + "/positional")
+        heatmap = page.locator(".vega-embed").first
+        expect(heatmap.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
+        assert heatmap.evaluate("e => e.scrollWidth > e.clientWidth")  # it scrolls: the page must say so
+        expect(page.get_by_text("the map scrolls sideways inside its box: its last dimensions")).to_be_visible()
+        page.goto(app_url + "/positional?E=8&nhead=2")
+        expect(heatmap.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
+        assert not heatmap.evaluate("e => e.scrollWidth > e.clientWidth")
+        expect(page.get_by_text("the map scrolls sideways inside its box")).to_have_count(0)
+        no_exception(page)
+
+
 @pytest.mark.parametrize("M", [8, 12, 29, 30, 64])  # 29 and 30 straddle the switch to stacked charts
 def test_attention_charts_fit_their_columns_on_a_laptop_screen(app_url, laptop, M):
     """Both heatmaps show whole, at map sizes on either side of each switch: the mask goes below the
