@@ -558,6 +558,22 @@ def phone_only_caption(text: str, key: str) -> None:
     st.container(key=f"phone_only_{key}").caption(text)
 
 
+# Streamlit starts the sidebar closed on a window 768 px wide or less (its theme's "md" breakpoint). Wider,
+# the hint's wrapper goes too: hidden, the hint alone left the page a gap taller than the hint's absence.
+_SIDEBAR_CLOSED_CSS = ('<style>@media (min-width: 769px) { [data-testid="stLayoutWrapper"]:has(> '
+                       '.st-key-sidebar_closed_hint) { display: none; } }</style>')
+
+
+def sidebar_closed_hint() -> None:
+    """Where Streamlit starts the sidebar closed, say where it is: the page says "move a slider in the
+    sidebar", and on a phone a newcomer saw no sidebar, only an unlabelled » in the corner."""
+    hint = st.container(key="sidebar_closed_hint")  # the style inside it, so that it adds no gap of its own
+    hint.html(_SIDEBAR_CLOSED_CSS)
+    hint.caption(
+        ":material/keyboard_double_arrow_right: The sliders are in the sidebar, closed on a screen this narrow: "
+        "open it with » at the top left, and close it with « to see the page change.")
+
+
 @contextmanager
 def guard(what: str) -> Iterator[None]:
     """Show a failure in one part of a page as a short error; the rest of the page still renders."""

@@ -10,7 +10,7 @@ import streamlit as st
 from core import human_bytes
 from core.views import layer_crossover, memory_curve
 from pages.common import (LIVE_TABLE_BYTES, cached_shapes, current_config, guard, over_budget, phone_only_caption,
-                          shape_only_banner, theme)
+                          shape_only_banner, sidebar_closed_hint, theme)
 from pages.diagram import MIN_WIDTH, WIDTH, architecture_steps, architecture_svg, architecture_title
 from pages.tables import (STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_csv,
                           table_file_name, table_json, table_markdown)
@@ -86,6 +86,7 @@ st.caption(
     "Each row of the table is one tensor of that pass, in the pass's order: from the source token ids (row 1), "
     "through the first encoder layer (rows 5 to 10), to the output probabilities (row 14)."
 )
+sidebar_closed_hint()
 
 with guard("Tracing this config"):
     view = explorer_view(cfg, theme())

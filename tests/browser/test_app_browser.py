@@ -809,6 +809,27 @@ def test_a_phone_says_a_map_and_its_numbers_scroll_sideways(app_url, browser, wi
         no_exception(page)
 
 
+def test_where_the_sidebar_starts_closed_the_explorer_says_how_to_open_it(app_url, browser):
+    """The explorer says "move a slider in the sidebar"; on a phone Streamlit starts the sidebar closed
+    and a newcomer saw no sidebar, only an unlabelled » in the corner. With it open, at 1280 px, the
+    hint is not shown."""
+    hint = "The sliders are in the sidebar, closed on a screen this narrow"
+    with page_in(browser, 390, 844) as page:
+        page.goto(app_url)
+        expect(page.get_by_text(hint)).to_be_visible(timeout=LOAD)
+        opener = page.locator('[data-testid="stExpandSidebarButton"]')
+        box = opener.bounding_box()
+        assert box["x"] < 60 and box["y"] < 60  # at the top left, as the hint says
+        opener.click()
+        expect(slider(page, "M — source length")).to_be_in_viewport()
+        no_exception(page)
+    with page_in(browser, 1280, 800) as page:
+        page.goto(app_url)
+        expect(shape_cell(page, 0)).to_have_text("(2, 8)", timeout=LOAD)
+        idle(page)
+        expect(page.get_by_text(hint)).not_to_be_visible()
+
+
 def test_a_phone_says_the_positional_map_scrolls_to_its_colour_scale(app_url, browser):
     """At the default E = 16 the M x E map (460 px) scrolls sideways on a 390 px phone, its colour scale
     (what red and blue mean) out of sight with no scrollbar and no word about it; at E = 8 it fits, unsaid."""
