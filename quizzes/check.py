@@ -168,6 +168,8 @@ MAX_EXPONENT = 64
 # written with a lowercase e only: with E a symbol, 4E+4E is 4E + 4E, 128 at E = 16, not 4e4 * E.
 # (A reply that is one number, such as 4E+4, is read by parse_number first, as Python's float.)
 _COEFFICIENT = r"(?<![\w.])(?>[0-9]+(?:\.[0-9]*)?(?:(?-i:e)[+-]?[0-9]+)?)"
+_SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+_TYPOGRAPHIC_OPERATORS = str.maketrans({"·": "*", "⋅": "*", "×": "*", "−": "-"})
 
 
 def parse_expression(text: Any, symbols: Mapping[str, Any] | None = None) -> float | None:
@@ -184,7 +186,11 @@ def parse_expression(text: Any, symbols: Mapping[str, Any] | None = None) -> flo
         if not isinstance(text, str) or len(text) > MAX_INPUT or not text.strip():
             return None
         names = _symbol_names(symbols or {})
-        text = re.sub(rf"{_COEFFICIENT}(?=(?:{names})(?!\w))", r"\g<0>*", text.strip(), flags=re.IGNORECASE)
+        # The explanations write 4(E² + E) and 2·E·d_ff + d_ff + E, and a phone's keyboard offers ²: read
+        # them as ^2 and *, and a typographic minus as -.
+        text = re.sub(r"[⁰¹²³⁴⁵⁶⁷⁸⁹]+", lambda m: "^" + m[0].translate(_SUPERSCRIPT_DIGITS), text.strip())
+        text = text.translate(_TYPOGRAPHIC_OPERATORS)
+        text = re.sub(rf"{_COEFFICIENT}(?=(?:{names})(?!\w))", r"\g<0>*", text, flags=re.IGNORECASE)
         # A number, a symbol or a closing parenthesis just before an opening one multiplies it too, as
         # on paper: M_target(M_target - 1)/2, as the masking question's own explanation writes it, or
         # 4(E^2 + E). Only known symbols: sqrt(d_k) stays a call, which is not arithmetic.

@@ -837,6 +837,16 @@ def test_the_formula_as_the_explanation_writes_it_is_read_and_right():
     assert any("M_target(M_target - 1)/2 entries" in m.value for m in at.markdown)  # the explanation's own words
 
 
+def test_a_count_written_as_its_explanation_prints_it_is_read_and_right():
+    """'4E² + 4E', the explanation's own words under dk-attn-params, was 'could not read that as a number'."""
+    at = quiz_app()
+    step_to(at, "The choice of d_k", "dk-attn-params")
+    answer(at, "dk-attn-params", "4E² + 4E")
+    assert not at.warning
+    assert "**1 right**" in score_line(at)
+    assert any("4E² + 4E" in m.value for m in at.markdown)  # as the explanation prints it
+
+
 def test_a_teacher_opens_the_answer_key_for_the_sidebars_config():
     """Closed, the key computes nothing; opened, it lists all 70 questions with the answers and formulas
     of the sidebar's config, and moves with a slider."""

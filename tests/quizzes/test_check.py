@@ -94,6 +94,15 @@ def test_a_number_symbol_or_bracket_just_before_a_bracket_multiplies_it():
         assert parse_expression(text, SYMBOLS) is None, text
 
 
+def test_powers_and_products_as_the_explanations_print_them():
+    """The explanations write 4(E² + E), 3E² + 3E and 2·E·d_ff + d_ff + E; a phone's keyboard offers ²."""
+    for text, number in (("4E² + 4E", 1088), ("4(E² + E)", 1088), ("3E² + 3E", 816), ("2·E·d_ff + d_ff + E", 2128),
+                         ("5⋅layers", 10), ("4 × E^2", 1024), ("M_target(M_target − 1)/2", 15), ("2²³", 2**23)):
+        assert parse_expression(text, SYMBOLS) == number, text
+    for text in ("²", "E²·", "2⁹⁹"):  # no base; no right operand; an exponent over MAX_EXPONENT
+        assert parse_expression(text, SYMBOLS) is None, text
+
+
 def test_floor_division():
     assert parse_expression("E // nhead", SYMBOLS) == 8 and parse_expression("E//3", SYMBOLS) == 5
     assert parse_expression("7 // 2") == 3 and parse_expression("E // 0", SYMBOLS) is None
