@@ -792,6 +792,9 @@ if st.session_state.get(ASK_RESET):
 
 ctx = context(cfg)
 questions = ordered(topic, seed, review)
+# A question keeps its number in a review: numbered by its place in the review, the Q3 a learner got
+# wrong came back as Q2, and "Q2" in the review was another question than Q2 outside it.
+numbers = {q.id: f"Q{i}" for i, q in enumerate(ordered(topic, seed, False), start=1)}
 if not questions:
     st.info("Nothing to review: no question's latest answer is wrong." if review else "No questions here.")
 elif mode == ONE:
@@ -809,16 +812,16 @@ elif mode == ONE:
         st.button("Next ▶", key="quiz_next", on_click=go_to_question,
                   args=(questions[(pos + 1) % len(questions)].id,), width=NAV_BUTTON_PX)
     with guard("This question"):
-        show_question(questions[pos], ctx, f"Q{pos + 1}")
+        show_question(questions[pos], ctx, numbers[questions[pos].id])
     if len(questions) > 1 and questions[pos].id in progress()["answers"]:
         # Under an answered question too: its evidence is a screen or two of tables and charts, and the
         # only Next was above the question, so every question ended in a scroll back up (on a phone, two).
         st.button("Next question ▶", key="quiz_next_below", on_click=go_to_question,
                   args=(questions[(pos + 1) % len(questions)].id,))
 else:
-    for i, q in enumerate(questions, start=1):
+    for q in questions:
         with st.container(border=True), guard(f"Question {q.id}"):
-            show_question(q, ctx, f"Q{i}")
+            show_question(q, ctx, numbers[q.id])
 st.session_state[CHECKED] = None  # said once, on the run after the Check, or not at all
 
 show_progress_io()

@@ -130,6 +130,22 @@ def test_a_question_answered_right_in_review_stays_to_say_so_until_the_review_en
     assert counter(at) == "Question 1 of 1" and at.text_input(key="ans_dk-count") is not None
 
 
+def test_a_question_keeps_its_number_in_a_review():
+    """Q3 answered wrong came back in the review as "Q2 · Shapes", and Q2 there was not the Q2 outside."""
+    at = quiz_app()
+    at.selectbox(key="quiz_topic").set_value("Shapes").run()
+    answer(at, "shape-tokens", "(N, M, E)")  # Q1, wrong
+    at.button(key="quiz_next").click().run()
+    at.button(key="quiz_next").click().run()
+    answer(at, "shape-memory", "(N, M_target, E)")  # Q3, wrong
+    at.toggle(key="quiz_review").set_value(True).run()
+    assert counter(at) == "Question 2 of 2"  # the review's own count
+    assert [h.value for h in at.main.header] == ["Q3 · Shapes"]
+    assert at.text_input(key="ans_shape-memory").label == "Your answer to Q3"
+    at.radio(key="quiz_mode").set_value("A topic set").run()
+    assert [h.value for h in at.main.header] == ["Q1 · Shapes", "Q3 · Shapes"]
+
+
 def test_the_mode_and_the_review_say_what_they_do():
     at = quiz_app()
     assert at.radio(key="quiz_mode").help.startswith(
