@@ -21,8 +21,13 @@ from pages.tables import (STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spe
 # shows it whole, where it scrolled sideways and cut the decoder off; a phone still scrolls.
 BLEED = (f"@media (min-width: 864px) {{ .st-key-architecture {{ --bleed: clamp(0px, ({MIN_WIDTH}px - 100%) / 2, 4rem); "
          "margin-inline: calc(-1 * var(--bleed)); width: calc(100% + 2 * var(--bleed)); max-width: none; } }")
+# Streamlit draws an element's toolbar (the fullscreen button) 44 px above it, and the box that scrolls
+# the figure sideways clips what sits outside it: the button was cut off under the caption, which took
+# its clicks, at 1280 and 390 px alike. Inside the figure's top right corner, which is blank, it shows.
+# Important: Streamlit sets the toolbar's top again, more specifically, while the figure is hovered or tapped.
+TOOLBAR_IN = '.st-key-architecture [data-testid="stElementToolbar"] { top: 0 !important; }'
 FIGURE_CSS = (f"<style>.st-key-architecture {{ overflow-x: auto; }} .st-key-architecture img {{ width: 100%; "
-              f"min-width: {MIN_WIDTH}px; max-width: {WIDTH}px; height: auto; }} {BLEED}</style>")
+              f"min-width: {MIN_WIDTH}px; max-width: {WIDTH}px; height: auto; }} {BLEED} {TOOLBAR_IN}</style>")
 COLUMNS = {
     # 40 px holds "#" and "14"; "small" (75 px) took from the live shape, cut off on a 390 px phone.
     # A first-time learner has never seen the notes the 14 rows come from: say what the rows are instead.
@@ -189,8 +194,8 @@ with diagram_tab, guard("The architecture diagram"):
     st.caption("One encoder and one decoder layer drawn; each stack repeats it `layers` times with the same "
                "shapes. Dashed arrows are residual paths. Every label is a live shape from the trace. On a narrow "
                "screen the figure keeps its size and scrolls sideways: the decoder is on the right. To show it "
-               "larger, to a class say, press the fullscreen button at its top right (it shows while the pointer "
-               "is over the figure).")
+               "larger, to a class say, press the fullscreen button in its top right corner (it shows while the "
+               "pointer is over the figure, or once the figure is tapped).")
     # An SVG image (st.image makes it a data URI, so nothing is put into the page as HTML). It fills
     # the column up to its own width, reaching into the page's margin if it must (BLEED); on a
     # narrower screen than MIN_WIDTH it scrolls sideways in its own box, as the charts do, rather

@@ -117,6 +117,18 @@ def settled_box(locator, page, changed_from: dict) -> dict:
     raise AssertionError(f"no settled change from {changed_from} in 10 s: {box}")
 
 
+def still_box(locator, page) -> dict:
+    """The element's bounding box once it has stopped moving: three reads 150 ms apart agree, within 10 s
+    (an element that slides into place, as a toolbar does on hover, is checked where it ends up)."""
+    boxes = [locator.bounding_box()]
+    for _ in range(66):
+        page.wait_for_timeout(150)
+        boxes = [*boxes[-2:], locator.bounding_box()]
+        if len(boxes) == 3 and boxes[0] == boxes[1] == boxes[2]:
+            return boxes[-1]
+    raise AssertionError(f"still moving after 10 s: {boxes}")
+
+
 def no_exception(page) -> None:
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
 
@@ -737,6 +749,43 @@ def test_the_architecture_figure_shows_whole_beside_the_sidebar_on_a_projector_s
         assert full["width"] > box["width"] + 50  # larger on the screen: 710 px against 640
         assert full["x"] >= 0 and full["x"] + full["width"] <= 1024 and full["y"] + full["height"] <= 768
         no_exception(page)
+
+
+@pytest.mark.parametrize("width,height,touch", [(1280, 800, False), (390, 844, True)])
+def test_the_figures_fullscreen_button_takes_a_click_on_a_laptop_and_a_tap_on_a_phone(app_url, browser, width,
+                                                                                     height, touch):
+    """The button sat 44 px above the figure, in the box that scrolls it sideways, which clipped it: the
+    caption above took its clicks and taps, and the caption's own advice ("press the fullscreen button")
+    led nowhere. A phone is a touch screen here: Streamlit moves the toolbar again while it is tapped."""
+    context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch)
+    try:
+        page = context.new_page()
+        page.goto(app_url)
+        figure = page.get_by_role("img", name=re.compile("^The Transformer: one of its"))
+        expect(figure).to_be_visible(timeout=LOAD)
+        idle(page)  # the page's style for the figure has come: its scrolling box is what clipped the button
+        page.wait_for_function("getComputedStyle(document.querySelector('.st-key-architecture')).overflowX === 'auto'")
+        # The figure's top 300 px down, its caption above it in view, as a reader scrolling down meets it.
+        figure.evaluate("f => { const main = f.closest('[data-testid=\"stMain\"]');"
+                        " main.scrollTop += f.getBoundingClientRect().top - 300; }")
+        button = page.get_by_role("button", name=re.compile("^Fullscreen: The Transformer"))
+        if touch:
+            figure.tap(position={"x": 40, "y": 40})  # a tap shows the toolbar, as a pointer over it does
+        else:
+            figure.hover(position={"x": 40, "y": 40})
+        expect(button).to_be_visible()
+        still_box(button, page)  # Streamlit slides the toolbar up to its place: the clipping came at the end
+        # What a pointer at the button's middle meets: before, the caption above it.
+        assert button.evaluate("b => { const r = b.getBoundingClientRect(); return b.contains("
+                               "document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)); }")
+        if touch:
+            button.tap(timeout=5000)  # fails when another element would take the tap
+        else:
+            button.click(timeout=5000)
+        expect(page.get_by_role("button", name="Close fullscreen")).to_be_visible()
+        no_exception(page)
+    finally:
+        context.close()
 
 
 def test_every_preset_name_reads_whole_in_the_sidebar_of_a_projector_screen(app_url, browser):
