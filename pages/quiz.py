@@ -162,24 +162,40 @@ def ask_reset() -> None:
     st.session_state[ASK_RESET] = not st.session_state.get(ASK_RESET, False)
 
 
-def new_shuffle() -> None:
-    """A new shuffle starts at its first question: it asks for a new order from the top, and would
-    otherwise only renumber the question in view. Decided here, before the run, so that the link the
-    sidebar writes (pages.page_links: seed= and q=) already names that question."""
-    st.session_state.pop(AT, None)  # the sidebar then puts the quiz on the new order's first
-    forget_link_warnings()
-
-
-def new_review() -> None:
-    """A review lists only what is missed now (RIGHTED goes: see ordered), and opens on the question in
-    view when it is among them, else on the first. Decided here, as for a new shuffle, so that the
-    link written before the page names the question shown."""
-    st.session_state.pop(RIGHTED, None)
+def _into_review() -> None:
+    """While reviewing, put the quiz on a question of the review's list: the one in view if the list
+    has it, else the list's first. Called by the callbacks that change the list (the review, the topic,
+    the shuffle), which run before the sidebar writes the link: left to the page, the question moved
+    after the link named another one (the topic's first, which the learner had not missed), and Back
+    and Forward then opened that one and ended the review."""
     if st.session_state.get("quiz_review"):
         ids = [q.id for q in ordered(st.session_state.get("quiz_topic", ALL), st.session_state.get("quiz_seed", 0),
                                      True)]
         if ids and st.session_state.get(AT) not in ids:
             st.session_state[AT] = ids[0]
+
+
+def new_shuffle() -> None:
+    """A new shuffle starts at its first question: it asks for a new order from the top, and would
+    otherwise only renumber the question in view. Decided here, before the run, so that the link the
+    sidebar writes (pages.page_links: seed= and q=) already names that question."""
+    st.session_state.pop(AT, None)  # the sidebar then puts the quiz on the new order's first
+    _into_review()  # or, in a review, the first of its list in the new order
+    forget_link_warnings()
+
+
+def new_review() -> None:
+    """A review lists only what is missed now (RIGHTED goes: see ordered), and opens on the question in
+    view when it is among them, else on the first (_into_review)."""
+    st.session_state.pop(RIGHTED, None)
+    _into_review()
+    forget_link_warnings()
+
+
+def new_topic() -> None:
+    """A new topic: in a review, a question of the review's list in that topic (_into_review); outside
+    one, the sidebar keeps the question if the topic has it, else puts the quiz on the topic's first."""
+    _into_review()
     forget_link_warnings()
 
 
@@ -765,7 +781,7 @@ mode = c1.radio("Mode", [ONE, SET], key="quiz_mode", persist_state="session", ho
                 on_change=forget_link_warnings,
                 help=f"A topic set shows every question of the chosen topic on one page (with {ALL}, all "
                      f"{len(QUESTIONS)}); one at a time steps through them with Previous and Next.")
-topic = c2.selectbox("Topic", [ALL, *TOPICS], key="quiz_topic", persist_state="session", on_change=forget_link_warnings)
+topic = c2.selectbox("Topic", [ALL, *TOPICS], key="quiz_topic", persist_state="session", on_change=new_topic)
 seed = int(c3.number_input("Shuffle seed", min_value=0, max_value=MAX_SEED, step=1, on_change=new_shuffle,
                            key="quiz_seed", persist_state="session",
                            help="0 keeps the bank's order; any other number shuffles it reproducibly."))

@@ -188,7 +188,8 @@ def parse_expression(text: Any, symbols: Mapping[str, Any] | None = None) -> flo
         names = _symbol_names(symbols or {})
         # The explanations write 4(E² + E) and 2·E·d_ff + d_ff + E, and a phone's keyboard offers ²: read
         # them as ^2 and *, and a typographic minus as -.
-        text = re.sub(r"[⁰¹²³⁴⁵⁶⁷⁸⁹]+", lambda m: "^" + m[0].translate(_SUPERSCRIPT_DIGITS), text.strip())
+        text = re.sub(r"[⁰¹²³⁴⁵⁶⁷⁸⁹]+", lambda m: "^" + m[0].translate(_SUPERSCRIPT_DIGITS),
+                      text.strip())
         text = text.translate(_TYPOGRAPHIC_OPERATORS)
         text = re.sub(rf"{_COEFFICIENT}(?=(?:{names})(?!\w))", r"\g<0>*", text, flags=re.IGNORECASE)
         # A number, a symbol or a closing parenthesis just before an opening one multiplies it too, as

@@ -465,12 +465,34 @@ def test_a_link_to_a_question_opens_it_one_at_a_time_and_ends_a_review_only_with
     follow(at, {"topic": "masking", "q": "2"})  # a link with the config, with q but no mode
     assert not at.warning and at.toggle(key="quiz_review").value is True
     assert at.radio(key="quiz_mode").value == "One question at a time"
-    assert header(at) == "Q1 · Masking" and at.text_input(key="ans_mask-blocked") is not None  # Q1 of the review
+    # Its number in the topic, as the link's q= counts, in the review too (the review's first question)
+    assert header(at) == "Q2 · Masking" and at.text_input(key="ans_mask-blocked") is not None
     follow(at, {"topic": "masking", "q": "4"})  # not missed: the review ends
     assert header(at) == "Q4 · Masking" and at.toggle(key="quiz_review").value is False
     at = open_page("quiz", {"topic": "masking", "mode": "set", "q": "2"})
     assert at.radio(key="quiz_mode").value == "A topic set" and len(at.main.header) == 7
     assert at.query_params["q"] == "2"
+
+
+@pytest.mark.parametrize("change", ["topic", "seed"])
+def test_in_a_review_a_new_topic_or_shuffle_links_the_question_shown(change):
+    """In a review, a new topic or shuffle put the link's q= on the topic's first question, and the page then
+    moved to the review's first, which the learner had missed: the link named a question not on screen, and
+    Back then Forward opened that other one and ended the review."""
+    at = open_page("quiz", {"topic": "masking", "q": "2"})
+    answer(at, "mask-blocked", "12345")  # Q2 of Masking, wrong: in the review
+    at.selectbox(key="quiz_topic").set_value("Shapes").run()
+    at.toggle(key="quiz_review").set_value(True).run()
+    if change == "topic":
+        at.selectbox(key="quiz_topic").set_value("Masking").run()
+    else:
+        at.selectbox(key="quiz_topic").set_value("Masking").run()
+        at.number_input(key="quiz_seed").set_value(3).run()
+    seed = int(at.query_params["seed"])
+    linked = quiz_order("Masking", seed)[int(at.query_params["q"]) - 1].id
+    assert linked == "mask-blocked" and at.text_input(key="ans_mask-blocked") is not None
+    follow(at, {"topic": "masking", "seed": str(seed), "mode": "one", "q": at.query_params["q"]})  # Back, Forward
+    assert at.toggle(key="quiz_review").value is True and at.text_input(key="ans_mask-blocked") is not None
 
 
 BAD_QUIZ = [  # a bad choice in a quiz link, the header shown instead, the warning
