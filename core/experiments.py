@@ -89,11 +89,13 @@ def _largest_divisor_at_most(E: int, nhead: int) -> int:
     return max(d for d in divisors(E) if d <= nhead)
 
 
-def bounded(cfg: TransformerConfig) -> tuple[TransformerConfig, str]:
+def bounded(cfg: TransformerConfig, uses: tuple[str, ...] | None = None) -> tuple[TransformerConfig, str]:
     """A small config like ``cfg`` for probes that need real numbers, and a note on what was capped.
 
     nhead is kept when it still divides the capped E, otherwise the nearest smaller divisor is used.
     An E below MIN_WIDTH is raised to RAISED_WIDTH (see raised_note), and the note says that too.
+    ``uses`` names the sizes the probe reads, when not all: the note names only those (the skip
+    ablation builds its own depth, so "layers=2" there was untrue).
     """
     changes: dict[str, Any] = {}
     if cfg.M > MAX_LEN:
@@ -119,7 +121,8 @@ def bounded(cfg: TransformerConfig) -> tuple[TransformerConfig, str]:
     if not changes:
         return cfg, ""
     small = cfg.replace(max_len=max(changes.get("M", cfg.M), changes.get("M_target", cfg.M_target)), **changes)
-    capped = [f"{k}={v}" for k, v in changes.items() if not (k == "E" and v > cfg.E)]
+    capped = [f"{k}={v}" for k, v in changes.items()
+              if not (k == "E" and v > cfg.E) and (uses is None or k in uses)]
     note = " ".join(n for n in ("Run at capped sizes to stay fast: " + ", ".join(capped) + "." if capped else "",
                                 raised_note(cfg)) if n)
     return small, note
@@ -364,7 +367,7 @@ def residual_ablation(cfg: TransformerConfig) -> Evidence:
     One stack of encoder layers, seeded once; its skip paths are switched off and on, so only the
     path changes. The loss at depth d is a fixed random projection of layer d's output.
     """
-    small, note = bounded(cfg)
+    small, note = bounded(cfg, uses=("M", "E", "nhead", "d_ff"))  # its depths are its own
     E, L = small.E, small.M
     depth_cfg = min(cfg.layers, MAX_DEPTH)
     if cfg.layers > MAX_DEPTH:

@@ -437,3 +437,11 @@ def test_the_score_scaling_title_names_only_what_the_chart_draws():
     entropies are in the tooltips and the table), so a learner looked for a line that is not there."""
     ev = run("score_scaling", TransformerConfig(N=1, M=8, E=16, nhead=2, vocab_size=10))
     assert ev.chart["y"] == "variance" and "entropy" not in ev.title.lower()
+
+
+def test_the_skip_ablations_note_names_only_the_sizes_it_capped():
+    """It said 'Run at capped sizes to stay fast: M=16, M_target=16, layers=2' while it ran at the config's
+    own depth of 3 (and has no target, batch or vocabulary at all)."""
+    ev = run("residual_ablation", TransformerConfig(layers=3, M=20, E=16, nhead=2, N=4, vocab_size=1000))
+    assert ev.values["depth"] == 3
+    assert ev.note == "Run at capped sizes to stay fast: M=16."
