@@ -851,7 +851,10 @@ def test_a_phone_says_a_map_and_its_numbers_scroll_sideways(app_url, browser, wi
         page.goto(app_url + "/attention?M=12&M_target=12")
         weights = page.locator(".vega-embed").first
         expect(weights.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
-        assert weights.evaluate("e => e.scrollWidth > e.clientWidth")  # it scrolls: the page must say so
+        # It scrolls, so the page must say so. Waited for, not read once: in a busy CI run the box was once
+        # read before the chart had its width (scrollWidth equal to clientWidth), and passed alone 3 times.
+        page.wait_for_function("() => { const e = document.querySelector('.vega-embed'); "
+                               "return e !== null && e.scrollWidth > e.clientWidth; }", timeout=LOAD)
         expect(page.get_by_text("the map scrolls sideways inside its box")).to_be_visible()
         page.get_by_text("The numbers behind the heatmap").click()  # their table scrolls too, and says so
         expect(page.get_by_text("A wide table scrolls sideways: swipe it for every column.")).to_be_visible()
