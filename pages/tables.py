@@ -237,7 +237,7 @@ MEMORY_PARTS = {
     "params": "parameters (constant in M)",
     "linear": "activations growing like M",
     "vocab": "logits, probabilities (like M·vocab_size)",  # "logits + …" lost its ")" on a 360 px phone
-    "attention": "attention scores + weights (like M²)",
+    "attention": "attention maps, causal mask (like M²)",  # maps: scores and weights
 }
 
 
