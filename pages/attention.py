@@ -4,9 +4,12 @@ The weights come from the cached live trace; core.views cuts one (capped) map ou
 huge M still draws at most MAX_POSITIONS x MAX_POSITIONS cells. No tensor maths here.
 """
 
+import math
+
 import streamlit as st
 
 from core import human_bytes
+from core.memory import FLOAT_BYTES
 from core.trace import padded_positions
 from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map
 from pages.charts import PHONE_COLUMN, attention_spec, full_width, mask_spec
@@ -67,11 +70,17 @@ st.caption("Each cell is how much one query position takes from one key position
 shapes = cached_shapes(cfg)
 shape_only_banner(shapes)
 if over_budget(shapes):
-    weights_shape = shapes.row("attention_scores").shape
+    # The kind on show, or the one a link chose (kind=cross): the message named encoder self-attention
+    # whatever the kind, and a link to the cross-attention of a large model got the encoder's shape.
+    kind = st.session_state.get("a_kind", next(iter(ATTENTION_KINDS)))
+    Lq, S = {"encoder self-attention": (cfg.M, cfg.M), "decoder masked self-attention": (cfg.M_target, cfg.M_target),
+             "cross-attention": (cfg.M_target, cfg.M)}.get(kind, (cfg.M, cfg.M))
+    weights_shape = (cfg.N, cfg.nhead, Lq, S)  # (N, nhead, L_q, S): one layer's weights of that kind
+    numel = math.prod(weights_shape)
     st.info(
         f"**No values to draw.** This config is traced shape-only, so no attention weights were computed. "
-        f"Each encoder self-attention layer's weights would be {shape_text(weights_shape)} = "
-        f"{shapes.row('attention_scores').numel:,} numbers ({human_bytes(shapes.row('attention_scores').bytes)}). "
+        f"Each {kind} layer's weights would be {shape_text(weights_shape)} = {numel:,} numbers "
+        f"({human_bytes(FLOAT_BYTES * numel)}). "
         f"To see the heatmaps, bring it under {human_bytes(shapes.budget_bytes)}. {what_to_lower(shapes)}",
         icon=":material/info:",
     )

@@ -102,6 +102,16 @@ def test_attention_choices_outlast_a_visit_elsewhere_and_shrink_with_the_config_
     assert (at.selectbox(key="a_layer").value, at.selectbox(key="a_head").value) == (0, 0)
 
 
+def test_no_values_to_draw_names_the_kind_a_link_chose():
+    """Shape-only, the page said 'Each encoder self-attention layer's weights would be (N, nhead, M, M)'
+    whatever the kind: a link to a large model's cross-attention got the encoder's shape."""
+    at = make_app({"N": "64", "M": "4096", "M_target": "512", "E": "1024", "nhead": "16", "kind": "cross"})
+    at.switch_page("pages/attention.py").run()  # opened on the link, as a browser opens /attention?...
+    assert not at.exception
+    assert any("Each cross-attention layer's weights would be (64, 16, 512, 4096) = 2,147,483,648 numbers "
+               "(8.0 GiB)" in i.value for i in at.info), [i.value for i in at.info]
+
+
 def test_attention_page_says_when_there_are_no_values():
     at = make_app().run()
     at.switch_page("pages/attention.py").run()
