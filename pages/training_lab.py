@@ -376,10 +376,15 @@ def reversal_tab() -> None:
         f"{d.eval_sequences} fresh sequences: the model's top guess for each token, made from the "
         "tokens before it.")
     c1, c2, c3 = st.columns([2, 2, 3])
-    M = c1.slider("M — sequence length (x, then reversed)", 4, 32, d.M, step=2, key="tl_rev_M",
-                  persist_state="session")
-    vocab_size = c2.slider("vocab_size — random symbols", 2, 32, d.vocab_size, key="tl_rev_vocab",
-                           persist_state="session")
+    # Short labels, the rest in their help: a label that wrapped to two lines (at 1280 px "M — sequence
+    # length (x, then reversed)", at 1024 px the vocabulary's too) pushed its slider below its neighbour's.
+    M = c1.slider("M — sequence length", 4, 32, d.M, step=2, key="tl_rev_M", persist_state="session",
+                  help="The length of [x, reverse(x)]: M/2 random tokens x, then the same tokens reversed. "
+                       "Even, so that both halves are whole.")
+    vocab_size = c2.slider("vocab_size — symbols", 2, 32, d.vocab_size, key="tl_rev_vocab",
+                           persist_state="session",
+                           help="How many different symbols x's random tokens are drawn from: chance is "
+                                "1/vocab_size.")
     # In the URL (mask=off), with the tab (task=reversal): pages.page_links. No link starts a run.
     no_mask = c3.toggle("Remove the causal mask", key="tl_rev_nomask", persist_state="session",
                         on_change=forget_link_warnings,

@@ -6,8 +6,8 @@ settings, the quiz answers by keyboard alone (Enter in an answer checks it) and 
 progress outlasts the tab, a training run outlasts a visit elsewhere and a closed tab's run gives its
 slot back, no page asks anything of another site, the heatmap's numbers are a real table, charts stay
 whole on small screens and a legend never takes a plot's height. On a projector's 1024 px screen the
-preset names read whole, the figure shows whole beside the sidebar, and a heatmap in fullscreen fits
-the window.
+preset names read whole, the figure shows whole beside the sidebar, a heatmap in fullscreen fits
+the window, and the lab's first sliders keep their labels on one line (there and at 1280 px).
 Screenshots go to tmp_path."""
 
 from __future__ import annotations
@@ -1137,3 +1137,22 @@ def test_small_heatmaps_keep_their_titles_apart_and_labels_on_their_rows(app_url
         steps = [b - a for a, b in zip(rows, rows[1:])]
         assert max(steps) - min(steps) <= 1, steps  # row 0's label as far from row 1's as the others
     assert not [w for w in warnings if "WARN" in w], warnings[:5]
+
+
+@pytest.mark.parametrize("width,height", [(1280, 800), (1024, 768)])
+def test_the_labs_first_row_of_sliders_reads_on_one_line(app_url, browser, width, height):
+    """The reversal task's M and vocab_size sliders sit side by side. "M — sequence length (x, then
+    reversed)" wrapped to two lines at 1280 px, and "vocab_size — random symbols" too at 1024 px, which
+    pushed that slider's track below its neighbour's. The labels are short now, the rest in their help."""
+    with page_in(browser, width, height) as page:
+        page.goto(app_url + "/training_lab")
+        expect(page.locator(".st-key-tl_rev_run button").first).to_be_enabled(timeout=LOAD)
+        idle(page)
+        tracks = []
+        for key in ("tl_rev_M", "tl_rev_vocab"):
+            label = page.locator(f".st-key-{key} [data-testid='stWidgetLabel'] p").first
+            lines = label.evaluate("e => e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).lineHeight)")
+            assert lines < 1.5, (key, lines)
+            tracks.append(page.locator(f".st-key-{key}").get_by_role("slider").bounding_box()["y"])
+        assert abs(tracks[0] - tracks[1]) <= 1, tracks
+        no_exception(page)
