@@ -24,6 +24,7 @@ from pages.browser_store import browser_store, conflict, report
 from pages.common import (CONFIG_FIELDS, announce, as_literal, cached_shape_only, cached_shapes, current_config,
                           forget_link_warnings, guard, theme)
 from pages.enter_checks import enter_checks
+from pages.scroll_to import scroll_to
 from pages.page_links import ALL_TOPICS, LINKED, MAX_SEED, ONE, SET, quiz_order
 from pages.tables import INK, described_chart, sizes_text, title_lines
 from quizzes import BY_ID, KIND_LABELS, QUESTIONS, TOPICS, Context, Question, answer_key, check, format_answer
@@ -40,6 +41,8 @@ SEQ = "quiz_store_seq"  # numbers the saves handed to the browser
 MERGED_SEQ = "quiz_store_merged"  # the save whose conflict report was merged last
 AT = "quiz_at"  # the question one-at-a-time mode shows, by id: the list around it may change (a link's q=)
 LISTED = "quiz_listed"  # the (topic, seed, review) that last made the list of questions
+SCROLL_UP = "quiz_scroll_up"  # set by the lower Next: the next run scrolls the new question into view
+SCROLLS = "quiz_scrolls"  # how many times it has, so each scroll mounts under a key of its own
 RIGHTED = "quiz_righted"  # questions answered right during this review: they stay in its list
 SAY = "quiz_say"  # what the next run reads out once (announce): the answer to a reset or an import
 ASK_RESET = "quiz_asking_reset"  # True while the page asks whether to forget every answer
@@ -209,6 +212,14 @@ def go_to_question(qid: str) -> None:
     forget_link_warnings()
 
 
+def next_from_below(qid: str) -> None:
+    """The Next under an answer's evidence: the next question, scrolled into view (pages.scroll_to). When
+    it is answered too, as every question of a review is, the page stayed at the foot of its evidence."""
+    go_to_question(qid)
+    st.session_state[SCROLL_UP] = st.session_state.get(SCROLLS, 0) + 1
+    st.session_state[SCROLLS] = st.session_state[SCROLL_UP]
+
+
 def position(questions: list[Question], listed: tuple) -> int:
     """Where one-at-a-time mode stands in ``questions``, made by ``listed`` (topic, seed, review).
 
@@ -243,7 +254,8 @@ def apply_import(data: bytes | str) -> None:
     st.session_state[IO_REOPEN] = True
     loaded, message = load_progress(data)
     if loaded is None:
-        st.session_state[IO_NOTE] = ("error", f"Import refused, your current progress is kept. {message}")
+        # The message quotes the file (its version, say): escaped, or '[x](https://…)' there was a link.
+        st.session_state[IO_NOTE] = ("error", f"Import refused, your current progress is kept. {as_literal(message)}")
         return
     st.session_state[PROGRESS] = restamped(loaded, now_ms())  # it replaces what other tabs hold, too
     st.session_state[IO_NOTE] = ("success", f"Imported {len(loaded['answers'])} answer(s). {message}".strip())
@@ -481,6 +493,7 @@ def as_typed(text: str) -> str:
     """A typed answer, quoted as code so that Markdown leaves it alone: quoted plainly, the stars of
     `3*E*(E+1)` were read as italics and the learner saw '3E(E+1)' quoted back. The fence is one
     backtick longer than any run of backticks inside, so even those show."""
+    text = " ".join(str(text).split())  # from an imported file it may hold a blank line, which ends the span
     fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""  # Markdown's rule for a span that starts with one
     return f"{fence}{pad}{text}{pad}{fence}"
@@ -568,11 +581,13 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
     answered = shown_formula(answered_formula(q, ctx, then) if changed else formula, attempt["expected"])
     # A chosen sentence in plain type: in code type a two-line choice broke into grey blocks of
     # monospace, hard to read beside the same sentence quoted plainly in "You answered".
+    # Quoted by as_typed, like the answer: from an imported file, a backtick in it closed the span and
+    # the rest, a link say, was Markdown.
     shown = as_literal(attempt["expected"]) if sentence else (
-        f"`{attempt['expected']}`" + (f", that is `{answered}`" if answered else ""))
+        as_typed(attempt["expected"]) + (f", that is {as_typed(answered)}" if answered else ""))
     st.markdown(f"Expected, for the config you answered with: {shown}" if q.parametric else f"Expected: {shown}")
     if changed:
-        st.caption("You answered with " + ", ".join(f"{k}={then[k]}" for k in changed)
+        st.caption("You answered with " + ", ".join(f"{k}={as_literal(str(then[k]))}" for k in changed)
                    + "; the evidence below is for the sidebar's config now. Check again to re-answer.")
     st.markdown(q.explanation)
     with guard(f"The {q.evidence.replace('_', ' ')} experiment"):
@@ -680,7 +695,7 @@ def take_browser_report() -> None:
     loaded, message = load_progress(found["text"])
     if loaded is None:
         flash("warning", "The progress this browser kept could not be read, so the quiz starts afresh and the "
-                         f"unreadable copy is replaced. {message}")
+                         f"unreadable copy is replaced. {as_literal(message)}")
     elif loaded["answers"] or "reset_at" in loaded:
         fresh = not progress()["answers"]
         st.session_state[PROGRESS] = merge(progress(), loaded)
@@ -832,8 +847,11 @@ elif mode == ONE:
     if len(questions) > 1 and questions[pos].id in progress()["answers"]:
         # Under an answered question too: its evidence is a screen or two of tables and charts, and the
         # only Next was above the question, so every question ended in a scroll back up (on a phone, two).
-        st.button("Next question ▶", key="quiz_next_below", on_click=go_to_question,
+        st.button("Next question ▶", key="quiz_next_below", on_click=next_from_below,
                   args=(questions[(pos + 1) % len(questions)].id,))
+    # Only on the run right after the press: a later run (a Check, say) leaves the page where it is.
+    if request := st.session_state.pop(SCROLL_UP, None):
+        scroll_to("quiz_nav", request)  # the new question's row of Previous and Next
 else:
     for q in questions:
         with st.container(border=True), guard(f"Question {q.id}"):

@@ -545,6 +545,73 @@ def test_next_under_an_answers_evidence_brings_the_next_question_into_view_on_a_
         no_exception(page)
 
 
+def test_next_under_the_evidence_scrolls_up_to_an_answered_next_question(app_url, browser):
+    """When the next question is answered too, as every question of a review is, its evidence is as long,
+    and the page stayed at its foot: the new question, its box and Check a screen or two above. The
+    lower Next now scrolls the new question's row of Previous and Next to the top (pages.scroll_to)."""
+    with page_in(browser, 390, 844) as page:
+        page.goto(app_url + "/quiz")
+        expect(page.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
+        pick_q1_right_by_keyboard(page)
+        page.keyboard.press("Enter")
+        expect_q1_right(page)
+        click_next(page)
+        expect(page.get_by_text("Question 2 of 70")).to_be_visible(timeout=LOAD)
+        idle(page)
+        page.get_by_label("Your answer to Q2").fill("12345")
+        page.keyboard.press("Enter")  # checks it: wrong, and Q2 shows its evidence too
+        expect(page.get_by_text(re.compile(r"^Score: 1 right, 1 wrong"))).to_be_visible(timeout=LOAD)
+        idle(page)
+        page.locator(".st-key-quiz_prev button").click()
+        expect(page.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
+        idle(page)
+        below = page.get_by_role("button", name="Next question ▶")
+        below.scroll_into_view_if_needed()
+        expect(page.get_by_text("Question 1 of 70")).not_to_be_in_viewport()  # deep in Q1's evidence
+        below.click()
+        expect(page.get_by_text("Question 2 of 70")).to_be_in_viewport(timeout=LOAD)
+        idle(page)
+        expect(page.get_by_label("Your answer to Q2")).to_be_in_viewport()
+        no_exception(page)
+
+
+STORE_KEY = "transformer-shape-explorer/quiz-progress"  # the browser's copy of the quiz's progress
+
+
+def test_a_progress_file_shows_as_written_never_as_markup(app_url, browser):
+    """A progress file is anyone's text: shared, or left in the browser's storage. Its expected answer (a
+    backtick closed the code span), the config it was answered with, a given answer with blank lines and
+    a version the quiz cannot read all came out as Markdown: live links, and a heading."""
+    import json
+
+    from quizzes.progress import FORMAT
+
+    # A bare web address still becomes a link, by Streamlit's own rule, but one that shows where it goes
+    # (pages.common.as_literal); what must not be is a link whose words hide its address.
+    links = 'a[href*="evil.example"], a[href*="t.co"]'
+    disguised = "els => els.filter(e => e.textContent.trim() !== e.getAttribute('href')).length"
+    doc = {"format": FORMAT, "version": 1, "answers": {"rnn-steps": {
+        "correct": False, "given": "3\n\n[typed link](https://t.co/b)\n\n# Big heading",
+        "expected": "8` [click me](https://evil.example/phish) `", "config": {"E": "[go](https://t.co/a)"}}}}
+    with page_in(browser, 1280, 800) as page:
+        page.add_init_script(f"localStorage.setItem({json.dumps(STORE_KEY)}, {json.dumps(json.dumps(doc))})")
+        page.goto(app_url + "/quiz?q=2")
+        expect(page.get_by_text("Welcome back: 1 answer(s) restored from this browser.")).to_be_visible(timeout=LOAD)
+        expect(page.get_by_text("[click me](https://evil.example/phish)", exact=False)).to_be_visible(timeout=LOAD)
+        expect(page.get_by_text("E=[go](https://t.co/a)", exact=False)).to_be_visible()
+        assert page.eval_on_selector_all(links, disguised) == 0
+        assert page.get_by_role("heading", name=re.compile("Big heading")).count() == 0
+        no_exception(page)
+    bad = {"format": FORMAT, "version": "[x](https://t.co/a)", "answers": {}}
+    with page_in(browser, 1280, 800) as page:
+        page.add_init_script(f"localStorage.setItem({json.dumps(STORE_KEY)}, {json.dumps(json.dumps(bad))})")
+        page.goto(app_url + "/quiz")
+        expect(page.get_by_text("could not be read", exact=False)).to_be_visible(timeout=LOAD)
+        expect(page.get_by_text("'[x](https://t.co/a)'", exact=False)).to_be_visible()
+        assert page.eval_on_selector_all(links, disguised) == 0
+        no_exception(page)
+
+
 def test_two_quiz_tabs_in_one_browser_keep_each_others_answers(app_url, browser):
     """Both tabs share the browser's one copy. Tab A answers question 1, tab B question 2, then A
     question 3: A's save would have written over B's answer (the last writer won); the browser now
