@@ -188,6 +188,8 @@ def parse_expression(text: Any, symbols: Mapping[str, Any] | None = None) -> flo
         names = _symbol_names(symbols or {})
         # The explanations write 4(E² + E) and 2·E·d_ff + d_ff + E, and a phone's keyboard offers ²: read
         # them as ^2 and *, and a typographic minus as -.
+        if re.search(r"[⁰¹²³⁴⁵⁶⁷⁸⁹][0-9]", text):  # E²3: unclear on paper, and read as E^23 it was wrong
+            return None
         text = re.sub(r"[⁰¹²³⁴⁵⁶⁷⁸⁹]+", lambda m: "^" + m[0].translate(_SUPERSCRIPT_DIGITS),
                       text.strip())
         text = text.translate(_TYPOGRAPHIC_OPERATORS)

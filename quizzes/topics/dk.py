@@ -26,7 +26,7 @@ QUESTIONS = (
         prompt="With E={E} and nhead={nhead}, how wide is each head's query (d_k)?",
         answer=lambda ctx: row_shape("qkv_one_head")(ctx)[-1], evidence="head_options",
         explanation="The E columns of the projection are split evenly over the heads: d_k = E / nhead. "
-                    "Concatenating the heads gives back nhead x d_k = E.",
+                    "Concatenating the heads gives back nhead × d_k = E.",
     ),
     Question(
         id="dk-count", topic=TOPIC, kind="numeric", parametric=True,

@@ -74,7 +74,7 @@ QUESTIONS = (
         id="ffn-params", topic=TOPIC, kind="numeric", parametric=True, expression="2*E*d_ff + d_ff + E",
         prompt="How many parameters does one FFN have at E={E}, d_ff={d_ff}?",
         answer=value("ffn_layers", "params_per_ffn"), evidence="ffn_layers",
-        explanation="E x d_ff + d_ff for the first layer, d_ff x E + E for the second: 2·E·d_ff + d_ff + E.",
+        explanation="E × d_ff + d_ff for the first layer, d_ff × E + E for the second: 2·E·d_ff + d_ff + E.",
     ),
     Question(
         id="ffn-position-wise", topic=TOPIC, kind="predict",

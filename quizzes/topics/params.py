@@ -52,7 +52,7 @@ QUESTIONS = (
         prompt="Llama-2-70B has E=8192. At that width, how many million weights do full "
                "multi-head W^Q, W^K and W^V hold together? (within 1%)",
         answer=value("parameter_counts", "llama_qkv_weights", millions), evidence="parameter_counts",
-        explanation="3 x 8192² ≈ 201.3 million. (The real Llama-2-70B uses grouped-query attention, with 8 "
+        explanation="3 × 8192² ≈ 201.3 million. (The real Llama-2-70B uses grouped-query attention, with 8 "
                     "shared key/value heads, so its W^K and W^V are 8 times narrower than this.)",
     ),
     Question(
@@ -61,7 +61,7 @@ QUESTIONS = (
         prompt="With 32000 tokens and E=8192, how many million parameters does the token embedding have? "
                "(within 1%)",
         answer=value("parameter_counts", "llama_embedding", millions), evidence="parameter_counts",
-        explanation="32000 x 8192 = 262,144,000: about 262 million, counted on a meta-device nn.Embedding.",
+        explanation="32000 × 8192 = 262,144,000: about 262 million, counted on a meta-device nn.Embedding.",
     ),
     Question(
         id="params-paper-base", topic=TOPIC, kind="numeric", tolerance=0.01, unit="millions",

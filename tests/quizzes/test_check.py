@@ -101,6 +101,13 @@ def test_powers_and_products_as_the_explanations_print_them():
         assert parse_expression(text, SYMBOLS) == number, text
     for text in ("²", "E²·", "2⁹⁹"):  # no base; no right operand; an exponent over MAX_EXPONENT
         assert parse_expression(text, SYMBOLS) is None, text
+    # A digit after a power is unclear on paper; it joined the power (E²3 was E^23). A product after one is not.
+    for text in ("E²3", "(E)²2"):
+        assert parse_expression(text, SYMBOLS) is None, text
+    assert parse_expression("2²E² + 4E", SYMBOLS) == 1088 and parse_expression("E²(E)", SYMBOLS) == 4096
+    # As the explanations now print them (they wrote "3 x 8192²", which was refused: x is a shape's separator)
+    assert parse_expression("3 × 8192²") == 3 * 8192**2
+    assert parse_expression("E × d_ff + d_ff + d_ff × E + E", SYMBOLS) == 2 * 16 * 64 + 64 + 16
 
 
 def test_floor_division():
