@@ -956,10 +956,14 @@ def test_a_phone_says_the_positional_map_scrolls_to_its_colour_scale(app_url, br
         page.goto(app_url + "/positional")
         heatmap = page.locator(".vega-embed").first
         expect(heatmap.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
-        assert heatmap.evaluate("e => e.scrollWidth > e.clientWidth")  # it scrolls: the page must say so
+        # It scrolls, so the page must say so. Waited for, not read once, as on the attention page: read
+        # before the chart has its width, the box does not scroll yet.
+        page.wait_for_function("() => { const e = document.querySelector('.vega-embed'); "
+                               "return e !== null && e.scrollWidth > e.clientWidth; }", timeout=LOAD)
         expect(page.get_by_text("the map scrolls sideways inside its box: its last dimensions")).to_be_visible()
         page.goto(app_url + "/positional?E=8&nhead=2")
         expect(heatmap.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
+        still_box(heatmap.locator(":scope > .marks"), page)  # its final width, before it is measured
         assert not heatmap.evaluate("e => e.scrollWidth > e.clientWidth")
         expect(page.get_by_text("the map scrolls sideways inside its box")).to_have_count(0)
         no_exception(page)
