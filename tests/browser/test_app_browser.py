@@ -95,6 +95,15 @@ def pick_q1_right_by_keyboard(page) -> None:
     idle(page)
 
 
+def answer_q1_right(page, app_url: str) -> None:
+    """A fresh quiz with Q1 answered right, by the keyboard alone, its evidence on the page."""
+    page.goto(app_url + "/quiz")
+    expect(page.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
+    pick_q1_right_by_keyboard(page)
+    page.keyboard.press("Enter")
+    expect_q1_right(page)
+
+
 def expect_q1_right(page) -> None:
     """Q1 was checked and right, and said so aloud: a right answer by a box of the page's own, as
     st.success is not an alert. It is the only answer so far."""
@@ -115,6 +124,13 @@ def settled_box(locator, page, changed_from: dict) -> dict:
             return box
         box = again
     raise AssertionError(f"no settled change from {changed_from} in 10 s: {box}")
+
+
+def first_chart_scrolls(page) -> None:
+    """Wait until the page's first chart scrolls sideways in its box. Waited for, not read once: in a busy
+    CI run the box was read before the chart had its width (scrollWidth equal to clientWidth)."""
+    page.wait_for_function("() => { const e = document.querySelector('.vega-embed'); "
+                           "return e !== null && e.scrollWidth > e.clientWidth; }", timeout=LOAD)
 
 
 def still_box(locator, page) -> dict:
@@ -528,11 +544,7 @@ def test_next_under_an_answers_evidence_brings_the_next_question_into_view_on_a_
     above the question: every question ended in a long swipe back up. The Next under the evidence
     leaves the new question, its box and its Check in view."""
     with page_in(browser, 390, 844) as page:
-        page.goto(app_url + "/quiz")
-        expect(page.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
-        pick_q1_right_by_keyboard(page)
-        page.keyboard.press("Enter")
-        expect_q1_right(page)
+        answer_q1_right(page, app_url)
         below = page.get_by_role("button", name="Next question ▶")
         below.scroll_into_view_if_needed()
         expect(page.get_by_role("button", name="Next ▶")).not_to_be_in_viewport()  # the one above is far up
@@ -550,11 +562,7 @@ def test_next_under_the_evidence_scrolls_up_to_an_answered_next_question(app_url
     and the page stayed at its foot: the new question, its box and Check a screen or two above. The
     lower Next now scrolls the new question's row of Previous and Next to the top (pages.scroll_to)."""
     with page_in(browser, 390, 844) as page:
-        page.goto(app_url + "/quiz")
-        expect(page.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
-        pick_q1_right_by_keyboard(page)
-        page.keyboard.press("Enter")
-        expect_q1_right(page)
+        answer_q1_right(page, app_url)
         click_next(page)
         expect(page.get_by_text("Question 2 of 70")).to_be_visible(timeout=LOAD)
         idle(page)
@@ -918,10 +926,7 @@ def test_a_phone_says_a_map_and_its_numbers_scroll_sideways(app_url, browser, wi
         page.goto(app_url + "/attention?M=12&M_target=12")
         weights = page.locator(".vega-embed").first
         expect(weights.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
-        # It scrolls, so the page must say so. Waited for, not read once: in a busy CI run the box was once
-        # read before the chart had its width (scrollWidth equal to clientWidth), and passed alone 3 times.
-        page.wait_for_function("() => { const e = document.querySelector('.vega-embed'); "
-                               "return e !== null && e.scrollWidth > e.clientWidth; }", timeout=LOAD)
+        first_chart_scrolls(page)  # so the page must say so
         expect(page.get_by_text("the map scrolls sideways inside its box")).to_be_visible()
         page.get_by_text("The numbers behind the heatmap").click()  # their table scrolls too, and says so
         expect(page.get_by_text("A wide table scrolls sideways: swipe it for every column.")).to_be_visible()
@@ -956,10 +961,7 @@ def test_a_phone_says_the_positional_map_scrolls_to_its_colour_scale(app_url, br
         page.goto(app_url + "/positional")
         heatmap = page.locator(".vega-embed").first
         expect(heatmap.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
-        # It scrolls, so the page must say so. Waited for, not read once, as on the attention page: read
-        # before the chart has its width, the box does not scroll yet.
-        page.wait_for_function("() => { const e = document.querySelector('.vega-embed'); "
-                               "return e !== null && e.scrollWidth > e.clientWidth; }", timeout=LOAD)
+        first_chart_scrolls(page)  # so the page must say so
         expect(page.get_by_text("the map scrolls sideways inside its box: its last dimensions")).to_be_visible()
         page.goto(app_url + "/positional?E=8&nhead=2")
         expect(heatmap.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
