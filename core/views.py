@@ -16,6 +16,7 @@ from torch import Tensor
 from .config import MAX_M, TransformerConfig
 from .memory import every_layer
 from .model import PositionalEncoding, init_weights, sinusoidal_table
+from .rows import EXTRAS, ROWS
 from .trace import Trace
 
 MAX_POSITIONS = 64  # rows and columns drawn in a heatmap
@@ -28,6 +29,13 @@ ATTENTION_KINDS: dict[str, tuple[str, str]] = {
     "decoder masked self-attention": ("dec", "self_attn"),
     "cross-attention": ("dec", "cross_attn"),
 }
+
+
+def weights_row(kind: str) -> str:
+    """The key of the trace's row or extra (core.rows) that holds layer 0's weights of one kind: a
+    shape-only trace has no values to cut a map from, but it still has their shape and bytes."""
+    stack, block = ATTENTION_KINDS[kind]
+    return next(r.key for r in ROWS + EXTRAS if r.hook == f"{stack}.0.{block}.weights")
 
 
 @dataclass(frozen=True)

@@ -4,14 +4,11 @@ The weights come from the cached live trace; core.views cuts one (capped) map ou
 huge M still draws at most MAX_POSITIONS x MAX_POSITIONS cells. No tensor maths here.
 """
 
-import math
-
 import streamlit as st
 
 from core import human_bytes
-from core.memory import FLOAT_BYTES
 from core.trace import padded_positions
-from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map
+from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map, weights_row
 from pages.charts import PHONE_COLUMN, attention_spec, full_width, mask_spec
 from pages.common import (cached_shapes, cached_trace, current_config, forget_link_warnings, guard, over_budget,
                           shape_only_banner, show_numbers, theme, what_to_lower)
@@ -73,14 +70,11 @@ if over_budget(shapes):
     # The kind on show, or the one a link chose (kind=cross): the message named encoder self-attention
     # whatever the kind, and a link to the cross-attention of a large model got the encoder's shape.
     kind = st.session_state.get("a_kind", next(iter(ATTENTION_KINDS)))
-    Lq, S = {"encoder self-attention": (cfg.M, cfg.M), "decoder masked self-attention": (cfg.M_target, cfg.M_target),
-             "cross-attention": (cfg.M_target, cfg.M)}.get(kind, (cfg.M, cfg.M))
-    weights_shape = (cfg.N, cfg.nhead, Lq, S)  # (N, nhead, L_q, S): one layer's weights of that kind
-    numel = math.prod(weights_shape)
+    weights = shapes.row(weights_row(kind))  # recorded by the shape-only pass too: (N, nhead, L_q, S)
     st.info(
         f"**No values to draw.** This config is traced shape-only, so no attention weights were computed. "
-        f"Each {kind} layer's weights would be {shape_text(weights_shape)} = {numel:,} numbers "
-        f"({human_bytes(FLOAT_BYTES * numel)}). "
+        f"Each {kind} layer's weights would be {shape_text(weights.shape)} = {weights.numel:,} numbers "
+        f"({human_bytes(weights.bytes)}). "
         f"To see the heatmaps, bring it under {human_bytes(shapes.budget_bytes)}. {what_to_lower(shapes)}",
         icon=":material/info:",
     )

@@ -120,3 +120,13 @@ def test_the_code_shown_for_a_row_is_python_as_written_in_the_model():
         assert source.splitlines()[line - 1].strip() == first.strip(), row.name
     probs = t.row("output_probabilities").code
     assert "if rec is not None:\n    record(rec, \"probs\"" in probs
+
+
+def test_each_attention_kinds_weights_have_a_row_of_their_shape():
+    """The attention page names the shape of the kind on show when a pass is shape-only: the row it reads
+    (core.views.weights_row) must hold that kind's layer-0 weights, as a real pass records them."""
+    from core.views import ATTENTION_KINDS, weights_row
+
+    t = trace(TransformerConfig(N=2, M=5, M_target=3, E=8, nhead=2, vocab_size=20))
+    for kind, (stack, block) in ATTENTION_KINDS.items():
+        assert t.row(weights_row(kind)).shape == tuple(t.tensors[f"{stack}.0.{block}.weights"].shape), kind
