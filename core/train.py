@@ -509,7 +509,9 @@ def train_lm(settings: LMSettings | None = None, *, text: str | None = None,
             samples = [tok.decode(generate(model, start, s.sample_tokens, s.M, s.temperature, gen))
                        for _ in range(s.samples)]
         finally:
-            del model, data, train, val
+            # Let go of the model and the data now, even on an error (its traceback keeps this frame's
+            # names alive). Set to None, not deleted: next_batch and report still name them.
+            model = data = train = val = None  # type: ignore[assignment]
     return LMResult(
         settings=asdict(s), vocab_size=len(tok), tokens=sum(1 for _ in tok.split(text)),
         train_sequences=len(seqs) - n_val, val_sequences=n_val, loss=losses, val_loss=val_loss,
