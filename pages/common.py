@@ -14,7 +14,8 @@ import math
 import re
 import traceback
 from contextlib import contextmanager
-from typing import Any, Collection, Iterator
+from types import MappingProxyType
+from typing import Any, Collection, Iterator, Mapping
 
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
@@ -23,7 +24,8 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from core import (DEFAULT_BUDGET_BYTES, PRESETS, DEFAULT, Trace, TransformerConfig, divisors, estimate, human_bytes,
                   trace)
 from core.config import SIZE_NAMES
-from pages.page_links import PAGE_CHOICES, Choice, in_any_case, link_values, read_choices, settle
+from pages.page_links import (PAGE_CHOICES, Choice, in_any_case, link_values, number_text, read_choices, settle,
+                              whole_number)
 from pages.trace_cache import shared_trace
 
 
@@ -93,12 +95,11 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
         raw = values.get(name)
         if raw is None:
             return None
-        try:
-            return int(str(raw).strip())
-        except ValueError:
+        value = whole_number(raw)
+        if value is None:
             warnings.append(f"{name}={str(raw)[:40]!r} is not a whole number written in digits; "
                             f"using {base[name]}.")
-            return None
+        return value
 
     def choose(name: str, options: list[int] | tuple[int, int], fallback: int) -> int:
         value = as_int(name)
@@ -113,7 +114,8 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
         if snapped != value and low <= value <= high:  # inside the range, between two of its steps
             warnings.append(f"{name}={value} is not one of the slider's steps; using the nearest, {snapped}.")
         elif snapped != value:
-            warnings.append(f"{name}={value} is outside the slider's range, {low} to {high}; using {snapped}.")
+            warnings.append(f"{name}={number_text(value, values[name])} is outside the slider's range, {low} to "
+                            f"{high}; using {snapped}.")
         return snapped
 
     out["N"] = choose("N", N_RANGE, base["N"])
@@ -130,16 +132,17 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
     else:
         out["nhead"] = _nearest(wanted, heads) if wanted >= 1 else heads[0]
         allowed = f"(E allows {', '.join(map(str, heads))})"
+        asked = number_text(wanted, values["nhead"])
         if out["nhead"] == wanted:
             pass
         elif wanted < 1:
-            warnings.append(f"nhead={wanted} is not a number of heads (at least 1); using nhead={out['nhead']} "
+            warnings.append(f"nhead={asked} is not a number of heads (at least 1); using nhead={out['nhead']} "
                             f"{allowed}.")
         elif out["E"] % wanted == 0:  # a divisor, above what the slider offers
-            warnings.append(f"nhead={wanted} divides E={out['E']}, but the slider stops at {MAX_NHEAD_OPTION} "
+            warnings.append(f"nhead={asked} divides E={out['E']}, but the slider stops at {MAX_NHEAD_OPTION} "
                             f"heads; using nhead={out['nhead']} {allowed}.")
         else:
-            warnings.append(f"nhead={wanted} does not divide E={out['E']}; using nhead={out['nhead']} {allowed}.")
+            warnings.append(f"nhead={asked} does not divide E={out['E']}; using nhead={out['nhead']} {allowed}.")
     positional = values.get("positional")
     kind = None if positional is None else str(positional).strip().lower()  # Learned = learned, as for true/false
     if kind is None or kind in ("sinusoidal", "learned"):
@@ -255,7 +258,8 @@ def _matching_preset(cfg: TransformerConfig) -> str:
 ALIASES = {"d_model": "E", "dim_feedforward": "d_ff"}
 
 
-def link_params(query: dict[str, str], own: Collection[str] = ()) -> tuple[dict[str, str], list[str]]:
+def link_params(query: dict[str, str], own: Collection[str] = (),
+                elsewhere: Mapping[str, str] = MappingProxyType({})) -> tuple[dict[str, str], list[str]]:
     """The config's values in a link's query, and a warning for each name that looks like a setting
     but is none (``nheads``, ``vocab``), which is left out.
 
@@ -265,18 +269,28 @@ def link_params(query: dict[str, str], own: Collection[str] = ()) -> tuple[dict[
     above. A name like no setting at all (``utm_source``, which a platform adds to a shared link) is
     passed over in silence, and so are the page's ``own`` names (the attention page's ``layer`` is no
     near miss of layers there), and a near miss whose setting the link also gives: a copied attention
-    link with ``layers=2&layer=1`` names both on purpose."""
+    link with ``layers=2&layer=1`` names both on purpose.
+
+    ``elsewhere`` maps another page's choices to that page (``mode`` to ``quiz``). Such a name was
+    taken for a near miss: ``?mode=one`` on the explorer asked "did you mean E?" (by d_model). It is
+    passed over in silence in a copied link, which gives the config too (its path edited to another
+    page), and otherwise said to belong to its page."""
     own = {name.lower() for name in own}
     given = in_any_case(query, CONFIG_FIELDS)
     by_name = {name.lower(): name for name in CONFIG_FIELDS} | {alias.lower(): f for alias, f in ALIASES.items()}
     values: dict[str, str] = {}
     warnings: list[str] = []
+    foreign: list[str] = []
     for lowered, (name, value) in given.items():
         field = by_name.get(lowered)
         if field is not None:
             values.setdefault(field, value)  # E before d_model: in_any_case puts the exact names first
             continue
         if lowered in own:
+            continue
+        if lowered in elsewhere:
+            foreign.append(f"{name}={str(value)[:40]!r} is a choice of the /{elsewhere[lowered]} page's links, "
+                           f"not this page's, so it was left out.")
             continue
         # The page's own names are candidates too: on the attention page heads=2 means head, not nhead.
         candidates = by_name | {choice: choice for choice in own}
@@ -286,7 +300,7 @@ def link_params(query: dict[str, str], own: Collection[str] = ()) -> tuple[dict[
             shown = " ".join(name[:40].split())  # a newline in the name would split the warning's list
             warnings.append(f"{shown}={str(value)[:40]!r} names no setting, so it was left out; "
                             f"did you mean {candidates[close[0]]}?")
-    return values, warnings
+    return values, warnings + (foreign if not values else [])
 
 
 def _read_url(page: str) -> None:
@@ -302,7 +316,9 @@ def _read_url(page: str) -> None:
         return
     choices = PAGE_CHOICES.get(page, ())
     query = {k: st.query_params.get(k) for k in st.query_params}
-    params, unknown = link_params(query, own=[choice.name for choice in choices])
+    elsewhere = {choice.name.lower(): other for other, theirs in PAGE_CHOICES.items() if other != page
+                 for choice in theirs}
+    params, unknown = link_params(query, own=[choice.name for choice in choices], elsewhere=elsewhere)
     if not first and not params:
         # An entry that names no config: Streamlit clears the query on a page switch and sometimes
         # leaves the bare page in the history before the sidebar writes the config back. Going

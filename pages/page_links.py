@@ -25,6 +25,33 @@ from quizzes import TOPICS, Question, questions_for
 MAX_SEED = 1_000_000  # the quiz's shuffle seeds are 0 to this
 
 
+PAST_ANY_END = 10 ** 18  # what a number too long for Python to read stands for: past every range a link meets
+
+
+def whole_number(text: Any) -> int | None:
+    """The whole number ``text`` writes (spaces around it and a sign allowed), or None.
+
+    Python reads at most 4300 digits and refuses more. A link of 5000 nines was then told it was "not
+    a whole number written in digits", which it is; it stands for a number past every range instead,
+    so the warning says what it is past."""
+    written = str(text).strip()
+    try:
+        return int(written)
+    except ValueError:
+        if re.fullmatch(r"[+-]?\d+", written):
+            return -PAST_ANY_END if written.startswith("-") else PAST_ANY_END
+        return None
+
+
+def number_text(value: int, text: Any) -> str:
+    """How a warning quotes a number a link gave: as it reads, or, past 40 digits, by its first digits
+    and its length (a warning of 5000 digits would bury the rest)."""
+    digits = str(text).strip().lstrip("+-")
+    if len(digits) <= 40:
+        return str(value)
+    return f"{'-' if value < 0 else ''}{digits[:6]}… ({len(digits):,} digits)"
+
+
 State = Mapping[str, Any]  # the session's state, with the choices a link gave before this one laid over it
 EMPTY: State = MappingProxyType({})
 
@@ -200,9 +227,9 @@ def read_choice(choice: Choice, raw: Any, cfg: TransformerConfig, state: State =
     if choice.most:
         return _read_list(choice, raw, cfg, state)
     if choice.counts:
-        try:
-            number = int(str(raw).strip().removeprefix(choice.prefix).removeprefix(choice.prefix.lower()))
-        except ValueError:
+        written = str(raw).strip().removeprefix(choice.prefix).removeprefix(choice.prefix.lower())
+        number = whole_number(written)
+        if number is None:
             showing = f"showing {choice.name} {choice.written(default, options)}."
             if isinstance(options, range):
                 return default, f"{choice.name}={shown!r} is not a whole number written in digits; {showing}"
@@ -215,6 +242,8 @@ def read_choice(choice: Choice, raw: Any, cfg: TransformerConfig, state: State =
         if first <= number <= last:
             return options[number - first], None
         near = min(max(number, first), last)
+        if len(written) > 40:
+            shown = number_text(number, written)
         return options[near - first], (
             f"{choice.name}={shown} is not among {choice.whose(cfg, state)} {len(options):,} {choice.counts}, "
             f"{first} to {last:,}; showing {choice.name} {near}.")
@@ -229,14 +258,14 @@ def read_choice(choice: Choice, raw: Any, cfg: TransformerConfig, state: State =
 def _read_list(choice: Choice, raw: Any, cfg: TransformerConfig, state: State) -> tuple[list, str | None]:
     """A list choice's values (dims=0,1,30,31, or with spaces): each a whole number the widget offers,
     once, at most ``most`` of them. What cannot be read is left out with a sentence; if nothing is left,
-    the default."""
+    the default. A repeat (dims=1,1,2) is dropped without one: it asks for nothing the list does not
+    show already."""
     options = choice.options(cfg, state)
     picked: list[int] = []
     left_out = False
     for part in re.split(r"[\s,;]+", str(raw).strip()):
-        try:
-            number = int(part)
-        except ValueError:
+        number = whole_number(part)
+        if number is None:
             left_out = left_out or bool(part)
             continue
         if number not in options:

@@ -28,6 +28,9 @@ GARBAGE = [  # query, what the config must become, a word the warning must conta
     ({"E": "12288", "nhead": "256"}, {"nhead": 128}, "nhead=256 divides E=12288, but the slider stops at 128"),
     ({"E": "100"}, {"E": 96}, "E=100 is not one of the slider's steps; using the nearest, 96."),
     ({"M": "999999999"}, {"M": 4096}, "outside the slider's range, 1 to 4096"),
+    # Past the 4300 digits Python reads: still a number, quoted by its first digits and its length.
+    ({"N": "9" * 5000}, {"N": 64}, "N=999999… (5,000 digits) is outside the slider's range, 1 to 64; using 64."),
+    ({"E": "64", "nhead": "-" + "1" * 4400}, {"nhead": 1}, "nhead=-111111… (4,400 digits) is not a number of heads"),
     # A near miss of a setting's name, typed off a slide, is said, not dropped in silence.
     ({"E": "64", "nheads": "8"}, {"E": 64, "nhead": 2}, "nheads='8' names no setting, so it was left out; did "
                                                         "you mean nhead?"),
@@ -195,6 +198,8 @@ BAD_VIEWS = [  # one bad choice in GOOD_VIEW at SMALL's sizes, what that choice 
     ("head", "__import__('os')", 0,
      "head=\"__import__('os')\" is not a whole number written in digits; showing head 0."),
     ("item", "", 3, "item='' is not a whole number written in digits; showing item 3."),  # the last, padded one
+    ("layer", "7" * 4301, 2,
+     "layer=777777… (4,301 digits) is not among this config's 3 layers, 0 to 2; showing layer 2."),
 ]
 
 
@@ -589,7 +594,20 @@ def test_a_pages_copied_link_opened_at_another_page_is_read_quietly():
         for page in {"explorer", "attention", *copied} - {source}:
             at = open_page(page, config | choices)
             assert not at.exception and not at.warning, (source, page)
-    assert link_params({"mode": "one"})[1] == ["mode='one' names no setting, so it was left out; did you mean E?"]
+
+
+def test_another_pages_choice_in_a_hand_typed_link_is_said_to_be_that_pages():
+    """?mode=one on the explorer was taken for a near miss of d_model ("did you mean E?"). It names
+    the page whose choice it is; a copied link, which gives the config too, stays quiet (above)."""
+    for page, query, message in [
+        ("explorer", {"mode": "one"}, "mode='one' is a choice of the /quiz page's links, not this page's, so it "
+                                      "was left out."),
+        ("quiz", {"Kind": "cross"}, "Kind='cross' is a choice of the /attention page's links, not this page's, so "
+                                    "it was left out."),
+    ]:
+        at = open_page(page, query)
+        assert not at.exception
+        assert link_warnings(at) == [message]
 
 
 def test_the_positional_and_lab_tabs_are_as_they_were_left_after_a_visit_elsewhere():
