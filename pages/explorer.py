@@ -12,8 +12,8 @@ from core.views import layer_crossover, memory_curve
 from pages.common import (LIVE_TABLE_BYTES, cached_shapes, current_config, guard, over_budget, phone_only_caption,
                           shape_only_banner, sidebar_closed_hint, theme)
 from pages.diagram import MIN_WIDTH, WIDTH, architecture_steps, architecture_svg, architecture_title
-from pages.tables import (STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_csv,
-                          table_file_name, table_json, table_markdown)
+from pages.tables import (STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_cells,
+                          table_csv, table_file_name, table_json, table_markdown)
 
 # On a screen of 864 px or more Streamlit leaves 5rem of margin beside the main column (1rem below:
 # measured in Chromium), and the figure may reach up to 4rem into it, on each side, as far as it needs
@@ -28,19 +28,41 @@ BLEED = (f"@media (min-width: 864px) {{ .st-key-architecture {{ --bleed: clamp(0
 TOOLBAR_IN = '.st-key-architecture [data-testid="stElementToolbar"] { top: 0 !important; }'
 FIGURE_CSS = (f"<style>.st-key-architecture {{ overflow-x: auto; }} .st-key-architecture img {{ width: 100%; "
               f"min-width: {MIN_WIDTH}px; max-width: {WIDTH}px; height: auto; }} {BLEED} {TOOLBAR_IN}</style>")
+# The description is what a learner reads a row for, and a 1280 x 800 laptop with the sidebar open showed
+# its first 25 or so characters: one line of a 400 px column, of which the 818 px table showed 203. Rows three
+# lines high wrap the text (Streamlit 1.67 wraps a cell's text only in rows over 64 px high), so the names,
+# shapes and formulas can take two lines in narrower columns, and beside them the description has 275 px or
+# more: on screen there, and every one whole (a long one says where to read on: tables.cell_text). On a
+# narrower screen the table scrolls sideways, as it did, to descriptions that are whole where they were cut.
+ROW_HEIGHT = 68  # px: three lines of the grid's text, 18.5 px each, and a margin
+DESCRIPTION_WIDTH = 275  # px: what the extras' table, 784 px in its expander at 1280, has beside its other columns
+HEADER_HEIGHT = 38  # px
+
+
+def table_height(rows: int) -> int:
+    """Every row on screen at once: the page scrolls, not a box inside it."""
+    return HEADER_HEIGHT + ROW_HEIGHT * rows
+
+
 COLUMNS = {
     # 40 px holds "#" and "14"; "small" (75 px) took from the live shape, cut off on a 390 px phone.
     # A first-time learner has never seen the notes the 14 rows come from: say what the rows are instead.
     "#": st.column_config.NumberColumn("#", width=40, help="The tensor's place in the forward pass, input first"),
-    "tensor": st.column_config.TextColumn("tensor", width="medium"),
-    "formula": st.column_config.TextColumn("formula", help="The shape in the learner's notation"),
-    "live shape": st.column_config.TextColumn("live shape", help="Read off the tensor the model produced"),
+    "tensor": st.column_config.TextColumn("tensor", width=120),
+    "formula": st.column_config.TextColumn("formula", width=120, help="The shape in the learner's notation"),
+    "live shape": st.column_config.TextColumn("live shape", width=90, help="Read off the tensor the model produced"),
+    # Its header says less than its name in the frame: "PyTorch layout (heads stacked)" was cut to "PyTorch
+    # layout (hea" in 120 px. The help and the toggle above the table say the rest.
     STACKED_COLUMN: st.column_config.TextColumn(
-        STACKED_COLUMN, help="How PyTorch holds it: one (N, nhead, M, d_k) tensor, not nhead separate ones"),
+        "PyTorch layout", width=120,
+        help="How PyTorch holds it, the heads stacked: one (N, nhead, M, d_k) tensor, not nhead separate ones"),
+    # The numbers are as wide as they need: a number's cell does not wrap.
     "elements": st.column_config.NumberColumn("elements", format="localized", help="Product of the shape"),
     "memory": st.column_config.TextColumn("memory", help="float32: 4 bytes per element; ids 8; masks 1"),
-    "description": st.column_config.TextColumn("description", width="large",
-                                               help="Cut short in the table: pick the row under it to read it whole"),
+    "description": st.column_config.TextColumn(
+        "description", width=DESCRIPTION_WIDTH,
+        help="What the tensor is, in plain words. A long one is cut short: pick its row under the table to read "
+             "it whole, with its code"),
 }
 
 
@@ -56,9 +78,9 @@ def explorer_view(cfg, theme: str = "light") -> dict:
     points, crossover = memory_curve(cfg)
     return {
         "trace": t,
-        "table": rows_frame(t),
-        "stacked": rows_frame(t, stacked=True),
-        "extras": rows_frame(t, extras=True),
+        "table": table_cells(rows_frame(t)),
+        "stacked": table_cells(rows_frame(t, stacked=True)),
+        "extras": table_cells(rows_frame(t, extras=True)),
         "csv": table_csv(t),
         "json": table_json(t),
         "markdown": table_markdown(t),
@@ -136,13 +158,14 @@ with guard("Tracing this config"):
         key="x_stacked", persist_state="session",
         help="The table shows one head's Q as (N, M, d_k). PyTorch computes all heads in one tensor, "
              "(N, nhead, M, d_k), and the one-head view is one slice of it.")
-    # On a phone the formula column starts off screen, and the grid draws no scrollbar until touched.
+    # On a phone the formula is cut and the columns after it start off screen, and the grid draws no scrollbar
+    # until touched.
     phone_only_caption("The table scrolls sideways: swipe it for the formula, elements, memory and description, "
                        "or pick a row under it to read that row whole.", key="x_table")
     frame = view["stacked" if stacked else "table"]
     order = TABLE_COLUMNS[:4] + ([STACKED_COLUMN] if stacked else []) + TABLE_COLUMNS[4:]
     st.dataframe(frame, column_config=COLUMNS, column_order=order, hide_index=True, width="stretch",
-                 height=38 + 35 * len(frame), key="x_table")
+                 height=table_height(len(frame)), row_height=ROW_HEIGHT, key="x_table")
 
     downloads = st.container(horizontal=True)  # each button as wide as its label (columns cut "JSON" at 768 px)
     downloads.download_button("Download CSV", view["csv"], file_name=table_file_name(cfg, "csv"), mime="text/csv",
@@ -155,25 +178,35 @@ with guard("Tracing this config"):
                    "sidebar will not be beside the table once it is pasted.")
         st.code(view["markdown"], language="markdown")
 
-    # The extras' descriptions are cut off in their table just as the 14 rows' are, so they are
-    # offered here too, after the rows, numbered as in their own table.
+    # A table cuts a long description short (tables.cell_text), and on a narrow screen its column starts off
+    # to the side: every row can be read whole here, the extras' too, after the rows, numbered as in their table.
     names = {f"{r.index}. {r.name}": r for r in t.rows}
     names.update({f"extra {i}. {r.name}": r for i, r in enumerate(t.extras, 1)})
     choice = st.selectbox("Read a row whole, with the code that produces it…", list(names), index=4,
                           key="x_code_row", persist_state="session")
     row = names[choice]
-    # The table's cells cut a description off at the column's edge and show no tooltip: here it is whole.
+    # The table's cells show no tooltip: here the description is whole.
     st.markdown(f"**{row.name}**, {row.formula}: {row.description}")
     st.caption(f"Recorded as `{row.hook}`, shape {row.shape}.")
     nothing = ("# (a weight or a mask: no line of the forward pass computes it)" if choice.startswith("extra ")
                else "# (this tensor is an input; no model code produces it)")
     st.code(row.code or nothing, language="python")
 
-    extras_columns = {**COLUMNS, "description": st.column_config.TextColumn(
-        "description", width="large", help="Cut short in the table: pick 'extra n' in the box above to read it whole")}
+    # The expander's padding leaves this table 784 px at 1280. Its longest name, "Q, all heads stacked
+    # (PyTorch's layout)", needs 130 px to take three lines, which its formulas give up: four of them wrap
+    # at either width.
+    extras_columns = {
+        **COLUMNS,
+        "tensor": st.column_config.TextColumn("tensor", width=130),
+        "formula": st.column_config.TextColumn("formula", width=110, help="The shape in the learner's notation"),
+        "description": st.column_config.TextColumn(
+            "description", width=DESCRIPTION_WIDTH,
+            help="What the tensor is, in plain words. A long one is cut short: pick 'extra n' in the box above "
+                 "to read it whole"),
+    }
     with st.expander(f"More tensors ({len(t.extras)} extras: stacked heads, W^Q/W^K/W^V, masks, logits…)"):
         st.dataframe(view["extras"], column_config=extras_columns, hide_index=True, width="stretch",
-                     height=38 + 35 * len(view["extras"]), key="x_extras")  # every row, no box scrolling inside
+                     height=table_height(len(view["extras"])), row_height=ROW_HEIGHT, key="x_extras")
 
     with st.expander("Glossary: the learner's notation and PyTorch's names"):
         st.markdown(

@@ -39,6 +39,13 @@ INK = {
 PHONE_PLOT_PX = 300  # the memory chart's plot on a 420 px phone, about; wider screens have more room
 LABEL_CHAR_PX = 6  # Vega's 11 px text, per character, about
 
+# The explorer's tables wrap a description over the three lines of their rows (pages.explorer.ROW_HEIGHT), in
+# a column 275 px wide or more: some 125 characters, the longest that fitted in a 1280 px window. Glide, the
+# grid, cuts a longer one off at the row's top and foot, mid-line and without a mark; so its cell says as
+# much as fits, and where to read the rest.
+DESCRIPTION_CELL_CHARS = 125
+READ_ON = " (more in “Read a row whole”)"
+
 # Rows whose per-head view (the note's) has a stacked twin in PyTorch's layout, and that twin.
 STACKED_TWIN = {"qkv_one_head": "q_stacked", "head_output": "heads_stacked"}
 
@@ -58,6 +65,26 @@ def rows_frame(t: Trace, *, extras: bool = False, stacked: bool = False) -> pd.D
     if stacked and not extras:
         frame.insert(4, STACKED_COLUMN, [stacked_shape(t, r.key) for r in rows])
     return frame
+
+
+def cell_text(description: str) -> str:
+    """A description as the explorer's table shows it: whole when it fits the cell's three lines; else its
+    first sentence, or its first clauses, and where to read the rest (the 'Read a row whole' box)."""
+    if len(description) <= DESCRIPTION_CELL_CHARS:
+        return description
+    room = DESCRIPTION_CELL_CHARS - len(READ_ON)
+    first = description.split(". ")[0] + "."
+    if len(first) > room:
+        head = description[:room - 1]
+        cut = max(head.rfind(mark) for mark in (", ", "; ", ": "))
+        first = (head[:cut] if cut > 0 else head.rsplit(" ", 1)[0]) + "…"
+    return first + READ_ON
+
+
+def table_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame as the explorer's table shows it: each description cut to what its cell holds (cell_text).
+    The downloads keep them whole."""
+    return frame.assign(description=frame["description"].map(cell_text))
 
 
 def numbers_frame(values: list[list[float]], rows: list[str], columns: list[str]) -> pd.DataFrame:

@@ -12,7 +12,7 @@ import pytest
 from core import PRESETS, TransformerConfig, trace
 from pages.common import FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS, nhead_options
 from pages.diagram import shape_text
-from pages.tables import STACKED_COLUMN, table_csv, table_file_name
+from pages.tables import DESCRIPTION_CELL_CHARS, READ_ON, STACKED_COLUMN, cell_text, table_csv, table_file_name
 from tests.app.conftest import make_app
 
 SLIDERS = {  # widget key -> (is a plain slider, minimum, maximum)
@@ -300,6 +300,48 @@ def test_large_counts_fit_their_boxes_and_borrowed_sizes_are_explained():
     # In the page's word, "pass" (the caption's "forward pass"), not "trace", which nothing explains.
     assert "a real pass would hold" in values and "trace" not in values["a real pass would hold"].proto.help
     assert any("GPT-3 175B itself is decoder-only" in c.value for c in at.caption)
+
+
+# What the explorer's tables have at 1280 x 800 with the sidebar open: 818 px, and 784 px for the extras' in
+# their expander (measured in Chromium). The two number columns size themselves to their numbers, which
+# take 71 and 66 px at the default sizes.
+LAPTOP_TABLE_PX = 784
+NUMBER_COLUMNS_PX = 71 + 66
+
+
+@pytest.mark.parametrize("which", [0, 1])  # the 14 rows, the extras
+def test_a_tables_text_wraps_and_its_description_is_on_a_laptop_screen(which):
+    """On a 1280 x 800 laptop with the sidebar open a description showed its first 25 or so characters: one
+    line of a 400 px column, half of it past the table's edge. Rows over 64 px high wrap (the only way
+    Streamlit 1.67 wraps a cell), and the other columns leave the description 275 px on screen."""
+    at = make_app().run()
+    table = at.dataframe[which]
+    assert table.proto.row_height > 64
+    columns = json.loads(table.proto.columns)
+    widths = {name: columns.get(name, {}).get("width") for name in table.value.columns}
+    assert widths["elements"] is None and widths["memory"] is None, widths  # sized to their numbers
+    assert widths["description"] >= 275, widths
+    assert sum(w for w in widths.values() if w) + NUMBER_COLUMNS_PX <= LAPTOP_TABLE_PX, widths
+
+
+def test_a_description_too_long_for_its_cell_says_where_to_read_it_whole():
+    """Three lines hold about 125 characters; glide cut a longer one at the row's top and foot, mid-line.
+    The cell keeps the first sentence and points to 'Read a row whole'; the downloads keep it whole."""
+    at = make_app().run()
+    t = trace(at.session_state["cfg"])
+    for frame, rows in ((at.dataframe[0].value, t.rows), (at.dataframe[1].value, t.extras)):
+        for cell, row in zip(frame["description"], rows):
+            assert len(cell) <= DESCRIPTION_CELL_CHARS, cell
+            assert cell == row.description or cell.endswith(READ_ON), cell
+    row6 = at.dataframe[0].value["description"][5]
+    assert row6 == ("softmax(QK^T / sqrt(d_k)) for every head: row i says how much query i takes from each key."
+                    + READ_ON)
+    extra1 = at.dataframe[1].value["description"][0]
+    assert extra1.startswith("How the model really computes Q: one E x E projection, a view that splits E into "
+                             "nhead x d_k…")
+    assert "Some notes call this row" in pd.read_csv(io.StringIO(table_csv(t)))["description"][5]
+    assert READ_ON.strip(" ()").startswith("more in “" + at.selectbox(key="x_code_row").label.split(",")[0])
+    assert cell_text("Short.") == "Short."
 
 
 def test_the_row_number_column_leaves_a_phone_room_for_the_live_shape():
