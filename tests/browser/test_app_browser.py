@@ -1065,6 +1065,28 @@ def test_a_heatmap_in_fullscreen_shows_whole_and_larger_on_a_projector_screen(ap
         no_exception(page)
 
 
+def test_the_explorers_descriptions_read_whole_on_a_laptop_screen(app_url, laptop):
+    """At 1280 x 800 with the sidebar open a description showed its first 25 or so characters: one line of a
+    400 px column, its second half past the edge of the 818 px table. Its text now wraps in rows three lines
+    high, and each table, the description its last column, fits its box: nothing is left to scroll to, in
+    the 14 rows or in the extras' narrower expander. Row 6's, too long for three lines, says where the rest is."""
+    page = laptop
+    page.goto(app_url + "/explorer")
+    expect(shape_cell(page, 0)).to_have_text("(2, 8)", timeout=LOAD)
+    idle(page)
+    page.get_by_text("More tensors (").click()
+    tables = page.locator('[data-testid="stDataFrame"]')
+    expect(tables).to_have_count(2)
+    for i in range(2):
+        scroller = tables.nth(i).locator(".dvn-scroller")  # the grid's scrolling box
+        expect(scroller).to_be_visible(timeout=LOAD)
+        page.wait_for_function("e => e.clientWidth > 700 && e.scrollWidth <= e.clientWidth",
+                               arg=scroller.element_handle(), timeout=10_000)
+    row6 = tables.first.locator('[data-testid="glide-cell-6-5"]')  # description, row 6
+    expect(row6).to_have_text(re.compile(r"takes from each key\. \(more in “Read a row whole”\)$"))
+    no_exception(page)
+
+
 def test_positional_comparison_charts_fit_two_to_a_row(app_url, laptop):
     """The "Sinusoidal vs learned" tab draws two heatmaps side by side for each kind; at 64 positions
     and dimensions each must still show whole in its half of the window."""
