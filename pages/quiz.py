@@ -51,6 +51,7 @@ FLASH = "quiz_flash"  # messages for the top of the page, each shown once, as (k
 IO = "quiz_io"  # the "Save or restore progress" expander: its open state
 IO_NOTE = "quiz_io_note"  # the last import's result, (kind, text), shown in that expander
 IO_REOPEN = "quiz_io_reopen"  # set by an import: the expander opens (stays open) on the next run
+MORE = "quiz_more"  # the expander of the score per topic, the shuffle seed and Reset progress (show_more)
 KEY_OPEN = "quiz_key_open"  # the answer key's expander: its open state (the key is computed only while open)
 SHAPE_HINT = "e.g. (2, 8, 16), 2x8x16, [2,8,16] or (N, M, E)"
 UNREADABLE = {  # what to write instead, for a reply that cannot be read as an answer of that kind
@@ -67,6 +68,7 @@ _SYMBOL = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(s for s in (*SYMBOLS, "max_
                      + r")(?![A-Za-z0-9])")
 ASKED = "▶ asked"  # marks, in words, the row of an evidence table that the question asks about
 ASKED_STYLE = "background-color: rgba(255, 196, 0, 0.25); font-weight: bold"  # and shades it
+TOPIC_PX = 280  # the topic's box: its longest name whole; with Mode and Review, one row at 1280 px, two at 1024
 NAV_BUTTON_PX = 104  # Previous and Next, one width: wide enough for "◀ Previous", narrow enough for a phone's row
 ROWS_IN_VIEW = 20  # an evidence table shows up to this many rows whole; a longer one scrolls
 # How to read an evidence chart whose title alone does not say: the influence maps are the first
@@ -611,10 +613,44 @@ def show_scores() -> None:
     total = sum(r["questions"] for r in rows)
     st.markdown(f"Score: **{right} right**, **{wrong} wrong**, {total - right - wrong} not tried yet "
                 f"(of {total} questions).")
-    # Closed until opened: opening itself after the first Check pushed the question, its result and its
-    # evidence about 400 px down, below the fold of a laptop screen.
-    with st.expander("Score per topic"):
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
+def show_more() -> int:
+    """The controls a learner reaches for now and then, in one expander under the score: the shuffle
+    seed, Reset progress and the score per topic. Returns the shuffle seed.
+
+    Closed until opened: drawn on the page, they and the notes over them put the first question
+    below the fold of a laptop screen (its heading 622 px down a window 800 px high, its choices
+    under the fold), and further still on a phone. The label names all three, so that each is found
+    without opening it; a shuffle also says its seed there, as a link's seed= shuffles the quiz
+    unasked. Keyed but not tracked: the key alone names the block, so it stays open while that label
+    changes. A tracked one (on_change) is a widget whose identity includes its label: a new seed
+    would have made it a new expander, closed, under the learner's hands."""
+    seed = st.session_state.get("quiz_seed", 0)
+    shuffled = f" · shuffled, seed {seed}" if seed else ""
+    with st.expander(f"Shuffle, reset and score per topic{shuffled}", key=MORE, icon=":material/tune:"):
+        # The controls first, where the expander opens: under the table they were a scroll away.
+        with st.container(horizontal=True, vertical_alignment="bottom"):
+            seed = int(st.number_input("Shuffle seed", min_value=0, max_value=MAX_SEED, step=1,
+                                       on_change=new_shuffle, key="quiz_seed", persist_state="session", width=200,
+                                       help="0 keeps the bank's order; any other number shuffles it reproducibly."))
+            st.button("Reset progress", key="quiz_ask_reset", on_click=ask_reset)
+        if st.session_state.get(ASK_RESET):
+            # Asked twice: one slip lost every answer. Asked here, in the page, not in a popover:
+            # Streamlit draws a popover's buttons at the end of the page, so the keyboard reached "Yes"
+            # only after every question of a topic set; here it is the next stop after Reset. A
+            # warning is an alert, which a screen reader reads out when it appears.
+            st.warning("Forget every answer, here and in the copy this browser keeps? Export them first to keep a "
+                       "copy.")
+            with st.container(horizontal=True):
+                st.button("Yes, forget my answers", key="quiz_reset", on_click=reset, type="primary")
+                st.button("Keep them", key="quiz_keep", on_click=ask_reset)
+        if st.session_state.get(STORED) is not False:  # when it is not, the page says so at the top, in full
+            st.caption(":material/save: Your answers are kept in this browser, so they outlast a closed tab or a "
+                       "server restart. *Reset progress* forgets them; *Save or restore progress*, at the foot "
+                       "of the page, exports them to move to another browser.")
+        st.dataframe(pd.DataFrame(scores(progress())), hide_index=True, width="stretch")
+    return seed
 
 
 def show_progress_io() -> None:
@@ -765,17 +801,14 @@ with st.sidebar:
     enter_checks()  # Enter in an answer checks it; in the sidebar, like the store, so it takes no room
 st.title("Quiz")
 # Every size, d_ff and the embeddings' tying included: the parameter counts turn on them, and a class
-# following along on a projector checks its own sliders against this line.
-st.caption(f"Shapes, numbers and predictions are checked against the live model for the sidebar's config "
-           f"({sizes_text(cfg)}): move a slider and those answers move with it. "
-           "Conceptual questions keep their answer and show live evidence beside it.")
-if st.session_state.get(STORED) is False:
+# following along on a projector checks its own sliders against this line. Two lines on a laptop: the
+# longer intro, with the note on saved progress under it, helped push the first question below the fold.
+st.caption(f"Answers are checked against the live model at the sidebar's sizes ({sizes_text(cfg)}): move a "
+           "slider and the shapes and numbers move with it.")
+if st.session_state.get(STORED) is False:  # when it can keep them, show_more says so, beside Reset
     st.info("This browser does not let the app keep your progress (its storage is blocked), so it lives in this "
             "session only: a closed tab or a server restart loses anything you have not exported under *Save or "
             "restore progress*.", icon=":material/save:")
-else:
-    st.caption(":material/save: Your answers are kept in this browser, so they outlast a closed tab or a server "
-               "restart. *Reset progress* forgets them; export them to move to another browser.")
 
 # The messages sit in one container drawn on every run, empty or not. A message that came or went
 # otherwise moved every element below it to a new place in the page's tree, and for the length of
@@ -788,38 +821,29 @@ with st.container(key="quiz_messages"):
         getattr(st, kind)(text)
 
 show_scores()
-c1, c2, c3 = st.columns([2, 2, 1])
+seed = show_more()
+# One row on a laptop, the row right over the question's Previous and Next: what to be asked, and how. A
+# row that wraps, not columns: three columns squeezed the radio onto two lines and cut "Review what I
+# missed" short beside a projector's sidebar (1024 px), where they do not stack.
 # Said on the controls themselves: "A topic set" and a review's list meant nothing to a newcomer until tried.
 # The sidebar has read the topic, shuffle, mode and question from a link (topic=masking&seed=0&mode=one&q=3) and
 # keeps them in the URL (pages.page_links); a change of any is a step in the browser's history.
-mode = c1.radio("Mode", [ONE, SET], key="quiz_mode", persist_state="session", horizontal=True,
+controls = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", key="quiz_controls")
+mode = controls.radio("Mode", [ONE, SET], key="quiz_mode", persist_state="session", horizontal=True,
                 on_change=forget_link_warnings,
                 help=f"A topic set shows every question of the chosen topic on one page (with {ALL}, all "
                      f"{len(QUESTIONS)}); one at a time steps through them with Previous and Next.")
-topic = c2.selectbox("Topic", [ALL, *TOPICS], key="quiz_topic", persist_state="session", on_change=new_topic)
-seed = int(c3.number_input("Shuffle seed", min_value=0, max_value=MAX_SEED, step=1, on_change=new_shuffle,
-                           key="quiz_seed", persist_state="session",
-                           help="0 keeps the bank's order; any other number shuffles it reproducibly."))
+topic = controls.selectbox("Topic", [ALL, *TOPICS], key="quiz_topic", persist_state="session", on_change=new_topic,
+                           width=TOPIC_PX)
 if st.session_state.pop(LINKED, False) and st.session_state.get("quiz_review"):
     # A link named a question (q=), counted in the topic: a review of what this learner missed that does
     # not hold it ends, so that the question shows. One that holds it goes on (Back and Forward in a review).
     if st.session_state.get(AT) not in {q.id for q in ordered(topic, seed, True)}:
         st.session_state["quiz_review"] = False
-c4, c5 = st.columns([3, 1])
-review = c4.toggle("Review what I missed", key="quiz_review", persist_state="session",
+review = controls.toggle("Review what I missed", key="quiz_review", persist_state="session",
                    help="Only the questions whose latest answer was wrong. Answer one right and it leaves "
                         "the list once the review ends.",
                    on_change=new_review)
-c5.button("Reset progress", key="quiz_ask_reset", on_click=ask_reset, width="stretch")
-if st.session_state.get(ASK_RESET):
-    # Asked twice: on a phone this sits just above Previous, and one slip lost every answer. Asked
-    # here, in the page, not in a popover: Streamlit draws a popover's buttons at the end of the
-    # page, so the keyboard reached "Yes" only after every question of a topic set. A warning is
-    # an alert, which a screen reader reads out when it appears.
-    st.warning("Forget every answer, here and in the copy this browser keeps? Export them first to keep a copy.")
-    with st.container(horizontal=True):
-        st.button("Yes, forget my answers", key="quiz_reset", on_click=reset, type="primary")
-        st.button("Keep them", key="quiz_keep", on_click=ask_reset)
 
 ctx = context(cfg)
 questions = ordered(topic, seed, review)

@@ -917,7 +917,6 @@ def test_the_quiz_names_every_size_its_answers_turn_on():
     at = make_app({"d_ff": "100", "tie_embeddings": "true"}).run()
     at.switch_page("pages/quiz.py").run()
     assert at.main.caption[0].value == (
-        "Shapes, numbers and predictions are checked against the live model for the sidebar's config (N=2, M=8, "
-        "M_target=8, E=16, nhead=2 (d_k=8), d_ff=100, vocab_size=100, layers=2, sinusoidal positions, tied "
-        "embeddings): move a slider and those answers move with it. Conceptual questions keep their answer and "
-        "show live evidence beside it.")
+        "Answers are checked against the live model at the sidebar's sizes (N=2, M=8, M_target=8, E=16, nhead=2 "
+        "(d_k=8), d_ff=100, vocab_size=100, layers=2, sinusoidal positions, tied embeddings): move a slider and the "
+        "shapes and numbers move with it.")
