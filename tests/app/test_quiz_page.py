@@ -920,3 +920,90 @@ def test_the_quiz_names_every_size_its_answers_turn_on():
         "Answers are checked against the live model at the sidebar's sizes (N=2, M=8, M_target=8, E=16, nhead=2 "
         "(d_k=8), d_ff=100, vocab_size=100, layers=2, sinusoidal positions, tied embeddings): move a slider and the "
         "shapes and numbers move with it.")
+
+
+MORE_LABEL = "Shuffle, reset and score per topic"
+
+
+def more(at):
+    """The expander, under the score, of the controls a learner reaches for now and then."""
+    [expander] = [e for e in at.main.expander if e.label.startswith(MORE_LABEL)]
+    return expander
+
+
+def test_the_shuffle_reset_and_score_per_topic_wait_in_one_expander_over_the_question():
+    """They stood open over the first question and put it below a laptop's fold. In their expander they
+    are closed until opened, and each still works there: the seed shuffles (and its label says so), Reset
+    asks first and forgets, the table counts every answer, and the note on saved progress sits by Reset."""
+    at = quiz_app()
+    browser_reports(at, "")
+    box = more(at)
+    assert box.label == MORE_LABEL and not box.proto.expanded
+    assert [n.key for n in box.number_input] == ["quiz_seed"] and [b.key for b in box.button] == ["quiz_ask_reset"]
+    assert [n.key for n in at.main.number_input] == ["quiz_seed"]  # nowhere else on the page
+    assert box.caption[0].value.startswith(":material/save: Your answers are kept in this browser")
+    assert not [c for c in at.main.caption if "kept in this browser" in c.value and c not in box.caption]
+
+    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    answer(at, "dk-value", "5")  # wrong (d_k = 8)
+    table = more(at).dataframe[0].value.set_index("topic")
+    assert tuple(table.loc["The choice of d_k", ["answered", "right", "wrong"]]) == (1, 0, 1)
+    assert table["answered"].sum() == 1
+
+    at.number_input(key="quiz_seed").set_value(7).run()
+    assert more(at).label == f"{MORE_LABEL} · shuffled, seed 7"
+    shuffled = list(questions_for("The choice of d_k"))
+    random.Random(7).shuffle(shuffled)
+    assert counter(at) == "Question 1 of 10" and at.main.header[0].value.startswith("Q1 · ")
+    assert any(m.value == shuffled[0].text(Context(DEFAULT)) for m in at.markdown)
+
+    at.button(key="quiz_ask_reset").click().run()  # asks, inside the expander, right under Reset
+    assert more(at).warning[0].value.startswith("Forget every answer")
+    assert [b.key for b in more(at).button] == ["quiz_ask_reset", "quiz_reset", "quiz_keep"]
+    at.button(key="quiz_keep").click().run()
+    assert not more(at).warning and "dk-value" in at.session_state["quiz_progress"]["answers"]
+    reset_progress(at)
+    assert not at.session_state["quiz_progress"]["answers"] and more(at).dataframe[0].value["answered"].sum() == 0
+    at.number_input(key="quiz_seed").set_value(0).run()
+    assert more(at).label == MORE_LABEL
+    assert not at.exception
+
+
+def test_where_storage_is_blocked_the_page_says_so_over_the_question_not_in_the_expander():
+    at = quiz_app()
+    browser_reports(at, available=False)
+    assert any("storage is blocked" in i.value for i in at.main.info)
+    assert not any("kept in this browser" in c.value for c in more(at).caption)
+
+
+def test_mode_topic_and_review_share_one_row_over_the_question():
+    """One row that wraps where it must (a projector's 1024 px, a phone), after the expander and right over
+    Previous and Next: what to be asked, and how. Each keeps its label (and its help, see
+    test_the_mode_and_the_review_say_what_they_do)."""
+    at = quiz_app()
+
+    def blocks(node):
+        for child in getattr(node, "children", {}).values():
+            yield child
+            yield from blocks(child)
+
+    [row] = [b for b in blocks(at.main) if b.type == "flex_container" and b.proto.id.endswith("-quiz_controls")]
+    flex = row.proto.flex_container
+    assert flex.direction == flex.HORIZONTAL and flex.wrap
+    assert [(child.type, child.key) for child in row.children.values()] == [
+        ("radio", "quiz_mode"), ("selectbox", "quiz_topic"), ("toggle", "quiz_review")]
+    assert [child.label for child in row.children.values()] == ["Mode", "Topic", "Review what I missed"]
+    # The expander, this row and Previous and Next, one after the other (rows without a key, as the seed's
+    # and Reset's inside the expander, are left out).
+    names = [b.label if b.type == "expander" else b.proto.id.rsplit("-", 1)[-1] for b in blocks(at.main)
+             if b.type == "expander" or b.type == "flex_container" and b.proto.id]
+    first = names.index(MORE_LABEL)
+    assert names[first:first + 3] == [MORE_LABEL, "quiz_controls", "quiz_nav"]
+
+
+def test_a_links_shuffle_is_named_on_the_closed_expander():
+    """A link's seed= shuffles the quiz unasked; the seed's box is out of sight, so the expander says it."""
+    at = make_app({"topic": "masking", "seed": "7", "q": "2"})
+    at.switch_page("pages/quiz.py").run()
+    assert not at.exception and at.number_input(key="quiz_seed").value == 7
+    assert more(at).label == f"{MORE_LABEL} · shuffled, seed 7"

@@ -2,10 +2,11 @@
 moved with the keyboard changes the table, a shared URL reproduces the view (the attention page's, the
 positional page's tab and curves, the lab's task and mask, the quiz's question too), M_target and d_ff
 follow M and E, Back and Forward step through the configs and the pages' choices, pages keep their
-settings, the quiz answers by keyboard alone (Enter in an answer checks it) and reads its verdict out, quiz
-progress outlasts the tab, a training run outlasts a visit elsewhere and a closed tab's run gives its
-slot back, no page asks anything of another site, the heatmap's numbers are a real table, charts stay
-whole on small screens and a legend never takes a plot's height. On a projector's 1024 px screen the
+settings, the quiz answers by keyboard alone (Enter in an answer checks it) and reads its verdict out, its
+first question shows without a scroll on a laptop, quiz progress outlasts the tab, a training run outlasts
+a visit elsewhere and a closed tab's run gives its slot back, no page asks anything of another site, the
+heatmap's numbers are a real table, charts stay whole on small screens and a legend never takes a plot's
+height. On a projector's 1024 px screen the
 preset names read whole, the figure shows whole beside the sidebar, a heatmap in fullscreen fits
 the window, and the lab's first sliders keep their labels on one line (there and at 1280 px).
 Screenshots go to tmp_path."""
@@ -631,6 +632,38 @@ def test_next_under_the_evidence_scrolls_up_to_an_answered_next_question(app_url
         idle(page)
         expect(page.get_by_label("Your answer to Q2")).to_be_in_viewport()
         no_exception(page)
+
+
+def test_the_first_question_shows_without_scrolling_on_a_laptop_and_its_heading_on_a_phone(app_url, laptop,
+                                                                                          browser):
+    """A learner who opened the quiz met no question: at 1280 x 800 the intro, the note on saved
+    progress, the score, its per-topic table's expander, the mode, topic and shuffle seed, the review
+    switch and Reset stood over it, Q1's heading at 622 px and its choices under the fold; on a
+    390 x 844 phone the heading was at 954 px. Now the laptop shows Q1's heading, its question and
+    its first choice, and the phone its heading, before any scroll."""
+    def first_question(page):
+        page.goto(app_url + "/quiz")
+        expect(page.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
+        idle(page)
+        heading = page.get_by_role("heading", level=2, name=re.compile(r"^Q1 · "))
+        still_box(heading, page)  # once the page has its fonts and every element its place
+        assert page.evaluate("() => [window.scrollY, document.querySelector('[data-testid=\"stMain\"]')"
+                             ".scrollTop]") == [0, 0]  # nothing scrolled
+        return heading
+
+    heading = first_question(laptop)
+    expect(heading).to_be_in_viewport(ratio=1)
+    expect(laptop.get_by_text("How do an RNN (say a GRU or LSTM) and the Transformer's encoder handle time?")
+           ).to_be_in_viewport(ratio=1)
+    first_choice = laptop.get_by_role("radiogroup", name="Your answer to Q1").get_by_text("Both read one token")
+    expect(first_choice).to_be_in_viewport(ratio=1)  # the answer can be started above the fold
+    # Mode, Topic and Review share one row there.
+    row = [laptop.locator(f".st-key-{key}").bounding_box() for key in ("quiz_mode", "quiz_topic", "quiz_review")]
+    assert max(box["y"] for box in row) < min(box["y"] + box["height"] for box in row)
+    no_exception(laptop)
+    with page_in(browser, 390, 844) as phone:
+        expect(first_question(phone)).to_be_in_viewport(ratio=1)
+        no_exception(phone)
 
 
 STORE_KEY = "transformer-shape-explorer/quiz-progress"  # the browser's copy of the quiz's progress
