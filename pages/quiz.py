@@ -841,9 +841,9 @@ if st.session_state.pop(LINKED, False) and st.session_state.get("quiz_review"):
     if st.session_state.get(AT) not in {q.id for q in ordered(topic, seed, True)}:
         st.session_state["quiz_review"] = False
 review = controls.toggle("Review what I missed", key="quiz_review", persist_state="session",
-                   help="Only the questions whose latest answer was wrong. Answer one right and it leaves "
-                        "the list once the review ends.",
-                   on_change=new_review)
+                         help="Only the questions whose latest answer was wrong. Answer one right and it leaves "
+                              "the list once the review ends.",
+                         on_change=new_review)
 
 ctx = context(cfg)
 questions = ordered(topic, seed, review)
