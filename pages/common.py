@@ -271,16 +271,17 @@ def link_params(query: dict[str, str], own: Collection[str] = (),
     near miss of layers there), and a near miss whose setting the link also gives: a copied attention
     link with ``layers=2&layer=1`` names both on purpose.
 
-    ``elsewhere`` maps another page's choices to that page (``mode`` to ``quiz``). Such a name was
-    taken for a near miss: ``?mode=one`` on the explorer asked "did you mean E?" (by d_model). It is
-    passed over in silence in a copied link, which gives the config too (its path edited to another
-    page), and otherwise said to belong to its page."""
+    ``elsewhere`` maps another page's choices to that page (``mode`` to ``quiz``). In a link that gives
+    no setting, such a name is said to belong to its page: ``?mode=one`` on the explorer had asked "did
+    you mean E?" (by d_model). A setting it is very near is still offered (``layer``, the attention
+    page's, for layers). In a link that gives settings, it is read as any other name: a copied link
+    (its path edited to another page) gives the setting it is near, and stays quiet."""
     own = {name.lower() for name in own}
     given = in_any_case(query, CONFIG_FIELDS)
     by_name = {name.lower(): name for name in CONFIG_FIELDS} | {alias.lower(): f for alias, f in ALIASES.items()}
     values: dict[str, str] = {}
     warnings: list[str] = []
-    foreign: list[str] = []
+    gives_settings = any(lowered in by_name for lowered in given)
     for lowered, (name, value) in given.items():
         field = by_name.get(lowered)
         if field is not None:
@@ -288,19 +289,21 @@ def link_params(query: dict[str, str], own: Collection[str] = (),
             continue
         if lowered in own:
             continue
-        if lowered in elsewhere:
-            foreign.append(f"{name}={str(value)[:40]!r} is a choice of the /{elsewhere[lowered]} page's links, "
-                           f"not this page's, so it was left out.")
+        shown = " ".join(name[:40].split())  # a newline in the name would split the warning's list
+        if lowered in elsewhere and not gives_settings:
+            near = difflib.get_close_matches(lowered, by_name, n=1, cutoff=0.8)
+            warnings.append(f"{shown}={str(value)[:40]!r} is a choice of the /{elsewhere[lowered]} page's links, "
+                            f"not this page's, so it was left out"
+                            + (f"; did you mean {by_name[near[0]]}?" if near else "."))
             continue
         # The page's own names are candidates too: on the attention page heads=2 means head, not nhead.
         candidates = by_name | {choice: choice for choice in own}
         close = difflib.get_close_matches(lowered, candidates, n=1, cutoff=0.6)
         # Named too, by any of its names: the quiz's mode= is near d_model, but its link gives E.
         if close and close[0] not in given and candidates[close[0]].lower() not in given:
-            shown = " ".join(name[:40].split())  # a newline in the name would split the warning's list
             warnings.append(f"{shown}={str(value)[:40]!r} names no setting, so it was left out; "
                             f"did you mean {candidates[close[0]]}?")
-    return values, warnings + (foreign if not values else [])
+    return values, warnings
 
 
 def _read_url(page: str) -> None:

@@ -33,7 +33,8 @@ FIGURE_CSS = (f"<style>.st-key-architecture {{ overflow-x: auto; }} .st-key-arch
 # lines high wrap the text (Streamlit 1.67 wraps a cell's text only in rows over 64 px high), so the names,
 # shapes and formulas can take two lines in narrower columns, and beside them the description has 275 px or
 # more: on screen there, and every one whole (a long one says where to read on: tables.cell_text). On a
-# narrower screen the table scrolls sideways, as it did, to descriptions that are whole where they were cut.
+# narrower screen the table scrolls sideways, as it did, to descriptions that are whole where they were cut;
+# so does it at 1280 with PyTorch's layout shown too (off unless asked for), by 84 px of 902.
 ROW_HEIGHT = 68  # px: three lines of the grid's text, 18.5 px each, and a margin
 DESCRIPTION_WIDTH = 275  # px: what the extras' table, 784 px in its expander at 1280, has beside its other columns
 HEADER_HEIGHT = 38  # px

@@ -29,27 +29,32 @@ PAST_ANY_END = 10 ** 18  # what a number too long for Python to read stands for:
 
 
 def whole_number(text: Any) -> int | None:
-    """The whole number ``text`` writes (spaces around it and a sign allowed), or None.
+    """The whole number ``text`` writes (spaces around it and a sign allowed, as Python's int reads it),
+    or None.
 
     Python reads at most 4300 digits and refuses more. A link of 5000 nines was then told it was "not
     a whole number written in digits", which it is; it stands for a number past every range instead,
-    so the warning says what it is past."""
+    so the warning says what it is past. Leading zeros do not count: 5000 zeros and a 1 is 1."""
     written = str(text).strip()
     try:
         return int(written)
     except ValueError:
-        if re.fullmatch(r"[+-]?\d+", written):
-            return -PAST_ANY_END if written.startswith("-") else PAST_ANY_END
-        return None
+        if not re.fullmatch(r"[+-]?\d+", written):
+            return None
+        negative = written.startswith("-")
+        digits = written.lstrip("+-").lstrip("0") or "0"
+        number = int(digits) if len(digits) <= 4000 else PAST_ANY_END
+        return -number if negative else number
 
 
 def number_text(value: int, text: Any) -> str:
     """How a warning quotes a number a link gave: as it reads, or, past 40 digits, by its first digits
     and its length (a warning of 5000 digits would bury the rest)."""
-    digits = str(text).strip().lstrip("+-")
+    digits = str(text).strip().lstrip("+-").lstrip("0") if abs(value) == PAST_ANY_END else str(abs(value))
+    sign = "-" if value < 0 else ""
     if len(digits) <= 40:
-        return str(value)
-    return f"{'-' if value < 0 else ''}{digits[:6]}… ({len(digits):,} digits)"
+        return sign + digits
+    return f"{sign}{digits[:6]}… ({len(digits):,} digits)"
 
 
 State = Mapping[str, Any]  # the session's state, with the choices a link gave before this one laid over it
@@ -242,8 +247,7 @@ def read_choice(choice: Choice, raw: Any, cfg: TransformerConfig, state: State =
         if first <= number <= last:
             return options[number - first], None
         near = min(max(number, first), last)
-        if len(written) > 40:
-            shown = number_text(number, written)
+        shown = number_text(number, written)
         return options[near - first], (
             f"{choice.name}={shown} is not among {choice.whose(cfg, state)} {len(options):,} {choice.counts}, "
             f"{first} to {last:,}; showing {choice.name} {near}.")

@@ -30,6 +30,7 @@ GARBAGE = [  # query, what the config must become, a word the warning must conta
     ({"M": "999999999"}, {"M": 4096}, "outside the slider's range, 1 to 4096"),
     # Past the 4300 digits Python reads: still a number, quoted by its first digits and its length.
     ({"N": "9" * 5000}, {"N": 64}, "N=999999… (5,000 digits) is outside the slider's range, 1 to 64; using 64."),
+    ({"N": "0" * 5000 + "99"}, {"N": 64}, "N=99 is outside the slider's range"),  # leading zeros do not count
     ({"E": "64", "nhead": "-" + "1" * 4400}, {"nhead": 1}, "nhead=-111111… (4,400 digits) is not a number of heads"),
     # A near miss of a setting's name, typed off a slide, is said, not dropped in silence.
     ({"E": "64", "nheads": "8"}, {"E": 64, "nhead": 2}, "nheads='8' names no setting, so it was left out; did "
@@ -198,6 +199,8 @@ BAD_VIEWS = [  # one bad choice in GOOD_VIEW at SMALL's sizes, what that choice 
     ("head", "__import__('os')", 0,
      "head=\"__import__('os')\" is not a whole number written in digits; showing head 0."),
     ("item", "", 3, "item='' is not a whole number written in digits; showing item 3."),  # the last, padded one
+    ("head", "   " + "9" * 39, 3,
+     "head=999999999999999999999999999999999999999 is not among this config's 4 heads, 0 to 3; showing head 3."),
     ("layer", "7" * 4301, 2,
      "layer=777777… (4,301 digits) is not among this config's 3 layers, 0 to 2; showing layer 2."),
 ]
@@ -604,6 +607,11 @@ def test_another_pages_choice_in_a_hand_typed_link_is_said_to_be_that_pages():
                                       "was left out."),
         ("quiz", {"Kind": "cross"}, "Kind='cross' is a choice of the /attention page's links, not this page's, so "
                                     "it was left out."),
+        # A choice that is also a near miss of a setting keeps its hint, and with settings given it is one.
+        ("explorer", {"layer": "3"}, "layer='3' is a choice of the /attention page's links, not this page's, so "
+                                     "it was left out; did you mean layers?"),
+        ("explorer", {"E": "64", "layer": "3"}, "layer='3' names no setting, so it was left out; did you mean "
+                                                "layers?"),
     ]:
         at = open_page(page, query)
         assert not at.exception
