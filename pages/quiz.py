@@ -803,9 +803,10 @@ st.title("Quiz")
 # Every size, d_ff and the embeddings' tying included: the parameter counts turn on them, and a class
 # following along on a projector checks its own sliders against this line. Two lines on a laptop: the
 # longer intro, with the note on saved progress under it, helped push the first question below the fold.
-st.caption(f"Answers are checked against the live model at the sidebar's sizes ({sizes_text(cfg)}): move a "
-           "slider and the shapes and numbers move with it.")
-if st.session_state.get(STORED) is False:  # when it can keep them, show_more says so, beside Reset
+# Shapes, numbers and predictions, not every answer: ten conceptual questions keep theirs, with live evidence.
+st.caption(f"Shapes, numbers and predictions are checked against the live model at the sidebar's sizes "
+           f"({sizes_text(cfg)}): move a slider and they move with it.")
+if st.session_state.get(STORED) is False:  # when it can keep them, show_more says so, under Reset
     st.info("This browser does not let the app keep your progress (its storage is blocked), so it lives in this "
             "session only: a closed tab or a server restart loses anything you have not exported under *Save or "
             "restore progress*.", icon=":material/save:")
@@ -830,9 +831,9 @@ seed = show_more()
 # keeps them in the URL (pages.page_links); a change of any is a step in the browser's history.
 controls = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", key="quiz_controls")
 mode = controls.radio("Mode", [ONE, SET], key="quiz_mode", persist_state="session", horizontal=True,
-                on_change=forget_link_warnings,
-                help=f"A topic set shows every question of the chosen topic on one page (with {ALL}, all "
-                     f"{len(QUESTIONS)}); one at a time steps through them with Previous and Next.")
+                      on_change=forget_link_warnings,
+                      help=f"A topic set shows every question of the chosen topic on one page (with {ALL}, all "
+                           f"{len(QUESTIONS)}); one at a time steps through them with Previous and Next.")
 topic = controls.selectbox("Topic", [ALL, *TOPICS], key="quiz_topic", persist_state="session", on_change=new_topic,
                            width=TOPIC_PX)
 if st.session_state.pop(LINKED, False) and st.session_state.get("quiz_review"):
