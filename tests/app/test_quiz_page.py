@@ -163,17 +163,24 @@ def test_a_shape_with_an_axis_too_few_is_told_so():
     assert not any("axes" in c.value for c in at.caption)
 
 
+def blocks(node):
+    """Every element and block under ``node``, depth first."""
+    for child in getattr(node, "children", {}).values():
+        yield child
+        yield from blocks(child)
+
+
+def keyed_row(at, key: str):
+    """The page's horizontal container with this key."""
+    [row] = [b for b in blocks(at.main) if b.type == "flex_container" and b.proto.id.endswith(f"-{key}")]
+    return row
+
+
 def test_previous_and_next_sit_at_the_row_ends_with_the_count_between():
     """In columns, Next stopped a quarter of the row short of the right edge and the count sat off
     centre; on a phone the three stacked. One row, spread edge to edge, centred vertically."""
     at = quiz_app()
-
-    def blocks(node):
-        for child in getattr(node, "children", {}).values():
-            yield child
-            yield from blocks(child)
-
-    [row] = [b for b in blocks(at.main) if b.type == "flex_container" and b.proto.id.endswith("-quiz_nav")]
+    row = keyed_row(at, "quiz_nav")
     flex = row.proto.flex_container
     assert (flex.direction, flex.justify, flex.align) == (
         flex.HORIZONTAL, flex.SPACE_BETWEEN, flex.ALIGN_CENTER)
@@ -981,13 +988,7 @@ def test_mode_topic_and_review_share_one_row_over_the_question():
     Previous and Next: what to be asked, and how. Each keeps its label (and its help, see
     test_the_mode_and_the_review_say_what_they_do)."""
     at = quiz_app()
-
-    def blocks(node):
-        for child in getattr(node, "children", {}).values():
-            yield child
-            yield from blocks(child)
-
-    [row] = [b for b in blocks(at.main) if b.type == "flex_container" and b.proto.id.endswith("-quiz_controls")]
+    row = keyed_row(at, "quiz_controls")
     flex = row.proto.flex_container
     assert flex.direction == flex.HORIZONTAL and flex.wrap
     assert [(child.type, child.key) for child in row.children.values()] == [
