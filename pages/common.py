@@ -24,8 +24,8 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from core import (DEFAULT_BUDGET_BYTES, PRESETS, DEFAULT, Trace, TransformerConfig, divisors, estimate, human_bytes,
                   trace)
 from core.config import SIZE_NAMES
-from pages.page_links import (PAGE_CHOICES, Choice, in_any_case, link_values, number_text, read_choices, settle,
-                              whole_number)
+from pages.page_links import (PAGE_CHOICES, Choice, in_any_case, link_values, number_text, one_line, read_choices,
+                              settle, whole_number)
 from pages.trace_cache import shared_trace
 
 
@@ -289,7 +289,7 @@ def link_params(query: dict[str, str], own: Collection[str] = (),
             continue
         if lowered in own:
             continue
-        shown = " ".join(name[:40].split())  # a newline in the name would split the warning's list
+        shown = one_line(name)
         if lowered in elsewhere and not gives_settings:
             near = difflib.get_close_matches(lowered, by_name, n=1, cutoff=0.8)
             warnings.append(f"{shown}={str(value)[:40]!r} is a choice of the /{elsewhere[lowered]} page's links, "

@@ -57,6 +57,12 @@ def number_text(value: int, text: Any) -> str:
     return f"{sign}{digits[:6]}… ({len(digits):,} digits)"
 
 
+def one_line(text: Any) -> str:
+    """At most 40 characters of a link's text, on one line, as a warning quotes it: a newline in it
+    would split the warning's list."""
+    return " ".join(str(text)[:40].split())
+
+
 State = Mapping[str, Any]  # the session's state, with the choices a link gave before this one laid over it
 EMPTY: State = MappingProxyType({})
 
@@ -226,11 +232,11 @@ def in_any_case(query: Mapping[str, V], exact: Collection[str]) -> dict[str, tup
 def read_choice(choice: Choice, raw: Any, cfg: TransformerConfig, state: State = EMPTY) -> tuple[Any, str | None]:
     """The value a link's ``raw`` text asks for, or the nearest one the widget offers (a number past
     the end becomes the last) or its default, with a sentence saying so. Never raises."""
-    options = choice.options(cfg, state)
-    default = choice.default(cfg, state)
-    shown = " ".join(str(raw)[:40].split())  # as the warning quotes it: a newline would split its list
     if choice.most:
         return _read_list(choice, raw, cfg, state)
+    options = choice.options(cfg, state)
+    default = choice.default(cfg, state)
+    shown = one_line(raw)
     if choice.counts:
         written = str(raw).strip().removeprefix(choice.prefix).removeprefix(choice.prefix.lower())
         number = whole_number(written)
@@ -282,10 +288,9 @@ def _read_list(choice: Choice, raw: Any, cfg: TransformerConfig, state: State) -
         return picked, None
     value = picked or choice.default(cfg, state)
     span = f"{options[0]} to {options[-1]}" if isinstance(options, range) else ", ".join(map(str, options))
-    shown = " ".join(str(raw)[:40].split())
-    return value, (f"{choice.name}={shown!r} is not a list of at most {choice.most} of {choice.whose(cfg, state)} "
-                   f"{len(options)} {choice.counts} ({span}), in digits; showing {choice.name} "
-                   f"{choice.written(value, options)}.")
+    return value, (f"{choice.name}={one_line(raw)!r} is not a list of at most {choice.most} of "
+                   f"{choice.whose(cfg, state)} {len(options)} {choice.counts} ({span}), in digits; showing "
+                   f"{choice.name} {choice.written(value, options)}.")
 
 
 def read_choices(choices: Sequence[Choice], query: dict[str, Any], cfg: TransformerConfig,
