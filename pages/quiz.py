@@ -606,18 +606,20 @@ def answered_formula(q: Question, ctx: Context, then: dict[str, Any]) -> str | N
         return None
 
 
-def show_scores() -> None:
+def show_scores() -> list[dict]:
+    """The score line; returns the per-topic scores it sums, for show_more's table."""
     rows = scores(progress())
     right = sum(r["right"] for r in rows)
     wrong = sum(r["wrong"] for r in rows)
     total = sum(r["questions"] for r in rows)
     st.markdown(f"Score: **{right} right**, **{wrong} wrong**, {total - right - wrong} not tried yet "
                 f"(of {total} questions).")
+    return rows
 
 
-def show_more() -> int:
+def show_more(rows: list[dict]) -> int:
     """The controls a learner reaches for now and then, in one expander under the score: the shuffle
-    seed, Reset progress and the score per topic. Returns the shuffle seed.
+    seed, Reset progress and the score per topic (``rows``, from show_scores). Returns the shuffle seed.
 
     Closed until opened: drawn on the page, they and the notes over them put the first question
     below the fold of a laptop screen (its heading 622 px down a window 800 px high, its choices
@@ -649,7 +651,7 @@ def show_more() -> int:
             st.caption(":material/save: Your answers are kept in this browser, so they outlast a closed tab or a "
                        "server restart. *Reset progress* forgets them; *Save or restore progress*, at the foot "
                        "of the page, exports them to move to another browser.")
-        st.dataframe(pd.DataFrame(scores(progress())), hide_index=True, width="stretch")
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     return seed
 
 
@@ -821,8 +823,7 @@ with st.container(key="quiz_messages"):
     for kind, text in st.session_state.get(FLASH) or []:  # all of them, until the learner acts (see flash)
         getattr(st, kind)(text)
 
-show_scores()
-seed = show_more()
+seed = show_more(show_scores())
 # One row on a laptop, the row right over the question's Previous and Next: what to be asked, and how. A
 # row that wraps, not columns: three columns squeezed the radio onto two lines and cut "Review what I
 # missed" short beside a projector's sidebar (1024 px), where they do not stack.
