@@ -28,3 +28,10 @@ def make_app(query: dict[str, str] | None = None, timeout: float = 60) -> AppTes
     if query:
         at.query_params.update(query)
     return at
+
+
+def open_page(page: str, query: dict[str, str]) -> AppTest:
+    """The app opened on a link to one of its pages, as a browser opens /positional?...."""
+    at = make_app(query)
+    at.switch_page(f"pages/{page}.py")
+    return at.run()

@@ -12,7 +12,7 @@ from core.experiments import EXPERIMENTS
 from quizzes import BY_ID, QUESTIONS, Context, format_answer, questions_for
 from quizzes.progress import FORMAT
 from pages.tables import title_lines
-from tests.app.conftest import make_app
+from tests.app.conftest import make_app, open_page
 
 
 def quiz_app():
@@ -1004,7 +1004,6 @@ def test_mode_topic_and_review_share_one_row_over_the_question():
 
 def test_a_links_shuffle_is_named_on_the_closed_expander():
     """A link's seed= shuffles the quiz unasked; the seed's box is out of sight, so the expander says it."""
-    at = make_app({"topic": "masking", "seed": "7", "q": "2"})
-    at.switch_page("pages/quiz.py").run()
+    at = open_page("quiz", {"topic": "masking", "seed": "7", "q": "2"})
     assert not at.exception and at.number_input(key="quiz_seed").value == 7
     assert more(at).label == f"{MORE_LABEL} · shuffled, seed 7"

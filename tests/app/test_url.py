@@ -10,7 +10,7 @@ from core import DEFAULT, PRESETS
 from pages.common import CONFIG_FIELDS, link_params, snap_config
 from pages.page_links import PAGE_CHOICES, in_any_case, quiz_order, read_choice, read_choices
 from quizzes import Context
-from tests.app.conftest import make_app
+from tests.app.conftest import make_app, open_page
 from tests.app.test_quiz_page import answer, browser_reports, score_line, stored_copy
 
 GARBAGE = [  # query, what the config must become, a word the warning must contain
@@ -337,13 +337,6 @@ def test_a_links_names_are_read_in_any_case_in_one_place_the_exact_spelling_firs
     assert link_params({"e": "64", "E": "32"})[0] == {"E": "32"}
     assert read_choices(PAGE_CHOICES["attention"], {"KIND": "banana", "kind": "cross"}, DEFAULT) == (
         {"a_kind": "cross-attention"}, [])
-
-
-def open_page(page: str, query: dict[str, str]):
-    """The app opened on a link to one of its pages, as a browser opens /positional?...."""
-    at = make_app(query)
-    at.switch_page(f"pages/{page}.py")
-    return at.run()
 
 
 def curves_described(at) -> str:

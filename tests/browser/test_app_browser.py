@@ -642,9 +642,8 @@ def test_the_first_question_shows_without_scrolling_on_a_laptop_and_its_heading_
     390 x 844 phone the heading was at 954 px. Now the laptop shows Q1's heading, its question and
     its first choice, and the phone its heading, before any scroll."""
     def first_question(page):
-        page.goto(app_url + "/quiz")
+        open_quiz(page, app_url + "/quiz")
         expect(page.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
-        idle(page)
         heading = page.get_by_role("heading", level=2, name=re.compile(r"^Q1 · "))
         still_box(heading, page)  # once the page has its fonts and every element its place
         assert page.evaluate("() => [window.scrollY, document.querySelector('[data-testid=\"stMain\"]')"
