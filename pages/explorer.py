@@ -198,12 +198,11 @@ with guard("Tracing this config"):
     # at either width.
     extras_columns = {
         **COLUMNS,
-        "tensor": st.column_config.TextColumn("tensor", width=130),
-        "formula": st.column_config.TextColumn("formula", width=110, help="The shape in the learner's notation"),
-        "description": st.column_config.TextColumn(
-            "description", width=DESCRIPTION_WIDTH,
-            help="What the tensor is, in plain words. A long one is cut short: pick 'extra n' in the box above "
-                 "to read it whole"),
+        "tensor": {**COLUMNS["tensor"], "width": 130},
+        "formula": {**COLUMNS["formula"], "width": 110},
+        "description": {**COLUMNS["description"],
+                        "help": "What the tensor is, in plain words. A long one is cut short: pick 'extra n' in the "
+                                "box above to read it whole"},
     }
     with st.expander(f"More tensors ({len(t.extras)} extras: stacked heads, W^Q/W^K/W^V, masks, logits…)"):
         st.dataframe(view["extras"], column_config=extras_columns, hide_index=True, width="stretch",
