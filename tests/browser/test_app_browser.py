@@ -172,11 +172,12 @@ def settled_box(locator, page, changed_from: dict) -> dict:
     raise AssertionError(f"no settled change from {changed_from} in 10 s: {box}")
 
 
-def first_chart_scrolls(page) -> None:
-    """Wait until the page's first chart scrolls sideways in its box. Waited for, not read once: in a busy
-    CI run the box was read before the chart had its width (scrollWidth equal to clientWidth)."""
-    page.wait_for_function("() => { const e = document.querySelector('.vega-embed'); "
-                           "return e !== null && e.scrollWidth > e.clientWidth; }", timeout=LOAD)
+def chart_scrolls(page, nth: int = 0) -> None:
+    """Wait until the page's chart ``nth`` (the first by default) scrolls sideways in its box. Waited for,
+    not read once: in a busy CI run the box was read before the chart had its width (scrollWidth equal to
+    clientWidth), and a scroll set then went nowhere."""
+    page.wait_for_function(f"() => {{ const e = document.querySelectorAll('.vega-embed')[{nth}]; "
+                           "return e !== undefined && e.scrollWidth > e.clientWidth; }", timeout=LOAD)
 
 
 def still_box(locator, page) -> dict:
@@ -856,6 +857,7 @@ def test_a_wide_heatmap_scrolls_inside_a_phone_screen(app_url, phone):
     for i in range(2):  # here Streamlit draws the weights as SVG and the mask on a canvas: both count
         chart, drawing = charts.nth(i), charts.nth(i).locator(":scope > .marks")  # .marks: the svg or canvas
         expect(drawing).to_be_visible(timeout=LOAD)
+        chart_scrolls(page, i)  # once it has its width: a scroll set before went nowhere in one CI run
         box = drawing.bounding_box()
         assert box["x"] + box["width"] > width  # wider than the screen
         chart.evaluate("e => { e.scrollLeft = e.scrollWidth; }")
@@ -1008,7 +1010,7 @@ def test_a_phone_says_a_map_and_its_numbers_scroll_sideways(app_url, browser, wi
         page.goto(app_url + "/attention?M=12&M_target=12")
         weights = page.locator(".vega-embed").first
         expect(weights.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
-        first_chart_scrolls(page)  # so the page must say so
+        chart_scrolls(page)  # so the page must say so
         expect(page.get_by_text("the map scrolls sideways inside its box")).to_be_visible()
         page.get_by_text("The numbers behind the heatmap").click()  # their table scrolls too, and says so
         expect(page.get_by_text("A wide table scrolls sideways: swipe it for every column.")).to_be_visible()
@@ -1043,7 +1045,7 @@ def test_a_phone_says_the_positional_map_scrolls_to_its_colour_scale(app_url, br
         page.goto(app_url + "/positional")
         heatmap = page.locator(".vega-embed").first
         expect(heatmap.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
-        first_chart_scrolls(page)  # so the page must say so
+        chart_scrolls(page)  # so the page must say so
         expect(page.get_by_text("the map scrolls sideways inside its box: its last dimensions")).to_be_visible()
         page.goto(app_url + "/positional?E=8&nhead=2")
         expect(heatmap.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
