@@ -34,23 +34,29 @@ def whole_number(text: Any) -> int | None:
 
     Python reads at most 4300 digits and refuses more. A link of 5000 nines was then told it was "not
     a whole number written in digits", which it is; it stands for a number past every range instead,
-    so the warning says what it is past. Leading zeros do not count: 5000 zeros and a 1 is 1."""
+    so the warning says what it is past. Leading zeros do not count: 5000 zeros and a 1 is 1. Nor do the
+    underscores Python allows between digits (1_000 is 1000), however long the number."""
     written = str(text).strip()
     try:
         return int(written)
     except ValueError:
-        if not re.fullmatch(r"[+-]?\d+", written):
+        if not re.fullmatch(r"[+-]?\d+(_\d+)*", written):
             return None
         negative = written.startswith("-")
-        digits = written.lstrip("+-").lstrip("0") or "0"
+        digits = _digits(written) or "0"
         number = int(digits) if len(digits) <= 4000 else PAST_ANY_END
         return -number if negative else number
+
+
+def _digits(written: str) -> str:
+    """A number's digits as they count: no sign, no leading zeros, no underscores."""
+    return written.lstrip("+-").replace("_", "").lstrip("0")
 
 
 def number_text(value: int, text: Any) -> str:
     """How a warning quotes a number a link gave: as it reads, or, past 40 digits, by its first digits
     and its length (a warning of 5000 digits would bury the rest)."""
-    digits = str(text).strip().lstrip("+-").lstrip("0") if abs(value) == PAST_ANY_END else str(abs(value))
+    digits = _digits(str(text).strip()) if abs(value) == PAST_ANY_END else str(abs(value))
     sign = "-" if value < 0 else ""
     if len(digits) <= 40:
         return sign + digits

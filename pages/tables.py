@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from functools import lru_cache
 
 import altair as alt
@@ -45,6 +46,8 @@ LABEL_CHAR_PX = 6  # Vega's 11 px text, per character, about
 # much as fits, and where to read the rest.
 DESCRIPTION_CELL_CHARS = 125
 READ_ON = " (more in “Read a row whole”)"
+# A full stop and a space end a sentence, unless they end an abbreviation such as "e.g." or "i.e."
+SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bcf)\. ")
 
 # Rows whose per-head view (the note's) has a stacked twin in PyTorch's layout, and that twin.
 STACKED_TWIN = {"qkv_one_head": "q_stacked", "head_output": "heads_stacked"}
@@ -73,7 +76,7 @@ def cell_text(description: str) -> str:
     if len(description) <= DESCRIPTION_CELL_CHARS:
         return description
     room = DESCRIPTION_CELL_CHARS - len(READ_ON)
-    first = description.split(". ")[0] + "."
+    first = SENTENCE_END.split(description, maxsplit=1)[0] + "."
     if len(first) > room:
         head = description[:room - 1]
         cut = max(head.rfind(mark) for mark in (", ", "; ", ": "))

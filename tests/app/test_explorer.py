@@ -342,6 +342,9 @@ def test_a_description_too_long_for_its_cell_says_where_to_read_it_whole():
     assert "Some notes call this row" in pd.read_csv(io.StringIO(table_csv(t)))["description"][5]
     assert READ_ON.strip(" ()").startswith("more in “" + at.selectbox(key="x_code_row").label.split(",")[0])
     assert cell_text("Short.") == "Short."
+    # An abbreviation's full stop does not end the first sentence.
+    long = "Keys and values, e.g. the encoder's memory, enter here. " + "More words follow here. " * 8
+    assert cell_text(long) == "Keys and values, e.g. the encoder's memory, enter here." + READ_ON
 
 
 def test_the_row_number_column_leaves_a_phone_room_for_the_live_shape():

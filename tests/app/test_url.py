@@ -32,6 +32,8 @@ GARBAGE = [  # query, what the config must become, a word the warning must conta
     ({"N": "9" * 5000}, {"N": 64}, "N=999999… (5,000 digits) is outside the slider's range, 1 to 64; using 64."),
     ({"N": "0" * 5000 + "99"}, {"N": 64}, "N=99 is outside the slider's range"),  # leading zeros do not count
     ({"E": "64", "nhead": "-" + "1" * 4400}, {"nhead": 1}, "nhead=-111111… (4,400 digits) is not a number of heads"),
+    # Python's underscores between digits do not count either, however long the number.
+    ({"N": "9_" * 4400 + "9"}, {"N": 64}, "N=999999… (4,401 digits) is outside the slider's range, 1 to 64"),
     # A near miss of a setting's name, typed off a slide, is said, not dropped in silence.
     ({"E": "64", "nheads": "8"}, {"E": 64, "nhead": 2}, "nheads='8' names no setting, so it was left out; did "
                                                         "you mean nhead?"),
