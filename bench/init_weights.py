@@ -101,8 +101,8 @@ def whole_models(repeats: int) -> None:
         med = medians({"ours": lambda: init_weights(ours, 0), "torch": lambda: torch_default_init(reference)},
                       repeats)
         params = sum(p.numel() for p in ours.parameters())
-        print(f"{str((cfg.E, cfg.nhead, cfg.vocab_size)):>18} | {params:>10,} {med['ours'] * 1e3:8.1f} {med['torch'] * 1e3:10.1f} | "
-              f"{med['ours'] / med['torch']:12.2f}")
+        print(f"{str((cfg.E, cfg.nhead, cfg.vocab_size)):>18} | {params:>10,} {med['ours'] * 1e3:8.1f} "
+              f"{med['torch'] * 1e3:10.1f} | {med['ours'] / med['torch']:12.2f}")
 
 
 def main() -> None:

@@ -217,7 +217,8 @@ def main() -> None:
         for size, pairs in ratios.items():
             info, bare = [r for r, _ in pairs], [r for _, r in pairs]
             print(f"{str(size):>24} | {statistics.median(info):15.3f} {sum(r <= INFO_TARGET for r in info):>3} of "
-                  f"{len(info):<2} | {statistics.median(bare):10.3f} {sum(r <= BARE_TARGET for r in bare):>3} of {len(bare)}")
+                  f"{len(info):<2} | {statistics.median(bare):10.3f} {sum(r <= BARE_TARGET for r in bare):>3} of "
+                  f"{len(bare)}")
     print(f"first trace in this process (after imports): {first * 1e3:.1f} ms")
     if args.breakdown:
         print(f"\n{'N, M, E, nhead, vocab':>24} | {'build ms':>8} {'init ms':>8} {'forward ms':>10} "

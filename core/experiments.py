@@ -477,7 +477,8 @@ def score_scaling(cfg: TransformerConfig) -> Evidence:
                         {"d_k": w, "scores": "q·k / sqrt(d_k)", "variance": var_scaled,
                          "softmax entropy": ent["scaled"]}]
     var_raw, var_scaled, ent_raw, ent_scaled = at[min(d_k, MAX_SCORE_WIDTH)]
-    note = "" if d_k <= MAX_SCORE_WIDTH else f"Measured at d_k={MAX_SCORE_WIDTH} (capped); the variance keeps growing like d_k."
+    note = ("" if d_k <= MAX_SCORE_WIDTH
+            else f"Measured at d_k={MAX_SCORE_WIDTH} (capped); the variance keeps growing like d_k.")
     measured = min(d_k, MAX_SCORE_WIDTH)
     values = {"d_k": d_k, "keys": S, "variance_unscaled": var_raw, "measured_at_d_k": measured,
               # Past the cap, the variance per dimension measured at the cap, times d_k.
@@ -887,7 +888,8 @@ def batch_first(cfg: TransformerConfig) -> Evidence:
     with MetaShapeCache():  # shapes by rule, without PyTorch's slow first meta call
         layer = nn.TransformerEncoderLayer(cfg.E, cfg.nhead, cfg.d_ff, device="meta")
         out = layer(torch.empty(*theirs, device="meta"))  # (M, N, E)
-    values = {"ours": ours, "pytorch_default": tuple(out.shape), "pytorch_batch_first_flag": layer.self_attn.batch_first}
+    values = {"ours": ours, "pytorch_default": tuple(out.shape),
+              "pytorch_batch_first_flag": layer.self_attn.batch_first}
     records = [{"layout": "ours (batch_first)", "axis": i, "size": s} for i, s in enumerate(ours)] + \
               [{"layout": "nn.Transformer default", "axis": i, "size": s} for i, s in enumerate(theirs)]
     return Evidence("batch_first", "Source embedding layout: ours against PyTorch's default", values, records,

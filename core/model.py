@@ -279,7 +279,8 @@ class DecoderLayer(nn.Module):
                 prefix: str = "") -> Tensor:
         a = self.self_attn(x, x, tgt_mask, tgt_key_padding_mask, rec, prefix + "self_attn.")  # (N, M_target, E)
         x = self.norm1(x + a if self.residual else a)  # (N, M_target, E)
-        c = self.cross_attn(x, memory, memory_mask, memory_key_padding_mask, rec, prefix + "cross_attn.")  # (N, M_target, E)
+        c = self.cross_attn(x, memory, memory_mask, memory_key_padding_mask, rec,
+                            prefix + "cross_attn.")  # (N, M_target, E)
         x = self.norm2(x + c if self.residual else c)  # (N, M_target, E)
         record(rec, prefix + "ffn_in", x)
         f = self.ffn(x, rec, prefix + "ffn.")  # (N, M_target, E)

@@ -55,7 +55,8 @@ ROWS: tuple[RowSpec, ...] = (
     RowSpec(10, "ffn_output", "FFN output", "(N, M, E)", "enc.0.ffn.out",
             "Linear(E, d_ff), ReLU, Linear(d_ff, E), per position; the ReLU is inside, none follows."),
     RowSpec(11, "encoder_output", "encoder output", "(N, M, E)", "memory",
-            "The last encoder layer's output, the 'memory': the decoder's cross-attention keys and values come from it."),
+            "The last encoder layer's output, the 'memory': the decoder's cross-attention keys and values come "
+            "from it."),
     RowSpec(12, "target_embedding", "target embedding", "(N, M_target, E)", "tgt.sum",
             "The target tokens, shifted right, embedded and position-encoded: what the first decoder layer reads."),
     RowSpec(13, "decoder_output", "decoder output", "(N, M_target, E)", "dec.out",
@@ -82,7 +83,8 @@ EXTRAS: tuple[RowSpec, ...] = (
     RowSpec(0, "ffn_hidden", "FFN hidden layer", "(N, M, d_ff)", "enc.0.ffn.hidden",
             "After Linear(E, d_ff) and ReLU: the wide middle of the feed-forward network."),
     RowSpec(0, "causal_mask", "causal mask", "(M_target, M_target)", "tgt_mask",
-            "True above the diagonal: target position i may not look at positions after i. The diagonal stays visible."),
+            "True above the diagonal: target position i may not look at positions after i. The diagonal stays "
+            "visible."),
     RowSpec(0, "key_padding_mask", "key padding mask", "(N, M)", "src_key_padding_mask",
             "True where a source token is padding (id 0), so no query attends to it."),
     RowSpec(0, "decoder_self_scores", "masked self-attention weights", "(N, nhead, M_target, M_target)",

@@ -10,10 +10,11 @@ still measured, on the model as it stands.
 
 The thread calls core.train and writes plain values into its LabRun, which the page reads. Of
 Streamlit it only asks, after each step, whether its session is still connected (Runtime's
-is_active_session, which may be called from any thread). Limits: at most two runs at once on a server (it may have only two cores),
-one per experiment per session, and a time limit each. A run whose tab has been closed stops once its
-session has been gone for ABANDON_GRACE seconds, so that it frees its slot for someone else; the
-grace lets a tab that only lost its connection for a moment reconnect to a run still going.
+is_active_session, which may be called from any thread). Limits: at most two runs at once on a
+server (it may have only two cores), one per experiment per session, and a time limit each. A run
+whose tab has been closed stops once its session has been gone for ABANDON_GRACE seconds, so that it
+frees its slot for someone else; the grace lets a tab that only lost its connection for a moment
+reconnect to a run still going.
 """
 
 from __future__ import annotations

@@ -50,7 +50,8 @@ def test_attention_map_masks_are_the_traced_ones(t):
 def test_attention_map_is_capped_and_refuses_bad_input():
     long = trace(TransformerConfig(N=1, M=100, E=4, nhead=1, vocab_size=5, layers=1))
     a = attention_map(long, "encoder self-attention")
-    assert (len(a.weights), len(a.weights[0]), a.queries, a.keys, a.capped) == (MAX_POSITIONS, MAX_POSITIONS, 100, 100, True)
+    assert (len(a.weights), len(a.weights[0]), a.queries, a.keys, a.capped) == (
+        MAX_POSITIONS, MAX_POSITIONS, 100, 100, True)
     with pytest.raises(ValueError, match="head=1 is out of range"):
         attention_map(long, "encoder self-attention", head=1)
     with pytest.raises(ValueError, match="kind="):
@@ -162,7 +163,8 @@ def test_the_figure_in_words_has_one_sentence_per_arrow_with_the_same_shape(t):
     assert steps[0] == "From inputs (source token ids) to input embedding × √E: (3, 8)"
     assert ("From the encoder's second Add & Norm to decoder multi-head cross-attention as the memory "
             "(its keys and values): (3, 8, 12)") in steps
-    assert "From the decoder's first Add & Norm to decoder multi-head cross-attention as its queries: (3, 6, 12)" in steps
+    assert ("From the decoder's first Add & Norm to decoder multi-head cross-attention as its queries: "
+            "(3, 6, 12)") in steps
     assert steps[-1] == "From softmax to output probabilities: (3, 6, 20)"
     drawn = [label.replace("\\n", " ").lower() for label, _ in NODES.values()]
     drawn_alike = {label for label in drawn if drawn.count(label) > 1}  # "+", "add & norm", ...
