@@ -521,15 +521,31 @@ def lm_tab() -> None:
     st.header("Loss")
     st.altair_chart(loss_chart(res["loss"], val=res["val_loss"], uniform=res["uniform_loss"], theme=theme()),
                     width="stretch")
-    st.caption(
-        f"{res['train_sequences']} training sequences, {res['val_sequences']} held out. With so little text "
-        "the held-out loss soon turns back up while the training loss keeps falling: the model starts "
-        "memorising its lines instead of learning the language.")
+    st.caption(held_out_words(res))
     st.header("Samples")
     for i, sample in enumerate(res["samples"], 1):
         st.caption(f"sample {i}: the prompt, then {s['sample_tokens']} {s['tokenizer']} tokens drawn at "
                    f"temperature {s['temperature']}")
         st.code(sample, language="text", wrap_lines=True)
+
+
+def held_out_words(res: dict) -> str:
+    """What this run's held-out loss did, read off the run. A fixed sentence said that it "soon turns
+    back up" even under runs in which it fell to the last measurement (a low learning rate, few steps)."""
+    counts = f"{res['train_sequences']} training sequences, {res['val_sequences']} held out."
+    if len(res["val_loss"]) < 2:
+        return counts
+    (best_step, best), (last_step, last) = min(res["val_loss"], key=lambda sv: sv[1]), res["val_loss"][-1]
+    if best_step == last_step:
+        return (f"{counts} The held-out loss was still falling at the last measurement ({last:.3f} at step "
+                f"{last_step}). With so little text it turns back up once the model starts memorising its lines; "
+                "more steps, or a higher learning rate, show where.")
+    train_then, train_now = res["loss"][best_step - 1], res["loss"][last_step - 1]
+    falling = (f", while the training loss went on falling ({train_then:.3f} to {train_now:.3f})"
+               if train_now < train_then else "")
+    return (f"{counts} The held-out loss was lowest at step {best_step} ({best:.3f}) and rose to {last:.3f} by "
+            f"step {last_step}{falling}: from there on the model memorises its lines instead of learning the "
+            "language.")
 
 
 st.title("Training lab")

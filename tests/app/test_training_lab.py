@@ -108,6 +108,33 @@ def test_language_model_trains_and_shows_samples(lab):
     assert samples == res["samples"] and len(samples) == 2
 
 
+def test_the_held_out_sentence_says_what_this_runs_held_out_loss_did(lab):
+    """A fixed sentence said the held-out loss "soon turns back up" under a run in which it fell to the
+    last measurement (learning rate 0.0003). The sentence now reads the run."""
+    lab.select_slider(key="tl_lm_M").set_value(16)
+    small_model(lab, "tl_lm", steps=6)
+    train(lab, "tl_lm")
+    res = lab.session_state["tl_lm_result"]
+    counts = f"{res['train_sequences']} training sequences, {res['val_sequences']} held out."
+
+    def words(val_loss, loss=(3.0, 2.9, 2.8, 2.7, 2.6, 2.5)):
+        lab.session_state["tl_lm_result"] = {**res, "val_loss": val_loss, "loss": list(loss)}
+        lab.run()
+        assert not lab.exception
+        return next(c.value for c in lab.caption if c.value.startswith(counts))
+
+    still = words([(3, 2.9), (6, 2.7)])
+    assert still.startswith(counts + " The held-out loss was still falling at the last measurement (2.700 at step 6).")
+    assert "turns back up" not in still.split(".")[2]
+    assert words([(2, 2.9), (4, 2.6), (6, 2.8)]) == (
+        counts + " The held-out loss was lowest at step 4 (2.600) and rose to 2.800 by step 6, while the training "
+        "loss went on falling (2.700 to 2.500): from there on the model memorises its lines instead of learning "
+        "the language.")
+    rose = words([(2, 2.9), (4, 2.6), (6, 2.8)], loss=(3.0, 2.9, 2.8, 2.7, 2.6, 2.9))
+    assert "rose to 2.800 by step 6: from there on" in rose  # no claim the training loss fell when it did not
+    assert words([(6, 2.7)]) == counts  # one measurement shows no trend
+
+
 def test_a_prompt_outside_the_text_is_refused_with_a_message(lab):
     lab.text_input(key="tl_lm_prompt").input("Zebra").run()
     assert not lab.exception
