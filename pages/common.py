@@ -162,6 +162,7 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
 
 
 _SET_BY_CODE = "widgets_set_by_code"
+_WANTED_NHEAD = "nhead_wanted"  # the heads the learner last chose (slider, link or preset)
 
 
 def _set_widget(key: str, value: Any) -> None:
@@ -173,6 +174,7 @@ def _set_widget(key: str, value: Any) -> None:
 def _set_widgets(cfg: TransformerConfig) -> None:
     for name in CONFIG_FIELDS:
         _set_widget(_WIDGET + name, getattr(cfg, name))
+    st.session_state[_WANTED_NHEAD] = cfg.nhead
     # What M_target and d_ff follow from here (_follow): this config's M and E, even when the learner's
     # next move comes before the run that would record them (a preset, then at once a slider).
     st.session_state[_FOLLOWED] = {"M": cfg.M, "E": cfg.E}
@@ -199,6 +201,12 @@ def _apply_preset() -> None:
     preset = PRESETS.get(st.session_state.get("w_preset"))
     if preset is not None:
         _set_widgets(preset)
+
+
+def _choose_nhead() -> None:
+    """The nhead slider moved: that many heads is what the learner wants, whatever E does next."""
+    _mark_custom()
+    st.session_state[_WANTED_NHEAD] = st.session_state["w_nhead"]
 
 
 def _mark_custom() -> None:
@@ -342,10 +350,12 @@ def _preset_help() -> str:
     box, leaves out (so does the list, whose lines are no wider than the box)."""
     sizes = [f"- **{name}**: N={c.N}, M={c.M}, E={c.E}, nhead={c.nhead}, {c.layers}+{c.layers} layers, vocab "
              f"{c.vocab_size:,}" + ("" if c.d_ff == 4 * c.E else f", d_ff={c.d_ff}")
-             + ("" if c.positional == "sinusoidal" else f", {c.positional} positions") for name, c in PRESETS.items()]
+             + ("" if c.positional == "sinusoidal" else f", {c.positional} positions")
+             + (", tied" if c.tie_embeddings else "") for name, c in PRESETS.items()]
     # One line each: the tooltip is as tall as a 768 px window allows, and cut the last presets off there.
-    return ("Start from a named configuration; every slider stays movable. Each preset's sizes, with d_ff = 4E and "
-            "sinusoidal positions unless said:\n\n" + "\n".join(sizes))
+    return ("Start from a named configuration; every slider stays movable. Each preset's sizes, with d_ff = 4E "
+            "and sinusoidal positions unless said; *tied*: one matrix for both embeddings and the output layer:\n\n"
+            + "\n".join(sizes))
 
 
 def sidebar_config(page: str = "") -> TransformerConfig:
@@ -369,10 +379,13 @@ def sidebar_config(page: str = "") -> TransformerConfig:
     sb.select_slider(LABELS["E"], WIDTHS, key="w_E", on_change=_follow, args=("E", "d_ff", lambda e: 4 * e),
                      **_current("w_E"))
     heads = nhead_options(st.session_state["w_E"])
-    if st.session_state.get("w_nhead") not in heads:
-        _set_widget("w_nhead", _nearest(st.session_state.get("w_nhead") or 1, heads))
+    # nhead is the divisor of E nearest the heads the learner chose, not the last one snapped to: stepping
+    # E from 16 to 20 with nhead = 4 passed the prime 17, snapped to 1 there and stayed at 1.
+    nhead = _nearest(st.session_state.get(_WANTED_NHEAD) or st.session_state.get("w_nhead") or 1, heads)
+    if st.session_state.get("w_nhead") != nhead:
+        _set_widget("w_nhead", nhead)
     # With one choice (E = 1) a slider is a lone dot with no track: shown greyed out, and said in words.
-    sb.select_slider(LABELS["nhead"], heads, key="w_nhead", **custom, **_current("w_nhead"),
+    sb.select_slider(LABELS["nhead"], heads, key="w_nhead", on_change=_choose_nhead, **_current("w_nhead"),
                      disabled=len(heads) == 1,
                      help="Only divisors of E are offered: each head gets d_k = E / nhead dimensions.")
     more = len(divisors(st.session_state["w_E"])) > len(heads)  # divisors above MAX_NHEAD_OPTION not offered

@@ -91,6 +91,34 @@ def test_nhead_slider_offers_only_divisors_of_E_at_both_ends():
     assert_table_matches_trace(at)
 
 
+def test_stepping_E_through_a_prime_gives_back_the_heads_the_learner_chose():
+    """Arrow keys step E by one. From E = 16 with 4 heads, E = 17 allows one head only, and E = 18 and
+    20 kept that one: nhead snapped from the last snapped value instead of the 4 heads chosen."""
+    at = make_app({"E": "16", "nhead": "4"}).run()
+    seen = []
+    for E in (17, 18, 19, 20):
+        at.sidebar.select_slider(key="w_E").set_value(E).run()
+        assert not at.exception
+        seen.append(at.session_state["cfg"].nhead)
+    assert seen == [1, 3, 1, 4]  # 3 is the divisor of 18 nearest 4 (on a log scale, 3 before 6)
+    at.sidebar.select_slider(key="w_nhead").set_value(2).run()  # a new choice is what E snaps from next
+    at.sidebar.select_slider(key="w_E").set_value(21).run()
+    at.sidebar.select_slider(key="w_E").set_value(24).run()
+    assert at.session_state["cfg"].nhead == 2
+
+
+def test_the_preset_help_says_which_presets_tie_their_embeddings():
+    """Paper base, Paper big, GPT-2 and GPT-3 share one matrix between the embeddings and the output
+    layer; the help listed their sizes without it, and an untied Paper base has 101.0M weights, not 63.1M."""
+    at = make_app().run()
+    lines = at.sidebar.selectbox(key="w_preset").help.splitlines()
+    assert "*tied*: one matrix for both embeddings and the output layer" in lines[0]
+    for name, preset in PRESETS.items():
+        [line] = [line for line in lines if line.startswith(f"- **{name}**")]
+        assert line.endswith(", tied") == preset.tie_embeddings, line
+    assert sum(line.endswith(", tied") for line in lines) == 4
+
+
 def test_the_divisors_caption_says_when_the_slider_offers_only_some():
     at = make_app().run()
     at.sidebar.select_slider(key="w_E").set_value(12).run()
