@@ -87,9 +87,12 @@ with tab_curves, guard("The curves"):
     chosen = st.multiselect("dimensions", curve_dims(cfg.E), max_selections=MAX_CURVES, key=f"p_dims_{cfg.E}",
                             persist_state="session", on_change=forget_link_warnings)
     positions = min(max(cfg.M, 100), MAX_CURVE_POSITIONS)
-    st.vega_lite_chart(curves_spec(_curves(cfg.E, tuple(chosen), positions)), width="stretch")
-    st.caption(f"Positions 0 to {positions - 1}: the sinusoids are defined for any position, beyond M too. "
-               "A learned table has only max_len rows and nothing past them.")
+    if chosen:
+        st.vega_lite_chart(curves_spec(_curves(cfg.E, tuple(chosen), positions)), width="stretch")
+        st.caption(f"Positions 0 to {positions - 1}: the sinusoids are defined for any position, beyond M too. "
+                   "A learned table has only max_len rows and nothing past them.")
+    else:  # empty axes with a legend's title and no word on why
+        st.info(f"No dimension is chosen, so there is no curve to draw: pick up to {MAX_CURVES} in the box above.")
 
 with tab_compare, guard("The comparison"):
     st.caption("Each kind's table, and beside it (below it, on a narrow screen) the cosine similarity between "

@@ -144,6 +144,19 @@ def test_positional_page_learned_and_sinusoidal():
     assert not at.exception, at.exception
 
 
+def test_the_curves_with_no_dimension_chosen_say_so_instead_of_drawing_empty_axes():
+    at = make_app().run()
+    at.switch_page("pages/positional.py").run()
+    curves = at.tabs[1]
+    assert len(curves.get("vega_lite_chart")) == 1 and not curves.info
+    at.multiselect(key="p_dims_16").set_value([]).run()
+    assert not at.exception, at.exception
+    curves = at.tabs[1]
+    assert not curves.get("vega_lite_chart")
+    assert [i.value for i in curves.info] == [
+        "No dimension is chosen, so there is no curve to draw: pick up to 8 in the box above."]
+
+
 def test_the_positional_heatmap_says_its_formula_and_how_to_read_its_stripes():
     """The table's tab said 'computed from the formula' with the formula only on the next tab."""
     at = make_app().run()
