@@ -472,7 +472,11 @@ def show_evidence(ev: Evidence, asked: str | None = None) -> None:
     numbers = [{"measured": ev.labels.get(k) or label(k), "value": _plain(v)} for k, v in ev.values.items()
                if not isinstance(v, (list, tuple)) or len(v) <= 16]
     if numbers:
-        st.dataframe(pd.DataFrame(numbers), hide_index=True, width="stretch", height=table_height(len(numbers)))
+        # A static HTML table, not st.dataframe's grid: the grid cut the learned table's error message (the
+        # evidence for the answer) with an ellipsis at 1280 px and pushed the values past a 390 px phone's
+        # edge. These cells wrap, so each name and value reads whole at any width, every row shows, and a
+        # screen reader reads the cells. They are Markdown, hence escaped: "max |difference|" stays as written.
+        st.table(pd.DataFrame([{k: as_literal(v) for k, v in row.items()} for row in numbers]), hide_index=True)
     c = chart(ev, theme())
     if c is not None:
         heatmap = ev.chart.get("kind") == "heatmap"

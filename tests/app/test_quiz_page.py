@@ -609,9 +609,16 @@ def answered(qids, query: dict[str, str] | None = None, topic: str = "All topics
     return at
 
 
+def as_read(cell: str) -> str:
+    """A cell of an st.table as the learner reads it: its Markdown's backslash escapes (pages.common.as_literal)
+    unshown."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", cell)
+
+
 def values_shown(at) -> list[dict[str, str]]:
-    """The evidence's tables of values, as {measured: value} per evidence block."""
-    return [dict(zip(d.value["measured"], d.value["value"])) for d in at.dataframe if "measured" in d.value]
+    """The evidence's tables of values, as {measured: value} per evidence block, as the learner reads them."""
+    return [{as_read(k): as_read(v) for k, v in zip(t.value["measured"], t.value["value"])}
+            for t in at.table if "measured" in t.value]
 
 
 def test_evidence_tables_are_tall_enough_for_every_row(monkeypatch):
@@ -620,14 +627,17 @@ def test_evidence_tables_are_tall_enough_for_every_row(monkeypatch):
     import streamlit as st
 
     heights = {}  # the first column's name -> (rows, the height asked for), in every run
-    real = st.dataframe
 
-    def spy(data, *args, **kwargs):
-        frame = getattr(data, "data", data)  # a Styler's table
-        heights.setdefault(frame.columns[0], []).append((len(frame), kwargs.get("height", "auto")))
-        return real(data, *args, **kwargs)
+    def spy(real, default):
+        def drawn(data, *args, **kwargs):
+            frame = getattr(data, "data", data)  # a Styler's table
+            heights.setdefault(frame.columns[0], []).append((len(frame), kwargs.get("height", default)))
+            return real(data, *args, **kwargs)
+        return drawn
 
-    monkeypatch.setattr(st, "dataframe", spy)
+    # The values are an st.table (as tall as its rows unless told otherwise), the records an st.dataframe.
+    monkeypatch.setattr(st, "dataframe", spy(st.dataframe, "auto"))
+    monkeypatch.setattr(st, "table", spy(st.table, "content"))
     # Parameter counts (12 values) and the shift-right table at M_target=64: 64 positions.
     answered(["skip-count", "shift-labels"], query={"M": "64"})
     values = heights["measured"]
@@ -635,6 +645,24 @@ def test_evidence_tables_are_tall_enough_for_every_row(monkeypatch):
     assert all(height == "content" for _, height in values)
     rows, height = heights["position"][-1]  # the last run's
     assert rows == 64 and 20 * 35 + 38 < height < 21 * 35 + 38  # 20 rows whole, then half a row
+
+
+def test_the_evidence_values_are_a_table_that_wraps_each_name_and_value_whole():
+    """In st.dataframe's grid the values hid: on a 390 px phone the long names pushed the value column past the
+    screen's edge, and at 1280 px the learned table's error message, the evidence for the answer, ended in
+    "longer than the learned po…". They are an st.table now, an HTML table whose cells wrap, a header over each
+    column; its cells are Markdown, so each is escaped and shows as written ("max |difference|", not a table)."""
+    at = answered(["pos-past-max", "pos-add"], topic="Positional encoding")
+    assert not [d for d in at.dataframe if "measured" in d.value]  # no values left in a grid
+    tables = [t.value for t in at.table if "measured" in t.value]
+    assert len(tables) == 2 and all(list(t.columns) == ["measured", "value"] for t in tables)
+    error = Context(DEFAULT).evidence("learned_positions").values["learned_error"]
+    assert error.startswith("sequence length 9 is longer than the learned positional table (max_len=8)")
+    shown = next(v for v in values_shown(at) if "learned table's answer for max_len + 1 positions" in v)
+    assert shown["learned table's answer for max_len + 1 positions"] == error  # whole, to its last word
+    cells = [cell for t in tables for column in t.columns for cell in t[column]]
+    assert r"max \|difference\| from the reversed outputs\, sinusoids added" in cells
+    assert all(re.fullmatch(r"(\\[!-/:-@\[-`{-~]|[^!-/:-@\[-`{-~\\])*", cell) for cell in cells)  # all escaped
 
 
 def test_whole_numbers_in_the_evidence_have_thousands_separators():

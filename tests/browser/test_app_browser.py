@@ -3,7 +3,8 @@ moved with the keyboard changes the table, a shared URL reproduces the view (the
 positional page's tab and curves, the lab's task and mask, the quiz's question too), M_target and d_ff
 follow M and E, Back and Forward step through the configs and the pages' choices, pages keep their
 settings, the quiz answers by keyboard alone (Enter in an answer checks it) and reads its verdict out, its
-first question shows without a scroll on a laptop, quiz progress outlasts the tab, a training run outlasts
+first question shows without a scroll on a laptop, its evidence's values read whole on a laptop and a phone,
+quiz progress outlasts the tab, a training run outlasts
 a visit elsewhere and a closed tab's run gives its slot back, no page asks anything of another site, the
 heatmap's numbers are a real table, charts stay whole on small screens and a legend never takes a plot's
 height. On a projector's 1024 px screen the
@@ -633,6 +634,47 @@ def test_next_under_the_evidence_scrolls_up_to_an_answered_next_question(app_url
         idle(page)
         expect(page.get_by_label("Your answer to Q2")).to_be_in_viewport()
         no_exception(page)
+
+
+@pytest.mark.parametrize("width,height,touch", [(1280, 800, False), (390, 844, True)])
+def test_the_evidences_names_and_values_read_whole_on_a_laptop_and_a_phone(app_url, browser, width, height,
+                                                                            touch):
+    """In st.dataframe's grid the learned table's error message, the evidence for this answer, ended in
+    "longer than the learned po…" at 1280 px, and on a 390 px phone the long names pushed the value column
+    past the screen's edge. The values are an HTML table now: a header over each column, and every name and
+    value wraps inside its cell and inside the screen, as written (no Markdown, no escaping's backslashes)."""
+    from core import DEFAULT
+    from core.experiments import learned_positions
+
+    error = learned_positions(DEFAULT).values["learned_error"]
+    context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch)
+    try:
+        page = context.new_page()
+        open_quiz(page, app_url + "/quiz?topic=positional-encoding&q=4")
+        page.get_by_role("radiogroup", name="Your prediction to Q4").get_by_role(
+            "radio", name=re.compile("^It raises an error")).check(force=True)
+        idle(page)
+        page.get_by_role("button", name="Commit my prediction and run").click()
+        expect(page.get_by_text("Right. You answered It raises an error")).to_be_visible(timeout=LOAD)
+        idle(page)
+        table = page.locator('[data-testid="stTable"]').filter(has_text="learned table's answer for max_len + 1")
+        expect(table.get_by_role("columnheader")).to_have_text(["measured", "value"])
+        cell = table.get_by_role("cell", name=error, exact=True)
+        cell.scroll_into_view_if_needed()
+        expect(cell).to_be_in_viewport(ratio=1)
+        expect(table.get_by_role("cell", name="max_len — rows of a learned table", exact=True)).to_be_visible()
+        # Each cell's text inside its cell, each cell inside the screen, and nothing to scroll to sideways.
+        overflowing = table.evaluate(
+            "(t, width) => [...t.querySelectorAll('th, td')].filter(c => { const b = c.getBoundingClientRect();"
+            " const p = c.querySelector('p') || c; return c.scrollWidth > c.clientWidth || p.scrollWidth >"
+            " p.clientWidth || b.left < 0 || b.right > width; }).map(c => c.innerText)", width)
+        assert overflowing == []
+        assert table.evaluate("t => t.querySelector('table').parentElement.scrollWidth"
+                              " <= t.querySelector('table').parentElement.clientWidth")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        no_exception(page)
+    finally:
+        context.close()
 
 
 def test_the_first_question_shows_without_scrolling_on_a_laptop_and_its_heading_on_a_phone(app_url, laptop,
