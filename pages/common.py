@@ -266,10 +266,11 @@ def _matching_preset(cfg: TransformerConfig) -> str:
 ALIASES = {"d_model": "E", "dim_feedforward": "d_ff"}
 
 
-def link_params(query: dict[str, str], own: Collection[str] = (),
+def link_params(query: Mapping[str, str | list[str]], own: Collection[str] = (),
                 elsewhere: Mapping[str, str] = MappingProxyType({})) -> tuple[dict[str, str], list[str]]:
     """The config's values in a link's query, and a warning for each name that looks like a setting
-    but is none (``nheads``, ``vocab``), which is left out.
+    but is none (``nheads``, ``vocab``), which is left out, and for each setting the link gives two
+    different values (see _set_twice).
 
     A link typed by hand, say off a slide, often has ``?n=4&m=16`` or a near miss: those were
     dropped without a word, and the class saw the default sizes. Names are read in any case (the
@@ -283,17 +284,23 @@ def link_params(query: dict[str, str], own: Collection[str] = (),
     no setting, such a name is said to belong to its page: ``?mode=one`` on the explorer had asked "did
     you mean E?" (by d_model). A setting it is very near is still offered (``layer``, the attention
     page's, for layers). In a link that gives settings, it is read as any other name: a copied link
-    (its path edited to another page) gives the setting it is near, and stays quiet."""
+    (its path edited to another page) gives the setting it is near, and stays quiet.
+
+    A name the link gives more than once (``?N=3&N=5``) may come as the list of its values, as
+    st.query_params.get_all has them; its last value is read, as st.query_params.get reads it."""
+    last = {name: (value[-1] if value else "") if isinstance(value, list) else value for name, value in query.items()}
     own = {name.lower() for name in own}
-    given = in_any_case(query, CONFIG_FIELDS)
+    given = in_any_case(last, CONFIG_FIELDS)
     by_name = {name.lower(): name for name in CONFIG_FIELDS} | {alias.lower(): f for alias, f in ALIASES.items()}
     values: dict[str, str] = {}
+    read_as: dict[str, str] = {}  # setting -> the name, as the link spells it, whose value was read
     warnings: list[str] = []
     gives_settings = any(lowered in by_name for lowered in given)
     for lowered, (name, value) in given.items():
         field = by_name.get(lowered)
         if field is not None:
-            values.setdefault(field, value)  # E before d_model: in_any_case puts the exact names first
+            if field not in values:  # E before d_model: in_any_case puts the exact names first
+                values[field], read_as[field] = value, name
             continue
         if lowered in own:
             continue
@@ -311,7 +318,56 @@ def link_params(query: dict[str, str], own: Collection[str] = (),
         if close and close[0] not in given and candidates[close[0]].lower() not in given:
             warnings.append(f"{shown}={str(value)[:40]!r} names no setting, so it was left out; "
                             f"did you mean {candidates[close[0]]}?")
-    return values, warnings
+    return values, warnings + _set_twice(query, by_name, read_as, values)
+
+
+def _set_twice(query: Mapping[str, str | list[str]], by_name: Mapping[str, str], read_as: Mapping[str, str],
+               values: Mapping[str, str]) -> list[str]:
+    """A sentence for each setting that the link gives two different values: by two of its names
+    (``E=32&d_model=64``, ``N=4&n=8``) or by one name twice (``N=3&N=5``). It says which value was
+    used and which were left out.
+
+    Only one value can be used (which one, link_params decides), and the others were dropped without
+    a word: a teacher who wrote d_model=64 under an old E=32 saw E = 32 and no reason why. A value
+    given again alike (E=32&d_model=32, or 032) changes nothing, so it is not mentioned; a link the
+    app writes names each setting once, so it is never mentioned there."""
+    written: dict[str, list[tuple[str, str]]] = {}  # setting -> (name as spelt, value), in the link's order
+    for name, value in query.items():
+        field = by_name.get(name.strip().lower())
+        if field is not None:
+            each = value if isinstance(value, list) else [value]
+            written.setdefault(field, []).extend((name, str(v)) for v in each)
+    sentences = []
+    for field, pairs in written.items():
+        used = (read_as[field], str(values[field]))
+        left_out = [pair for pair in dict.fromkeys(pairs) if not _read_alike(pair[1], used[1])]
+        if not left_out:
+            continue
+        listed = [_quoted(pair) for pair in dict.fromkeys(pairs) if pair == used or pair in left_out]
+        sentences.append(f"{_and(listed)} {'both' if len(listed) == 2 else 'all'} set {field}; {_quoted(used)} "
+                         f"was used{', ' if len(left_out) > 1 else ' and '}{_and(map(_quoted, left_out))} left out.")
+    return sentences
+
+
+def _read_alike(a: str, b: str) -> bool:
+    """Whether two of a link's values come to the same: one whole number (32, 032, +32) or one word in
+    any case (Learned, learned), as snap_config reads them."""
+    x, y = whole_number(a), whole_number(b)
+    if x is not None or y is not None:
+        return x == y
+    return a.strip().lower() == b.strip().lower()
+
+
+def _quoted(pair: tuple[str, str]) -> str:
+    """A name and its value as a link's warning quotes them: d_model='64'."""
+    name, value = pair
+    return f"{one_line(name)}={value[:40]!r}"
+
+
+def _and(items) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    items = list(items)
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def _read_url(page: str) -> None:
@@ -327,9 +383,10 @@ def _read_url(page: str) -> None:
         return
     choices = PAGE_CHOICES.get(page, ())
     query = {k: st.query_params.get(k) for k in st.query_params}
+    every = {k: st.query_params.get_all(k) for k in st.query_params}  # ?N=3&N=5: N is ["3", "5"], for _set_twice
     elsewhere = {choice.name.lower(): other for other, theirs in PAGE_CHOICES.items() if other != page
                  for choice in theirs}
-    params, unknown = link_params(query, own=[choice.name for choice in choices], elsewhere=elsewhere)
+    params, unknown = link_params(every, own=[choice.name for choice in choices], elsewhere=elsewhere)
     if not first and not params:
         # An entry that names no config: Streamlit clears the query on a page switch and sometimes
         # leaves the bare page in the history before the sidebar writes the config back. Going
