@@ -123,8 +123,9 @@ class PositionalView:
     positions: int  # positions shown (at most MAX_POSITIONS)
     dims: list[int]
     table: list[list[float]]
-    similarity: list[list[float]]  # cosine similarity between the shown positions' full vectors
+    similarity: list[list[float]]  # cosine similarity between the shown positions' full vectors; NaN: undefined
     note: str
+    zero_positions: list[int]  # positions whose whole vector is 0: their rows and columns of ``similarity`` are NaN
 
 
 def positional_view(cfg: TransformerConfig, kind: str, t: Trace | None = None,
@@ -152,11 +153,19 @@ def positional_view(cfg: TransformerConfig, kind: str, t: Trace | None = None,
         raise ValueError(f"kind={kind!r} must be 'sinusoidal' or 'learned'")
     dims = shown_dims(cfg.E, dim_cap)
     with torch.no_grad():
-        unit = torch.nn.functional.normalize(table.float(), dim=1)  # (P, E), each row length 1
+        unit = torch.nn.functional.normalize(table.float(), dim=1)  # (P, E), each row length 1 (a zero row stays 0)
         similarity = unit @ unit.T  # (P, E) @ (E, P) -> (P, P)
+        # A zero vector has no direction, so its cosine with anything, itself too, is 0 / 0. normalize
+        # left its row at 0, and the heatmap showed a similarity of 0 to itself, against the page's
+        # "each position is most alike with itself". At E = 1 the sinusoidal PE[0] is [sin 0] = [0];
+        # for E >= 2 the cosine column cos(p) keeps every row nonzero. A learned row is 0 only if
+        # each of its E draws is (a chance of 1 in 65,536 per number, see core.model._fill_chunk).
+        zero = table.float().abs().amax(dim=1) == 0  # (P,)
+        similarity[zero, :] = float("nan")
+        similarity[:, zero] = float("nan")
         shown = table[:, dims]  # (P, len(dims))
     return PositionalView(kind=kind, positions=P, dims=dims, table=shown.tolist(),
-                          similarity=similarity.tolist(), note=note)
+                          similarity=similarity.tolist(), note=note, zero_positions=zero.nonzero().flatten().tolist())
 
 
 def sinusoid_curves(E: int, dims: list[int], positions: int) -> dict[int, list[float]]:

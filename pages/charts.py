@@ -6,6 +6,7 @@ fills in the rows (``fill_data``), which keeps a widget change far below Altair'
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import altair as alt
@@ -201,24 +202,75 @@ def symmetric_domain(table: list[list[float]]) -> list[float]:
     return [-m, m] if m > 0 else [-1.0, 1.0]
 
 
+UNDEFINED = "undefined (a zero vector)"  # an undefined similarity's tooltip
+
+
 @lru_cache(maxsize=None)
 def _similarity_template() -> dict:
-    return alt.Chart(alt.NamedData(name="cells")).mark_rect().encode(
+    cells = alt.Chart(alt.NamedData(name="cells")).transform_filter("isValid(datum.cosine)").mark_rect().encode(
         x=alt.X("position j:O", axis=alt.Axis(labelAngle=0, labelOverlap=True, **BAND_AXIS)),
         y=alt.Y("position i:O", axis=alt.Axis(**BAND_AXIS)),
         color=alt.Color("cosine:Q", scale=alt.Scale(scheme="redblue", domain=[-1, 1], reverse=True)),
         tooltip=["position i:O", "position j:O", alt.Tooltip("cosine:Q", format=".3f")],
-    ).to_dict()
+    )
+    # A similarity with a zero vector is undefined (core.views.positional_view): no colour, since the
+    # scale's white means 0, only a dashed outline, which keeps the cell in the chart for its tooltip
+    # (at E = 1, M = 1 it is the only cell) and apart from the white of a true 0 on a light page.
+    undefined = alt.Chart(alt.NamedData(name="cells")).transform_filter("!isValid(datum.cosine)").mark_rect(
+        fill="transparent", stroke="#888888", strokeDash=[3, 2], strokeWidth=1).encode(
+        x="position j:O", y="position i:O",
+        tooltip=["position i:O", "position j:O", alt.Tooltip("undefined:N", title="cosine")],
+    )
+    return alt.layer(cells, undefined).to_dict()
+
+
+def similarity_cells(v: PositionalView) -> list[dict]:
+    """One record per (i, j) cell. An undefined similarity (NaN) is written as no number (null), which
+    JSON can carry and Vega leaves out of the colour scale, and says why in its tooltip."""
+    return [{"position i": i, "position j": j, "cosine": x} if not math.isnan(x)
+            else {"position i": i, "position j": j, "cosine": None, "undefined": UNDEFINED}
+            for i, row in enumerate(v.similarity) for j, x in enumerate(row)]
 
 
 def similarity_spec(v: PositionalView, most: int = MAX_SIDE) -> dict:
     """Cosine similarity between positions' vectors: how alike two positions look to the model."""
-    cells = [{"position i": i, "position j": j, "cosine": x}
-             for i, row in enumerate(v.similarity) for j, x in enumerate(row)]
-    spec = fill_data(_similarity_template(), {"cells": cells})
+    spec = fill_data(_similarity_template(), {"cells": similarity_cells(v)})
+    diagonal = "the diagonal, each position with itself, is 1"
+    if v.zero_positions:
+        one = len(v.zero_positions) == 1
+        diagonal += (f", except at {_positions(v.zero_positions)}, {'a zero vector' if one else 'zero vectors'}, "
+                     f"whose {'row and column are' if one else 'rows and columns are'} undefined and left blank")
     described(spec, f"Heatmap of the cosine similarity between the {v.kind} vectors of {v.positions} positions, "
-                    "from -1 (blue) to 1 (red); the diagonal, each position with itself, is 1.")
+                    f"from -1 (blue) to 1 (red); {diagonal}.")
     return _size(spec, v.positions, v.positions, WEIGHTS_DECOR, most)
+
+
+def zero_vectors_caption(v: PositionalView, E: int) -> str:
+    """Why the similarity map has blank cells, for the page to say under it: which positions' vectors
+    are all zeros, why, and why that leaves their cosine undefined. Empty when none is.
+
+    The page says a position is most alike with itself; at E = 1 position 0 was drawn as 0 against
+    itself, with nothing to say why."""
+    if not v.zero_positions:
+        return ""
+    one = len(v.zero_positions) == 1
+    if v.kind == "sinusoidal" and E == 1:
+        why = "at E = 1 its only dimension is sin(0) = 0"  # for E >= 2 the column cos(p) is never 0 with it
+    else:
+        why = f"every number in {'it' if one else 'them'} is 0" + (" at initialisation" if v.kind == "learned" else "")
+    which = _positions(v.zero_positions)
+    whose, cells = (f"vector of {which} is", "its row and column") if one else \
+        (f"vectors of {which} are", "their rows and columns")
+    return (f"The {v.kind} {whose} all zeros ({why}). A zero vector has no direction, so its cosine similarity with "
+            f"any position, itself included, is undefined (0 / 0): {cells} in the similarity map are left blank, in "
+            "a dashed outline.")
+
+
+def _positions(positions: list[int]) -> str:
+    """'position 0', 'positions 0 and 3', 'positions 0, 3 and 5'."""
+    if len(positions) == 1:
+        return f"position {positions[0]}"
+    return f"positions {', '.join(map(str, positions[:-1]))} and {positions[-1]}"
 
 
 @lru_cache(maxsize=None)

@@ -9,7 +9,8 @@ import streamlit as st
 
 from core import estimate, human_bytes
 from core.views import MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, pair_step, positional_view, sinusoid_curves
-from pages.charts import COLUMN_MAX, PHONE_COLUMN, curves_spec, full_width, positional_spec, similarity_spec
+from pages.charts import (COLUMN_MAX, PHONE_COLUMN, curves_spec, full_width, positional_spec, similarity_spec,
+                          zero_vectors_caption)
 from pages.common import cached_trace, config_over_budget, current_config, forget_link_warnings, guard, show_numbers
 from pages.page_links import MAX_CURVES, POSITIONAL_TABS, curve_dims
 from pages.tables import numbers_frame
@@ -107,3 +108,5 @@ with tab_compare, guard("The comparison"):
         row = st.container(horizontal=True, wrap=True, gap="large")  # two to a row where they fit
         row.container(width=full_width(table)).vega_lite_chart(table, width="content")
         row.container(width=full_width(similarity)).vega_lite_chart(similarity, width="content")
+        if v.zero_positions:  # E = 1: sinusoidal position 0 is [sin 0] = [0], alike with nothing, itself too
+            st.caption(zero_vectors_caption(v, cfg.E))

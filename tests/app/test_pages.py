@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from core import PRESETS
-from tests.app.conftest import make_app
+from tests.app.conftest import make_app, open_page
 
 PAGES = ["pages/explorer.py", "pages/attention.py", "pages/positional.py", "pages/quiz.py", "pages/training_lab.py"]
 GPT3 = next(name for name in PRESETS if name.startswith("GPT-3"))
@@ -166,6 +168,26 @@ def test_the_positional_heatmap_says_its_formula_and_how_to_read_its_stripes():
     at = make_app({"positional": "learned"}).run()
     at.switch_page("pages/positional.py").run()
     assert "10000" not in " ".join(c.value for c in at.tabs[0].caption)  # a learned table has no formula
+
+
+def test_the_comparison_says_why_position_0_is_blank_at_E_1_and_shows_no_nan():
+    """At E = 1 the sinusoidal position 0 is the zero vector, so its similarity with itself is
+    undefined: it was drawn as 0, unlike itself, beside a caption that says each position is most
+    alike with itself. The map leaves it blank and a caption says why; nothing on the page reads "nan"."""
+    at = open_page("positional", {"E": "1", "M": "1", "tab": "compare"})
+    assert not at.exception and not at.error and not at.warning
+    compare = at.tabs[2]
+    captions = [c.value for c in compare.caption]
+    assert ("The sinusoidal vector of position 0 is all zeros (at E = 1 its only dimension is sin(0) = 0). A zero "
+            "vector has no direction, so its cosine similarity with any position, itself included, is undefined "
+            "(0 / 0): its row and column in the similarity map are left blank, in a dashed outline.") in captions
+    nan = re.compile(r"\bnan\b", re.IGNORECASE)  # as json.dumps writes a NaN (no JSON), or str() does
+    specs = [chart.proto.spec for chart in at.get("vega_lite_chart")]
+    assert len(specs) == 6 and not any(nan.search(spec) for spec in specs)  # each tab's charts
+    assert not any(nan.search(str(e.value)) for kind in ("caption", "markdown") for e in at.get(kind))
+    for query in ({"E": "2", "M": "8", "tab": "compare"}, {"E": "16", "M": "64", "positional": "learned"}):
+        at = open_page("positional", query)
+        assert not at.exception and not any("all zeros" in c.value for c in at.caption), query
 
 
 def test_positional_page_bounded_at_huge_sizes():

@@ -90,6 +90,57 @@ def test_positional_view_is_bounded_at_huge_sizes():
     assert sorted(curves) == [0, 1, 65_535] and len(curves[0]) == 512
 
 
+def test_a_zero_vectors_cosine_similarity_is_undefined_not_zero():
+    """At E = 1 the sinusoidal PE[0] is [sin 0] = [0]: normalize kept it at 0, and the heatmap showed
+    position 0 as unlike itself (0, white), against the page's "most alike with itself". Its row and
+    column are NaN now; every other cell is as it was, and no other table has a zero row."""
+    import math
+
+    v = positional_view(TransformerConfig(N=1, M=8, M_target=8, E=1, nhead=1, vocab_size=10), "sinusoidal")
+    assert v.zero_positions == [0]
+    assert all(math.isnan(v.similarity[0][j]) and math.isnan(v.similarity[j][0]) for j in range(8))
+    signs = [math.copysign(1.0, math.sin(p)) for p in range(8)]  # one number each: the cosine is its sign's
+    assert [row[1:] for row in v.similarity[1:]] == [[a * b for b in signs[1:]] for a in signs[1:]]
+    for E in (1, 2, 3, 4, 12, 64, 640):
+        cfg = TransformerConfig(N=1, M=64, M_target=64, E=E, nhead=1, vocab_size=10)
+        for kind in ("sinusoidal", "learned"):
+            v = positional_view(cfg, kind)
+            assert v.zero_positions == ([0] if (E, kind) == (1, "sinusoidal") else []), (E, kind)
+            nan = torch.tensor(v.similarity).isnan()
+            assert nan.any().item() == bool(v.zero_positions), (E, kind)
+
+
+def test_an_undefined_similarity_is_a_blank_cell_that_says_why_and_never_nan():
+    """The undefined cells reach the chart as no number (null: a NaN is no JSON, and the browser's parser
+    refuses it), drawn blank in a dashed outline with a tooltip that says why; the chart's sentence for
+    screen readers says so too, and a config without a zero vector draws as before."""
+    import json
+
+    from pages.charts import UNDEFINED, similarity_spec, zero_vectors_caption
+
+    one = TransformerConfig(N=1, M=1, M_target=1, E=1, nhead=1, vocab_size=10)
+    v = positional_view(one, "sinusoidal")
+    spec = similarity_spec(v)
+    text = json.dumps(spec, allow_nan=False)
+    assert "nan" not in text.lower()
+    cells, blank = spec["layer"]
+    assert cells["data"]["values"] == [{"position i": 0, "position j": 0, "cosine": None, "undefined": UNDEFINED}]
+    assert cells["transform"] == [{"filter": "isValid(datum.cosine)"}]
+    assert blank["transform"] == [{"filter": "!isValid(datum.cosine)"}] and blank["mark"]["fill"] == "transparent"
+    assert {"field": "undefined", "type": "nominal", "title": "cosine"} in blank["encoding"]["tooltip"]
+    assert spec["description"].endswith("the diagonal, each position with itself, is 1, except at position 0, a zero "
+                                        "vector, whose row and column are undefined and left blank.")
+    assert zero_vectors_caption(v, 1).startswith("The sinusoidal vector of position 0 is all zeros (at E = 1 its "
+                                                 "only dimension is sin(0) = 0).")
+    v = positional_view(CFG, "sinusoidal")
+    spec = similarity_spec(v)
+    json.dumps(spec, allow_nan=False)
+    values = spec["layer"][0]["data"]["values"]
+    assert len(values) == 64 and all(set(c) == {"position i", "position j", "cosine"} for c in values)
+    assert spec["description"].endswith("the diagonal, each position with itself, is 1.")
+    assert zero_vectors_caption(v, CFG.E) == ""
+
+
 def test_memory_curve_attention_overtakes_and_quadruples():
     points, crossover = memory_curve(CFG)
     assert crossover is not None
