@@ -536,10 +536,10 @@ def held_out_words(res: dict) -> str:
     if len(res["val_loss"]) < 2:
         return counts
     (best_step, best), (last_step, last) = min(res["val_loss"], key=lambda sv: sv[1]), res["val_loss"][-1]
-    if best_step == last_step:
-        return (f"{counts} The held-out loss was still falling at the last measurement ({last:.3f} at step "
-                f"{last_step}). With so little text it turns back up once the model starts memorising its lines; "
-                "more steps, or a higher learning rate, show where.")
+    if last <= best:  # the last measurement is the lowest (a tie with an earlier one too)
+        return (f"{counts} The held-out loss was at its lowest at the last measurement ({last:.3f} at step "
+                f"{last_step}): it has not turned back up yet. With so little text it does once the model starts "
+                "memorising its lines; more steps, or a higher learning rate, show where.")
     train_then, train_now = res["loss"][best_step - 1], res["loss"][last_step - 1]
     falling = (f", while the training loss went on falling ({train_then:.3f} to {train_now:.3f})"
                if train_now < train_then else "")
