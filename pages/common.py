@@ -82,6 +82,9 @@ def _nearest(value: int, options: list[int]) -> int:
     return min(options, key=lambda o: (abs(math.log(o) - math.log(max(value, 1))), o))
 
 
+TRUE_WORDS, FALSE_WORDS = ("true", "1", "yes"), ("false", "0", "no", "")  # tie_embeddings= in a link
+
+
 def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
     """Turn untrusted values (from a URL) into the nearest config the sliders can show.
 
@@ -151,9 +154,9 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
         warnings.append(f"positional={str(positional)[:40]!r} is not 'sinusoidal' or 'learned'; using sinusoidal.")
         out["positional"] = "sinusoidal"
     tie = values.get("tie_embeddings")
-    if tie is None or str(tie).strip().lower() in ("false", "0", "no", ""):
+    if tie is None or str(tie).strip().lower() in FALSE_WORDS:
         out["tie_embeddings"] = False
-    elif str(tie).strip().lower() in ("true", "1", "yes"):
+    elif str(tie).strip().lower() in TRUE_WORDS:
         out["tie_embeddings"] = True
     else:
         warnings.append(f"tie_embeddings={str(tie)[:40]!r} is not true or false; using false.")
@@ -171,10 +174,18 @@ def _set_widget(key: str, value: Any) -> None:
     st.session_state.setdefault(_SET_BY_CODE, set()).add(key)
 
 
-def _set_widgets(cfg: TransformerConfig) -> None:
+def _set_widgets(cfg: TransformerConfig, asked_nhead: int | None = None) -> None:
+    """Set every sidebar widget to ``cfg``. ``asked_nhead`` is the nhead a link asked for, before it
+    was snapped to a divisor of E."""
     for name in CONFIG_FIELDS:
         _set_widget(_WIDGET + name, getattr(cfg, name))
-    st.session_state[_WANTED_NHEAD] = cfg.nhead
+    # The heads the learner wants stay wanted while this config's nhead is what E snaps them to: a link
+    # with E=17&nhead=4 (one head), or Back to E = 17, then E = 20 gives 4 heads, not the 1 snapped to.
+    # The session's wanted heads come first: Back's entry has the snapped nhead = 1 in its link.
+    heads = nhead_options(cfg.E)
+    st.session_state[_WANTED_NHEAD] = next(
+        (n for n in (st.session_state.get(_WANTED_NHEAD), asked_nhead) if n and _nearest(n, heads) == cfg.nhead),
+        cfg.nhead)
     # What M_target and d_ff follow from here (_follow): this config's M and E, even when the learner's
     # next move comes before the run that would record them (a preset, then at once a slider).
     st.session_state[_FOLLOWED] = {"M": cfg.M, "E": cfg.E}
@@ -350,18 +361,22 @@ def _set_twice(query: Mapping[str, str | list[str]], by_name: Mapping[str, str],
 
 
 def _read_alike(a: str, b: str) -> bool:
-    """Whether two of a link's values come to the same: one whole number (32, 032, +32) or one word in
-    any case (Learned, learned), as snap_config reads them."""
-    x, y = whole_number(a), whole_number(b)
-    if x is not None or y is not None:
-        return x == y
-    return a.strip().lower() == b.strip().lower()
+    """Whether two of a link's values come to the same, as snap_config reads them: one true or false
+    (true, 1, yes), one whole number (32, 032, +32) or one word in any case (Learned, learned)."""
+    x, y = a.strip().lower(), b.strip().lower()
+    for same in (TRUE_WORDS, FALSE_WORDS):
+        if x in same and y in same:
+            return True
+    m, n = whole_number(x), whole_number(y)
+    return m == n if m is not None or n is not None else x == y
 
 
 def _quoted(pair: tuple[str, str]) -> str:
-    """A name and its value as a link's warning quotes them: d_model='64'."""
+    """A name and its value as a link's warning quotes them: d_model='64', or a long number by its first
+    digits and its length, as the other warnings quote it (number_text)."""
     name, value = pair
-    return f"{one_line(name)}={value[:40]!r}"
+    number = whole_number(value)
+    return f"{one_line(name)}={number_text(number, value) if number is not None else repr(one_line(value))}"
 
 
 def _and(items) -> str:
@@ -395,7 +410,8 @@ def _read_url(page: str) -> None:
     st.session_state["url_read"] = True
     cfg, warnings = snap_config(params)
     st.session_state["url_warnings"] = unknown + warnings
-    _set_widgets(cfg)
+    asked = whole_number(params["nhead"]) if "nhead" in params else None
+    _set_widgets(cfg, asked if asked is not None and asked >= 1 else None)
     st.session_state["w_preset"] = _matching_preset(cfg)
     view, view_warnings = read_choices(choices, query, cfg, st.session_state)
     st.session_state.update(view)

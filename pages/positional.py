@@ -93,7 +93,8 @@ with tab_curves, guard("The curves"):
         st.caption(f"Positions 0 to {positions - 1}: the sinusoids are defined for any position, beyond M too. "
                    "A learned table has only max_len rows and nothing past them.")
     else:  # empty axes with a legend's title and no word on why
-        st.info(f"No dimension is chosen, so there is no curve to draw: pick up to {MAX_CURVES} in the box above.")
+        most = min(MAX_CURVES, len(curve_dims(cfg.E)))  # E = 4 has 4 dimensions to pick, not 8
+        st.info(f"No dimension is chosen, so there is no curve to draw: pick up to {most} in the box above.")
 
 with tab_compare, guard("The comparison"):
     st.caption("Each kind's table, and beside it (below it, on a narrow screen) the cosine similarity between "

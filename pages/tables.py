@@ -46,8 +46,9 @@ LABEL_CHAR_PX = 6  # Vega's 11 px text, per character, about
 # much as fits, and where to read the rest.
 DESCRIPTION_CELL_CHARS = 125
 READ_ON = " (more in “Read a row whole”)"
-# A full stop and a space end a sentence, unless they end an abbreviation such as "e.g." or "i.e."
-SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bcf)\. ")
+# A full stop and a space end a sentence, unless they end an abbreviation that a sentence goes on after:
+# "e.g.", "i.e.", "vs." or "cf.", in any case ("etc." most often ends one).
+SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bcf)\. ", re.IGNORECASE)
 
 # Rows whose per-head view (the note's) has a stacked twin in PyTorch's layout, and that twin.
 STACKED_TWIN = {"qkv_one_head": "q_stacked", "head_output": "heads_stacked"}

@@ -510,7 +510,7 @@ def lm_tab() -> None:
     s = res["settings"]
     cols = st.columns(4)
     cols[0].metric("final training loss", f"{res['loss'][-1]:.3f}" if res["loss"] else "–")
-    best = min(res["val_loss"], key=lambda sv: sv[1]) if res["val_loss"] else None
+    best = lowest_held_out(res)
     cols[1].metric("lowest held-out loss", f"{best[1]:.3f}" if best else "–",
                    f"at step {best[0]}" if best else None, delta_color="off", delta_arrow="off")
     cols[2].metric("uniform guess, ln(vocab_size)", f"{res['uniform_loss']:.3f}")
@@ -529,23 +529,53 @@ def lm_tab() -> None:
         st.code(sample, language="text", wrap_lines=True)
 
 
+SHOWN = 3  # decimals a loss is shown with: values equal when shown count as equal
+
+
+def held_out(res: dict) -> list[tuple[int, float]]:
+    """The run's held-out measurements (step, loss), rounded as the page shows them."""
+    return [(step, round(loss, SHOWN)) for step, loss in res["val_loss"]]
+
+
+def lowest_held_out(res: dict) -> tuple[int, float] | None:
+    """The lowest held-out loss and its step (the first, in a tie), for the metric and the sentence alike."""
+    return min(held_out(res), key=lambda sv: sv[1], default=None)
+
+
+TRAIN_WINDOW = 10  # training steps averaged to say whether the training loss fell: one step's batch is noisy
+
+
+def _training_loss_before(res: dict, step: int) -> float:
+    """The mean training loss over the (at most TRAIN_WINDOW) steps up to ``step``."""
+    losses = res["loss"][max(0, step - TRAIN_WINDOW):step]
+    return sum(losses) / len(losses)
+
+
 def held_out_words(res: dict) -> str:
     """What this run's held-out loss did, read off the run. A fixed sentence said that it "soon turns
     back up" even under runs in which it fell to the last measurement (a low learning rate, few steps)."""
     counts = f"{res['train_sequences']} training sequences, {res['val_sequences']} held out."
-    if len(res["val_loss"]) < 2:
+    val = held_out(res)
+    if len(val) < 2:
         return counts
-    (best_step, best), (last_step, last) = min(res["val_loss"], key=lambda sv: sv[1]), res["val_loss"][-1]
-    if last <= best:  # the last measurement is the lowest (a tie with an earlier one too)
-        return (f"{counts} The held-out loss was at its lowest at the last measurement ({last:.3f} at step "
-                f"{last_step}): it has not turned back up yet. With so little text it does once the model starts "
-                "memorising its lines; more steps, or a higher learning rate, show where.")
-    train_then, train_now = res["loss"][best_step - 1], res["loss"][last_step - 1]
-    falling = (f", while the training loss went on falling ({train_then:.3f} to {train_now:.3f})"
-               if train_now < train_then else "")
-    return (f"{counts} The held-out loss was lowest at step {best_step} ({best:.3f}) and rose to {last:.3f} by "
-            f"step {last_step}{falling}: from there on the model memorises its lines instead of learning the "
-            "language.")
+    (best_step, best), (last_step, last) = lowest_held_out(res), val[-1]
+    turn = ("With so little text it turns back up once the model starts memorising its lines; more steps, or a "
+            "higher learning rate, show where.")
+    if last == best:
+        if all(later <= earlier for (_, earlier), (_, later) in zip(val, val[1:])):
+            return (f"{counts} The held-out loss never rose between measurements and is at its lowest at the last "
+                    f"one ({last:.3f} at step {last_step}): it has not turned back up yet. {turn}")
+        return (f"{counts} The held-out loss rose and came back down: at the last measurement (step {last_step}) it "
+                f"is as low as at step {best_step} ({best:.3f}). {turn}")
+    then, now = _training_loss_before(res, best_step), _training_loss_before(res, last_step)
+    rose = (f"{counts} The held-out loss was lowest at step {best_step} ({best:.3f}) and rose to {last:.3f} by step "
+            f"{last_step}")
+    training = (f"the training loss (averaged over up to {TRAIN_WINDOW} steps before each) went from {then:.3f} "
+                f"to {now:.3f}")
+    if round(now, SHOWN) < round(then, SHOWN):
+        return (f"{rose}, while {training}: from there on the model memorises its lines instead of learning the "
+                "language.")
+    return f"{rose}; meanwhile {training}, so the rise is not memorisation, which pushes the training loss down."
 
 
 st.title("Training lab")

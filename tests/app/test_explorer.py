@@ -107,6 +107,31 @@ def test_stepping_E_through_a_prime_gives_back_the_heads_the_learner_chose():
     assert at.session_state["cfg"].nhead == 2
 
 
+def test_a_link_or_back_that_snaps_nhead_keeps_the_heads_asked_for():
+    """A link's nhead=4 at E=17, snapped to 1, and Back to an entry at E = 17 had both made 1 head the
+    wanted number, so E = 20 next gave 1 head, not 4."""
+    at = make_app({"E": "17", "nhead": "4"}).run()
+    assert at.session_state["cfg"].nhead == 1
+    at.sidebar.select_slider(key="w_E").set_value(20).run()
+    assert at.session_state["cfg"].nhead == 4
+    at = make_app({"E": "16", "nhead": "4"}).run()
+    at.sidebar.select_slider(key="w_E").set_value(17).run()
+    back = {name: at.query_params[name] for name in at.query_params}  # the history's entry at E = 17
+    at.sidebar.select_slider(key="w_E").set_value(20).run()
+    at.query_params.clear()
+    at.query_params.update(back)
+    with pytest.MonkeyPatch.context() as patch:  # Back: the run reads the entry's link
+        patch.setattr("pages.common._history_navigation", lambda: True)
+        at.run()
+    assert (at.session_state["cfg"].E, at.session_state["cfg"].nhead) == (17, 1)
+    at.sidebar.select_slider(key="w_E").set_value(20).run()
+    assert at.session_state["cfg"].nhead == 4
+    at = make_app({"E": "16", "nhead": "4"}).run()  # a preset's heads are the wanted ones from then on
+    at.sidebar.selectbox(key="w_preset").set_value(next(n for n in PRESETS if n.startswith("Paper base"))).run()
+    at.sidebar.select_slider(key="w_E").set_value(20).run()
+    assert at.session_state["cfg"].nhead == 10  # of 20's divisors, the nearest 8 (log scale: 10 before 5)
+
+
 def test_the_preset_help_says_which_presets_tie_their_embeddings():
     """Paper base, Paper big, GPT-2 and GPT-3 share one matrix between the embeddings and the output
     layer; the help listed their sizes without it, and an untied Paper base has 101.0M weights, not 63.1M."""
@@ -373,6 +398,9 @@ def test_a_description_too_long_for_its_cell_says_where_to_read_it_whole():
     # An abbreviation's full stop does not end the first sentence.
     long = "Keys and values, e.g. the encoder's memory, enter here. " + "More words follow here. " * 8
     assert cell_text(long) == "Keys and values, e.g. the encoder's memory, enter here." + READ_ON
+    capital = "Keys and values, E.g. the encoder's memory, enter here."
+    assert cell_text(long.replace("e.g.", "E.g.")) == capital + READ_ON
+    assert cell_text("Q, K, V, etc. " + long) == "Q, K, V, etc." + READ_ON  # "etc." most often ends a sentence
 
 
 def test_the_row_number_column_leaves_a_phone_room_for_the_live_shape():

@@ -157,6 +157,10 @@ def test_the_curves_with_no_dimension_chosen_say_so_instead_of_drawing_empty_axe
     assert not curves.get("vega_lite_chart")
     assert [i.value for i in curves.info] == [
         "No dimension is chosen, so there is no curve to draw: pick up to 8 in the box above."]
+    at.sidebar.select_slider(key="w_E").set_value(4).run()  # four dimensions in all
+    at.multiselect(key="p_dims_4").set_value([]).run()
+    assert [i.value for i in at.tabs[1].info] == [
+        "No dimension is chosen, so there is no curve to draw: pick up to 4 in the box above."]
 
 
 def test_the_positional_heatmap_says_its_formula_and_how_to_read_its_stripes():

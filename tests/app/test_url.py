@@ -83,24 +83,30 @@ def test_a_link_typed_by_hand_is_read_in_any_case_and_with_the_papers_names():
     values, warnings = link_params({"E": "32", "e": "64", "dim_feedforward": "100", "layer": "3"})
     assert values == {"E": "32", "d_ff": "100"}  # the exact name wins over another case, and says so
     assert warnings == ["layer='3' names no setting, so it was left out; did you mean layers?",
-                        "E='32' and e='64' both set E; E='32' was used and e='64' left out."]
+                        "E=32 and e=64 both set E; E=32 was used and e=64 left out."]
 
 
 TWICE = [  # a link that gives one setting two values, what the config becomes, and the link's warning
-    ({"E": "32", "d_model": "64"}, {"E": 32}, ["E='32' and d_model='64' both set E; E='32' was used and d_model='64' "
+    ({"E": "32", "d_model": "64"}, {"E": 32}, ["E=32 and d_model=64 both set E; E=32 was used and d_model=64 "
                                                "left out."]),
     # The slider's own name wins wherever it stands, as before; the sentence lists the names in the link's order.
-    ({"d_model": "64", "E": "32"}, {"E": 32}, ["d_model='64' and E='32' both set E; E='32' was used and d_model='64' "
+    ({"d_model": "64", "E": "32"}, {"E": 32}, ["d_model=64 and E=32 both set E; E=32 was used and d_model=64 "
                                                "left out."]),
-    ({"N": "4", "n": "8"}, {"N": 4}, ["N='4' and n='8' both set N; N='4' was used and n='8' left out."]),
+    ({"N": "4", "n": "8"}, {"N": 4}, ["N=4 and n=8 both set N; N=4 was used and n=8 left out."]),
     # One name twice: Streamlit reads the last (st.query_params.get), and get_all shows the page the first.
-    ({"N": ["3", "5"]}, {"N": 5}, ["N='3' and N='5' both set N; N='5' was used and N='3' left out."]),
+    ({"N": ["3", "5"]}, {"N": 5}, ["N=3 and N=5 both set N; N=5 was used and N=3 left out."]),
     ({"dim_feedforward": "100", "D_FF": "48", "d_ff": "64"}, {"d_ff": 64},
-     ["dim_feedforward='100', D_FF='48' and d_ff='64' all set d_ff; d_ff='64' was used, dim_feedforward='100' and "
-      "D_FF='48' left out."]),
+     ["dim_feedforward=100, D_FF=48 and d_ff=64 all set d_ff; d_ff=64 was used, dim_feedforward=100 and "
+      "D_FF=48 left out."]),
+    # A word is quoted; a number too long to quote whole is named by its first digits and its length.
+    ({"positional": ["learned", "sinusoidal"]}, {"positional": "sinusoidal"},
+     ["positional='learned' and positional='sinusoidal' both set positional; positional='sinusoidal' was used and "
+      "positional='learned' left out."]),
+    ({"N": ["9" * 5000, "5"]}, {"N": 5}, ["N=999999… (5,000 digits) and N=5 both set N; N=5 was used and "
+                                          "N=999999… (5,000 digits) left out."]),
     # The value used is then read as any other: moved to the slider's nearest step, in a sentence of its own.
-    ({"E": "100", "d_model": "64"}, {"E": 96}, ["E='100' and d_model='64' both set E; E='100' was used and "
-                                                "d_model='64' left out.",
+    ({"E": "100", "d_model": "64"}, {"E": 96}, ["E=100 and d_model=64 both set E; E=100 was used and "
+                                                "d_model=64 left out.",
                                                 "E=100 is not one of the slider's steps; using the nearest, 96."]),
 ]
 
@@ -122,11 +128,12 @@ def test_a_setting_given_twice_alike_is_read_quietly():
     """The same value under two names, or one name twice, or as the same number written another way,
     leaves nothing out: no warning."""
     for query in ({"E": "32", "d_model": "32"}, {"N": ["4", "4"]}, {"E": "32", "D_MODEL": "032"},
-                  {"positional": "learned", "Positional": "Learned"}):
+                  {"positional": "learned", "Positional": "Learned"}, {"tie_embeddings": ["true", "1"]},
+                  {"tie_embeddings": ["false", ""]}):
         at = make_app(query).run()
         assert not at.exception and not at.warning, query
-    assert link_params({"N": ["5", "3", "5"]}) == ({"N": "5"}, ["N='5' and N='3' both set N; N='5' was used and "
-                                                                "N='3' left out."])
+    assert link_params({"N": ["5", "3", "5"]}) == ({"N": "5"}, ["N=5 and N=3 both set N; N=5 was used and "
+                                                                "N=3 left out."])
 
 
 def test_a_link_reproduces_the_config():
