@@ -14,6 +14,7 @@ import math
 import re
 import traceback
 from contextlib import contextmanager
+from functools import partial
 from types import MappingProxyType
 from typing import Any, Collection, Iterator, Mapping
 
@@ -211,6 +212,7 @@ def _apply_preset() -> None:
     forget_link_warnings()
     preset = PRESETS.get(st.session_state.get("w_preset"))
     if preset is not None:
+        st.session_state.pop(_WANTED_NHEAD, None)  # the preset's heads are the ones wanted from now on
         _set_widgets(preset)
 
 
@@ -351,31 +353,36 @@ def _set_twice(query: Mapping[str, str | list[str]], by_name: Mapping[str, str],
     sentences = []
     for field, pairs in written.items():
         used = (read_as[field], str(values[field]))
-        left_out = [pair for pair in dict.fromkeys(pairs) if not _read_alike(pair[1], used[1])]
+        left_out = [pair for pair in dict.fromkeys(pairs) if not _read_alike(field, pair[1], used[1])]
         if not left_out:
             continue
-        listed = [_quoted(pair) for pair in dict.fromkeys(pairs) if pair == used or pair in left_out]
-        sentences.append(f"{_and(listed)} {'both' if len(listed) == 2 else 'all'} set {field}; {_quoted(used)} "
-                         f"was used{', ' if len(left_out) > 1 else ' and '}{_and(map(_quoted, left_out))} left out.")
+        quoted = partial(_quoted, as_number=field not in WORD_FIELDS)
+        listed = [quoted(pair) for pair in dict.fromkeys(pairs) if pair == used or pair in left_out]
+        sentences.append(f"{_and(listed)} {'both' if len(listed) == 2 else 'all'} set {field}; {quoted(used)} "
+                         f"was used{', ' if len(left_out) > 1 else ' and '}{_and(map(quoted, left_out))} left out.")
     return sentences
 
 
-def _read_alike(a: str, b: str) -> bool:
-    """Whether two of a link's values come to the same, as snap_config reads them: one true or false
-    (true, 1, yes), one whole number (32, 032, +32) or one word in any case (Learned, learned)."""
+def _read_alike(field: str, a: str, b: str) -> bool:
+    """Whether two of a link's values for ``field`` come to the same, as snap_config reads them: one
+    true or false for tie_embeddings (true, 1, yes), one word in any case for positional (Learned,
+    learned), one whole number for the sizes (32, 032, +32)."""
     x, y = a.strip().lower(), b.strip().lower()
-    for same in (TRUE_WORDS, FALSE_WORDS):
-        if x in same and y in same:
-            return True
+    if field == "tie_embeddings":  # one of WORD_FIELDS
+        return x == y or any(x in same and y in same for same in (TRUE_WORDS, FALSE_WORDS))
     m, n = whole_number(x), whole_number(y)
-    return m == n if m is not None or n is not None else x == y
+    return m == n if field != "positional" and (m is not None or n is not None) else x == y
 
 
-def _quoted(pair: tuple[str, str]) -> str:
-    """A name and its value as a link's warning quotes them: d_model='64', or a long number by its first
-    digits and its length, as the other warnings quote it (number_text)."""
+WORD_FIELDS = ("positional", "tie_embeddings")  # settings a link gives as words, not sizes
+
+
+def _quoted(pair: tuple[str, str], as_number: bool = True) -> str:
+    """A name and its value as a link's warning quotes them: a size as the other warnings quote it
+    (number_text: d_model=64, or a long number by its first digits and its length), else in quotes as
+    written (positional='learned', tie_embeddings='01')."""
     name, value = pair
-    number = whole_number(value)
+    number = whole_number(value) if as_number else None
     return f"{one_line(name)}={number_text(number, value) if number is not None else repr(one_line(value))}"
 
 
@@ -410,7 +417,8 @@ def _read_url(page: str) -> None:
     st.session_state["url_read"] = True
     cfg, warnings = snap_config(params)
     st.session_state["url_warnings"] = unknown + warnings
-    asked = whole_number(params["nhead"]) if "nhead" in params else None
+    # A link without nhead asks for the default's heads, as snap_config reads it (min(2, E) heads).
+    asked = whole_number(params["nhead"]) if "nhead" in params else DEFAULT.nhead
     _set_widgets(cfg, asked if asked is not None and asked >= 1 else None)
     st.session_state["w_preset"] = _matching_preset(cfg)
     view, view_warnings = read_choices(choices, query, cfg, st.session_state)

@@ -561,12 +561,15 @@ def held_out_words(res: dict) -> str:
     (best_step, best), (last_step, last) = lowest_held_out(res), val[-1]
     turn = ("With so little text it turns back up once the model starts memorising its lines; more steps, or a "
             "higher learning rate, show where.")
-    if last == best:
-        if all(later <= earlier for (_, earlier), (_, later) in zip(val, val[1:])):
-            return (f"{counts} The held-out loss never rose between measurements and is at its lowest at the last "
-                    f"one ({last:.3f} at step {last_step}): it has not turned back up yet. {turn}")
-        return (f"{counts} The held-out loss rose and came back down: at the last measurement (step {last_step}) it "
-                f"is as low as at step {best_step} ({best:.3f}). {turn}")
+    if last == best:  # the last measurement is as low as any
+        yet = "it has not turned back up yet" if all(
+            later <= earlier for (_, earlier), (_, later) in zip(val, val[1:])) else \
+            "it rose between measurements but has not turned back up for good yet"
+        if best_step == last_step:
+            lowest = f"is at its lowest at the last measurement ({last:.3f} at step {last_step})"
+        else:  # a tie: the metric names the first of the two steps
+            lowest = f"is as low at the last measurement (step {last_step}) as at step {best_step} ({best:.3f})"
+        return f"{counts} The held-out loss {lowest}: {yet}. {turn}"
     then, now = _training_loss_before(res, best_step), _training_loss_before(res, last_step)
     rose = (f"{counts} The held-out loss was lowest at step {best_step} ({best:.3f}) and rose to {last:.3f} by step "
             f"{last_step}")

@@ -130,6 +130,14 @@ def test_a_link_or_back_that_snaps_nhead_keeps_the_heads_asked_for():
     at.sidebar.selectbox(key="w_preset").set_value(next(n for n in PRESETS if n.startswith("Paper base"))).run()
     at.sidebar.select_slider(key="w_E").set_value(20).run()
     assert at.session_state["cfg"].nhead == 10  # of 20's divisors, the nearest 8 (log scale: 10 before 5)
+    # Even when the heads wanted before would snap to the preset's: 6 heads snap to 8 at E = 512.
+    at = make_app({"E": "96", "nhead": "6"}).run()
+    at.sidebar.selectbox(key="w_preset").set_value(next(n for n in PRESETS if n.startswith("Paper base"))).run()
+    at.sidebar.select_slider(key="w_E").set_value(384).run()
+    assert at.session_state["cfg"].nhead == 8
+    at = make_app({"E": "17"}).run()  # a link without nhead asks for the default's 2 heads
+    at.sidebar.select_slider(key="w_E").set_value(20).run()
+    assert at.session_state["cfg"].nhead == 2
 
 
 def test_the_preset_help_says_which_presets_tie_their_embeddings():

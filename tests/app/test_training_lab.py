@@ -127,12 +127,19 @@ def test_the_held_out_sentence_says_what_this_runs_held_out_loss_did(lab):
     turn = (" With so little text it turns back up once the model starts memorising its lines; more steps, or a "
             "higher learning rate, show where.")
     assert words([(3, 2.9), (6, 2.7)]) == (
-        counts + " The held-out loss never rose between measurements and is at its lowest at the last one (2.700 at "
-        "step 6): it has not turned back up yet." + turn, ("2.700", "at step 6"))
-    # A last measurement as low as an earlier one, once rounded as shown, after a rise: no "not turned yet".
+        counts + " The held-out loss is at its lowest at the last measurement (2.700 at step 6): it has not turned "
+        "back up yet." + turn, ("2.700", "at step 6"))
+    # A new low after a rise; then a tie with an earlier low (as shown, three decimals): the metric names the
+    # first, the sentence both.
+    assert words([(2, 2.9), (4, 3.0), (6, 2.5)]) == (
+        counts + " The held-out loss is at its lowest at the last measurement (2.500 at step 6): it rose between "
+        "measurements but has not turned back up for good yet." + turn, ("2.500", "at step 6"))
     assert words([(2, 2.7), (4, 2.8), (6, 2.70004)]) == (
-        counts + " The held-out loss rose and came back down: at the last measurement (step 6) it is as low as at "
-        "step 2 (2.700)." + turn, ("2.700", "at step 2"))
+        counts + " The held-out loss is as low at the last measurement (step 6) as at step 2 (2.700): it rose "
+        "between measurements but has not turned back up for good yet." + turn, ("2.700", "at step 2"))
+    assert words([(2, 2.9), (4, 2.7), (6, 2.7)])[0] == (
+        counts + " The held-out loss is as low at the last measurement (step 6) as at step 4 (2.700): it has not "
+        "turned back up yet." + turn)
     # Lowest at step 4 and up since; the training loss, averaged over the steps up to each, went on falling.
     assert words([(2, 2.9), (4, 2.6), (6, 2.8)]) == (
         counts + " The held-out loss was lowest at step 4 (2.600) and rose to 2.800 by step 6, while the training "

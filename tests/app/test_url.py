@@ -134,6 +134,12 @@ def test_a_setting_given_twice_alike_is_read_quietly():
         assert not at.exception and not at.warning, query
     assert link_params({"N": ["5", "3", "5"]}) == ({"N": "5"}, ["N=5 and N=3 both set N; N=5 was used and "
                                                                 "N=3 left out."])
+    # true and false words are alike for tie_embeddings alone: N=1 and N=yes are two values, as are 1 and 01,
+    # which tie_embeddings does not read as true.
+    assert link_params({"N": ["1", "yes"]})[1] == ["N=1 and N='yes' both set N; N='yes' was used and N=1 left out."]
+    assert link_params({"tie_embeddings": ["01", "1"]})[1] == [
+        "tie_embeddings='01' and tie_embeddings='1' both set tie_embeddings; tie_embeddings='1' was used and "
+        "tie_embeddings='01' left out."]
 
 
 def test_a_link_reproduces_the_config():
