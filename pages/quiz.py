@@ -70,6 +70,10 @@ ASKED = "▶ asked"  # marks, in words, the row of an evidence table that the qu
 ASKED_STYLE = "background-color: rgba(255, 196, 0, 0.25); font-weight: bold"  # and shades it
 TOPIC_PX = 280  # the topic's box: its longest name whole; with Mode and Review, one row at 1280 px, two at 1024
 NAV_BUTTON_PX = 104  # Previous and Next, one width: wide enough for "◀ Previous", narrow enough for a phone's row
+# The records tables' cells, 3 px from their borders (Streamlit's own are 6 px): at the largest sliders the pass's
+# five columns, each as narrow as its longest word ("probabilities", "vocab_size)"), need 343 px at 6 px and 313 at
+# 3 px, inside a 390 px phone's 324.
+RECORD_CSS = [{"selector": "th, td", "props": "padding: 4px 3px"}]
 ROWS_IN_VIEW = 20  # an evidence table shows up to this many rows whole; a longer one scrolls
 # How to read an evidence chart whose title alone does not say: the influence maps are the first
 # evidence the quiz shows (its first five questions), and their 'lower' and 'full' were unexplained.
@@ -80,7 +84,7 @@ READING = {
         "move at all. 'lower' in the table means only squares on and below the diagonal are coloured: each "
         "output depends on its own input and earlier ones. 'full' means every output depends on every input."),
 }
-ROW_PX, HEADER_PX = 35, 38  # st.dataframe's row and header heights
+ROW_PX, HEADER_PX = 30, 30  # an evidence st.table's row and header heights, one line each (RECORD_CSS)
 
 
 @st.cache_data(max_entries=128, show_spinner="Running the experiment…")
@@ -445,23 +449,27 @@ def _draw(ev: Evidence, theme: str) -> alt.TopLevelMixin | None:
 def marked_table(records: list[dict[str, Any]], asked: str | None) -> tuple[Any, dict[str, Any] | None]:
     """An evidence table, with the row the question asks about marked in words and shaded.
 
-    Records may name their row with a "key" (core.rows), which is not shown. Returns the table
-    (a pandas Styler when a row is marked: st.dataframe keeps its shading) and the marked record,
-    or None when no record is the one asked about.
+    Records may name their row with a "key" (core.rows), which is not shown. Returns the table, a
+    pandas Styler (st.table keeps its shading and RECORD_CSS), and the marked record, or None when
+    no record is the one asked about. st.table reads every cell and header as Markdown, so each
+    text is escaped (as_literal): "W^Q", "d_k", "(N, M_target, vocab_size)" and "#" show as written.
     """
     df = pd.DataFrame(records)
     keys = list(df.pop("key")) if "key" in df else []
+    df = pd.DataFrame({as_literal(str(c)): [as_literal(v) if isinstance(v, str) else v for v in df[c]]
+                       for c in df.columns})  # numbers stay numbers: right-aligned, nothing to escape
     if asked is None or asked not in keys:
-        return df, None
+        return df.style.set_table_styles(RECORD_CSS), None
     at = keys.index(asked)
     df.insert(0, "your question", [ASKED if i == at else "" for i in range(len(df))])
-    return df.style.apply(lambda row: [ASKED_STYLE if row.name == at else ""] * len(row), axis=1), records[at]
+    styled = df.style.set_table_styles(RECORD_CSS)
+    return styled.apply(lambda row: [ASKED_STYLE if row.name == at else ""] * len(row), axis=1), records[at]
 
 
 def table_height(rows: int) -> int | str:
-    """A height for st.dataframe that shows every row of a short table. Its default shows about ten
-    and cut the last one in half, so a learner never saw the parameter counts' last three values. A
-    longer table shows ROWS_IN_VIEW and half of the next, a hint that it scrolls."""
+    """A height for an evidence table that shows every row of a short one. A longer one (the
+    shift-right steps at M_target = 64) shows ROWS_IN_VIEW rows and half of the next, a hint that it
+    scrolls, under a header that stays put: all 64 made a page of numbers to scroll past."""
     return "content" if rows <= ROWS_IN_VIEW else HEADER_PX + ROW_PX * ROWS_IN_VIEW + ROW_PX // 2
 
 
@@ -487,8 +495,11 @@ def show_evidence(ev: Evidence, asked: str | None = None) -> None:
             name = row.get("tensor") or row.get("step") or row["key"]
             shape = f": live shape `{row['live shape']}`" if "live shape" in row else ""
             st.markdown(f"Your question asks about **{name}**, marked *{ASKED}* in the table{shape}.")
-        # Every row in view when one is marked, however many: it must not hide below a scroll.
-        st.dataframe(table, hide_index=True, height="content" if row is not None else table_height(len(ev.records)))
+        # An HTML table, not st.dataframe's grid: on a 390 px phone the grid was 570 px wide in a 324 px box, and
+        # "live shape" and "formula", the evidence itself, began off-screen. These cells wrap, so every column
+        # fits the screen, and a screen reader reads the cells under their headers. Every row in view when one
+        # is marked, however many: it must not hide below a scroll.
+        st.table(table, hide_index=True, height="content" if row is not None else table_height(len(ev.records)))
     if ev.name in READING:
         st.caption(READING[ev.name])
     if ev.note:

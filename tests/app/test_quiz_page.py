@@ -615,6 +615,13 @@ def as_read(cell: str) -> str:
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", cell)
 
 
+def records_shown(at):
+    """The evidence's tables of records (the pass's tensors, the attention steps, the shift-right steps), each as
+    the st.table that drew it and its cells and headers as the learner reads them (as_read)."""
+    return [(t, t.value.rename(columns=as_read).map(lambda v: as_read(v) if isinstance(v, str) else v))
+            for t in at.table if "measured" not in t.value]
+
+
 def values_shown(at) -> list[dict[str, str]]:
     """The evidence's tables of values, as {measured: value} per evidence block, as the learner reads them."""
     return [{as_read(k): as_read(v) for k, v in zip(t.value["measured"], t.value["value"])}
@@ -635,7 +642,7 @@ def test_evidence_tables_are_tall_enough_for_every_row(monkeypatch):
             return real(data, *args, **kwargs)
         return drawn
 
-    # The values are an st.table (as tall as its rows unless told otherwise), the records an st.dataframe.
+    # The values and the records are st.tables (as tall as their rows unless told otherwise).
     monkeypatch.setattr(st, "dataframe", spy(st.dataframe, "auto"))
     monkeypatch.setattr(st, "table", spy(st.table, "content"))
     # Parameter counts (12 values) and the shift-right table at M_target=64: 64 positions.
@@ -644,7 +651,7 @@ def test_evidence_tables_are_tall_enough_for_every_row(monkeypatch):
     assert max(rows for rows, _ in values) >= 12
     assert all(height == "content" for _, height in values)
     rows, height = heights["position"][-1]  # the last run's
-    assert rows == 64 and 20 * 35 + 38 < height < 21 * 35 + 38  # 20 rows whole, then half a row
+    assert rows == 64 and 20 * 30 + 30 < height < 21 * 30 + 30  # 20 rows whole, then half a row
 
 
 def test_the_evidence_values_are_a_table_that_wraps_each_name_and_value_whole():
@@ -663,6 +670,30 @@ def test_the_evidence_values_are_a_table_that_wraps_each_name_and_value_whole():
     cells = [cell for t in tables for column in t.columns for cell in t[column]]
     assert r"max \|difference\| from the reversed outputs\, sinusoids added" in cells
     assert all(re.fullmatch(r"(\\[!-/:-@\[-`{-~]|[^!-/:-@\[-`{-~\\])*", cell) for cell in cells)  # all escaped
+
+
+def test_the_evidence_records_are_tables_whose_cells_wrap_and_show_as_written():
+    """In st.dataframe's grid the pass's table was 570 px wide in a 390 px phone's 324 px box: "live shape" and
+    "formula", the evidence itself, began off-screen. The records are st.tables now, HTML tables whose cells wrap
+    under a header each, the asked row still marked in words and shaded; their cells and headers are Markdown, so
+    each text is escaped and shows as written ("vocab_size", "W^Q", "#"), and numbers stay numbers."""
+    at = answered(["shape-probs", "qkv-q-head", "shift-labels"])
+    assert not [d for d in at.dataframe if "your question" in d.value or "position" in d.value]  # no grid left
+    shown = {tuple(df.columns): (t, df) for t, df in records_shown(at)}
+    assert set(shown) == {("your question", "#", "tensor", "live shape", "formula"),
+                          ("your question", "step", "live shape", "formula"), ("position", "decoder input", "label")}
+    table, df = shown["your question", "#", "tensor", "live shape", "formula"]
+    marked = df[df["your question"] == "▶ asked"]
+    assert list(marked["formula"]) == ["(N, M_target, vocab_size)"] and list(marked["tensor"]) == [
+        "output probabilities"]
+    assert "W^Q of one head" in list(df["tensor"])
+    assert "font-weight: bold" in table.proto.arrow_data.styler.styles  # shaded, as in the grid
+    cells = [c for t, _ in shown.values() for c in [*t.value.columns, *t.value.to_numpy().ravel()]
+             if isinstance(c, str)]  # as drawn
+    assert r"\#" in cells and r"\(N\, M\_target\, vocab\_size\)" in cells
+    assert all(re.fullmatch(r"(\\[!-/:-@\[-`{-~]|[^!-/:-@\[-`{-~\\])*", cell) for cell in cells)  # all escaped
+    steps = shown["position", "decoder input", "label"][1]
+    assert steps["label"].dtype.kind == "i" and steps["position"].tolist() == list(range(len(steps)))
 
 
 def test_whole_numbers_in_the_evidence_have_thousands_separators():
@@ -703,8 +734,7 @@ def test_a_shape_questions_evidence_marks_the_row_it_asks_about():
     colour alone), shaded, and named above the table, even when it is an extra past row 14."""
     q = BY_ID["shape-cross"]
     at = answered([q.id], topic=q.topic)
-    [table] = [d for d in at.dataframe if "your question" in d.value]
-    df = table.value
+    [(table, df)] = [(t, df) for t, df in records_shown(at) if "your question" in df]
     assert len(df) == 22 and "key" not in df
     marked = df[df["your question"] == "▶ asked"]
     assert list(marked["tensor"]) == ["cross-attention weights"] and list(marked["#"]) == ["extra"]
@@ -747,7 +777,7 @@ def test_evidence_at_the_slider_extremes_shows_the_learners_own_shapes(query):
         assert v[steps] == f"{BY_ID['rnn-steps'].expected(ctx):,}" == f"{cfg.M:,}"
     if cfg.M > 16:
         assert any(f"At your sizes that is {(cfg.N, cfg.M, cfg.E)}" in c.value for c in at.caption)
-    passes = [d.value for d in at.dataframe if "your question" in d.value and "tensor" in d.value]
+    passes = [df for _, df in records_shown(at) if "your question" in df and "tensor" in df]
     marked = [list(df[df["your question"] == "▶ asked"]["tensor"]) for df in passes]
     assert ["target embedding"] in marked and all(len(m) == 1 for m in marked)
     for chart in at.get("vega_lite_chart"):

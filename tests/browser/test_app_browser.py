@@ -3,8 +3,8 @@ moved with the keyboard changes the table, a shared URL reproduces the view (the
 positional page's tab and curves, the lab's task and mask, the quiz's question too), M_target and d_ff
 follow M and E, Back and Forward step through the configs and the pages' choices, pages keep their
 settings, the quiz answers by keyboard alone (Enter in an answer checks it) and reads its verdict out, its
-first question shows without a scroll on a laptop, its evidence's values read whole on a laptop and a phone,
-quiz progress outlasts the tab, a training run outlasts
+first question shows without a scroll on a laptop, its evidence's values and records read whole on a laptop
+and a phone, quiz progress outlasts the tab, a training run outlasts
 a visit elsewhere and a closed tab's run gives its slot back, no page asks anything of another site, the
 heatmap's numbers are a real table, charts stay whole on small screens and a legend never takes a plot's
 height. On a projector's 1024 px screen the
@@ -671,6 +671,60 @@ def test_the_evidences_names_and_values_read_whole_on_a_laptop_and_a_phone(app_u
         assert overflowing == []
         assert table.evaluate("t => t.querySelector('table').parentElement.scrollWidth"
                               " <= t.querySelector('table').parentElement.clientWidth")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        no_exception(page)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width,height,touch", [(1280, 800, False), (390, 844, True)])
+def test_the_evidences_records_read_whole_on_a_laptop_and_a_phone(app_url, browser, width, height, touch):
+    """In st.dataframe's grid the pass's table was 570 px of columns in a 390 px phone's 324 px box: "live
+    shape" and "formula", the evidence itself, began off-screen. The records are HTML tables now: at the
+    largest sliders (the longest shapes) every cell wraps inside its cell and the screen, the asked row is
+    marked in words and shaded with every row in view, and the 64 shift-right steps scroll in a box of their
+    own, never sideways, under headers a screen reader reads."""
+    import json
+
+    from quizzes.progress import FORMAT
+
+    doc = {"format": FORMAT, "version": 1, "answers": {
+        qid: {"correct": False, "given": "?", "expected": "x"} for qid in ("shape-probs", "shift-labels")}}
+    context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch)
+    try:
+        page = context.new_page()
+        page.add_init_script(f"localStorage.setItem({json.dumps(STORE_KEY)}, {json.dumps(json.dumps(doc))})")
+        open_quiz(page, app_url + "/quiz?mode=set&N=64&M=4096&E=12288")
+        expect(page.get_by_text("Welcome back: 2 answer(s) restored from this browser.")).to_be_visible(timeout=LOAD)
+        idle(page)
+        tables = page.locator('[data-testid="stTable"]')
+        passes = tables.filter(has=page.get_by_role("columnheader", name="tensor", exact=True))
+        steps = tables.filter(has=page.get_by_role("columnheader", name="decoder input", exact=True))
+        expect(passes).to_have_count(1, timeout=LOAD)
+        expect(passes.get_by_role("columnheader")).to_have_text(["your question", "#", "tensor", "live shape",
+                                                                 "formula"])
+        expect(steps.get_by_role("columnheader")).to_have_text(["position", "decoder input", "label"])
+        row = passes.get_by_role("row").filter(has=page.get_by_role("cell", name="▶ asked", exact=True))
+        expect(row.get_by_role("cell")).to_have_text(["▶ asked", "14", "output probabilities", "(64, 4096, 100)",
+                                                      "(N, M_target, vocab_size)"])
+        formula = row.get_by_role("cell", name="(N, M_target, vocab_size)", exact=True)
+        formula.scroll_into_view_if_needed()
+        expect(formula).to_be_in_viewport(ratio=1)
+        assert row.evaluate("r => getComputedStyle(r.querySelector('td')).backgroundColor") == "rgba(255, 196, 0, 0.25)"
+        for table in (passes, steps):
+            # Each cell's text inside its cell, each cell inside the screen, and nothing to scroll to sideways.
+            overflowing = table.evaluate(
+                "(t, width) => [...t.querySelectorAll('th, td')].filter(c => { const b = c.getBoundingClientRect();"
+                " const p = c.querySelector('p') || c; return c.scrollWidth > c.clientWidth || p.scrollWidth >"
+                " p.clientWidth || b.left < 0 || b.right > width; }).map(c => c.innerText)", width)
+            assert overflowing == []
+            assert table.evaluate("t => t.querySelector('table').parentElement.scrollWidth"
+                                  " <= t.querySelector('table').parentElement.clientWidth")
+        box = "t => { const b = t.querySelector('table').parentElement; return [b.scrollHeight, b.clientHeight]; }"
+        whole, shown = passes.evaluate(box)
+        assert whole <= shown  # the asked-about table: every row in view, none below a scroll
+        whole, shown = steps.evaluate(box)
+        assert steps.get_by_role("row").count() == 65 and whole > 2 * shown  # 64 steps, in a box that scrolls
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         no_exception(page)
     finally:
