@@ -573,7 +573,7 @@ def held_out_words(res: dict) -> str:
     then, now = _training_loss_before(res, best_step), _training_loss_before(res, last_step)
     rose = (f"{counts} The held-out loss was lowest at step {best_step} ({best:.3f}) and rose to {last:.3f} by step "
             f"{last_step}")
-    training = (f"the training loss (averaged over up to {TRAIN_WINDOW} steps before each) went from {then:.3f} "
+    training = (f"the training loss (the mean of up to {TRAIN_WINDOW} steps ending at each) went from {then:.3f} "
                 f"to {now:.3f}")
     if round(now, SHOWN) < round(then, SHOWN):
         return (f"{rose}, while {training}: from there on the model memorises its lines instead of learning the "

@@ -143,7 +143,7 @@ def test_the_held_out_sentence_says_what_this_runs_held_out_loss_did(lab):
     # Lowest at step 4 and up since; the training loss, averaged over the steps up to each, went on falling.
     assert words([(2, 2.9), (4, 2.6), (6, 2.8)]) == (
         counts + " The held-out loss was lowest at step 4 (2.600) and rose to 2.800 by step 6, while the training "
-        "loss (averaged over up to 10 steps before each) went from 2.850 to 2.750: from there on the model "
+        "loss (the mean of up to 10 steps ending at each) went from 2.850 to 2.750: from there on the model "
         "memorises its lines instead of learning the language.", ("2.600", "at step 4"))
     rose, _ = words([(2, 2.9), (4, 2.6), (6, 2.8)], loss=(3.0, 2.0, 3.0, 2.0, 3.5, 3.5))
     assert rose.endswith("went from 2.500 to 2.833, so the rise is not memorisation, which pushes the training "
