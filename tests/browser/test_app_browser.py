@@ -636,6 +636,18 @@ def test_next_under_the_evidence_scrolls_up_to_an_answered_next_question(app_url
         no_exception(page)
 
 
+def assert_reads_whole(table, width: int) -> None:
+    """An st.table whose every cell's text lies inside its cell, every cell inside a screen ``width`` px
+    wide, and whose box has nothing to scroll to sideways."""
+    overflowing = table.evaluate(
+        "(t, width) => [...t.querySelectorAll('th, td')].filter(c => { const b = c.getBoundingClientRect();"
+        " const p = c.querySelector('p') || c; return c.scrollWidth > c.clientWidth || p.scrollWidth >"
+        " p.clientWidth || b.left < 0 || b.right > width; }).map(c => c.innerText)", width)
+    assert overflowing == []
+    assert table.evaluate("t => t.querySelector('table').parentElement.scrollWidth"
+                          " <= t.querySelector('table').parentElement.clientWidth")
+
+
 @pytest.mark.parametrize("width,height,touch", [(1280, 800, False), (390, 844, True)])
 def test_the_evidences_names_and_values_read_whole_on_a_laptop_and_a_phone(app_url, browser, width, height,
                                                                             touch):
@@ -663,14 +675,7 @@ def test_the_evidences_names_and_values_read_whole_on_a_laptop_and_a_phone(app_u
         cell.scroll_into_view_if_needed()
         expect(cell).to_be_in_viewport(ratio=1)
         expect(table.get_by_role("cell", name="max_len — rows of a learned table", exact=True)).to_be_visible()
-        # Each cell's text inside its cell, each cell inside the screen, and nothing to scroll to sideways.
-        overflowing = table.evaluate(
-            "(t, width) => [...t.querySelectorAll('th, td')].filter(c => { const b = c.getBoundingClientRect();"
-            " const p = c.querySelector('p') || c; return c.scrollWidth > c.clientWidth || p.scrollWidth >"
-            " p.clientWidth || b.left < 0 || b.right > width; }).map(c => c.innerText)", width)
-        assert overflowing == []
-        assert table.evaluate("t => t.querySelector('table').parentElement.scrollWidth"
-                              " <= t.querySelector('table').parentElement.clientWidth")
+        assert_reads_whole(table, width)
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         no_exception(page)
     finally:
@@ -712,14 +717,7 @@ def test_the_evidences_records_read_whole_on_a_laptop_and_a_phone(app_url, brows
         expect(formula).to_be_in_viewport(ratio=1)
         assert row.evaluate("r => getComputedStyle(r.querySelector('td')).backgroundColor") == "rgba(255, 196, 0, 0.25)"
         for table in (passes, steps):
-            # Each cell's text inside its cell, each cell inside the screen, and nothing to scroll to sideways.
-            overflowing = table.evaluate(
-                "(t, width) => [...t.querySelectorAll('th, td')].filter(c => { const b = c.getBoundingClientRect();"
-                " const p = c.querySelector('p') || c; return c.scrollWidth > c.clientWidth || p.scrollWidth >"
-                " p.clientWidth || b.left < 0 || b.right > width; }).map(c => c.innerText)", width)
-            assert overflowing == []
-            assert table.evaluate("t => t.querySelector('table').parentElement.scrollWidth"
-                                  " <= t.querySelector('table').parentElement.clientWidth")
+            assert_reads_whole(table, width)
         box = "t => { const b = t.querySelector('table').parentElement; return [b.scrollHeight, b.clientHeight]; }"
         whole, shown = passes.evaluate(box)
         assert whole <= shown  # the asked-about table: every row in view, none below a scroll
