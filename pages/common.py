@@ -350,17 +350,35 @@ def _set_twice(query: Mapping[str, str | list[str]], by_name: Mapping[str, str],
         if field is not None:
             each = value if isinstance(value, list) else [value]
             written.setdefault(field, []).extend((name, str(v)) for v in each)
+    sentences = [_twice(field, pairs, (read_as[field], str(values[field]))) for field, pairs in written.items()]
+    return [sentence for sentence in sentences if sentence]
+
+
+def _twice(field: str, pairs: list[tuple[str, str]], used: tuple[str, str]) -> str:
+    """The sentence for one setting or page choice that a link gives ``pairs`` of (name as spelt, value),
+    of which ``used`` was read: which was used and which left out, or "" when they all read alike."""
+    left_out = [pair for pair in dict.fromkeys(pairs) if not _read_alike(field, pair[1], used[1])]
+    if not left_out:
+        return ""
+    quoted = partial(_quoted, as_number=field not in WORD_FIELDS)
+    listed = [quoted(pair) for pair in dict.fromkeys(pairs) if pair == used or pair in left_out]
+    return (f"{_and(listed)} {'both' if len(listed) == 2 else 'all'} set {field}; {quoted(used)} was used"
+            f"{', ' if len(left_out) > 1 else ' and '}{_and(map(quoted, left_out))} left out.")
+
+
+def choices_twice(choices: Collection[Choice], every: Mapping[str, list[str]]) -> list[str]:
+    """A sentence for each of a page's own choices that a link gives two different values
+    (``tab=curves&tab=compare``, ``kind=cross&KIND=encoder``), as _set_twice says it of the settings.
+    The one read is the one read_choices reads: the choice's own spelling first, then the last value."""
     sentences = []
-    for field, pairs in written.items():
-        used = (read_as[field], str(values[field]))
-        left_out = [pair for pair in dict.fromkeys(pairs) if not _read_alike(field, pair[1], used[1])]
-        if not left_out:
+    for choice in choices:
+        pairs = [(name, str(value)) for name, values in every.items() if name.strip().lower() == choice.name.lower()
+                 for value in values]
+        if len(pairs) < 2:
             continue
-        quoted = partial(_quoted, as_number=field not in WORD_FIELDS)
-        listed = [quoted(pair) for pair in dict.fromkeys(pairs) if pair == used or pair in left_out]
-        sentences.append(f"{_and(listed)} {'both' if len(listed) == 2 else 'all'} set {field}; {quoted(used)} "
-                         f"was used{', ' if len(left_out) > 1 else ' and '}{_and(map(quoted, left_out))} left out.")
-    return sentences
+        name, _ = in_any_case({n: None for n, _ in pairs}, [choice.name])[choice.name.lower()]
+        sentences.append(_twice(choice.name, pairs, (name, str(every[name][-1]))))
+    return [sentence for sentence in sentences if sentence]
 
 
 def _read_alike(field: str, a: str, b: str) -> bool:
@@ -423,7 +441,7 @@ def _read_url(page: str) -> None:
     st.session_state["w_preset"] = _matching_preset(cfg)
     view, view_warnings = read_choices(choices, query, cfg, st.session_state)
     st.session_state.update(view)
-    st.session_state["view_warnings"] = (page, view_warnings)
+    st.session_state["view_warnings"] = (page, choices_twice(choices, every) + view_warnings)
 
 
 def _preset_help() -> str:

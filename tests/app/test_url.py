@@ -142,6 +142,21 @@ def test_a_setting_given_twice_alike_is_read_quietly():
         "tie_embeddings='01' left out."]
 
 
+def test_a_pages_own_choice_given_two_values_says_which_was_used():
+    """?tab=curves&tab=compare opened the comparison and dropped the curves without a word, as the
+    settings had until they said so (_set_twice); the page's choices say it too, on their page only."""
+    at = open_page("positional", {"tab": ["curves", "compare"]})
+    assert at.session_state["p_tab"] == "Sinusoidal vs learned"
+    assert link_warnings(at) == ["tab='curves' and tab='compare' both set tab; tab='compare' was used and "
+                                 "tab='curves' left out."]
+    at = open_page("attention", {"KIND": "encoder", "kind": "cross"})  # the choice's own spelling wins
+    assert at.session_state["a_kind"] == "cross-attention"
+    assert link_warnings(at) == ["KIND='encoder' and kind='cross' both set kind; kind='cross' was used and "
+                                 "KIND='encoder' left out."]
+    at = open_page("attention", {"layers": "3", "layer": ["2", "02"], "Kind": "Cross", "kind": "cross"})
+    assert not at.warning  # values that read alike leave nothing out
+
+
 def test_a_link_reproduces_the_config():
     query = {"N": "3", "M": "12", "M_target": "5", "E": "24", "nhead": "6", "vocab_size": "50", "layers": "3",
              "d_ff": "48", "positional": "learned", "tie_embeddings": "True"}
