@@ -12,7 +12,7 @@ from functools import lru_cache
 import altair as alt
 
 from core.views import AttentionMap, PositionalView
-from pages.tables import FIT_WIDTH, INK, described, fill_data
+from pages.tables import FIT_WIDTH, INK, described, fill_data, in_words
 
 PER_CELL = 20  # pixels per heatmap cell, until the chart reaches its largest size
 MIN_PLOT = 96  # pixels for all the cells together, however few: one to three positions stay readable
@@ -268,9 +268,7 @@ def zero_vectors_caption(v: PositionalView, E: int) -> str:
 
 def _positions(positions: list[int]) -> str:
     """'position 0', 'positions 0 and 3', 'positions 0, 3 and 5'."""
-    if len(positions) == 1:
-        return f"position {positions[0]}"
-    return f"positions {', '.join(map(str, positions[:-1]))} and {positions[-1]}"
+    return f"position{'s' if len(positions) > 1 else ''} {in_words(positions)}"
 
 
 @lru_cache(maxsize=None)

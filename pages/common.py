@@ -27,6 +27,7 @@ from core import (DEFAULT_BUDGET_BYTES, PRESETS, DEFAULT, Trace, TransformerConf
 from core.config import SIZE_NAMES
 from pages.page_links import (PAGE_CHOICES, Choice, in_any_case, link_values, number_text, one_line, read_choices,
                               settle, whole_number)
+from pages.tables import in_words
 from pages.trace_cache import shared_trace
 
 
@@ -362,8 +363,8 @@ def _twice(field: str, pairs: list[tuple[str, str]], used: tuple[str, str]) -> s
         return ""
     quoted = partial(_quoted, as_number=field not in WORD_FIELDS)
     listed = [quoted(pair) for pair in dict.fromkeys(pairs) if pair == used or pair in left_out]
-    return (f"{_and(listed)} {'both' if len(listed) == 2 else 'all'} set {field}; {quoted(used)} was used"
-            f"{', ' if len(left_out) > 1 else ' and '}{_and(map(quoted, left_out))} left out.")
+    return (f"{in_words(listed)} {'both' if len(listed) == 2 else 'all'} set {field}; {quoted(used)} was used"
+            f"{', ' if len(left_out) > 1 else ' and '}{in_words(map(quoted, left_out))} left out.")
 
 
 def choices_twice(choices: Collection[Choice], every: Mapping[str, list[str]]) -> list[str]:
@@ -404,12 +405,6 @@ def _quoted(pair: tuple[str, str], as_number: bool = True) -> str:
     return f"{one_line(name)}={number_text(number, value) if number is not None else repr(one_line(value))}"
 
 
-def _and(items) -> str:
-    """'a', 'a and b', 'a, b and c'."""
-    items = list(items)
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
-
-
 def _read_url(page: str) -> None:
     """Take the config, and the page's own choices, from the URL on a session's first run and after
     Back or Forward.
@@ -422,8 +417,8 @@ def _read_url(page: str) -> None:
     if not first and not _history_navigation():
         return
     choices = PAGE_CHOICES.get(page, ())
-    query = {k: st.query_params.get(k) for k in st.query_params}
     every = {k: st.query_params.get_all(k) for k in st.query_params}  # ?N=3&N=5: N is ["3", "5"], for _set_twice
+    query = {k: values[-1] for k, values in every.items()}  # the last of each, as st.query_params.get reads it
     elsewhere = {choice.name.lower(): other for other, theirs in PAGE_CHOICES.items() if other != page
                  for choice in theirs}
     params, unknown = link_params(every, own=[choice.name for choice in choices], elsewhere=elsewhere)

@@ -446,6 +446,13 @@ def _draw(ev: Evidence, theme: str) -> alt.TopLevelMixin | None:
     return mark.encode(**enc).properties(height=220)
 
 
+def literal_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` for st.table, which reads every cell and header as Markdown: each text escaped (as_literal),
+    so "W^Q", "max |difference|" and "#" show as written; numbers stay numbers, right-aligned."""
+    return pd.DataFrame({as_literal(str(c)): [as_literal(v) if isinstance(v, str) else v for v in df[c]]
+                         for c in df.columns})
+
+
 def marked_table(records: list[dict[str, Any]], asked: str | None) -> tuple[Any, dict[str, Any] | None]:
     """An evidence table, with the row the question asks about marked in words and shaded.
 
@@ -456,8 +463,7 @@ def marked_table(records: list[dict[str, Any]], asked: str | None) -> tuple[Any,
     """
     df = pd.DataFrame(records)
     keys = list(df.pop("key")) if "key" in df else []
-    df = pd.DataFrame({as_literal(str(c)): [as_literal(v) if isinstance(v, str) else v for v in df[c]]
-                       for c in df.columns})  # numbers stay numbers: right-aligned, nothing to escape
+    df = literal_frame(df)
     if asked is None or asked not in keys:
         return df.style.set_table_styles(RECORD_CSS), None
     at = keys.index(asked)
@@ -484,7 +490,7 @@ def show_evidence(ev: Evidence, asked: str | None = None) -> None:
         # evidence for the answer) with an ellipsis at 1280 px and pushed the values past a 390 px phone's
         # edge. These cells wrap, so each name and value reads whole at any width, every row shows, and a
         # screen reader reads the cells. They are Markdown, hence escaped: "max |difference|" stays as written.
-        st.table(pd.DataFrame([{k: as_literal(v) for k, v in row.items()} for row in numbers]), hide_index=True)
+        st.table(literal_frame(pd.DataFrame(numbers)), hide_index=True)
     c = chart(ev, theme())
     if c is not None:
         heatmap = ev.chart.get("kind") == "heatmap"

@@ -214,6 +214,12 @@ def one_layer(spec: dict) -> dict:
     return {**{k: v for k, v in spec.items() if k not in _VIEW_KEYS}, "layer": [view]}
 
 
+def in_words(items) -> str:
+    """Items as a sentence lists them: 'a', 'a and b', 'a, b and c'."""
+    items = [str(item) for item in items]
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def described(spec: dict, text: str) -> dict:
     """Give a chart one sentence for screen readers, and hide its marks from them.
 
