@@ -814,11 +814,11 @@ def parameter_counts(cfg: TransformerConfig) -> Evidence:
     (E=8192, 32000 tokens) and our model at the paper's base and big sizes.
     """
     mha = MultiHeadAttention(cfg.E, cfg.nhead, device="meta")
-    qkv_weights = sum(m.weight.numel() for m in (mha.q_proj, mha.k_proj, mha.v_proj))
-    qkv_all = sum(_count(m) for m in (mha.q_proj, mha.k_proj, mha.v_proj))
+    qkv_weights = mha.in_proj.weight.numel()  # W^Q, W^K and W^V, stacked as one (3E, E) matrix
+    qkv_all = _count(mha.in_proj)
     embedding = Embedding(cfg.vocab_size, cfg.E, device="meta")  # ours draws nothing, even on meta
     llama = MultiHeadAttention(LLAMA_70B_SIZES.E, LLAMA_70B_SIZES.nhead, device="meta")
-    llama_qkv = sum(m.weight.numel() for m in (llama.q_proj, llama.k_proj, llama.v_proj))
+    llama_qkv = llama.in_proj.weight.numel()
     llama_embed = Embedding(LLAMA_70B_SIZES.vocab_size, LLAMA_70B_SIZES.E, device="meta").weight.numel()
     model = Transformer.from_config(cfg, device="meta")
     base = _count(Transformer.from_config(PAPER_BASE, device="meta"))

@@ -27,6 +27,7 @@ from typing import MutableMapping
 import numpy as np
 import torch
 from torch import Tensor, nn
+from torch.nn import functional as F
 
 from .config import TransformerConfig
 
@@ -151,8 +152,12 @@ class PositionalEncoding(nn.Module):
 class MultiHeadAttention(nn.Module):
     """nhead scaled dot-product attentions side by side, each on a d_k-wide slice of E.
 
-    The four projections are stored as E x E layers, as PyTorch does; head h's own W^Q, W^K and
-    W^V (each E x d_k) are column blocks of them, see ``head_weights``.
+    W^Q, W^K and W^V are stored stacked, as the rows of one (3E, E) layer ``in_proj``, the way
+    PyTorch's nn.MultiheadAttention stores its in_proj_weight; head h's own W^Q, W^K and W^V (each
+    E x d_k) are blocks of it, see ``head_weights``. Why stacked: self-attention then gets q, k and v
+    from one (E, 3E) product instead of three (E, E) ones, which keeps the cores busier (the README's
+    Performance section has the figures); cross-attention gets k and v from one (E, 2E) product.
+    The output projection W^O is its own E x E layer, ``out_proj``.
     """
 
     def __init__(self, E: int, nhead: int, device=None):
@@ -160,18 +165,16 @@ class MultiHeadAttention(nn.Module):
         if E % nhead:
             raise ValueError(f"nhead={nhead} must divide E={E}")
         self.E, self.nhead, self.d_k = E, nhead, E // nhead
-        self.q_proj = Linear(E, E, device=device)
-        self.k_proj = Linear(E, E, device=device)
-        self.v_proj = Linear(E, E, device=device)
+        self.in_proj = Linear(E, 3 * E, device=device)  # rows: W^Q's E, then W^K's E, then W^V's E
         self.out_proj = Linear(E, E, device=device)
 
     def head_weights(self, head: int) -> dict[str, Tensor]:
         """Head ``head``'s W^Q, W^K, W^V as (E, d_k) matrices, so that q_h = x @ W^Q_h + b."""
-        rows = slice(head * self.d_k, (head + 1) * self.d_k)
+        W = self.in_proj.weight.view(3, self.nhead, self.d_k, self.E)  # (3E, E) -> (3, nhead, d_k, E)
         return {
-            "W_Q": self.q_proj.weight[rows].T,  # (d_k, E) -> (E, d_k)
-            "W_K": self.k_proj.weight[rows].T,  # (E, d_k)
-            "W_V": self.v_proj.weight[rows].T,  # (E, d_k)
+            "W_Q": W[0, head].T,  # (d_k, E) -> (E, d_k)
+            "W_K": W[1, head].T,  # (E, d_k)
+            "W_V": W[2, head].T,  # (E, d_k)
         }
 
     def forward(self, x: Tensor, context: Tensor, attn_mask: Tensor | None = None,
@@ -183,11 +186,17 @@ class MultiHeadAttention(nn.Module):
         ``attn_mask`` is (L, S), or a float bias that broadcasts to (N, nhead, L, S), such as the one
         ``attention_bias`` makes; ``key_padding_mask`` is (N, S).
         """
-        N, L, _ = x.shape
+        N, L, E = x.shape
         S = context.shape[1]
-        q = self.q_proj(x).view(N, L, self.nhead, self.d_k).transpose(1, 2)  # (N, nhead, L, d_k)
-        k = self.k_proj(context).view(N, S, self.nhead, self.d_k).transpose(1, 2)  # (N, nhead, S, d_k)
-        v = self.v_proj(context).view(N, S, self.nhead, self.d_k).transpose(1, 2)  # (N, nhead, S, d_k)
+        if context is x:  # self-attention: one product makes q, k and v side by side
+            q, k, v = self.in_proj(x).split(E, dim=-1)  # (N, L, 3E) -> 3 x (N, L, E)
+        else:  # cross-attention: q from x with W^Q; k and v from context with W^K and W^V
+            W, b = self.in_proj.weight, self.in_proj.bias  # (3E, E), (3E,)
+            q = F.linear(x, W[:E], b[:E])  # (N, L, E)
+            k, v = F.linear(context, W[E:], b[E:]).split(E, dim=-1)  # (N, S, 2E) -> 2 x (N, S, E)
+        q = q.view(N, L, self.nhead, self.d_k).transpose(1, 2)  # (N, L, E) -> (N, nhead, L, d_k)
+        k = k.view(N, S, self.nhead, self.d_k).transpose(1, 2)  # (N, S, E) -> (N, nhead, S, d_k)
+        v = v.view(N, S, self.nhead, self.d_k).transpose(1, 2)  # (N, S, E) -> (N, nhead, S, d_k)
         record(rec, prefix + "q", q)
         record(rec, prefix + "k", k)
         record(rec, prefix + "v", v)

@@ -71,8 +71,32 @@ def _contiguous(shape, dtype: torch.dtype) -> Tensor:
     return torch.empty(tuple(shape), dtype=dtype, device="meta")
 
 
+def _dense_in_stride_order(t: Tensor, dtype: torch.dtype) -> Tensor | None:
+    """A dense meta tensor shaped like t, its dims laid out in the order of t's strides (the
+    smallest stride innermost), or None when that order is not clear.
+
+    This is the layout PyTorch's elementwise kernels give the output of a slice with gaps, such as
+    one of q, k and v split off the stacked attention projection. (torch.empty_like works it out
+    too, but on the meta device through Python code that imports sympy.) The order is clear when
+    the dims longer than 1 have distinct, nonzero strides; a size-1 dim's stride is arbitrary.
+    """
+    long_strides = [stride for size, stride in zip(t.shape, t.stride()) if size > 1]
+    if t.numel() == 0 or 0 in long_strides or len(set(long_strides)) < len(long_strides):
+        return None
+    strides = [0] * t.dim()
+    step = 1
+    for dim in sorted(range(t.dim()), key=t.stride):  # innermost first
+        strides[dim] = step
+        step *= t.shape[dim]
+    return torch.empty_strided(tuple(t.shape), tuple(strides), dtype=dtype, device="meta")
+
+
 def _elementwise(args, dtype: torch.dtype) -> Tensor | None:
-    """Broadcast shape; contiguous when every tensor input is, else the strides of a lone input."""
+    """Broadcast shape; contiguous when every tensor input is, else as laid out for a lone input.
+
+    A lone input that is a dense block (in some order of its dims) gives its output its strides; a
+    lone input with gaps, a slice, gives a dense output with its dims in the same order of stride.
+    """
     tensors = _meta_tensors(args)
     if not tensors:
         return None
@@ -81,6 +105,8 @@ def _elementwise(args, dtype: torch.dtype) -> Tensor | None:
         return None if shape is None else _contiguous(shape, dtype)
     if len(tensors) == 1 and _dense_permuted(tensors[0]):
         return torch.empty_strided(tensors[0].shape, tensors[0].stride(), dtype=dtype, device="meta")
+    if len(tensors) == 1:
+        return _dense_in_stride_order(tensors[0], dtype)
     return None
 
 

@@ -250,7 +250,7 @@ def test_an_extras_description_cut_off_in_its_table_can_be_read_whole():
     t = trace(at.session_state["cfg"])
     at.selectbox(key="x_code_row").set_value("extra 1. Q, all heads stacked (PyTorch's layout)").run()
     assert any(t.extras[0].description in m.value for m in at.markdown)
-    assert "q = self.q_proj(x)" in row_code(at)
+    assert "q, k, v = self.in_proj(x).split(E, dim=-1)" in row_code(at)
     at.selectbox(key="x_code_row").set_value("extra 5. W^Q of one head").run()
     assert row_code(at) == "# (a weight or a mask: no line of the forward pass computes it)"
 

@@ -8,8 +8,8 @@ from core import Transformer, TransformerConfig, generate_key_padding_mask, gene
 
 
 def copy_attention(dst: nn.MultiheadAttention, src) -> None:
-    dst.in_proj_weight.copy_(torch.cat([src.q_proj.weight, src.k_proj.weight, src.v_proj.weight]))
-    dst.in_proj_bias.copy_(torch.cat([src.q_proj.bias, src.k_proj.bias, src.v_proj.bias]))
+    dst.in_proj_weight.copy_(src.in_proj.weight)  # both stack W^Q, W^K, W^V as rows, in that order
+    dst.in_proj_bias.copy_(src.in_proj.bias)
     dst.out_proj.weight.copy_(src.out_proj.weight)
     dst.out_proj.bias.copy_(src.out_proj.bias)
 

@@ -77,7 +77,22 @@ def test_unary_operators_keep_a_permuted_layout_like_pytorch(shape, data, op):
     check(op, permuted)
     check(aten.div.Tensor, permuted, 3.0)
     check(aten.mul.Scalar, permuted, 0.5)
-    check(op, x[..., ::2], covered=False)  # not dense: the rule may decline, but must not be wrong
+    check(op, x[..., ::2], covered=False)  # a slice with gaps: see the next test
+
+
+@settings(max_examples=120, deadline=None)
+@given(shape=st.lists(st.integers(1, 5), min_size=1, max_size=4), data=st.data(),
+       op=st.sampled_from([aten.exp.default, aten.relu.default, aten.div.Tensor, aten.mul.Scalar]))
+def test_elementwise_operators_lay_out_a_slice_as_pytorch_does(shape, data, op):
+    """A slice with gaps, such as q split off the stacked (N, L, 3E) projection, transposed: the
+    output is dense, its dims in the slice's order of strides, on the meta device and on the CPU."""
+    wide = [size + data.draw(st.integers(0, 3)) for size in shape]  # room for the slice's gaps
+    order = data.draw(st.permutations(range(len(shape))))
+    cuts = [torch.empty(wide, device=device).permute(*order)[tuple(slice(0, shape[d]) for d in order)]
+            for device in ("meta", "cpu")]
+    on_meta, on_cpu = [(cut,) if op in (aten.exp.default, aten.relu.default) else (cut, 2.0) for cut in cuts]
+    ours = check(op, *on_meta, covered=True)
+    assert layout(ours) == layout(op(*on_cpu)), (op, tuple(cuts[1].shape), cuts[1].stride())
 
 
 def test_the_rules_decline_what_pytorch_refuses_and_pytorch_then_says_why():
