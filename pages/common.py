@@ -102,7 +102,7 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
             return None
         value = whole_number(raw)
         if value is None:
-            warnings.append(f"{name}={str(raw)[:40]!r} is not a whole number written in digits; "
+            warnings.append(f"{name}={one_line(raw)!r} is not a whole number written in digits; "
                             f"using {base[name]}.")
         return value
 
@@ -153,7 +153,7 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
     if kind is None or kind in ("sinusoidal", "learned"):
         out["positional"] = kind or base["positional"]
     else:
-        warnings.append(f"positional={str(positional)[:40]!r} is not 'sinusoidal' or 'learned'; using sinusoidal.")
+        warnings.append(f"positional={one_line(positional)!r} is not 'sinusoidal' or 'learned'; using sinusoidal.")
         out["positional"] = "sinusoidal"
     tie = values.get("tie_embeddings")
     if tie is None or str(tie).strip().lower() in FALSE_WORDS:
@@ -161,7 +161,7 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
     elif str(tie).strip().lower() in TRUE_WORDS:
         out["tie_embeddings"] = True
     else:
-        warnings.append(f"tie_embeddings={str(tie)[:40]!r} is not true or false; using false.")
+        warnings.append(f"tie_embeddings={one_line(tie)!r} is not true or false; using false.")
         out["tie_embeddings"] = False
     return TransformerConfig(**out), warnings
 
@@ -321,7 +321,7 @@ def link_params(query: Mapping[str, str | list[str]], own: Collection[str] = (),
         shown = one_line(name)
         if lowered in elsewhere and not gives_settings:
             near = difflib.get_close_matches(lowered, by_name, n=1, cutoff=0.8)
-            warnings.append(f"{shown}={str(value)[:40]!r} is a choice of the /{elsewhere[lowered]} page's links, "
+            warnings.append(f"{shown}={one_line(value)!r} is a choice of the /{elsewhere[lowered]} page's links, "
                             f"not this page's, so it was left out"
                             + (f"; did you mean {by_name[near[0]]}?" if near else "."))
             continue
@@ -330,7 +330,7 @@ def link_params(query: Mapping[str, str | list[str]], own: Collection[str] = (),
         close = difflib.get_close_matches(lowered, candidates, n=1, cutoff=0.6)
         # Named too, by any of its names: the quiz's mode= is near d_model, but its link gives E.
         if close and close[0] not in given and candidates[close[0]].lower() not in given:
-            warnings.append(f"{shown}={str(value)[:40]!r} names no setting, so it was left out; "
+            warnings.append(f"{shown}={one_line(value)!r} names no setting, so it was left out; "
                             f"did you mean {candidates[close[0]]}?")
     return values, warnings + _set_twice(query, by_name, read_as, values)
 

@@ -37,6 +37,11 @@ GARBAGE = [  # query, what the config must become, a word the warning must conta
     # A near miss of a setting's name, typed off a slide, is said, not dropped in silence.
     ({"E": "64", "nheads": "8"}, {"E": 64, "nhead": 2}, "nheads='8' names no setting, so it was left out; did "
                                                         "you mean nhead?"),
+    # Every warning quotes a value the same way: on one line, runs of spaces as one.
+    ({"N": "3\n\n  x"}, {"N": DEFAULT.N}, "N='3 x' is not a whole number"),
+    ({"positional": "learned\t\tnow"}, {"positional": "sinusoidal"}, "positional='learned now' is not"),
+    ({"tie_embeddings": "  no\nway "}, {"tie_embeddings": False}, "tie_embeddings='no way' is not true or false"),
+    ({"E": "64", "nheads": "8 \n  heads"}, {"E": 64}, "nheads='8 heads' names no setting"),
 ]
 PAPER_BASE_NAME = next(name for name in PRESETS if name.startswith("Paper base"))
 
