@@ -28,7 +28,9 @@ from trace_vs_torchinfo import SIZES, config_for  # the main benchmark's sizes a
 CFG = config_for(SIZES[-1])  # the largest benchmark size, with the benchmark's own d_ff
 ROWS = CFG.N * CFG.M  # every position is one row of width E
 SHAPES = {  # name: (rows, in_features, out_features)
-    "attention projection (E -> E)": (ROWS, CFG.E, CFG.E),
+    "self-attention's Q, K, V (E -> 3E)": (ROWS, CFG.E, 3 * CFG.E),
+    "cross-attention's K, V (E -> 2E)": (ROWS, CFG.E, 2 * CFG.E),
+    "cross-attention's Q, and W^O (E -> E)": (ROWS, CFG.E, CFG.E),
     "FFN first layer (E -> d_ff)": (ROWS, CFG.E, CFG.d_ff),
     "FFN second layer (d_ff -> E)": (ROWS, CFG.d_ff, CFG.E),
     "output layer (E -> vocab_size)": (ROWS, CFG.E, CFG.vocab_size),
@@ -72,7 +74,7 @@ def main() -> None:
     per_core = args.fma_units * lanes * 2 * ghz  # GFLOPS
     print(f"torch {torch.__version__}; {ext}, {ghz:.3f} GHz reported, {args.fma_units} FMA units: "
           f"peak {per_core:.1f} GFLOPS per core, {per_core * threads:.1f} on {threads} threads")
-    print(f"{'product (rows x in x out)':>46} | {'1 thread':>18} | {f'{threads} threads':>18}")
+    print(f"{'product (rows x in x out)':>50} | {'1 thread':>18} | {f'{threads} threads':>18}")
     for name, (rows, d_in, d_out) in SHAPES.items():
         x, weight, bias = torch.randn(rows, d_in), torch.randn(d_out, d_in), torch.randn(d_out)
         flop = 2 * rows * d_in * d_out  # one multiply and one add per term
@@ -83,7 +85,7 @@ def main() -> None:
             rate = flop / seconds / 1e9
             cells.append(f"{seconds * 1e3:6.2f} ms {rate:4.0f} {100 * rate / (per_core * n):3.0f}%")
         torch.set_num_threads(threads)
-        print(f"{f'{name} {rows}x{d_in}x{d_out}':>46} | {cells[0]:>18} | {cells[1]:>18}")
+        print(f"{f'{name} {rows}x{d_in}x{d_out}':>50} | {cells[0]:>18} | {cells[1]:>18}")
     print("each cell: median time, GFLOPS, share of the peak")
 
 

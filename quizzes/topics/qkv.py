@@ -33,8 +33,9 @@ QUESTIONS = (
         id="qkv-stacked", topic=TOPIC, kind="shape", parametric=True,
         prompt="The model computes all heads at once. What is the shape of Q with every head stacked?",
         answer=row_shape("q_stacked"), evidence="attention_shapes",
-        explanation="One E x E projection, then view(N, M, nhead, d_k) and transpose(1, 2): (N, nhead, M, d_k), "
-                    "so each head is a batch of its own for the matrix product.",
+        explanation="One projection (Q's E columns of the stacked E -> 3E product), then view(N, M, nhead, d_k) "
+                    "and transpose(1, 2): (N, nhead, M, d_k), so each head is a batch of its own for the matrix "
+                    "product.",
     ),
     Question(
         id="qkv-scores", topic=TOPIC, kind="shape", parametric=True,

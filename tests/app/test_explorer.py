@@ -398,8 +398,8 @@ def test_a_description_too_long_for_its_cell_says_where_to_read_it_whole():
     assert row6 == ("softmax(QK^T / sqrt(d_k)) for every head: row i says how much query i takes from each key."
                     + READ_ON)
     extra1 = at.dataframe[1].value["description"][0]
-    assert extra1.startswith("How the model really computes Q: one E x E projection, a view that splits E into "
-                             "nhead x d_k…")
+    assert extra1.startswith("How the model really computes Q: one product with the stacked (3E, E) in_proj "
+                             "gives Q…")
     assert "Some notes call this row" in pd.read_csv(io.StringIO(table_csv(t)))["description"][5]
     assert READ_ON.strip(" ()").startswith("more in “" + at.selectbox(key="x_code_row").label.split(",")[0])
     assert cell_text("Short.") == "Short."
