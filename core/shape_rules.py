@@ -144,8 +144,10 @@ def _compare_scalar(self, other) -> Tensor | None:
 
 
 def _linear(x, weight, bias=None) -> Tensor | None:
-    """(..., in_features) @ weight.T + bias -> (..., out_features), contiguous."""
-    if _meta_tensors((x, weight, bias)) is None or not x.is_contiguous() or x.dim() < 1 or weight.dim() != 2:
+    """(..., in_features) @ weight.T + bias -> (..., out_features), contiguous whatever x's layout:
+    PyTorch folds a non-contiguous x into rows (copying it) before the product. With d_k = 1 the
+    concatenated heads reach W^O as such a view."""
+    if _meta_tensors((x, weight, bias)) is None or x.dim() < 1 or weight.dim() != 2:
         return None
     if x.shape[-1] != weight.shape[1] or x.dtype != weight.dtype:
         return None

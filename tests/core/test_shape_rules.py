@@ -120,6 +120,32 @@ def test_linear_like_pytorch(lead, n_in, n_out, bias):
     check(aten.linear.default, meta(*lead, n_in), meta(n_out, n_in), meta(n_out) if bias else None)
 
 
+@settings(max_examples=60, deadline=None)
+@given(shape=st.lists(st.integers(1, 4), min_size=1, max_size=4), data=st.data(), n_out=st.integers(1, 5),
+       bias=st.booleans())
+def test_linear_of_a_permuted_slice_like_pytorch(shape, data, n_out, bias):
+    """A non-contiguous input, such as the heads put back together when d_k = 1: the output is
+    contiguous all the same, on the meta device and on the CPU."""
+    wide = [size + data.draw(st.integers(0, 2)) for size in shape]
+    order = data.draw(st.permutations(range(len(shape))))
+    n_in = shape[order[-1]]
+    args = [(torch.empty(wide, device=device).permute(*order)[tuple(slice(0, shape[d]) for d in order)],
+             torch.empty(n_out, n_in, device=device), torch.empty(n_out, device=device) if bias else None)
+            for device in ("meta", "cpu")]
+    ours = check(aten.linear.default, *args[0])
+    assert layout(ours) == layout(aten.linear.default(*args[1]))
+
+
+def test_a_shape_only_pass_with_one_wide_heads_imports_neither_dynamo_nor_sympy():
+    """d_k = 1: the heads put back together are a view, not contiguous, on their way to W^O."""
+    out = fresh_python(
+        "import sys, core\n"
+        "t = core.trace(core.TransformerConfig(N=3, M=2, M_target=7, E=8, nhead=8), shape_only=True)\n"
+        "print(t.shape_only, 'torch._dynamo' in sys.modules, 'sympy' in sys.modules)\n"
+    )
+    assert out == "True False False"
+
+
 @settings(max_examples=40, deadline=None)
 @given(B=st.integers(1, 4), n=st.integers(1, 5), m=st.integers(1, 5), p=st.integers(1, 5))
 def test_bmm_like_pytorch_even_with_a_transposed_operand(B, n, m, p):
