@@ -88,7 +88,8 @@ def explorer_view(cfg, theme: str = "light") -> dict:
         "diagram": architecture_svg(cfg, t.shapes),
         "diagram_steps": architecture_steps(t.shapes),
         "params": params_spec(t),
-        "memory": memory_spec(points, cfg.M, crossover, theme),
+        "memory": memory_spec(points, cfg.M, crossover, theme,
+                              cfg.max_len if cfg.positional == "learned" else None),
         "crossover": crossover,
     }
 
@@ -258,6 +259,9 @@ with memory_tab, guard("The memory chart"):
                    f"d_ff = 4E, whatever N and the number of layers. (An encoder layer alone, with one attention, "
                    f"crosses later; a decoder layer, with two, sooner.) "
                    f"With the embeddings, logits and probabilities counted too, attention outweighs all the other "
-                   f"activations from M = {crossover} (the weights, constant in M, are not counted in that).")
+                   f"activations from M = {crossover} (the weights are not counted in that).")
     else:
         st.caption("Within the lengths drawn, the attention term stays below the linear terms.")
+    if cfg.positional == "learned":
+        st.caption(f"With learned positions the parameter line rises past M = max_len = {cfg.max_len}: a model "
+                   f"that runs at M needs a position table of at least M rows, E weights each.")

@@ -271,31 +271,44 @@ def params_spec(t: Trace) -> dict:
 
 
 MEMORY_PARTS = {
-    "params": "parameters (constant in M)",
+    "params": "parameters (constant in M)",  # with a learned position table: LEARNED_PARAMS
     "linear": "activations growing like M",
     "vocab": "logits, probabilities (like M·vocab_size)",  # "logits + …" lost its ")" on a 360 px phone
     "attention": "attention maps, causal mask (like M²)",  # maps: scores and weights
 }
 
 
-def memory_frame(points: list[MemoryPoint]) -> pd.DataFrame:
+# A learned position table has a row per position, so a model that runs at M has at least M rows:
+# past the config's max_len the curve's models have E more weights for every position more.
+LEARNED_PARAMS = "parameters (grow past M = max_len)"  # whole in the legend of a 360 px phone
+
+
+def memory_parts(learned: bool) -> dict[str, str]:
+    """The chart's parts and their labels; the parameters' label says whether they stay constant."""
+    return {**MEMORY_PARTS, "params": LEARNED_PARAMS} if learned else MEMORY_PARTS
+
+
+def memory_frame(points: list[MemoryPoint], learned: bool = False) -> pd.DataFrame:
     """Long format for Altair: one row per (M, part) with its bytes."""
     records = [
         {"M": p.M, "part": label, "bytes": getattr(p, field), "memory": human_bytes(getattr(p, field))}
-        for p in points for field, label in MEMORY_PARTS.items()
+        for p in points for field, label in memory_parts(learned).items()
     ]
     return pd.DataFrame(records)
 
 
 @lru_cache(maxsize=None)
-def _memory_template(ink: str) -> dict:
-    """The memory chart, built and validated by Altair once per colour of its labels; only its data
-    changes."""
+def _memory_template(ink: str, learned: bool, sides: tuple[str, ...]) -> dict:
+    """The memory chart, built and validated by Altair once per colour of its labels, parameters'
+    label and set of sides its line labels take (``sides``); only its data changes.
+
+    A label layer is drawn only for a side some label takes: one filtered down to no rows made Vega
+    warn in the console ("Infinite extent for field M")."""
     lines = alt.Chart(alt.NamedData(name="memory")).mark_line(point=True).encode(
         x=alt.X("M:Q", scale=alt.Scale(type="log", base=2), title="M = M_target (log scale)"),
         y=alt.Y("bytes:Q", scale=alt.Scale(type="log"), title="bytes (log scale)", axis=alt.Axis(format="~s")),
         color=alt.Color("part:N", title=None,
-                        scale=alt.Scale(domain=list(MEMORY_PARTS.values()),
+                        scale=alt.Scale(domain=list(memory_parts(learned).values()),
                                         range=["#7f7f7f", "#1f77b4", "#ff7f0e", "#d62728"]),
                         legend=alt.Legend(orient="bottom", columns=1, labelLimit=0)),  # one column: whole on a phone
         tooltip=["M:Q", "part:N", "memory:N"],
@@ -308,13 +321,15 @@ def _memory_template(ink: str) -> dict:
     labels = [alt.Chart(alt.NamedData(name="marks")).transform_filter(f"datum.side == '{side}'").mark_text(
         align=side, dx=4 if side == "left" else -4, baseline="top").encode(
         x="M:Q", y=alt.Y("offset:Q", scale=None), text="lines:N", color=alt.value(ink))
-        for side in ("left", "right")]
+        for side in sides]
     return alt.layer(lines, rules, *labels).properties(height=300, autosize=FIT_WIDTH).to_dict()
 
 
-def memory_spec(points: list[MemoryPoint], current_M: int, crossover: int | None, theme: str = "light") -> dict:
+def memory_spec(points: list[MemoryPoint], current_M: int, crossover: int | None, theme: str = "light",
+                learned_max_len: int | None = None) -> dict:
     """Bytes of a pass that keeps every layer's activations against M (= M_target), log-log: the M² line
-    overtakes the others. ``theme`` ("light" or "dark") colours its labels (INK)."""
+    overtakes the others. ``theme`` ("light" or "dark") colours its labels (INK). ``learned_max_len``:
+    the config's max_len when its positions are learned, past which the parameters grow with M."""
     top = max(p.M for p in points)
     labels = [(current_M, [f"your M = {current_M}"], 2)]
     if crossover is not None:
@@ -336,8 +351,12 @@ def memory_spec(points: list[MemoryPoint], current_M: int, crossover: int | None
     # fits beside its line on a phone; "what" is the same words in one line, for tooltips.
     marks = [{"M": M, "what": " ".join(lines), "lines": lines, "offset": offset, "side": side(M, lines)}
              for M, lines, offset in labels]
-    rows = {"memory": memory_frame(points).to_dict("records"), "marks": marks}
-    spec = fill_data(_memory_template(INK[theme]["label"]), rows)
-    return described(spec, "Line chart, log-log, of the bytes one pass keeps against M (= M_target): parameters "
-                           "stay flat, activations and logits grow like M, attention scores and weights like M². "
+    learned = learned_max_len is not None
+    rows = {"memory": memory_frame(points, learned).to_dict("records"), "marks": marks}
+    sides = tuple(s for s in ("left", "right") if any(m["side"] == s for m in marks))
+    spec = fill_data(_memory_template(INK[theme]["label"], learned, sides), rows)
+    params = (f"parameters stay flat up to max_len = {learned_max_len}, then grow by E weights a position (a "
+              f"learned position table has a row per position)" if learned else "parameters stay flat")
+    return described(spec, f"Line chart, log-log, of the bytes one pass keeps against M (= M_target): {params}, "
+                           "activations and logits grow like M, attention scores and weights like M². "
                            + ". ".join(m["what"] for m in marks) + ".")
