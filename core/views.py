@@ -168,6 +168,15 @@ def positional_view(cfg: TransformerConfig, kind: str, t: Trace | None = None,
                           similarity=similarity.tolist(), note=note, zero_positions=zero.nonzero().flatten().tolist())
 
 
+def most_alike_pair(v: PositionalView) -> float | None:
+    """The highest cosine similarity between two different shown positions (undefined ones left out),
+    or None when fewer than two positions have one. Random vectors in few dimensions often point
+    alike (at E = 1 any two nonzero ones score +1 or -1), so a sentence about a random table's
+    likeness reads this instead of promising that only the diagonal is alike."""
+    pairs = [s for i, row in enumerate(v.similarity) for j, s in enumerate(row) if i != j and s == s]  # NaN != NaN
+    return max(pairs, default=None)
+
+
 def sinusoid_curves(E: int, dims: list[int], positions: int) -> dict[int, list[float]]:
     """Sinusoidal values along positions 0..positions-1 for a few dimensions (capped lengths)."""
     P = max(1, min(positions, MAX_CURVE_POSITIONS))

@@ -8,7 +8,8 @@ so no slider position makes this page allocate more than a few megabytes.
 import streamlit as st
 
 from core import estimate, human_bytes
-from core.views import MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, pair_step, positional_view, sinusoid_curves
+from core.views import (MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, most_alike_pair, pair_step, positional_view,
+                        sinusoid_curves)
 from pages.charts import (COLUMN_MAX, PHONE_COLUMN, curves_spec, full_width, positional_spec, similarity_spec,
                           zero_vectors_caption)
 from pages.common import cached_trace, config_over_budget, current_config, forget_link_warnings, guard, show_numbers
@@ -30,6 +31,31 @@ def _view(cfg, kind: str):
 @st.cache_data(max_entries=64, show_spinner=False)
 def _curves(E: int, dims: tuple[int, ...], positions: int):
     return sinusoid_curves(E, list(dims), positions)
+
+
+def sinusoid_words(E: int) -> str:
+    """How the table's dimensions vary, as far as it holds at this E. The slow right-hand pair exists
+    from E = 4 (its angle turns 10000^(-2/4) = 0.01 radians a position); at E = 2 the one cosine
+    turns a radian a position (1, 0.54, -0.42, -0.99), and E = 1 has no cosine at all."""
+    if E == 1:
+        return " Its one dimension holds sin(p): E = 1 leaves no room for a cosine."
+    words = " Dimension 2i holds sin(p / 10000^(2i/E)) and dimension 2i + 1 its cosine"
+    if E < 4:
+        return words + "."
+    return (words + ": the left dimensions change fast from row to row, the right ones so slowly that over a "
+            "few positions they stay near 0 (sine) and 1 (cosine).")
+
+
+def learned_likeness_words(v, E: int) -> str:
+    """What a random learned table's similarity map shows, read off the map (``v``): random vectors
+    are alike only by chance, which in few dimensions is often (at E = 2 two positions can score
+    1.00), so "only each position with itself is alike" was false there."""
+    most = most_alike_pair(v)
+    if most is None:  # one position: no pair to compare
+        return "an untrained learned table is random, so its positions are alike only by chance."
+    return (f"an untrained learned table is random, so its positions are alike only by chance, which in few "
+            f"dimensions is often and in many rare: here, at E = {E}, the most alike two different positions "
+            f"score {most:.2f}.")
 
 
 cfg = current_config()
@@ -67,9 +93,7 @@ with tab_table, guard("The table heatmap"):
     v = views[cfg.positional]
     # "Computed from the formula" with the formula two tabs away left the stripes unexplained: why
     # the right-hand columns barely change is the first thing a newcomer asks of this heatmap.
-    formula = (" Dimension 2i holds sin(p / 10000^(2i/E)) and dimension 2i + 1 its cosine: the left dimensions "
-               "change fast from row to row, the right ones so slowly that over a few positions they stay near 0 "
-               "(sine) and 1 (cosine)." if cfg.positional == "sinusoidal" else "")
+    formula = "" if cfg.positional != "sinusoidal" else sinusoid_words(cfg.E)
     st.caption(f"{cfg.positional.capitalize()}: {v.note}. Row p is added to the token at position p; the "
                f"same rows serve every sequence in the batch.{formula}")
     spec = positional_spec(v)
@@ -100,8 +124,8 @@ with tab_compare, guard("The comparison"):
     st.caption("Each kind's table, and beside it (below it, on a narrow screen) the cosine similarity between "
                "positions. Sinusoids make nearby "
                "positions alike, and the likeness tends to fall with distance (not steadily: at small E some "
-               "far positions come back close); an untrained learned table is random, so only "
-               "each position with itself is alike. Training is what gives a learned table its structure.")
+               "far positions come back close); " + learned_likeness_words(views["learned"], cfg.E)
+               + " Training is what gives a learned table its structure.")
     for kind in KINDS:
         v = views[kind]
         st.markdown(f"**{kind.capitalize()}**: {v.note}")

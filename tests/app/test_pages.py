@@ -174,6 +174,35 @@ def test_the_positional_heatmap_says_its_formula_and_how_to_read_its_stripes():
     assert "10000" not in " ".join(c.value for c in at.tabs[0].caption)  # a learned table has no formula
 
 
+@pytest.mark.parametrize("E, slow", [("1", None), ("2", False), ("4", True), ("16", True)])
+def test_the_positional_table_claims_slow_dimensions_only_where_there_are_some(E, slow):
+    """'The right ones stay near 0 (sine) and 1 (cosine)' was said at every E: at E = 2 the one cosine
+    reads 1, 0.54, -0.42, -0.99 over positions 0 to 3, and E = 1 has no cosine at all."""
+    at = open_page("positional", {"E": E, "nhead": "1", "M": "8"})
+    captions = " ".join(c.value for c in at.tabs[0].caption)
+    assert ("stay near 0 (sine) and 1 (cosine)" in captions) is bool(slow)
+    assert ("no room for a cosine" in captions) is (slow is None)
+
+
+@pytest.mark.parametrize("E, M", [("1", "8"), ("2", "8"), ("16", "64"), ("512", "64"), ("16", "1")])
+def test_the_comparison_reads_the_learned_tables_likeness_off_its_map(E, M):
+    """'Only each position with itself is alike' was false at small E: at E = 2 two different random
+    positions scored 0.995. The caption gives the map's own highest score between two positions."""
+    from core import TransformerConfig
+    from core.views import most_alike_pair, positional_view
+
+    at = open_page("positional", {"E": E, "nhead": "1", "M": M, "tab": "compare"})
+    cfg = at.session_state["cfg"]
+    assert cfg == TransformerConfig(N=cfg.N, M=int(M), E=int(E), nhead=1, vocab_size=cfg.vocab_size)
+    captions = " ".join(c.value for c in at.tabs[2].caption)
+    assert "only each position with itself is alike" not in captions
+    most = most_alike_pair(positional_view(cfg, "learned"))
+    if most is None:
+        assert "alike only by chance." in captions
+    else:
+        assert f"at E = {E}, the most alike two different positions score {most:.2f}." in captions
+
+
 def test_the_comparison_says_why_position_0_is_blank_at_E_1_and_shows_no_nan():
     """At E = 1 the sinusoidal position 0 is the zero vector, so its similarity with itself is
     undefined: it was drawn as 0, unlike itself, beside a caption that says each position is most
