@@ -13,6 +13,7 @@ Stop ends it before its next step, and core.train then measures the model as it 
 from __future__ import annotations
 
 import math
+from dataclasses import asdict
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -365,6 +366,46 @@ def reversal_floor(vocab_size: int, causal: bool) -> float | None:
     return math.log(vocab_size) / 2 if causal else None
 
 
+def changed_settings(kept: dict, settings: dict) -> list[str]:
+    """The settings, the mask aside, in which ``settings`` differ from a kept run's. Two runs are shown
+    side by side only if there are none: the page compares the mask's two modes, nothing else."""
+    return [k for k in kept if k != "causal" and kept[k] != settings.get(k)]
+
+
+def and_list(items: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return " and ".join(filter(None, [", ".join(items[:-1]), *items[-1:]]))
+
+
+def next_run_words(results: dict[str, dict], settings: dict) -> str | None:
+    """What pressing Train would do to the runs shown, read off the toggle and the sliders as they are now.
+
+    A fixed "Turn on *Remove the causal mask* and train again with the same sizes" still said "Turn on"
+    once the toggle was on, and said nothing of the seed, steps or learning rate: a run that changed
+    one of them replaced the one shown without a word. None when there is nothing worth saying.
+    """
+    kept = next(iter(results.values()))["settings"]  # every kept run has these, the mask aside
+    changed = changed_settings(kept, settings)
+    was, now = (and_list([f"{k}={values[k]}" for k in changed]) for values in (kept, settings))
+    if len(results) > 1:
+        return (f"Training now would replace both runs: they had {was}, and the settings above now say {now}."
+                if changed else None)
+    other, toggle = (MASK_OFF, "on") if kept["causal"] else (MASK_ON, "off")
+    switched = settings["causal"] != kept["causal"]  # the toggle already asks for the other mode
+    if not changed:
+        if switched:
+            return f"*Remove the causal mask* is {toggle} now: press **Train** to show the run {other} beside this one."
+        return (f"To compare both runs here, turn {toggle} *Remove the causal mask* and train again with every "
+                "other setting unchanged.")
+    back = "put back this run's value" + ("s" if len(changed) > 1 else "")
+    if switched:
+        then = f"{back} and press **Train**"
+    else:
+        then = f"{back}, turn {toggle} *Remove the causal mask* and train again"
+    return (f"Training now would replace this run instead of adding one beside it: it had {was}, and the settings "
+            f"above now say {now}. To compare both runs here, {then}.")
+
+
 def reversal_tab() -> None:
     d = ReversalSettings()
     st.markdown(
@@ -397,9 +438,8 @@ def reversal_tab() -> None:
     if (res := ended_run("tl_rev")) is not None:
         done = res["settings"]  # the run's own settings: the sliders may have moved since it started
         name = MASK_ON if done["causal"] else MASK_OFF
-        same = {k: v for k, v in done.items() if k != "causal"}
-        for other in list(results):  # keep the other mode only if it used the same sizes
-            if {k: v for k, v in results[other]["settings"].items() if k != "causal"} != same:
+        for other in list(results):  # keep the other mode only if every other setting was the same
+            if changed_settings(results[other]["settings"], done):
                 del results[other]
         results[name] = res
         st.session_state["tl_rev_latest"] = name
@@ -425,12 +465,8 @@ def reversal_tab() -> None:
         st.warning(f"This run stopped early ({res['stopped']}) after {res['steps_done']} of {s['steps']} steps.")
     st.header("Accuracy at each position")
     st.altair_chart(accuracy_chart(results, theme()), width="stretch")
-    if len(results) == 1:
-        # Name the control and the way to move it: "flip the mask toggle off" read as the state of
-        # *Remove the causal mask*, which is already off after a run with the mask.
-        move = "Turn off" if latest == MASK_OFF else "Turn on"
-        st.caption(f"{move} *Remove the causal mask* and train again with the same sizes to compare both runs "
-                   "here.")
+    if (words := next_run_words(results, asdict(settings))) is not None:
+        st.caption(words)
     if MASK_OFF in results:
         st.markdown(WHY_CHEAT)
     st.markdown(WHY_MIRROR)
@@ -452,7 +488,8 @@ def reversal_tab() -> None:
     st.caption("Columns x0… hold the random half, r0… its mirror. ✗ marks a wrong guess, with the guess shown.")
     st.dataframe(examples_table(res), width="stretch")
     st.caption(f"Run: {latest}; M={s['M']}, vocab_size={s['vocab_size']}, E={s['E']}, nhead={s['nhead']}, "
-               f"layers={s['layers']}, d_ff={s['d_ff']}, N={s['N']}, lr={s['lr']}, seed={s['seed']}.")
+               f"layers={s['layers']}, d_ff={s['d_ff']}, N={s['N']}, steps={s['steps']}, lr={s['lr']}, "
+               f"seed={s['seed']}.")
 
 
 # --------------------------------------------------------------------------------------------

@@ -81,7 +81,8 @@ def test_reversal_trains_to_the_end_then_compares_without_the_mask(lab):
     assert lab.metric[0].delta == f"{gap:+.1f} pp vs chance"
     assert not any("Why the model cheats" in m.value for m in lab.markdown)
     # The next step names the control and which way to move it (it is off after a run with the mask).
-    assert any(c.value.startswith("Turn on *Remove the causal mask* and train again") for c in lab.caption)
+    assert any(c.value.startswith("To compare both runs here, turn on *Remove the causal mask* and train again")
+               for c in lab.caption)
 
     lab.toggle(key="tl_rev_nomask").set_value(True)
     train(lab, "tl_rev")
@@ -90,10 +91,46 @@ def test_reversal_trains_to_the_end_then_compares_without_the_mask(lab):
     assert results["without the mask"]["settings"]["causal"] is False
     assert any("Why the model cheats" in m.value for m in lab.markdown)
 
-    lab.slider(key="tl_rev_steps").set_value(5)  # new sizes: the older run no longer compares
+    lab.slider(key="tl_rev_steps").set_value(5).run()  # new sizes: the older run no longer compares
+    assert ("Training now would replace both runs: they had steps=10, and the settings above now say steps=5."
+            in [c.value for c in lab.caption])
     train(lab, "tl_rev")
     assert list(lab.session_state["tl_rev_results"]) == ["without the mask"]
-    assert any(c.value.startswith("Turn off *Remove the causal mask* and train again") for c in lab.caption)
+    assert any(c.value.startswith("To compare both runs here, turn off *Remove the causal mask* and train again")
+               for c in lab.caption)
+
+
+def test_the_next_step_follows_the_toggle_and_says_when_a_run_would_be_replaced(lab):
+    """The words under a single run read the toggle and the sliders as they are now. A fixed "Turn on
+    *Remove the causal mask*" stayed after the learner had turned it on (as a link with mask=off does),
+    and "with the same sizes" let a changed seed replace the run without a word: a run is kept beside
+    the other only if every setting but the mask is the same."""
+    lab.slider(key="tl_rev_M").set_value(4)
+    lab.slider(key="tl_rev_vocab").set_value(4)
+    small_model(lab, "tl_rev", steps=10)
+    train(lab, "tl_rev")
+
+    def words():
+        return [c.value for c in lab.caption]
+
+    assert ("To compare both runs here, turn on *Remove the causal mask* and train again with every other setting "
+            "unchanged.") in words()
+    lab.toggle(key="tl_rev_nomask").set_value(True).run()
+    assert ("*Remove the causal mask* is on now: press **Train** to show the run without the mask beside this one."
+            in words())
+    assert not any("turn on" in w.lower() for w in words())
+    lab.number_input(key="tl_rev_seed").set_value(1).run()
+    assert ("Training now would replace this run instead of adding one beside it: it had seed=0, and the settings "
+            "above now say seed=1. To compare both runs here, put back this run's value and press **Train**."
+            in words())
+    lab.toggle(key="tl_rev_nomask").set_value(False).run()
+    lab.slider(key="tl_rev_steps").set_value(15).run()
+    assert ("Training now would replace this run instead of adding one beside it: it had steps=10 and seed=0, and "
+            "the settings above now say steps=15 and seed=1. To compare both runs here, put back this run's values, "
+            "turn on *Remove the causal mask* and train again." in words())
+    lab.toggle(key="tl_rev_nomask").set_value(True)
+    train(lab, "tl_rev")  # as the words said: the new run took the old one's place
+    assert list(lab.session_state["tl_rev_results"]) == ["without the mask"]
 
 
 def test_language_model_trains_and_shows_samples(lab):
