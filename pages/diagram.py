@@ -164,9 +164,14 @@ def _edge_geometry(tail: str, head: str, residual: bool) -> tuple[list[tuple[flo
 
 
 def architecture_title(cfg: TransformerConfig) -> str:
-    """What the figure shows, in words: its title, and the text a screen reader reads for it."""
-    return (f"The Transformer: one of its {int(cfg.layers)} encoder layers and one of its {int(cfg.layers)} "
-            "decoder layers, every arrow labelled with the shape of the tensor it carries")
+    """What the figure shows, in words: its title, and the text a screen reader reads for it.
+
+    With layers = 1 there is no other layer to pick from: "one of its 1 encoder layers" read wrong.
+    """
+    n = int(cfg.layers)
+    drawn = ("its single encoder layer and its single decoder layer" if n == 1
+             else f"one of its {n} encoder layers and one of its {n} decoder layers")
+    return f"The Transformer: {drawn}, every arrow labelled with the shape of the tensor it carries"
 
 
 # How the list under the figure names the boxes inside the two stacks. The drawing tells its

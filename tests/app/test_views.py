@@ -12,7 +12,8 @@ from core.memory import every_layer
 from core.model import sinusoidal_table
 from core.views import (ATTENTION_KINDS, MAX_DIMS, MAX_POSITIONS, attention_map, layer_crossover, memory_curve,
                         positional_view, shown_dims, sinusoid_curves)
-from pages.diagram import EDGES, HEIGHT, NODES, WIDTH, architecture_steps, architecture_svg, edge_shape, shape_text
+from pages.diagram import (EDGES, HEIGHT, NODES, WIDTH, architecture_steps, architecture_svg, architecture_title,
+                           edge_shape, shape_text)
 
 CFG = TransformerConfig(N=3, M=8, M_target=6, E=12, nhead=3, vocab_size=20, layers=2)
 SVG = "{http://www.w3.org/2000/svg}"  # ElementTree names SVG tags with their namespace
@@ -196,6 +197,19 @@ def test_every_arrow_label_sits_on_a_white_halo(t):
     for text in labels:
         halo = (text.get("stroke"), text.get("paint-order"), float(text.get("stroke-width")))
         assert halo == ("#ffffff", "stroke", 3)
+
+
+@pytest.mark.parametrize("layers, drawn", [
+    (1, "its single encoder layer and its single decoder layer"),
+    (2, "one of its 2 encoder layers and one of its 2 decoder layers"),
+])
+def test_the_figure_s_title_counts_its_layers_in_plain_english(layers, drawn):
+    """The title is also the image's alt text. With one layer per stack "one of its 1 encoder layers"
+    read wrong: there is only the one."""
+    cfg = TransformerConfig(N=2, M=3, E=4, nhead=2, vocab_size=10, layers=layers)
+    title = f"The Transformer: {drawn}, every arrow labelled with the shape of the tensor it carries"
+    assert architecture_title(cfg) == title
+    assert f"<title>{title}</title>" in architecture_svg(cfg, trace(cfg, shape_only=True).shapes)
 
 
 def test_architecture_svg_works_shape_only():
