@@ -27,7 +27,7 @@ from core.train import (LMSettings, ReversalSettings, load_text, make_tokenizer,
 from pages.common import forget_link_warnings, guard, theme
 from pages.lab_runs import LabRun, start_run
 from pages.page_links import LAB_TASKS
-from pages.tables import FIT_WIDTH, INK, described, described_chart, fill_data
+from pages.tables import FIT_WIDTH, INK, described, described_chart, fill_data, in_words
 
 MAX_SECONDS = 60.0  # a safety net: the sliders' worst corner could otherwise train for minutes
 REDRAW_SECONDS = 0.25  # how often the progress bar and the live loss curve are redrawn
@@ -372,11 +372,6 @@ def changed_settings(kept: dict, settings: dict) -> list[str]:
     return [k for k in kept if k != "causal" and kept[k] != settings.get(k)]
 
 
-def and_list(items: list[str]) -> str:
-    """'a', 'a and b', 'a, b and c'."""
-    return " and ".join(filter(None, [", ".join(items[:-1]), *items[-1:]]))
-
-
 def next_run_words(results: dict[str, dict], settings: dict) -> str | None:
     """What pressing Train would do to the runs shown, read off the toggle and the sliders as they are now.
 
@@ -386,7 +381,7 @@ def next_run_words(results: dict[str, dict], settings: dict) -> str | None:
     """
     kept = next(iter(results.values()))["settings"]  # every kept run has these, the mask aside
     changed = changed_settings(kept, settings)
-    was, now = (and_list([f"{k}={values[k]}" for k in changed]) for values in (kept, settings))
+    was, now = (in_words([f"{k}={values[k]}" for k in changed]) if changed else "" for values in (kept, settings))
     if len(results) > 1:
         return (f"Training now would replace both runs: they had {was}, and the settings above now say {now}."
                 if changed else None)
