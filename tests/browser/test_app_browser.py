@@ -1248,6 +1248,7 @@ def test_positional_comparison_charts_fit_two_to_a_row(app_url, laptop):
 
 @pytest.mark.parametrize("where,tab,template", [
     ("/", "Memory against M", "pages.tables:_memory_template"),
+    ("/?positional=learned", "Memory against M", "pages.tables:_memory_template"),  # its longer parameters label
     ("/positional", "Dimensions as curves", "pages.charts:_curves_template"),
 ])
 def test_a_legend_below_a_chart_does_not_take_its_plot_height(app_url, phone, where, tab, template):
@@ -1260,7 +1261,8 @@ def test_a_legend_below_a_chart_does_not_take_its_plot_height(app_url, phone, wh
 
     module, name = template.split(":")
     built = getattr(importlib.import_module(module), name)
-    plot_height = (built(INK["light"]["label"]) if name == "_memory_template" else built())["height"]
+    plot_height = (built(INK["light"]["label"], "learned" in where, ("left",)) if name == "_memory_template"
+                   else built())["height"]
     page = phone
     page.goto(app_url + where)
     page.get_by_role("tab", name=tab).click(timeout=LOAD)
