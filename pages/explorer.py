@@ -8,6 +8,7 @@ architecture diagram, the parameter breakdown and memory against M. No tensor ma
 import streamlit as st
 
 from core import human_bytes
+from core.rows import EXTRAS, ROWS
 from core.views import layer_crossover, memory_curve
 from pages.common import (LIVE_TABLE_BYTES, cached_shapes, current_config, guard, over_budget, phone_only_caption,
                           shape_only_banner, sidebar_closed_hint, theme)
@@ -67,6 +68,17 @@ COLUMNS = {
 }
 
 
+def recorded_words(t, row) -> str:
+    """Where a row's tensor is recorded. A per-head row (the note's view) shows one head of a tensor
+    recorded with every head stacked: "Recorded as enc.0.self_attn.q, shape (2, 8, 8)" gave the
+    row's shape to a tensor that is (2, 2, 8, 8)."""
+    head = next(spec.head for spec in ROWS + EXTRAS if spec.key == row.key)
+    if head is None:
+        return f"Recorded as `{row.hook}`, shape {row.shape}."
+    return (f"Head {head} of `{row.hook}`, which is recorded with every head stacked, shape "
+            f"{t.shapes[row.hook]}; this row's shape is {row.shape}.")
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def explorer_view(cfg, theme: str = "light") -> dict:
     """Everything this page draws for one config, as plain values, built once per config (and per
@@ -77,6 +89,9 @@ def explorer_view(cfg, theme: str = "light") -> dict:
     """
     t = cached_shapes(cfg)
     points, crossover = memory_curve(cfg)
+    # A learned table's rows grow with M only past max_len, which may lie at or past the chart's end
+    # (max_len = max(M, M_target), and M_target may be 4096): then the line is flat and says so.
+    grows_from = cfg.max_len if cfg.positional == "learned" and points[-1].M > cfg.max_len else None
     return {
         "trace": t,
         "table": table_cells(rows_frame(t)),
@@ -88,9 +103,9 @@ def explorer_view(cfg, theme: str = "light") -> dict:
         "diagram": architecture_svg(cfg, t.shapes),
         "diagram_steps": architecture_steps(t.shapes),
         "params": params_spec(t),
-        "memory": memory_spec(points, cfg.M, crossover, theme,
-                              cfg.max_len if cfg.positional == "learned" else None),
+        "memory": memory_spec(points, cfg.M, crossover, theme, grows_from),
         "crossover": crossover,
+        "params_grow_from": grows_from,
     }
 
 
@@ -189,7 +204,7 @@ with guard("Tracing this config"):
     row = names[choice]
     # The table's cells show no tooltip: here the description is whole.
     st.markdown(f"**{row.name}**, {row.formula}: {row.description}")
-    st.caption(f"Recorded as `{row.hook}`, shape {row.shape}.")
+    st.caption(recorded_words(t, row))
     nothing = ("# (a weight or a mask: no line of the forward pass computes it)" if choice.startswith("extra ")
                else "# (this tensor is an input; no model code produces it)")
     st.code(row.code or nothing, language="python")
@@ -241,8 +256,12 @@ with diagram_tab, guard("The architecture diagram"):
     with st.expander("The figure in words: every arrow and its shape"):
         st.markdown("\n".join(f"1. {step}".replace("_", "\\_") for step in view["diagram_steps"]))
 with params_tab, guard("The parameter breakdown"):
+    # Tied, the output layer's own parameters are its vocab_size biases: its matrix is the embedding's.
+    vocab_words = ("the one embedding matrix, shared with the output layer, grows with vocab_size × E (the output "
+                   "layer adds only its vocab_size biases)" if cfg.tie_embeddings
+                   else "the embeddings and output layer grow with vocab_size × E")
     st.caption(f"{t.params['total']:,} parameters in total. Attention blocks hold 4(E² + E) each, whatever "
-               "nhead is; the embeddings and output layer grow with vocab_size × E.")
+               f"nhead is; {vocab_words}.")
     st.vega_lite_chart(view["params"], width="stretch")
 with memory_tab, guard("The memory chart"):
     crossover = view["crossover"]
@@ -251,9 +270,10 @@ with memory_tab, guard("The memory chart"):
                "backward pass (the tensors this model records; PyTorch's autograd keeps a similar set).")
     if crossover is not None:
         # The lesson first, in words; the exact crossing points after it, for whoever wants them.
-        st.caption(f"Doubling M doubles the linear terms and quadruples the attention term, so from some M on "
-                   f"the attention maps outweigh the other activations. Over an encoder layer and a decoder layer "
-                   f"together, the attention scores and weights "
+        st.caption("Doubling M doubles the linear terms and quadruples the attention term, so from some M on "
+                   "the attention maps outweigh the other activations. Along the chart, where M_target = M"
+                   + ("" if cfg.M_target == cfg.M else f" (yours is {cfg.M_target}, not {cfg.M})")
+                   + f": over an encoder layer and a decoder layer together, the attention scores and weights "
                    f"(N × nhead × M² per attention, each) outweigh those layers' other activations once "
                    f"M > (12E + d_ff) / (3 nhead), from M = {layer_crossover(cfg)} here: about 5.3 d_k when "
                    f"d_ff = 4E, whatever N and the number of layers. (An encoder layer alone, with one attention, "
@@ -262,6 +282,6 @@ with memory_tab, guard("The memory chart"):
                    f"activations from M = {crossover} (the weights are not counted in that).")
     else:
         st.caption("Within the lengths drawn, the attention term stays below the linear terms.")
-    if cfg.positional == "learned":
+    if view["params_grow_from"] is not None:
         st.caption(f"With learned positions the parameter line rises past M = max_len = {cfg.max_len}: a model "
                    f"that runs at M needs a position table of at least M rows, E weights each.")

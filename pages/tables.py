@@ -329,7 +329,8 @@ def memory_spec(points: list[MemoryPoint], current_M: int, crossover: int | None
                 learned_max_len: int | None = None) -> dict:
     """Bytes of a pass that keeps every layer's activations against M (= M_target), log-log: the M² line
     overtakes the others. ``theme`` ("light" or "dark") colours its labels (INK). ``learned_max_len``:
-    the config's max_len when its positions are learned, past which the parameters grow with M."""
+    the config's max_len when its positions are learned and the chart reaches past it: from there on the
+    parameters grow with M."""
     top = max(p.M for p in points)
     labels = [(current_M, [f"your M = {current_M}"], 2)]
     if crossover is not None:

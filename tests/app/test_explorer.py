@@ -434,3 +434,62 @@ def test_a_preset_sets_what_the_followers_follow_before_its_run_ends(monkeypatch
     common._follow("E", "d_ff", lambda e: 4 * e)
     common._follow("M", "M_target", lambda m: m)
     assert (state["w_M"], state["w_M_target"], state["w_E"], state["w_d_ff"]) == (64, 64, 256, 1024)
+
+
+@pytest.mark.parametrize("query, grows", [
+    ({"positional": "learned"}, True),  # max_len = 8, far inside the chart
+    ({"positional": "learned", "M": "8", "M_target": "4096", "E": "64", "nhead": "4", "N": "2"}, False),
+    ({"positional": "sinusoidal", "M": "8", "M_target": "4096", "E": "64", "nhead": "4", "N": "2"}, False),
+])
+def test_the_memory_chart_says_the_parameters_grow_only_where_its_line_does(query, grows):
+    """With learned positions and M_target = 4096, max_len = 4096 is the chart's last point, so the
+    parameter line is flat; the legend and a caption said it rises past max_len all the same."""
+    from pages.tables import LEARNED_PARAMS, MEMORY_PARTS
+
+    at = make_app(query).run()
+    assert not at.exception
+    drawn = " ".join(c.proto.spec for c in at.get("vega_lite_chart"))
+    captions = " ".join(c.value for c in at.caption)
+    assert (LEARNED_PARAMS in drawn) is grows and (MEMORY_PARTS["params"] in drawn) is not grows
+    assert ("the parameter line rises past M = max_len" in captions) is grows
+
+
+def test_a_per_head_row_says_which_head_of_which_recorded_tensor_it_shows():
+    """'Recorded as enc.0.self_attn.q, shape (2, 8, 8)' gave the row's shape to a tensor recorded with
+    every head stacked, (2, 2, 8, 8)."""
+    at = make_app().run()
+    t = trace(at.session_state["cfg"])
+    at.selectbox(key="x_code_row").set_value("5. Q, K, V of one head").run()
+    assert ("Head 0 of `enc.0.self_attn.q`, which is recorded with every head stacked, shape (2, 2, 8, 8); this "
+            "row's shape is (2, 8, 8).") in [c.value for c in at.caption]
+    at.selectbox(key="x_code_row").set_value("extra 5. W^Q of one head").run()
+    assert ("Head 0 of `enc.0.self_attn.W_Q`, which is recorded with every head stacked, shape (2, 16, 8); this "
+            "row's shape is (16, 8).") in [c.value for c in at.caption]
+    at.selectbox(key="x_code_row").set_value("6. attention weights").run()
+    assert f"Recorded as `enc.0.self_attn.weights`, shape {t.row('attention_scores').shape}." in [
+        c.value for c in at.caption]
+
+
+@pytest.mark.parametrize("tie", ["true", "false"])
+def test_the_parameter_caption_says_where_the_vocabulary_weights_live(tie):
+    """Tied, 'the embeddings and output layer grow with vocab_size × E' was false: the output layer's
+    own parameters are its vocab_size biases (python -m core --tie-embeddings: output layer 100)."""
+    at = make_app({"tie_embeddings": tie}).run()
+    t = trace(at.session_state["cfg"])
+    captions = " ".join(c.value for c in at.caption)
+    if tie == "true":
+        assert t.params["output layer"] == t.config.vocab_size
+        assert "the one embedding matrix, shared with the output layer, grows with vocab_size × E" in captions
+    else:
+        assert t.params["output layer"] == t.config.vocab_size * (t.config.E + 1)
+        assert "the embeddings and output layer grow with vocab_size × E." in captions
+
+
+def test_the_memory_crossing_caption_says_it_reads_the_chart_where_M_target_is_M():
+    """The crossing point counts M_target = M, as the chart draws it; with the sidebar's M_target at 1
+    the caption gave it as this model's own without a word."""
+    at = make_app({"M_target": "1"}).run()
+    captions = " ".join(c.value for c in at.caption)
+    assert "Along the chart, where M_target = M (yours is 1, not 8): over an encoder layer" in captions
+    at = make_app().run()
+    assert "Along the chart, where M_target = M: over an encoder layer" in " ".join(c.value for c in at.caption)
