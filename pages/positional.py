@@ -46,6 +46,30 @@ def sinusoid_words(E: int) -> str:
             "few positions they stay near 0 (sine) and 1 (cosine).")
 
 
+def curves_words(E: int) -> str:
+    """The curves tab's formula and what it makes of the dimensions, as far as it holds at this E:
+    "low dimensions turn fast, high ones slowly" needs two frequencies at least (E >= 3)."""
+    formula = "Sinusoidal encoding: PE[p, 2i] = sin(p / 10000^(2i/E)), PE[p, 2i+1] = cos(same angle)."
+    if E == 1:
+        return formula + " At E = 1 only PE[p, 0] = sin(p) is left: no cosine, and no slower frequency."
+    if E == 2:
+        return (formula + " At E = 2 that is one frequency, sin(p) and cos(p), both turning a radian a position: "
+                "nothing turns slowly.")
+    return formula + (" Low dimensions turn fast, high ones slowly, so together they give each position a unique "
+                      "pattern.")
+
+
+def sinusoid_likeness_words(E: int) -> str:
+    """What the sinusoidal similarity map shows. At E = 1 a position is one number, sin(p), and two
+    one-number vectors score +1 or -1 by their signs alone (neighbours 3 and 4 score -1, positions
+    1 and 7 score +1), so "sinusoids make nearby positions alike" did not hold there."""
+    if E == 1:
+        return ("At E = 1 a sinusoidal position is one number, sin(p), so any two positions score +1 (their "
+                "sines share a sign) or -1: nearness does not show; ")
+    return ("Sinusoids make nearby positions alike, and the likeness tends to fall with distance (not steadily: "
+            "at small E some far positions come back close); ")
+
+
 def learned_likeness_words(v, E: int) -> str:
     """What a random learned table's similarity map shows, read off the map (``v``): random vectors
     are alike only by chance, which in few dimensions is often (at E = 2 two positions can score
@@ -106,8 +130,7 @@ with tab_table, guard("The table heatmap"):
     show_numbers(numbers_frame(v.table, [f"position {p}" for p in range(v.positions)], [f"dim {d}" for d in v.dims]))
 
 with tab_curves, guard("The curves"):
-    st.caption("Sinusoidal encoding: PE[p, 2i] = sin(p / 10000^(2i/E)), PE[p, 2i+1] = cos(same angle). Low "
-               "dimensions turn fast, high ones slowly, so together they give each position a unique pattern.")
+    st.caption(curves_words(cfg.E))
     # Each E keeps its own choice (its key), first a fast, a middle and a slow pair (page_links.default_dims).
     chosen = st.multiselect("dimensions", curve_dims(cfg.E), max_selections=MAX_CURVES, key=f"p_dims_{cfg.E}",
                             persist_state="session", on_change=forget_link_warnings)
@@ -122,9 +145,7 @@ with tab_curves, guard("The curves"):
 
 with tab_compare, guard("The comparison"):
     st.caption("Each kind's table, and beside it (below it, on a narrow screen) the cosine similarity between "
-               "positions. Sinusoids make nearby "
-               "positions alike, and the likeness tends to fall with distance (not steadily: at small E some "
-               "far positions come back close); " + learned_likeness_words(views["learned"], cfg.E)
+               "positions. " + sinusoid_likeness_words(cfg.E) + learned_likeness_words(views["learned"], cfg.E)
                + " Training is what gives a learned table its structure.")
     for kind in KINDS:
         v = views[kind]

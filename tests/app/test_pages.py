@@ -274,3 +274,22 @@ def test_a_capped_map_says_the_padding_lies_past_the_keys_drawn():
     assert "Nothing is masked here" not in captions
     assert "This sequence's 64 padding keys come after them, at keys 192 to 255" in captions
     assert "keys 192 to 255: past the first 64 keys drawn here" in captions
+
+
+@pytest.mark.parametrize("E", ["1", "2", "4"])
+def test_the_curves_and_the_comparison_say_only_what_holds_at_small_E(E):
+    """At E = 1 there is no cosine, at E = 2 a single frequency, so 'low dimensions turn fast, high ones
+    slowly' did not hold; and at E = 1 every pair of positions scores +1 or -1, so 'sinusoids make nearby
+    positions alike' did not either (neighbours 3 and 4 score -1)."""
+    from core import TransformerConfig
+    from core.views import positional_view
+
+    at = open_page("positional", {"E": E, "nhead": "1", "M": "8"})
+    curves = " ".join(c.value for c in at.tabs[1].caption)
+    compare = " ".join(c.value for c in at.tabs[2].caption)
+    assert ("Low dimensions turn fast, high ones slowly" in curves) is (E == "4")
+    assert ("Sinusoids make nearby positions alike" in compare) is (E != "1")
+    if E == "1":
+        similarity = positional_view(TransformerConfig(N=2, M=8, E=1, nhead=1, vocab_size=100), "sinusoidal").similarity
+        assert similarity[3][4] == pytest.approx(-1) and similarity[1][7] == pytest.approx(1)
+        assert "no cosine, and no slower frequency" in curves and "nearness does not show" in compare
