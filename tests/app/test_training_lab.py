@@ -90,6 +90,11 @@ def test_reversal_trains_to_the_end_then_compares_without_the_mask(lab):
     assert set(results) == {"with the causal mask", "without the mask"}  # same sizes: both kept for the chart
     assert results["without the mask"]["settings"]["causal"] is False
     assert any("Why the model cheats" in m.value for m in lab.markdown)
+    # Ten steps learn little: the fixed paragraphs under the run promise no perfect accuracy it did not reach,
+    # and the one on the second half says it holds with the mask, beside a run without it too.
+    texts = " ".join(m.value for m in lab.markdown)
+    assert "so accuracy climbs to 100%" not in texts and 'even the random first half is "predicted"' not in texts
+    assert "Why, with the mask, only the second half can be learned." in texts
 
     lab.slider(key="tl_rev_steps").set_value(5).run()  # new sizes: the older run no longer compares
     assert ("Training now would replace both runs: they had steps=10, and the settings above now say steps=5."
