@@ -250,7 +250,7 @@ def gru_run(cfg: TransformerConfig, seed: int) -> tuple[dict[str, Any], str]:
 def _maps_note(cfg: TransformerConfig, small: TransformerConfig) -> str:
     """Which of the influence maps' sizes were capped (N does not enter them; L+1 copies are run), or
     raised (an E too narrow for a LayerNorm to pass anything on)."""
-    capped = [f"{k}={getattr(small, k)}" for k in ("M", "E", "nhead", "d_ff")
+    capped = [f"{k}={getattr(small, k)}" for k in ("M", "M_target", "E", "nhead", "d_ff")
               if getattr(small, k) < getattr(cfg, k)]
     note = f"The influence maps run at capped sizes to stay small: {', '.join(capped)}." if capped else ""
     return " ".join(n for n in (note, raised_note(cfg)) if n)
@@ -267,7 +267,8 @@ DEPENDENCY_MAPS_LABELS = {
     "gru_output_shape": "GRU output shape at your sizes, every step",
     "rnn_sequential_steps": "GRU steps, one after another, to read M positions",
     "gru_ran_on": "sizes the GRU actually ran at",
-    "map_positions": "positions in each influence map (M, at most 16)",
+    "map_positions": "positions in the GRU's and the encoder's maps (M, at most 16)",
+    "decoder_map_positions": "positions in the decoder's map (M_target, at most 16)",
     "attention_sequential_steps": "sequential steps attention takes over all positions",
     "rnn_zero_above_diagonal": "GRU map: later inputs never move earlier outputs",
     "decoder_zero_above_diagonal": "masked decoder map: later inputs never move earlier outputs",
@@ -285,17 +286,19 @@ def dependency_maps(cfg: TransformerConfig) -> Evidence:
     (``gru_run``).
     """
     small, _ = bounded(cfg)
-    L, E = small.M, small.E  # the decoder probe reads a target as long as the source, to compare maps
+    L, T, E = small.M, small.M_target, small.E  # the source's positions; the decoder reads its own M_target
     gru = _seeded_gru(E, small.seed)
     enc = init_weights(EncoderLayer(E, small.nhead, small.d_ff), small.seed)
     dec = init_weights(DecoderLayer(E, small.nhead, small.d_ff), small.seed)
-    x = torch.randn(1, L, E, generator=_gen(small.seed)) + sinusoidal_table(L, E)  # (1, L, E)
-    memory = torch.randn(1, small.M, E, generator=_gen(small.seed + 1))  # (1, M, E)
-    mask = generate_square_subsequent_mask(L)  # (L, L)
+    x = torch.randn(1, L, E, generator=_gen(small.seed)) + sinusoidal_table(L, E)  # (1, M, E)
+    target = torch.randn(1, T, E, generator=_gen(small.seed)) + sinusoidal_table(T, E)  # (1, M_target, E), x if T = M
+    memory = torch.randn(1, L, E, generator=_gen(small.seed + 1))  # (1, M, E)
+    mask = generate_square_subsequent_mask(T)  # (M_target, M_target)
     maps = {
         "rnn": _influence(lambda t: gru(t)[0], x, small.seed),
         "encoder": _influence(lambda t: enc(t), x, small.seed),
-        "decoder": _influence(lambda t: dec(t, memory.expand(t.shape[0], -1, -1), tgt_mask=mask), x, small.seed),
+        "decoder": _influence(lambda t: dec(t, memory.expand(t.shape[0], -1, -1), tgt_mask=mask), target,
+                              small.seed),
     }
     records = [{"model": MAP_TITLES[name], "output position": i, "input position": j, "influence": v}
                for name, m in maps.items() for i, row in enumerate(m) for j, v in enumerate(row)]
@@ -303,10 +306,10 @@ def dependency_maps(cfg: TransformerConfig) -> Evidence:
     shapes, gru_note = gru_run(cfg, small.seed)
     values.update(shapes)
     values.update({
-        "map_positions": L,
+        "map_positions": L, "decoder_map_positions": T,
         "attention_sequential_steps": 1,  # one matrix product covers every position
         "rnn_zero_above_diagonal": all(maps["rnn"][i][j] == 0 for i in range(L) for j in range(i + 1, L)),
-        "decoder_zero_above_diagonal": all(maps["decoder"][i][j] == 0 for i in range(L) for j in range(i + 1, L)),
+        "decoder_zero_above_diagonal": all(maps["decoder"][i][j] == 0 for i in range(T) for j in range(i + 1, T)),
         "encoder_nonzero_fraction": sum(v != 0 for row in maps["encoder"] for v in row) / (L * L),
     })
     return Evidence("dependency_maps", "Which input positions move which outputs", values, records,

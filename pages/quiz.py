@@ -337,8 +337,9 @@ def _heatmap_words(df: pd.DataFrame, spec: dict) -> str:
     """A heatmap (or one per facet) in words: its size, and the cells that matter: the blocked ones
     of a mask, or the exact zeros, which the chart draws white, of an influence map."""
     x, y, field = spec["x"], spec["y"], spec["color"]
-    size = f"{df[y].nunique()} {y}s down by {df[x].nunique()} {x}s across"
     groups = list(df.groupby(spec["facet"], sort=False)) if "facet" in spec else [(None, df)]
+    sizes = [f"{part[y].nunique()} {y}s down by {part[x].nunique()} {x}s across" for _, part in groups]
+    size = sizes[0]
 
     def cells(part: pd.DataFrame) -> str:
         if part[field].dtype == bool:
@@ -349,6 +350,9 @@ def _heatmap_words(df: pd.DataFrame, spec: dict) -> str:
 
     if len(groups) == 1:
         return f"Heatmap of {field}, {size}: {cells(df)}."
+    if len(set(sizes)) > 1:  # the decoder's map is over M_target positions, the others over M
+        return (f"Heatmaps of {field}, one per {spec['facet']}: "
+                + "; ".join(f"{name}, {each}: {cells(part)}" for (name, part), each in zip(groups, sizes)) + ".")
     return (f"Heatmaps of {field}, one per {spec['facet']}, each {size}: "
             + "; ".join(f"{name}: {cells(part)}" for name, part in groups) + ".")
 
@@ -410,7 +414,10 @@ def _draw(ev: Evidence, theme: str) -> alt.TopLevelMixin | None:
             return base.properties(width=240, height=240)
         base = base.properties(width=180, height=180)
         order = list(dict.fromkeys(df[spec["facet"]]))  # the experiment's order, not alphabetical
-        return base.facet(column=alt.Column(f"{spec['facet']}:N", title=None, sort=order))
+        faceted = base.facet(column=alt.Column(f"{spec['facet']}:N", title=None, sort=order))
+        if df.groupby(spec["facet"])[x].nunique().nunique() > 1:  # maps of different sizes: each its own axes
+            faceted = faceted.resolve_scale(x="independent", y="independent")
+        return faceted
     positive = bool((df[y] > 0).all())
     scale = alt.Scale(type="log" if positive else "symlog") if spec.get("log_y") else alt.Scale()
     if kind == "bar" and spec.get("horizontal"):

@@ -74,7 +74,8 @@ QUESTIONS = (
         explanation="The mask gives the decoder the same reach as an RNN (position j and later), yet in training, "
                     "where the whole target is known, it still computes all positions at once: causality without "
                     "recurrence. Generating text is another matter: each new token must be produced before it can "
-                    "be read, so the decoder then runs one position at a time.",
+                    "be read, so the decoder then runs one position at a time. The map is over the target's "
+                    "M_target positions (a one-token target only has its diagonal).",
     ),
     Question(
         id="rnn-order", topic=TOPIC, kind="choice",

@@ -1065,3 +1065,15 @@ def test_a_links_shuffle_is_named_on_the_closed_expander():
     at = open_page("quiz", {"topic": "masking", "seed": "7", "q": "2"})
     assert not at.exception and at.number_input(key="quiz_seed").value == 7
     assert more(at).label == f"{MORE_LABEL} · shuffled, seed 7"
+
+
+def test_influence_maps_of_different_sizes_are_described_and_drawn_each_at_its_own():
+    """At M=2, M_target=5 the decoder's map is 5 by 5 and the others 2 by 2: the sentence said 'each 5 output
+    positions down by 5 input positions across' of all three, and the maps shared one 5-wide grid."""
+    at = answered(["rnn-decoder-map"], {"M": "2", "M_target": "5"})
+    [spec] = [s for s in (json.loads(c.proto.spec) for c in at.get("vega_lite_chart")) if "facet" in s]
+    assert spec["resolve"]["scale"] == {"x": "independent", "y": "independent"}
+    words = spec["description"]
+    assert "GRU (an RNN), 2 output positions down by 2 input positions across" in words
+    assert "masked decoder layer, 5 output positions down by 5 input positions across" in words
+    assert "each" not in words

@@ -445,3 +445,17 @@ def test_the_skip_ablations_note_names_only_the_sizes_it_capped():
     ev = run("residual_ablation", TransformerConfig(layers=3, M=20, E=16, nhead=2, N=4, vocab_size=1000))
     assert ev.values["depth"] == 3
     assert ev.note == "Run at capped sizes to stay fast: M=16."
+
+
+@pytest.mark.parametrize("M, M_target, pattern", [(1, 64, "lower"), (8, 1, "diagonal"), (3, 5, "lower")])
+def test_the_decoder_map_is_over_the_targets_own_positions(M, M_target, pattern):
+    """The decoder's map ran over M positions, not M_target: at M=1, M_target=64 it showed one position and
+    'diagonal', though the decoder reads 64 (capped to 16) and its map is lower-triangular; at M=8,
+    M_target=1 it showed 'lower' over 8 positions, for a decoder with one."""
+    ev = run("dependency_maps", TransformerConfig(N=1, M=M, M_target=M_target, E=16, nhead=2, vocab_size=20))
+    v = ev.values
+    T = min(M_target, MAX_LEN)
+    assert v["decoder_pattern"] == pattern and v["decoder_map_positions"] == T and v["map_positions"] == M
+    decoder = [r for r in ev.records if r["model"] == "masked decoder layer"]
+    assert len(decoder) == T * T and len(ev.records) - len(decoder) == 2 * M * M
+    assert ("M_target=16" in ev.note) is (M_target > MAX_LEN)
