@@ -435,7 +435,7 @@ def model_scale_width(cfg: TransformerConfig) -> tuple[str, str]:
 
 SCORE_SCALING_LABELS = {
     "d_k": SIZE_LABELS["d_k"],
-    "keys": "keys per softmax: M, kept between 2 and 64",
+    "keys": "keys per softmax: the most yours have, max(M, M_target), at most 64",
     "variance_unscaled": "variance of q·k at the width measured",
     "measured_at_d_k": "width measured: your d_k (at most 1024)",
     "variance_unscaled_at_d_k": "variance of q·k at your d_k",
@@ -457,7 +457,9 @@ def score_scaling(cfg: TransformerConfig) -> Evidence:
     the model's own attention which width it divides by (``model_scale_width``).
     """
     d_k = cfg.d_k
-    S = min(max(cfg.M, 2), MAX_LEN * 4)
+    # The most keys any of the model's softmaxes has: M in the encoder and the cross-attention, M_target in
+    # the decoder's last query. With one key (M = M_target = 1) every weight is 1 and every entropy 0.
+    S = min(max(cfg.M, cfg.M_target), MAX_LEN * 4)
     gen = _gen(cfg.seed)
     widths = sorted({1, 4, 16, 64, 256, min(d_k, MAX_SCORE_WIDTH)})
     records, at = [], {}
@@ -482,6 +484,9 @@ def score_scaling(cfg: TransformerConfig) -> Evidence:
     var_raw, var_scaled, ent_raw, ent_scaled = at[min(d_k, MAX_SCORE_WIDTH)]
     note = ("" if d_k <= MAX_SCORE_WIDTH
             else f"Measured at d_k={MAX_SCORE_WIDTH} (capped); the variance keeps growing like d_k.")
+    if S == 1:
+        note = " ".join(n for n in (note, "Every softmax in your model has one key (M = M_target = 1): its one "
+                                          "weight is 1, so its entropy is 0, scaled or not.") if n)
     measured = min(d_k, MAX_SCORE_WIDTH)
     values = {"d_k": d_k, "keys": S, "variance_unscaled": var_raw, "measured_at_d_k": measured,
               # Past the cap, the variance per dimension measured at the cap, times d_k.

@@ -101,6 +101,7 @@ QUESTIONS = (
         answer=outcome("score_scaling", lambda v: compare(v["entropy_unscaled"], v["entropy_scaled"]), _ENTROPY),
         evidence="score_scaling",
         explanation="Unscaled scores are sqrt(d_k) times larger, which sharpens the softmax; its entropy drops "
-                    "towards 0 (all weight on one key). At d_k = 1 the two are identical.",
+                    "towards 0 (all weight on one key). At d_k = 1 the two are identical, and so they are when "
+                    "every softmax has a single key (M = M_target = 1): its one weight is 1 and both entropies 0.",
     ),
 )

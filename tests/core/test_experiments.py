@@ -459,3 +459,21 @@ def test_the_decoder_map_is_over_the_targets_own_positions(M, M_target, pattern)
     decoder = [r for r in ev.records if r["model"] == "masked decoder layer"]
     assert len(decoder) == T * T and len(ev.records) - len(decoder) == 2 * M * M
     assert ("M_target=16" in ev.note) is (M_target > MAX_LEN)
+
+
+def test_entropies_are_measured_over_as_many_keys_as_the_models_softmaxes_have():
+    """At M=1 the evidence measured 2 keys per softmax and dk-entropy expected 'Lower', but with M = M_target = 1
+    every softmax of the model has one key, whose weight is 1: both entropies are 0, and the answer is 'The same'.
+    A longer target gives the decoder's softmaxes more keys than M."""
+    from quizzes import BY_ID, Context
+
+    q = BY_ID["dk-entropy"]
+    one = TransformerConfig(N=1, M=1, E=16, nhead=2, vocab_size=20)
+    ev = run("score_scaling", one)
+    assert ev.values["keys"] == 1 and ev.values["entropy_unscaled"] == ev.values["entropy_scaled"] == 0
+    assert "one key (M = M_target = 1)" in ev.note
+    assert q.expected(Context(one)) == "The same" and "M = M_target = 1" in q.explanation
+    longer = one.replace(M_target=5)
+    assert run("score_scaling", longer).values["keys"] == 5 and "one key" not in run("score_scaling", longer).note
+    assert q.expected(Context(longer)) == q.choices[0]  # lower
+    assert q.expected(Context(TransformerConfig())) == q.choices[0]
