@@ -695,7 +695,7 @@ def causal_probe(cfg: TransformerConfig) -> Evidence:
     src = torch.randint(low, small.vocab_size, (1, small.M), generator=gen)  # (1, M)
     tgt = torch.randint(low, small.vocab_size, (1, T), generator=gen)  # (1, M_target)
     tgt[0, 0] = BOS_ID
-    pos = T // 2 if T > 1 else 0
+    pos = T // 2 if T > 1 else 0  # from M_target = 2 on, a token after the start token, which stays as it is
     changed = tgt.clone()
     choices = small.vocab_size - low  # ids the batch draws from: low .. vocab_size-1
     old = int(tgt[0, pos])
@@ -719,6 +719,10 @@ def causal_probe(cfg: TransformerConfig) -> Evidence:
               "earlier_max_change_unmasked": max(unmasked[:pos], default=0.0),
               "earlier_unchanged_with_mask": all(v == 0 for v in masked[:pos]),
               "positions_changed_with_mask": [i for i, v in enumerate(masked) if v > 0]}
+    if T == 1:
+        note = " ".join(n for n in (note, "With M_target=1 the decoder's only input is the start token, so the "
+                                          "probe changed that token: there is no earlier position for the mask to "
+                                          "protect, and the one output, position 0, is every output there is.") if n)
     return Evidence("causal_probe", "Change a future target token: which decoder outputs move?", values, records,
                     {"kind": "bar", "x": "output position", "y": "max |change|", "color": "mask"}, note,
                     CAUSAL_PROBE_LABELS)

@@ -50,7 +50,8 @@ QUESTIONS = (
                        lambda v: 0 if v["earlier_unchanged_with_mask"] else 2, _FUTURE),
         evidence="causal_probe",
         explanation="Earlier positions never see the changed token, so their outputs stay bit-for-bit the same; "
-                    "drop the mask and they change too (the chart shows both).",
+                    "drop the mask and they change too (the chart shows both). With M_target = 1 there is nothing "
+                    "earlier to protect: the one position holds the start token, and its output is the only one.",
     ),
     Question(
         id="mask-which", topic=TOPIC, kind="choice",

@@ -477,3 +477,18 @@ def test_entropies_are_measured_over_as_many_keys_as_the_models_softmaxes_have()
     assert run("score_scaling", longer).values["keys"] == 5 and "one key" not in run("score_scaling", longer).note
     assert q.expected(Context(longer)) == q.choices[0]  # lower
     assert q.expected(Context(TransformerConfig())) == q.choices[0]
+
+
+def test_the_causal_probe_says_a_one_token_target_has_nothing_earlier_to_protect():
+    """At M_target=1 the explanation said earlier outputs stay the same, and change without the mask, but there
+    is no earlier position: the probe changed position 0, the start token. From M_target=2 on it changes a
+    token after the start token."""
+    from quizzes import BY_ID
+
+    ev = run("causal_probe", TransformerConfig(N=1, M=4, M_target=1, E=8, nhead=2, vocab_size=20))
+    assert ev.values["changed_position"] == 0
+    assert "only input is the start token" in ev.note and "no earlier position" in ev.note
+    assert "With M_target = 1 there is nothing earlier to protect" in BY_ID["mask-probe"].explanation
+    for T in (2, 3, 20):
+        ev = run("causal_probe", TransformerConfig(N=1, M=4, M_target=T, E=8, nhead=2, vocab_size=20))
+        assert ev.values["changed_position"] >= 1 and "start token" not in ev.note
