@@ -399,10 +399,17 @@ def residual_ablation(cfg: TransformerConfig) -> Evidence:
     g_on, c_on = by_depth[(depth_cfg, True)]
     g_off, c_off = by_depth[(depth_cfg, False)]
     values = {"depth": depth_cfg, "depths": depths,
-              "grad_with_skips": g_on, "grad_without_skips": g_off, "grad_ratio": g_on / g_off if g_off else 0.0,
+              # No gradient at all without the skips (d_ff=1, say): the ratio is infinite, not 0.
+              "grad_with_skips": g_on, "grad_without_skips": g_off,
+              "grad_ratio": g_on / g_off if g_off else (math.inf if g_on else math.nan),
               "cosine_with_skips": c_on, "cosine_without_skips": c_off,
               "grad_deepest_with": by_depth[(max(depths), True)][0],
               "grad_deepest_without": by_depth[(max(depths), False)][0]}
+    if g_off == 0:
+        said = ("so the ratio with skips ÷ without is infinite" if g_on
+                else "and none with them either, so the ratio has no value")
+        note = " ".join(n for n in (note, f"Without the skips no gradient reaches the embeddings at your depth "
+                                          f"(its norm is exactly 0), {said}.") if n)
     return Evidence("residual_ablation", "Skip connections on and off, across depth", values, records,
                     {"kind": "line", "x": "layers", "y": "gradient norm at embeddings", "color": "path",
                      "log_y": "true"}, note, RESIDUAL_ABLATION_LABELS)

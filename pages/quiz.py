@@ -297,7 +297,9 @@ def _plain(v: Any) -> str:
 
 def _item(v: Any) -> str:
     if isinstance(v, float):
-        return f"{v:.4g}"
+        if math.isinf(v):  # a ratio over an exact 0: 'inf' reads like code
+            return "infinite" if v > 0 else "minus infinite"
+        return "no value" if math.isnan(v) else f"{v:.4g}"
     if isinstance(v, (list, tuple)) and len(v) > 12:
         return ", ".join(_item(x) for x in v[:12]) + ", …"
     if isinstance(v, tuple):

@@ -1077,3 +1077,11 @@ def test_influence_maps_of_different_sizes_are_described_and_drawn_each_at_its_o
     assert "GRU (an RNN), 2 output positions down by 2 input positions across" in words
     assert "masked decoder layer, 5 output positions down by 5 input positions across" in words
     assert "each" not in words
+
+
+def test_a_gradient_ratio_over_no_gradient_reads_infinite():
+    """At d_ff=1 no gradient reaches the embeddings without the skips: the ratio read 0, and the note said nothing."""
+    at = answered(["skip-gradient"], {"d_ff": "1"})
+    [values] = [v for v in values_shown(at) if "gradient with skips ÷ without, at your depth" in v]
+    assert values["gradient with skips ÷ without, at your depth"] == "infinite"
+    assert any("no gradient reaches the embeddings" in c.value for c in at.caption)

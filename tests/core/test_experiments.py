@@ -492,3 +492,13 @@ def test_the_causal_probe_says_a_one_token_target_has_nothing_earlier_to_protect
     for T in (2, 3, 20):
         ev = run("causal_probe", TransformerConfig(N=1, M=4, M_target=T, E=8, nhead=2, vocab_size=20))
         assert ev.values["changed_position"] >= 1 and "start token" not in ev.note
+
+
+def test_no_gradient_without_the_skips_is_an_infinite_ratio_not_0():
+    """At d_ff=1 no gradient reaches the embeddings without the skips, and 'gradient with skips ÷ without'
+    read 0, as if the skips took the gradient away."""
+    ev = run("residual_ablation", TransformerConfig(N=2, M=8, E=16, nhead=2, vocab_size=20, d_ff=1))
+    v = ev.values
+    assert v["grad_without_skips"] == 0 < v["grad_with_skips"] and v["grad_ratio"] == math.inf
+    assert "no gradient reaches the embeddings" in ev.note and "infinite" in ev.note
+    assert "no gradient" not in run("residual_ablation", CONFIGS[0]).note
