@@ -872,24 +872,30 @@ SOFTMAX_AXIS_LABELS = {
 
 
 def softmax_axis(cfg: TransformerConfig) -> Evidence:
-    """Which axis of the attention weights sums to 1: the keys (last axis), one row per query."""
-    small, note = bounded(cfg)
+    """Which axis of the attention weights sums to 1: the keys (last axis), one row per query.
+
+    The probe is the decoder's masked self-attention, so it runs over the target's M_target positions.
+    """
+    small, note = bounded(cfg, uses=("M_target", "E", "nhead"))
     mha = init_weights(MultiHeadAttention(small.E, small.nhead), small.seed)
-    L = small.M
-    x = torch.randn(1, L, small.E, generator=_gen(small.seed))  # (1, M, E)
+    L = small.M_target
+    x = torch.randn(1, L, small.E, generator=_gen(small.seed))  # (1, M_target, E)
     rec: dict[str, Tensor] = {}
     with torch.no_grad():
         mha(x, x, generate_square_subsequent_mask(L), rec=rec)
-    w = rec["weights"][0, 0]  # (M, M): head 0, query rows, key columns
-    rows, cols = w.sum(-1), w.sum(-2)  # (M,), (M,)
+    w = rec["weights"][0, 0]  # (M_target, M_target): head 0, query rows, key columns
+    rows, cols = w.sum(-1), w.sum(-2)  # (M_target,), (M_target,)
+    if L == 1:
+        note = " ".join(n for n in (note, "With M_target=1 the weights are one 1 × 1 table: its one row and its one "
+                                          "column are the same single weight, 1.") if n)
     records = [{"index": i, "sum over": s, "total": float(v)} for s, t in (("keys (row sums)", rows),
                                                                               ("queries (column sums)", cols))
                for i, v in enumerate(t)]
     values = {"row_sums_all_one": bool(torch.allclose(rows, torch.ones_like(rows), atol=1e-5)),
               "column_sums_all_one": bool(torch.allclose(cols, torch.ones_like(cols), atol=1e-5)),
               "zero_above_diagonal": bool((w.triu(1) == 0).all()), "first_row": w[0].tolist()}
-    return Evidence("softmax_axis", "Row and column sums of masked attention weights (head 0)", values, records,
-                    {"kind": "bar", "x": "index", "y": "total", "color": "sum over"}, note,
+    return Evidence("softmax_axis", "Row and column sums of the decoder's masked self-attention weights (head 0)",
+                    values, records, {"kind": "bar", "x": "index", "y": "total", "color": "sum over"}, note,
                     SOFTMAX_AXIS_LABELS)
 
 

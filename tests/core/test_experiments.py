@@ -502,3 +502,16 @@ def test_no_gradient_without_the_skips_is_an_infinite_ratio_not_0():
     assert v["grad_without_skips"] == 0 < v["grad_with_skips"] and v["grad_ratio"] == math.inf
     assert "no gradient reaches the embeddings" in ev.note and "infinite" in ev.note
     assert "no gradient" not in run("residual_ablation", CONFIGS[0]).note
+
+
+@pytest.mark.parametrize("M, M_target", [(1, 64), (8, 1), (20, 5)])
+def test_the_softmax_axis_probe_is_the_decoders_over_its_own_positions(M, M_target):
+    """At M=1, M_target=64 it ran over M=1 position, found 'each column sums to 1' true of a 1 x 1 table, and its
+    note named M_target=16 as a cap it never used."""
+    ev = run("softmax_axis", TransformerConfig(N=3, M=M, M_target=M_target, E=16, nhead=2, vocab_size=20))
+    T = min(M_target, MAX_LEN)
+    assert len(ev.values["first_row"]) == T and len(ev.records) == 2 * T
+    assert ev.values["row_sums_all_one"] and ev.values["column_sums_all_one"] is (T == 1)
+    capped = "Run at capped sizes to stay fast: M_target=16." if M_target > MAX_LEN else ""
+    one = "With M_target=1 the weights are one 1 × 1 table" if T == 1 else ""
+    assert ev.note.startswith(capped) and (one in ev.note) and "M=" not in ev.note and "N=" not in ev.note
