@@ -332,7 +332,7 @@ def permutation(cfg: TransformerConfig) -> Evidence:
     Self-attention and the FFN treat the sequence as a set, so order must come from the positions
     added to the embeddings.
     """
-    small, note = bounded(cfg)
+    small, note = bounded(cfg, uses=("M", "E", "nhead", "d_ff"))  # one encoder layer, one sequence
     L, E = small.M, small.E
     enc = init_weights(EncoderLayer(E, small.nhead, small.d_ff), small.seed).train(False)
     x = torch.randn(1, L, E, generator=_gen(small.seed))  # (1, L, E)
@@ -694,7 +694,7 @@ CAUSAL_PROBE_LABELS = {
 
 def causal_probe(cfg: TransformerConfig) -> Evidence:
     """Change one future target token and measure every decoder output position, mask on and off."""
-    small, note = bounded(cfg)
+    small, note = bounded(cfg, uses=("M", "M_target", "E", "nhead", "d_ff", "layers", "vocab_size"))  # one sequence
     model = Transformer.from_config(small).train(False)
     T = small.M_target
     gen = _gen(small.seed)

@@ -515,3 +515,17 @@ def test_the_softmax_axis_probe_is_the_decoders_over_its_own_positions(M, M_targ
     capped = "Run at capped sizes to stay fast: M_target=16." if M_target > MAX_LEN else ""
     one = "With M_target=1 the weights are one 1 × 1 table" if T == 1 else ""
     assert ev.note.startswith(capped) and (one in ev.note) and "M=" not in ev.note and "N=" not in ev.note
+
+
+@pytest.mark.parametrize("name, note", [
+    ("permutation", "Run at capped sizes to stay fast: M=16, E=64, nhead=64, d_ff=256."),
+    ("causal_probe", "Run at capped sizes to stay fast: M=16, M_target=16, E=64, nhead=64, d_ff=256, layers=2, "
+                     "vocab_size=256."),
+    ("softmax_axis", "Run at capped sizes to stay fast: M_target=16, E=64, nhead=64."),
+])
+def test_capped_notes_name_only_the_sizes_each_probe_reads(name, note):
+    """At GPT-3's sizes the permutation's note listed M_target, layers, vocab_size and N, though it builds one
+    encoder layer over one sequence; at the small character model's N=5 each of these three said 'N=2'."""
+    assert run(name, GPT3_SIZES).note == note
+    small_model = TransformerConfig(N=5, M=8, E=8, nhead=2, vocab_size=44, layers=1, positional="learned")
+    assert run(name, small_model).note == ""
