@@ -538,6 +538,9 @@ def head_options(cfg: TransformerConfig) -> Evidence:
               "param_counts": sorted(set(counts.values())), "same_for_all": len(set(counts.values())) == 1,
               "d_k": cfg.d_k}
     note = f"Only nhead up to {MAX_HEAD_TRIES} tried." if E > MAX_HEAD_TRIES else ""
+    if len(ok) == 1:
+        note = (f"E={E} allows only nhead={ok[0]}, so there is no other nhead to compare here; at any E the count is "
+                "4(E² + E) whatever nhead is.")
     return Evidence("head_options", "Which nhead values E allows, and attention's size for each", values, records,
                     {"kind": "bar", "x": "nhead", "y": "attention parameters"}, note, HEAD_OPTIONS_LABELS)
 

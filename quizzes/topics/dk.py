@@ -52,12 +52,13 @@ QUESTIONS = (
     ),
     Question(
         id="dk-params-nhead", topic=TOPIC, kind="predict",
-        prompt="Predict, then run: at E={E}, change nhead to another value E allows. What happens to the "
-               "attention block's parameter count?",
+        prompt="Predict, then run: at E={E}, build the attention block with each nhead that E allows. How does "
+               "its parameter count change with nhead?",
         choices=_NHEAD,
         answer=outcome("head_options", lambda v: 0 if v["same_for_all"] else 1, _NHEAD), evidence="head_options",
         explanation="More heads means narrower heads: nhead blocks of E x d_k always add up to E x E per "
-                    "projection, so the count is 4(E² + E) whatever nhead is.",
+                    "projection, so the count is 4(E² + E) whatever nhead is. (E=1 allows only nhead=1, so there "
+                    "is nothing to compare at that E, but the formula holds at every E.)",
     ),
     Question(
         id="dk-attn-params", topic=TOPIC, kind="numeric", parametric=True, expression="4*E^2 + 4*E",

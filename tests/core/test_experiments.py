@@ -529,3 +529,18 @@ def test_capped_notes_name_only_the_sizes_each_probe_reads(name, note):
     assert run(name, GPT3_SIZES).note == note
     small_model = TransformerConfig(N=5, M=8, E=8, nhead=2, vocab_size=44, layers=1, positional="learned")
     assert run(name, small_model).note == ""
+
+
+def test_head_options_say_when_e_allows_a_single_nhead():
+    """dk-params-nhead asked to change nhead 'to another value E allows', and its evidence compared nothing,
+    at E=1, which allows only nhead=1."""
+    from quizzes import BY_ID, Context
+
+    one = TransformerConfig(N=1, M=4, E=1, nhead=1, vocab_size=20)
+    ev = run("head_options", one)
+    assert ev.values["allowed"] == [1]
+    assert ev.note == ("E=1 allows only nhead=1, so there is no other nhead to compare here; at any E the count "
+                       "is 4(E² + E) whatever nhead is.")
+    assert run("head_options", one.replace(E=2)).note == ""
+    q = BY_ID["dk-params-nhead"]
+    assert "another value" not in q.text(Context(one)) and "E=1 allows only nhead=1" in q.explanation
