@@ -805,6 +805,10 @@ def shift_right(cfg: TransformerConfig) -> Evidence:
               "decoder_input": decoder_input.tolist(), "labels": target.tolist(),
               "input_is_labels_shifted": decoder_input[1:].tolist() == target[:-1].tolist()}
     note = "" if T == cfg.M_target else f"First {T} positions shown."
+    if low == BOS_ID:  # vocab_size 2: no id is left for the content tokens but the start token's
+        note = " ".join(n for n in (note, f"With vocab_size={cfg.vocab_size} the only id besides padding (0) is "
+                                          f"{BOS_ID}, so every target token is id {BOS_ID} too, the start token's "
+                                          "id.") if n)
     return Evidence("shift_right", "Decoder input and labels, position by position", values, records,
                     {"kind": "table"}, note, SHIFT_RIGHT_LABELS)
 

@@ -29,7 +29,8 @@ QUESTIONS = (
         id="shift-start", topic=TOPIC, kind="numeric",
         prompt="In this app's trace, what token id does every decoder input start with (the start token)?",
         answer=lambda ctx: int(ctx.value("shift_right", "decoder_input")[0]), evidence="shift_right",
-        explanation="Id 0 is padding here and id 1 the start token; the decoder's first input is always the start.",
+        explanation="Id 0 is padding here and id 1 the start token; the decoder's first input is always the start. "
+                    "(With vocab_size = 2 there is no other id, so every content token is id 1 as well.)",
     ),
     Question(
         id="shift-targets", topic=TOPIC, kind="numeric", parametric=True, expression="M_target",

@@ -544,3 +544,15 @@ def test_head_options_say_when_e_allows_a_single_nhead():
     assert run("head_options", one.replace(E=2)).note == ""
     q = BY_ID["dk-params-nhead"]
     assert "another value" not in q.text(Context(one)) and "E=1 allows only nhead=1" in q.explanation
+
+
+def test_the_shift_evidence_says_when_every_token_shares_the_start_tokens_id():
+    """At vocab_size=2 the explanation said 'id 0 is padding here and id 1 the start token', but every content
+    token is id 1 too: the note and the explanation now say so."""
+    from quizzes import BY_ID
+
+    ev = run("shift_right", TransformerConfig(N=1, M=4, E=8, nhead=2, vocab_size=2))
+    assert set(ev.values["labels"]) == {1} and ev.values["start_id"] == 1
+    assert "every target token is id 1 too, the start token's id" in ev.note
+    assert run("shift_right", TransformerConfig(N=1, M=4, E=8, nhead=2, vocab_size=3)).note == ""
+    assert "With vocab_size = 2 there is no other id" in BY_ID["shift-start"].explanation
