@@ -89,13 +89,15 @@ def _largest_divisor_at_most(E: int, nhead: int) -> int:
     return max(d for d in divisors(E) if d <= nhead)
 
 
-def bounded(cfg: TransformerConfig, uses: tuple[str, ...] | None = None) -> tuple[TransformerConfig, str]:
+def bounded(cfg: TransformerConfig, uses: tuple[str, ...] | None = None,
+            layer_norm: bool = True) -> tuple[TransformerConfig, str]:
     """A small config like ``cfg`` for probes that need real numbers, and a note on what was capped.
 
     nhead is kept when it still divides the capped E, otherwise the nearest smaller divisor is used.
     An E below MIN_WIDTH is raised to RAISED_WIDTH (see raised_note), and the note says that too.
     ``uses`` names the sizes the probe reads, when not all: the note names only those (the skip
-    ablation builds its own depth, so "layers=2" there was untrue).
+    ablation builds its own depth, so "layers=2" there was untrue). ``layer_norm=False``: the probe has
+    no LayerNorm, so a narrow E is kept as it is (the reason to raise it is a LayerNorm's).
     """
     changes: dict[str, Any] = {}
     if cfg.M > MAX_LEN:
@@ -104,7 +106,7 @@ def bounded(cfg: TransformerConfig, uses: tuple[str, ...] | None = None) -> tupl
         changes["M_target"] = MAX_LEN
     if cfg.E > MAX_WIDTH:
         changes["E"] = MAX_WIDTH
-    if cfg.E < MIN_WIDTH:
+    if cfg.E < MIN_WIDTH and layer_norm:
         changes["E"] = RAISED_WIDTH
     E = changes.get("E", cfg.E)
     nhead = cfg.nhead if E % cfg.nhead == 0 else _largest_divisor_at_most(E, cfg.nhead)
@@ -124,7 +126,7 @@ def bounded(cfg: TransformerConfig, uses: tuple[str, ...] | None = None) -> tupl
     capped = [f"{k}={v}" for k, v in changes.items()
               if not (k == "E" and v > cfg.E) and (uses is None or k in uses)]
     note = " ".join(n for n in ("Run at capped sizes to stay fast: " + ", ".join(capped) + "." if capped else "",
-                                raised_note(cfg)) if n)
+                                raised_note(cfg) if layer_norm else "") if n)
     return small, note
 
 
@@ -276,6 +278,15 @@ DEPENDENCY_MAPS_LABELS = {
 }
 
 
+def _one_token_note(cfg: TransformerConfig) -> str:
+    """Which of the influence maps run at two positions for a one-token sequence; '' when none do."""
+    raised = [f"{k}=2" for k in ("M", "M_target") if getattr(cfg, k) == 1]
+    if not raised:
+        return ""
+    return (f"A one-position map would fit every choice (its one output is every output), so the maps run at "
+            f"{' and '.join(raised)}.")
+
+
 def dependency_maps(cfg: TransformerConfig) -> Evidence:
     """Which input positions move which outputs: a GRU, our encoder layer, our masked decoder layer.
 
@@ -286,7 +297,10 @@ def dependency_maps(cfg: TransformerConfig) -> Evidence:
     (``gru_run``).
     """
     small, _ = bounded(cfg)
-    L, T, E = small.M, small.M_target, small.E  # the source's positions; the decoder reads its own M_target
+    # The source's positions; the decoder reads its own M_target. A map over one position has one output,
+    # which every choice of the map questions describes at once ('j and later', 'j and earlier', 'every
+    # position'), so a one-token sequence is measured at two positions, and the note says so.
+    L, T, E = max(small.M, 2), max(small.M_target, 2), small.E
     gru = _seeded_gru(E, small.seed)
     enc = init_weights(EncoderLayer(E, small.nhead, small.d_ff), small.seed)
     dec = init_weights(DecoderLayer(E, small.nhead, small.d_ff), small.seed)
@@ -314,7 +328,8 @@ def dependency_maps(cfg: TransformerConfig) -> Evidence:
     })
     return Evidence("dependency_maps", "Which input positions move which outputs", values, records,
                     {"kind": "heatmap", "x": "input position", "y": "output position", "color": "influence",
-                     "facet": "model"}, " ".join(n for n in (_maps_note(cfg, small), gru_note) if n),
+                     "facet": "model"}, " ".join(n for n in (_maps_note(cfg, small), _one_token_note(cfg), gru_note)
+                                                   if n),
                     DEPENDENCY_MAPS_LABELS)
 
 
@@ -482,7 +497,8 @@ def score_scaling(cfg: TransformerConfig) -> Evidence:
             ent = {}
             for label, scores in (("unscaled", raw), ("scaled", raw / math.sqrt(w))):
                 p = torch.softmax(scores, dim=-1)  # (64, S)
-                ent[label] = -(p * p.clamp_min(1e-30).log()).sum(-1).mean().item()
+                # + 0.0: one key gives -(1 * log 1) = -0.0, which the evidence would print as "-0"
+                ent[label] = -(p * p.clamp_min(1e-30).log()).sum(-1).mean().item() + 0.0
             var_raw, var_scaled = dots.var().item(), (dots / math.sqrt(w)).var().item()
             at[w] = (var_raw, var_scaled, ent["unscaled"], ent["scaled"])
             records += [{"d_k": w, "scores": "q·k", "variance": var_raw, "softmax entropy": ent["unscaled"]},
@@ -698,6 +714,11 @@ CAUSAL_PROBE_LABELS = {
 def causal_probe(cfg: TransformerConfig) -> Evidence:
     """Change one future target token and measure every decoder output position, mask on and off."""
     small, note = bounded(cfg, uses=("M", "M_target", "E", "nhead", "d_ff", "layers", "vocab_size"))  # one sequence
+    if small.M_target == 1:  # one target token, the start token: nothing earlier to protect, every choice true
+        small = small.replace(M_target=2)
+        note = " ".join(n for n in (note, "With M_target=1 the decoder's only input is the start token and there is "
+                                          "no earlier position for the mask to protect, so the probe runs at "
+                                          "M_target=2 and changes the token after the start token.") if n)
     model = Transformer.from_config(small).train(False)
     T = small.M_target
     gen = _gen(small.seed)
@@ -705,7 +726,7 @@ def causal_probe(cfg: TransformerConfig) -> Evidence:
     src = torch.randint(low, small.vocab_size, (1, small.M), generator=gen)  # (1, M)
     tgt = torch.randint(low, small.vocab_size, (1, T), generator=gen)  # (1, M_target)
     tgt[0, 0] = BOS_ID
-    pos = T // 2 if T > 1 else 0  # from M_target = 2 on, a token after the start token, which stays as it is
+    pos = T // 2  # T >= 2 (see above): a token after the start token, which stays as it is
     changed = tgt.clone()
     choices = small.vocab_size - low  # ids the batch draws from: low .. vocab_size-1
     old = int(tgt[0, pos])
@@ -729,10 +750,6 @@ def causal_probe(cfg: TransformerConfig) -> Evidence:
               "earlier_max_change_unmasked": max(unmasked[:pos], default=0.0),
               "earlier_unchanged_with_mask": all(v == 0 for v in masked[:pos]),
               "positions_changed_with_mask": [i for i, v in enumerate(masked) if v > 0]}
-    if T == 1:
-        note = " ".join(n for n in (note, "With M_target=1 the decoder's only input is the start token, so the "
-                                          "probe changed that token: there is no earlier position for the mask to "
-                                          "protect, and the one output, position 0, is every output there is.") if n)
     return Evidence("causal_probe", "Change a future target token: which decoder outputs move?", values, records,
                     {"kind": "bar", "x": "output position", "y": "max |change|", "color": "mask"}, note,
                     CAUSAL_PROBE_LABELS)
@@ -883,7 +900,7 @@ def softmax_axis(cfg: TransformerConfig) -> Evidence:
 
     The probe is the decoder's masked self-attention, so it runs over the target's M_target positions.
     """
-    small, note = bounded(cfg, uses=("M_target", "E", "nhead"))
+    small, note = bounded(cfg, uses=("M_target", "E", "nhead"), layer_norm=False)  # attention alone
     mha = init_weights(MultiHeadAttention(small.E, small.nhead), small.seed)
     L = small.M_target
     x = torch.randn(1, L, small.E, generator=_gen(small.seed))  # (1, M_target, E)

@@ -64,8 +64,8 @@ def sinusoid_likeness_words(E: int) -> str:
     one-number vectors score +1 or -1 by their signs alone (neighbours 3 and 4 score -1, positions
     1 and 7 score +1), so "sinusoids make nearby positions alike" did not hold there."""
     if E == 1:
-        return ("At E = 1 a sinusoidal position is one number, sin(p), so any two positions score +1 (their "
-                "sines share a sign) or -1: nearness does not show; ")
+        return ("At E = 1 a sinusoidal position is one number, sin(p), so any two positions other than 0 (whose "
+                "sin 0 = 0 has no direction) score +1 (their sines share a sign) or -1: nearness does not show; ")
     return ("Sinusoids make nearby positions alike, and the likeness tends to fall with distance (not steadily: "
             "at small E some far positions come back close); ")
 

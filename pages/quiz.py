@@ -340,7 +340,10 @@ def _heatmap_words(df: pd.DataFrame, spec: dict) -> str:
     of a mask, or the exact zeros, which the chart draws white, of an influence map."""
     x, y, field = spec["x"], spec["y"], spec["color"]
     groups = list(df.groupby(spec["facet"], sort=False)) if "facet" in spec else [(None, df)]
-    sizes = [f"{part[y].nunique()} {y}s down by {part[x].nunique()} {x}s across" for _, part in groups]
+    def many(n: int, what: str) -> str:
+        return f"{n} {what}" + ("" if n == 1 else "s")
+
+    sizes = [f"{many(part[y].nunique(), y)} down by {many(part[x].nunique(), x)} across" for _, part in groups]
     size = sizes[0]
 
     def cells(part: pd.DataFrame) -> str:

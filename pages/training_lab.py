@@ -341,17 +341,19 @@ In a single forward pass the whole sequence is fed in at once, so that answer is
 input, one position over (and here a second time, in the mirror half). The causal mask is what
 hides it: position p may attend only to positions 0…p. Take the mask away and attention can simply
 look ahead and copy, so a model trained long enough "predicts" even the random first half
-perfectly; the attention maps below show where this one looks. The model has learned to read the answer, not to predict it: when it
-generates text, the next token does not exist yet, and the skill is worth nothing.
+perfectly; the attention maps below show where this one looks. The model has learned to read the
+answer, not to predict it: when it generates text, the next token does not exist yet, and the
+skill is worth nothing.
 """
 
 WHY_MIRROR = """
-**Why, with the mask, only the second half can be learned.** The first half, x, is drawn at random, so what came
-before says nothing about the next token: the best any model can do is guess, right 1 time in
-vocab_size. By the second half all of x is in the past, and each token of reverse(x) is a copy of
-one of them (position M/2 + j repeats position M/2 − 1 − j). Attention can learn to look back to
-that position, so with enough training accuracy there climbs to 100%. Half the tokens stay unpredictable, so with the mask the
-loss cannot fall below ln(vocab_size)/2 per token.
+**Why, with the mask, only the second half can be learned.** The first half, x, is drawn at
+random, so what came before says nothing about the next token: the best any model can do is guess,
+right 1 time in vocab_size. By the second half all of x is in the past, and each token of
+reverse(x) is a copy of one of them (position M/2 + j repeats position M/2 − 1 − j). Attention can
+learn to look back to that position, so with enough training accuracy there climbs to 100%. Half
+the tokens stay unpredictable, so with the mask the loss cannot fall below ln(vocab_size)/2 per
+token.
 """
 
 

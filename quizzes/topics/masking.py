@@ -51,7 +51,7 @@ QUESTIONS = (
         evidence="causal_probe",
         explanation="Earlier positions never see the changed token, so their outputs stay bit-for-bit the same; "
                     "drop the mask and they change too (the chart shows both). With M_target = 1 there is nothing "
-                    "earlier to protect: the one position holds the start token, and its output is the only one.",
+                    "earlier to protect, so the probe runs at M_target = 2.",
     ),
     Question(
         id="mask-which", topic=TOPIC, kind="choice",

@@ -62,7 +62,8 @@ QUESTIONS = (
         answer=outcome("dependency_maps", lambda v: _PATTERN_TO_REACH[v["encoder_pattern"]], _REACH),
         evidence="dependency_maps",
         explanation="Every query attends to every key in the encoder, so one changed input reaches all positions "
-                    "in a single layer: the influence map is full (a one-token sequence only has its diagonal).",
+                    "in a single layer: the influence map is full (a one-token sequence is measured at two "
+                    "positions: one position's map would fit every choice).",
     ),
     Question(
         id="rnn-decoder-map", topic=TOPIC, kind="predict",
@@ -75,7 +76,7 @@ QUESTIONS = (
                     "where the whole target is known, it still computes all positions at once: causality without "
                     "recurrence. Generating text is another matter: each new token must be produced before it can "
                     "be read, so the decoder then runs one position at a time. The map is over the target's "
-                    "M_target positions (a one-token target only has its diagonal).",
+                    "M_target positions (a one-token target is measured at two).",
     ),
     Question(
         id="rnn-order", topic=TOPIC, kind="choice",

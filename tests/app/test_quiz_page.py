@@ -1085,3 +1085,22 @@ def test_a_gradient_ratio_over_no_gradient_reads_infinite():
     [values] = [v for v in values_shown(at) if "gradient with skips ÷ without, at your depth" in v]
     assert values["gradient with skips ÷ without, at your depth"] == "infinite"
     assert any("no gradient reaches the embeddings" in c.value for c in at.caption)
+
+
+def test_a_one_key_entropy_reads_0_not_minus_0():
+    """With one key per softmax (M = M_target = 1) the entropy -(1 * log 1) is -0.0, shown as '-0'."""
+    at = answered(["dk-entropy"], {"M": "1"})
+    [values] = [v for v in values_shown(at) if "softmax entropy of q·k, mean over queries" in v]
+    assert values["softmax entropy of q·k, mean over queries"] == "0"
+    assert values["softmax entropy of q·k / sqrt(d_k), mean over queries"] == "0"
+
+
+def test_the_softmax_axis_probe_gives_no_layernorm_reason_at_a_narrow_E():
+    """The probe is attention alone, with no LayerNorm, yet at E = 1 its note said it ran at E = 4 because a
+    LayerNorm over one number always gives its bias."""
+    from core import TransformerConfig
+    from core.experiments import run
+
+    ev = run("softmax_axis", TransformerConfig(N=1, M=4, E=1, nhead=1, vocab_size=20))
+    assert "LayerNorm" not in ev.note and ev.values["row_sums_all_one"]
+    assert "LayerNorm" in run("dependency_maps", TransformerConfig(N=1, M=4, E=1, nhead=1, vocab_size=20)).note

@@ -447,18 +447,31 @@ def test_the_skip_ablations_note_names_only_the_sizes_it_capped():
     assert ev.note == "Run at capped sizes to stay fast: M=16."
 
 
-@pytest.mark.parametrize("M, M_target, pattern", [(1, 64, "lower"), (8, 1, "diagonal"), (3, 5, "lower")])
-def test_the_decoder_map_is_over_the_targets_own_positions(M, M_target, pattern):
+@pytest.mark.parametrize("M, M_target", [(1, 64), (8, 1), (3, 5), (1, 1)])
+def test_the_decoder_map_is_over_the_targets_own_positions(M, M_target):
     """The decoder's map ran over M positions, not M_target: at M=1, M_target=64 it showed one position and
     'diagonal', though the decoder reads 64 (capped to 16) and its map is lower-triangular; at M=8,
-    M_target=1 it showed 'lower' over 8 positions, for a decoder with one."""
-    ev = run("dependency_maps", TransformerConfig(N=1, M=M, M_target=M_target, E=16, nhead=2, vocab_size=20))
+    M_target=1 it showed 'lower' over 8 positions, for a decoder with one. A one-position map fits every
+    choice of the map questions at once, so a one-token sequence is measured at two positions."""
+    from quizzes import BY_ID, Context, check
+
+    cfg = TransformerConfig(N=1, M=M, M_target=M_target, E=16, nhead=2, vocab_size=20)
+    ev = run("dependency_maps", cfg)
     v = ev.values
-    T = min(M_target, MAX_LEN)
-    assert v["decoder_pattern"] == pattern and v["decoder_map_positions"] == T and v["map_positions"] == M
+    L, T = max(M, 2), max(min(M_target, MAX_LEN), 2)
+    assert v["map_positions"] == L and v["decoder_map_positions"] == T
+    assert (v["rnn_pattern"], v["encoder_pattern"], v["decoder_pattern"]) == ("lower", "full", "lower")
     decoder = [r for r in ev.records if r["model"] == "masked decoder layer"]
-    assert len(decoder) == T * T and len(ev.records) - len(decoder) == 2 * M * M
+    assert len(decoder) == T * T and len(ev.records) - len(decoder) == 2 * L * L
     assert ("M_target=16" in ev.note) is (M_target > MAX_LEN)
+    assert ("A one-position map would fit every choice" in ev.note) is (1 in (M, M_target))
+    # The textbook answers are the ones graded right, whatever the lengths.
+    ctx = Context(cfg)
+    for qid, answer in (("rnn-map", "Only outputs at positions j and later"),
+                        ("rnn-encoder-map", "Every output position"),
+                        ("rnn-decoder-map", "Only outputs at positions j and later")):
+        q = BY_ID[qid]
+        assert check(q, q.answer(ctx), answer), (qid, cfg)
 
 
 def test_entropies_are_measured_over_as_many_keys_as_the_models_softmaxes_have():
@@ -481,14 +494,18 @@ def test_entropies_are_measured_over_as_many_keys_as_the_models_softmaxes_have()
 
 def test_the_causal_probe_says_a_one_token_target_has_nothing_earlier_to_protect():
     """At M_target=1 the explanation said earlier outputs stay the same, and change without the mask, but there
-    is no earlier position: the probe changed position 0, the start token. From M_target=2 on it changes a
-    token after the start token."""
-    from quizzes import BY_ID
+    is no earlier position: the probe changed position 0, the start token, and 'All outputs' was as true as
+    the answer graded right. It runs at M_target=2 then, and says so; from M_target=2 on it changes a token
+    after the start token."""
+    from quizzes import BY_ID, Context, check
 
-    ev = run("causal_probe", TransformerConfig(N=1, M=4, M_target=1, E=8, nhead=2, vocab_size=20))
-    assert ev.values["changed_position"] == 0
-    assert "only input is the start token" in ev.note and "no earlier position" in ev.note
+    one = TransformerConfig(N=1, M=4, M_target=1, E=8, nhead=2, vocab_size=20)
+    ev = run("causal_probe", one)  # one target token: every choice would be true, so it runs at two
+    assert ev.values["M_target"] == 2 and ev.values["changed_position"] == 1
+    assert "only input is the start token" in ev.note and "runs at M_target=2" in ev.note
     assert "With M_target = 1 there is nothing earlier to protect" in BY_ID["mask-probe"].explanation
+    q = BY_ID["mask-probe"]
+    assert check(q, q.answer(Context(one)), q.choices[0])
     for T in (2, 3, 20):
         ev = run("causal_probe", TransformerConfig(N=1, M=4, M_target=T, E=8, nhead=2, vocab_size=20))
         assert ev.values["changed_position"] >= 1 and "start token" not in ev.note
