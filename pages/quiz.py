@@ -336,30 +336,19 @@ def _span(values: pd.Series) -> str:
 
 
 def _heatmap_words(df: pd.DataFrame, spec: dict) -> str:
-    """A heatmap (or one per facet) in words: its size, and the cells that matter: the blocked ones
-    of a mask, or the exact zeros, which the chart draws white, of an influence map."""
+    """A heatmap in words: its size, and the cells that matter: the blocked ones of a mask, or the
+    exact zeros, which the chart draws white, of an influence map."""
     x, y, field = spec["x"], spec["y"], spec["color"]
-    groups = list(df.groupby(spec["facet"], sort=False)) if "facet" in spec else [(None, df)]
+
     def many(n: int, what: str) -> str:
         return f"{n} {what}" + ("" if n == 1 else "s")
 
-    sizes = [f"{many(part[y].nunique(), y)} down by {many(part[x].nunique(), x)} across" for _, part in groups]
-    size = sizes[0]
-
-    def cells(part: pd.DataFrame) -> str:
-        if part[field].dtype == bool:
-            return f"{int(part[field].sum())} of {len(part)} cells are {field}"
-        zeros = int((part[field] == 0).sum())
-        white = f", {zeros} of {len(part)} cells exactly zero (white)" if zeros else ""
-        return f"{field} {_span(part[field])}{white}"
-
-    if len(groups) == 1:
-        return f"Heatmap of {field}, {size}: {cells(df)}."
-    if len(set(sizes)) > 1:  # the decoder's map is over M_target positions, the others over M
-        return (f"Heatmaps of {field}, one per {spec['facet']}: "
-                + "; ".join(f"{name}, {each}: {cells(part)}" for (name, part), each in zip(groups, sizes)) + ".")
-    return (f"Heatmaps of {field}, one per {spec['facet']}, each {size}: "
-            + "; ".join(f"{name}: {cells(part)}" for name, part in groups) + ".")
+    size = f"{many(df[y].nunique(), y)} down by {many(df[x].nunique(), x)} across"
+    if df[field].dtype == bool:
+        return f"Heatmap of {field}, {size}: {int(df[field].sum())} of {len(df)} cells are {field}."
+    zeros = int((df[field] == 0).sum())
+    white = f", {zeros} of {len(df)} cells exactly zero (white)" if zeros else ""
+    return f"Heatmap of {field}, {size}: {field} {_span(df[field])}{white}."
 
 
 def _series_words(df: pd.DataFrame, spec: dict, kind: str) -> str:
@@ -381,20 +370,74 @@ def _series_words(df: pd.DataFrame, spec: dict, kind: str) -> str:
     return f"{what} of {y} against {x}{by}{' (log scale)' if spec.get('log_y') else ''}. {figures}."
 
 
-def chart_description(ev: Evidence) -> str:
+def facets(ev: Evidence) -> list[tuple[str | None, pd.DataFrame]]:
+    """The evidence's records split by its chart's facet (the model of an influence map, the layer of
+    an FFN's weights), in the experiment's order; one unnamed part when it has no facet."""
+    df = pd.DataFrame(ev.records)
+    if "facet" not in ev.chart:
+        return [(None, df)]
+    return [(str(name), part) for name, part in df.groupby(ev.chart["facet"], sort=False)]
+
+
+def chart_description(ev: Evidence, name: str | None = None, part: pd.DataFrame | None = None) -> str:
     """What an evidence chart shows, in words, for screen readers (Vega makes it the chart's
     accessible name): what is drawn against what, and its figures, all of them when there are
-    few. Without it a screen reader read every mark's label, or every cell of a heatmap."""
-    df, spec = pd.DataFrame(ev.records), ev.chart
+    few. Without it a screen reader read every mark's label, or every cell of a heatmap. One map
+    of a faceted heatmap (``name``, its records ``part``) says which of how many it is: each is a
+    chart of its own (facet_charts)."""
+    spec = ev.chart
+    df = pd.DataFrame(ev.records) if part is None else part
     words = _heatmap_words(df, spec) if spec["kind"] == "heatmap" else _series_words(df, spec, spec["kind"])
+    if name is not None:
+        names = [n for n, _ in facets(ev)]
+        return f"{ev.title.rstrip('?.!')}, map {names.index(name) + 1} of {len(names)}: {name}. {words}"
     return f"{ev.title}{'' if ev.title.endswith(('?', '.', '!')) else '.'} {words}"
 
 
-def chart(ev: Evidence, theme: str = "light") -> alt.TopLevelMixin | None:
-    """A small Altair chart of the evidence records, by the kind the experiment asks for, with its
-    description for screen readers; ``theme`` colours a mask's blocked cells (INK)."""
+def charts(ev: Evidence, theme: str = "light") -> list[alt.TopLevelMixin]:
+    """Small Altair charts of the evidence records, by the kind the experiment asks for, each with
+    its description for screen readers; ``theme`` colours a mask's blocked cells (INK). One chart,
+    none (the evidence is a table), or one per facet of a faceted heatmap (facet_charts)."""
+    if "facet" in ev.chart and ev.records:
+        return facet_charts(ev, theme)
     drawn = _draw(ev, theme)
-    return None if drawn is None else described_chart(drawn, chart_description(ev))
+    return [] if drawn is None else [described_chart(drawn, chart_description(ev))]
+
+
+def facet_charts(ev: Evidence, theme: str = "light") -> list[alt.TopLevelMixin]:
+    """A faceted heatmap as one chart per facet, each titled with its facet's name and described on
+    its own, for show_evidence to set in a row that wraps. A Vega facet cannot wrap to the screen: its
+    three influence maps were 727 px wide, and scrolled sideways in a 390 px phone's 358 px box.
+
+    Each map has its own axes, as the facets had when their sizes differed (the decoder's map is
+    over M_target positions); the colour scale stays one for all, as it was in the facet, so that
+    a shade means the same on every map."""
+    whole = pd.DataFrame(ev.records)[ev.chart["color"]]
+    domain = None if whole.dtype == bool else [float(whole.min()), float(whole.max())]
+    # Drawn at their own size ("pad"): Streamlit otherwise fits a whole map, axes and legend, in 180 px.
+    natural = alt.AutoSizeParams(type="pad", contains="padding")
+    return [described_chart(_heatmap(part, ev.chart, theme, domain).properties(title=name, autosize=natural),
+                            chart_description(ev, name, part)) for name, part in facets(ev)]
+
+
+def _heatmap(df: pd.DataFrame, spec: dict, theme: str, domain: list[float] | None = None) -> alt.Chart:
+    """One heatmap: 240 px square, or 180 px as one map of a facet, its legend under it so that three
+    maps fit side by side in a laptop's page (235 px each; with the legend at the side, 321 px). ``domain``
+    is the colour scale's, which a facet's maps share; None leaves it to Vega, from ``df``."""
+    x, y, field = spec["x"], spec["y"], spec["color"]
+    side = 180 if "facet" in spec else 240
+    legend = alt.Legend(orient="bottom", gradientLength=side - 40) if "facet" in spec else alt.Undefined
+    if df[field].dtype == bool:
+        color = alt.Color(f"{field}:N", legend=legend, scale=alt.Scale(domain=[False, True],
+                                                                       range=["#dbe9f6", INK[theme]["blocked"]]))
+    else:  # exact zeros in white, so 'no influence at all' stands apart from 'a little'; the scheme is
+        # named, light to dark in either theme, so that white is always its low end's neighbour
+        scale = alt.Scale(type="symlog", scheme="blues", **({"domain": domain} if domain else {}))
+        color = alt.condition(f"datum['{field}'] == 0", alt.value("white"),
+                              alt.Color(f"{field}:Q", scale=scale, legend=legend))
+    return alt.Chart(df).mark_rect(stroke="#ddd", strokeWidth=0.5).encode(
+        x=alt.X(f"{x}:O"), y=alt.Y(f"{y}:O"), color=color, tooltip=list(df.columns)
+    ).properties(width=side, height=side)
 
 
 def _draw(ev: Evidence, theme: str) -> alt.TopLevelMixin | None:
@@ -405,24 +448,7 @@ def _draw(ev: Evidence, theme: str) -> alt.TopLevelMixin | None:
     df = pd.DataFrame(ev.records)
     x, y = spec["x"], spec["y"]
     if kind == "heatmap":
-        field = spec["color"]
-        if df[field].dtype == bool:
-            color = alt.Color(f"{field}:N", scale=alt.Scale(domain=[False, True],
-                                                            range=["#dbe9f6", INK[theme]["blocked"]]))
-        else:  # exact zeros in white, so 'no influence at all' stands apart from 'a little'; the scheme is
-            # named, light to dark in either theme, so that white is always its low end's neighbour
-            color = alt.condition(f"datum['{field}'] == 0", alt.value("white"),
-                                  alt.Color(f"{field}:Q", scale=alt.Scale(type="symlog", scheme="blues")))
-        base = alt.Chart(df).mark_rect(stroke="#ddd", strokeWidth=0.5).encode(
-            x=alt.X(f"{x}:O"), y=alt.Y(f"{y}:O"), color=color, tooltip=list(df.columns))
-        if "facet" not in spec:
-            return base.properties(width=240, height=240)
-        base = base.properties(width=180, height=180)
-        order = list(dict.fromkeys(df[spec["facet"]]))  # the experiment's order, not alphabetical
-        faceted = base.facet(column=alt.Column(f"{spec['facet']}:N", title=None, sort=order))
-        if df.groupby(spec["facet"])[x].nunique().nunique() > 1:  # maps of different sizes: each its own axes
-            faceted = faceted.resolve_scale(x="independent", y="independent")
-        return faceted
+        return _heatmap(df, spec, theme)
     positive = bool((df[y] > 0).all())
     scale = alt.Scale(type="log" if positive else "symlog") if spec.get("log_y") else alt.Scale()
     if kind == "bar" and spec.get("horizontal"):
@@ -503,10 +529,14 @@ def show_evidence(ev: Evidence, asked: str | None = None) -> None:
         # edge. These cells wrap, so each name and value reads whole at any width, every row shows, and a
         # screen reader reads the cells. They are Markdown, hence escaped: "max |difference|" stays as written.
         st.table(literal_frame(pd.DataFrame(numbers)), hide_index=True)
-    c = chart(ev, theme())
-    if c is not None:
-        heatmap = ev.chart.get("kind") == "heatmap"
-        st.altair_chart(c, width=("content" if "facet" in ev.chart else 360) if heatmap else "stretch")
+    drawn = charts(ev, theme())
+    if len(drawn) > 1:
+        # A facet's maps in a row that wraps: side by side on a laptop, one under another on a phone.
+        with st.container(horizontal=True, wrap=True, gap="medium"):
+            for each in drawn:
+                st.altair_chart(each, width="content")
+    elif drawn:
+        st.altair_chart(drawn[0], width=360 if ev.chart.get("kind") == "heatmap" else "stretch")
     elif ev.chart.get("kind") == "table":
         table, row = marked_table(ev.records, asked)
         if row is not None:

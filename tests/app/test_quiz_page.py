@@ -793,14 +793,17 @@ def test_every_evidence_chart_has_a_sentence_for_screen_readers():
         per_experiment.setdefault(q.evidence, q.id)
     at = answered(per_experiment.values())
     specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
-    assert len(specs) == len(per_experiment) - 3  # three experiments show a table instead
+    # Three experiments show a table instead; the influence maps are three charts, the FFN's weights two.
+    assert len(specs) == len(per_experiment) - 3 + 2 + 1
     for spec in specs:
         hidden = spec["config"]["aria"] is spec["config"]["mark"]["aria"] is False  # axes, legends and marks
         assert len(spec["description"]) > 40 and hidden, spec.get("description")
     words = {spec["description"].split(". ")[0]: spec["description"] for spec in specs}
-    maps = words["Which input positions move which outputs"]
-    assert "GRU (an RNN): influence from 0 to" in maps and "28 of 64 cells exactly zero" in maps  # its upper triangle
-    assert "; masked decoder layer: influence from 0 to" in maps
+    gru = words["Which input positions move which outputs, map 1 of 3: GRU (an RNN)"]
+    assert "8 output positions down by 8 input positions across: influence from 0 to" in gru
+    assert "28 of 64 cells exactly zero" in gru  # its upper triangle
+    assert "influence from 0 to" in words["Which input positions move which outputs, map 3 of 3: masked decoder layer"]
+    assert "Heatmap of weight" in words[next(k for k in words if k.endswith("map 2 of 2: layer 1"))]
     assert "whole model (this config): 20,260" in words["Parameter counts from modules built on the meta device"]
     assert "28 of 64 cells are blocked" in words["The causal mask (True = blocked), all 8 positions"]
 
@@ -1067,16 +1070,42 @@ def test_a_links_shuffle_is_named_on_the_closed_expander():
     assert more(at).label == f"{MORE_LABEL} · shuffled, seed 7"
 
 
+def map_specs(at) -> list[dict]:
+    """The influence maps' charts on the page, in order: one per model."""
+    return [s for s in (json.loads(c.proto.spec) for c in at.get("vega_lite_chart"))
+            if s.get("encoding", {}).get("x", {}).get("field") == "input position"]
+
+
 def test_influence_maps_of_different_sizes_are_described_and_drawn_each_at_its_own():
     """At M=2, M_target=5 the decoder's map is 5 by 5 and the others 2 by 2: the sentence said 'each 5 output
     positions down by 5 input positions across' of all three, and the maps shared one 5-wide grid."""
     at = answered(["rnn-decoder-map"], {"M": "2", "M_target": "5"})
-    [spec] = [s for s in (json.loads(c.proto.spec) for c in at.get("vega_lite_chart")) if "facet" in s]
-    assert spec["resolve"]["scale"] == {"x": "independent", "y": "independent"}
-    words = spec["description"]
-    assert "GRU (an RNN), 2 output positions down by 2 input positions across" in words
-    assert "masked decoder layer, 5 output positions down by 5 input positions across" in words
-    assert "each" not in words
+    gru, encoder, decoder = map_specs(at)
+    size = "Heatmap of influence, {0} output positions down by {0} input positions across"
+    assert f"GRU (an RNN). {size.format(2)}" in gru["description"]
+    assert f"encoder layer. {size.format(2)}" in encoder["description"]
+    assert f"masked decoder layer. {size.format(5)}" in decoder["description"]
+    assert "each" not in gru["description"] + decoder["description"]
+
+
+def test_the_influence_maps_are_charts_of_their_own_in_a_row_that_wraps():
+    """As one Vega facet the three maps were 727 px wide, and on a 390 px phone they scrolled sideways in
+    their 358 px box. Each is now a chart of its own, at its own width (180 px plot, its legend under it,
+    235 px in all), in a horizontal row that wraps: side by side on a laptop, one under another on a phone.
+    Each keeps its model's name as its title, and all three share one colour scale, as the facet's did."""
+    at = answered(["rnn-decoder-map"])
+    specs = map_specs(at)
+    assert [s["title"] for s in specs] == ["GRU (an RNN)", "encoder layer", "masked decoder layer"]
+    assert not any("facet" in s or "hconcat" in s for s in specs)
+    for spec in specs:
+        assert (spec["width"], spec["height"]) == (180, 180) and spec["autosize"]["type"] == "pad"
+        assert spec["encoding"]["color"]["legend"]["orient"] == "bottom"
+    influence = [row["influence"] for row in EXPERIMENTS["dependency_maps"](DEFAULT).records]
+    domains = [s["encoding"]["color"]["scale"]["domain"] for s in specs]
+    assert domains == [[min(influence), max(influence)]] * 3  # one scale: a shade means the same on each map
+    [row] = [b for b in blocks(at.main) if b.type == "flex_container" and b.proto.flex_container.wrap
+             and [c.type for c in b.children.values()] == ["vega_lite_chart"] * 3]
+    assert row.proto.flex_container.direction == row.proto.flex_container.HORIZONTAL
 
 
 def test_a_gradient_ratio_over_no_gradient_reads_infinite():

@@ -729,6 +729,32 @@ def test_the_evidences_records_read_whole_on_a_laptop_and_a_phone(app_url, brows
         context.close()
 
 
+@pytest.mark.parametrize("width,height,touch", [(1366, 768, False), (390, 844, True)])
+def test_the_influence_maps_sit_side_by_side_on_a_laptop_and_one_under_another_on_a_phone(app_url, browser, width,
+                                                                                          height, touch):
+    """As one Vega facet the three influence maps were 727 px wide, and on a 390 px phone they scrolled
+    sideways inside their 358 px box. Each is a chart of its own now, in a row that wraps: three abreast
+    at 1366 px, stacked on a phone, each whole on the screen and nothing to scroll sideways."""
+    context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch)
+    try:
+        page = context.new_page()
+        open_quiz(page, app_url + "/quiz?q=rnn-decoder-map")
+        page.get_by_role("radiogroup", name=re.compile("^Your prediction to Q")).get_by_role("radio").first.check(
+            force=True)
+        idle(page)
+        page.get_by_role("button", name="Commit my prediction and run").click()
+        charts = page.locator(".vega-embed")
+        expect_whole_charts(charts, 3)
+        boxes = [still_box(charts.nth(i), page) for i in range(3)]
+        assert all(0 <= box["x"] and box["x"] + box["width"] <= width for box in boxes), boxes
+        rows = {round(box["y"]) for box in boxes}
+        assert len(rows) == (1 if width > 640 else 3), boxes  # abreast, or one under another
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        no_exception(page)
+    finally:
+        context.close()
+
+
 def test_the_first_question_shows_without_scrolling_on_a_laptop_and_its_heading_on_a_phone(app_url, laptop,
                                                                                           browser):
     """A learner who opened the quiz met no question: at 1280 x 800 the intro, the note on saved
