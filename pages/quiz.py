@@ -680,25 +680,27 @@ def show_scores() -> list[dict]:
     return rows
 
 
-def show_more(rows: list[dict]) -> int:
-    """The controls a learner reaches for now and then, in one expander under the score: the shuffle
-    seed, Reset progress and the score per topic (``rows``, from show_scores). Returns the shuffle seed.
+def show_more(rows: list[dict]) -> None:
+    """The controls a learner reaches for now and then, in one expander under the question (or a topic
+    set's questions), over the progress's own: the shuffle seed, Reset progress and the score per topic
+    (``rows``, from show_scores). The page reads the seed before (current_seed), to order the questions.
 
     Closed until opened: drawn on the page, they and the notes over them put the first question
     below the fold of a laptop screen (its heading 622 px down a window 800 px high, its choices
-    under the fold), and further still on a phone. The label names all three, so that each is found
-    without opening it; a shuffle also says its seed there, as a link's seed= shuffles the quiz
-    unasked. Keyed but not tracked: the key alone names the block, so it stays open while that label
-    changes. A tracked one (on_change) is a widget whose identity includes its label: a new seed
-    would have made it a new expander, closed, under the learner's hands."""
-    seed = st.session_state.get("quiz_seed", 0)
+    under the fold), and further still on a phone. Closed over the question, it still left a 390 x 844
+    phone only Q1's heading above the fold, its text at 842 to 894 px. The label names all three, so
+    that each is found without opening it; a shuffle also says its seed there, as a link's seed=
+    shuffles the quiz unasked. Keyed but not tracked: the key alone names the block, so it stays open
+    while that label changes. A tracked one (on_change) is a widget whose identity includes its label:
+    a new seed would have made it a new expander, closed, under the learner's hands."""
+    seed = current_seed()
     shuffled = f" · shuffled, seed {seed}" if seed else ""
     with st.expander(f"Shuffle, reset and score per topic{shuffled}", key=MORE, icon=":material/tune:"):
         # The controls first, where the expander opens: under the table they were a scroll away.
         with st.container(horizontal=True, vertical_alignment="bottom"):
-            seed = int(st.number_input("Shuffle seed", min_value=0, max_value=MAX_SEED, step=1,
-                                       on_change=new_shuffle, key="quiz_seed", persist_state="session", width=200,
-                                       help="0 keeps the bank's order; any other number shuffles it reproducibly."))
+            st.number_input("Shuffle seed", min_value=0, max_value=MAX_SEED, step=1, on_change=new_shuffle,
+                            key="quiz_seed", persist_state="session", width=200,
+                            help="0 keeps the bank's order; any other number shuffles it reproducibly.")
             st.button("Reset progress", key="quiz_ask_reset", on_click=ask_reset)
         if st.session_state.get(ASK_RESET):
             # Asked twice: one slip lost every answer. Asked here, in the page, not in a popover:
@@ -712,10 +714,15 @@ def show_more(rows: list[dict]) -> int:
                 st.button("Keep them", key="quiz_keep", on_click=ask_reset)
         if st.session_state.get(STORED) is not False:  # when it is not, the page says so at the top, in full
             st.caption(":material/save: Your answers are kept in this browser, so they outlast a closed tab or a "
-                       "server restart. *Reset progress* forgets them; *Save or restore progress*, at the foot "
-                       "of the page, exports them to move to another browser.")
+                       "server restart. *Reset progress* forgets them; *Save or restore progress*, just below, "
+                       "exports them to move to another browser.")
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    return seed
+
+
+def current_seed() -> int:
+    """The shuffle seed, as its box (show_more, drawn under the questions) holds it or a link's seed= set
+    it: the order of the questions, which are drawn before the box, depends on it."""
+    return int(st.session_state.get("quiz_seed", 0))
 
 
 def show_progress_io() -> None:
@@ -866,11 +873,11 @@ with st.sidebar:
     enter_checks()  # Enter in an answer checks it; in the sidebar, like the store, so it takes no room
 st.title("Quiz")
 # Every size, d_ff and the embeddings' tying included: the parameter counts turn on them, and a class
-# following along on a projector checks its own sliders against this line. Two lines on a laptop: the
-# longer intro, with the note on saved progress under it, helped push the first question below the fold.
+# following along on a projector checks its own sliders against this line. Kept short: the longer intro,
+# with the note on saved progress under it, helped push the first question below the fold, and this one
+# took four lines of a 390 px phone (three now, four at the largest sizes).
 # Shapes, numbers and predictions, not every answer: ten conceptual questions keep theirs, with live evidence.
-st.caption(f"Shapes, numbers and predictions are checked against the live model at the sidebar's sizes "
-           f"({sizes_text(cfg)}): move a slider and they move with it.")
+st.caption(f"Shapes, numbers and predictions follow the live model at the sidebar's sizes, {sizes_text(cfg)}.")
 if st.session_state.get(STORED) is False:  # when it can keep them, show_more says so, under Reset
     st.info("This browser does not let the app keep your progress (its storage is blocked), so it lives in this "
             "session only: a closed tab or a server restart loses anything you have not exported under *Save or "
@@ -886,7 +893,8 @@ with st.container(key="quiz_messages"):
     for kind, text in st.session_state.get(FLASH) or []:  # all of them, until the learner acts (see flash)
         getattr(st, kind)(text)
 
-seed = show_more(show_scores())
+rows = show_scores()
+seed = current_seed()
 # One row on a laptop, the row right over the question's Previous and Next: what to be asked, and how. A
 # row that wraps, not columns: three columns squeezed the radio onto two lines and cut "Review what I
 # missed" short beside a projector's sidebar (1024 px), where they do not stack.
@@ -947,5 +955,6 @@ else:
             show_question(q, ctx, numbers[q.id])
 st.session_state[CHECKED] = None  # said once, on the run after the Check, or not at all
 
+show_more(rows)  # under the question: over it, it kept Q1's text below a phone's fold
 show_progress_io()
 show_answer_key(cfg)

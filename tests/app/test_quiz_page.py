@@ -985,24 +985,24 @@ def test_the_quiz_names_every_size_its_answers_turn_on():
     at = make_app({"d_ff": "100", "tie_embeddings": "true"}).run()
     at.switch_page("pages/quiz.py").run()
     assert at.main.caption[0].value == (
-        "Shapes, numbers and predictions are checked against the live model at the sidebar's sizes (N=2, M=8, "
-        "M_target=8, E=16, nhead=2 (d_k=8), d_ff=100, vocab_size=100, layers=2, sinusoidal positions, tied "
-        "embeddings): move a slider and they move with it.")
+        "Shapes, numbers and predictions follow the live model at the sidebar's sizes, N=2, M=8, M_target=8, E=16, "
+        "nhead=2 (d_k=8), d_ff=100, vocab_size=100, layers=2, sinusoidal positions, tied embeddings.")
 
 
 MORE_LABEL = "Shuffle, reset and score per topic"
 
 
 def more(at):
-    """The expander, under the score, of the controls a learner reaches for now and then."""
+    """The expander, under the question, of the controls a learner reaches for now and then."""
     [expander] = [e for e in at.main.expander if e.label.startswith(MORE_LABEL)]
     return expander
 
 
-def test_the_shuffle_reset_and_score_per_topic_wait_in_one_expander_over_the_question():
-    """They stood open over the first question and put it below a laptop's fold. In their expander they
-    are closed until opened, and each still works there: the seed shuffles (and its label says so), Reset
-    asks first and forgets, the table counts every answer, and the note on saved progress sits by Reset."""
+def test_the_shuffle_reset_and_score_per_topic_wait_in_one_expander_under_the_question():
+    """They stood open over the first question and put it below a laptop's fold. In their expander, under
+    the question, they are closed until opened, and each still works there: the seed shuffles (and its
+    label says so), Reset asks first and forgets, the table counts every answer, and the note on saved
+    progress sits by Reset."""
     at = quiz_app()
     browser_reports(at, "")
     box = more(at)
@@ -1045,8 +1045,8 @@ def test_where_storage_is_blocked_the_page_says_so_over_the_question_not_in_the_
 
 
 def test_mode_topic_and_review_share_one_row_over_the_question():
-    """One row that wraps where it must (a projector's 1024 px, a phone), after the expander and right over
-    Previous and Next: what to be asked, and how. Each keeps its label (and its help, see
+    """One row that wraps where it must (a projector's 1024 px, a phone), right over Previous and Next:
+    what to be asked, and how. Each keeps its label (and its help, see
     test_the_mode_and_the_review_say_what_they_do)."""
     at = quiz_app()
     row = keyed_row(at, "quiz_controls")
@@ -1055,12 +1055,28 @@ def test_mode_topic_and_review_share_one_row_over_the_question():
     assert [(child.type, child.key) for child in row.children.values()] == [
         ("radio", "quiz_mode"), ("selectbox", "quiz_topic"), ("toggle", "quiz_review")]
     assert [child.label for child in row.children.values()] == ["Mode", "Topic", "Review what I missed"]
-    # The expander, this row and Previous and Next, one after the other (rows without a key, as the seed's
-    # and Reset's inside the expander, are left out).
-    names = [b.label if b.type == "expander" else b.proto.id.rsplit("-", 1)[-1] for b in blocks(at.main)
-             if b.type == "expander" or b.type == "flex_container" and b.proto.id]
-    first = names.index(MORE_LABEL)
-    assert names[first:first + 3] == [MORE_LABEL, "quiz_controls", "quiz_nav"]
+    # This row, then Previous and Next (rows without a key, as the seed's and Reset's in the expander under
+    # the question, are left out).
+    names = [b.proto.id.rsplit("-", 1)[-1] for b in blocks(at.main) if b.type == "flex_container" and b.proto.id]
+    first = names.index("quiz_controls")
+    assert names[first:first + 2] == ["quiz_controls", "quiz_nav"]
+
+
+def test_only_the_intro_the_score_and_the_questions_controls_stand_over_the_first_question():
+    """On a 390 x 844 phone only Q1's heading was above the fold, its text at 842 to 894 px: over it stood
+    the intro's four lines, the score, the expander of shuffle, reset and score per topic, the row of mode,
+    topic and review, and Previous and Next. The expander now waits under the question, over Save or restore
+    progress, and the intro takes three lines there; nothing is left out."""
+    at = quiz_app()
+    top = list(at.main.children.values())
+    over = [b.type for b in top[:[b.type for b in top].index("header")]]
+    assert over == ["title", "caption", "flex_container", "markdown", "flex_container", "flex_container"]
+    assert top[3].value.startswith("Score:")  # after the messages' box, empty here
+    keys = [b.proto.id.rsplit("-", 1)[-1] for b in top if b.type == "flex_container"]
+    assert keys[:3] == ["quiz_messages", "quiz_controls", "quiz_nav"]
+    names = [b.label if b.type == "expander" else b.type for b in blocks(at.main) if b.type in ("expander", "header")]
+    assert names == ["header", MORE_LABEL, "Save or restore progress", "Answer key, for teachers"]
+    assert len(at.main.caption[0].value) <= 200  # the intro: three lines of a 390 px phone at these sizes
 
 
 def test_a_links_shuffle_is_named_on_the_closed_expander():

@@ -544,7 +544,7 @@ def test_quiz_progress_outlasts_the_tab_in_the_same_browser(app_url, page):
     expect(again.get_by_text("Welcome back: 1 answer(s) restored from this browser.")).to_be_visible(timeout=LOAD)
     expect(again.get_by_text(re.compile(r"^Score:"))).to_have_text(score)
     # By keyboard too: the question Reset progress asks comes next in the page, not after every question.
-    # Reset waits in an expander over the question, opened by keyboard as well.
+    # Reset waits in an expander under the question, opened by keyboard as well.
     idle(again)
     again.locator(".st-key-quiz_more summary").focus()
     again.keyboard.press("Enter")
@@ -755,13 +755,13 @@ def test_the_influence_maps_sit_side_by_side_on_a_laptop_and_one_under_another_o
         context.close()
 
 
-def test_the_first_question_shows_without_scrolling_on_a_laptop_and_its_heading_on_a_phone(app_url, laptop,
-                                                                                          browser):
+def test_the_first_question_shows_without_scrolling_on_a_laptop_and_its_text_on_a_phone(app_url, laptop, browser):
     """A learner who opened the quiz met no question: at 1280 x 800 the intro, the note on saved
     progress, the score, its per-topic table's expander, the mode, topic and shuffle seed, the review
     switch and Reset stood over it, Q1's heading at 622 px and its choices under the fold; on a
-    390 x 844 phone the heading was at 954 px. Now the laptop shows Q1's heading, its question and
-    its first choice, and the phone its heading, before any scroll."""
+    390 x 844 phone the heading was at 954 px, and later its text still at 842 to 894 px. Now the
+    laptop shows Q1's heading, its question and its first choice, and the phone its heading and its
+    question, before any scroll."""
     def first_question(page):
         open_quiz(page, app_url + "/quiz")
         expect(page.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
@@ -783,6 +783,8 @@ def test_the_first_question_shows_without_scrolling_on_a_laptop_and_its_heading_
     no_exception(laptop)
     with page_in(browser, 390, 844) as phone:
         expect(first_question(phone)).to_be_in_viewport(ratio=1)
+        expect(phone.get_by_text("How do an RNN (say a GRU or LSTM) and the Transformer's encoder handle time?")
+               ).to_be_in_viewport(ratio=1)
         no_exception(phone)
 
 
