@@ -544,7 +544,8 @@ def lm_tab() -> None:
     s = res["settings"]
     cols = st.columns(4)
     cols[0].metric("final training loss", f"{res['loss'][-1]:.3f}" if res["loss"] else "–")
-    best = lowest_held_out(res)
+    val = held_out(res)  # rounded once, for the metric and the sentence under the chart alike
+    best = lowest_held_out(val)
     cols[1].metric("lowest held-out loss", f"{best[1]:.3f}" if best else "–",
                    f"at step {best[0]}" if best else None, delta_color="off", delta_arrow="off")
     cols[2].metric("uniform guess, ln(vocab_size)", f"{res['uniform_loss']:.3f}")
@@ -555,7 +556,7 @@ def lm_tab() -> None:
     st.header("Loss")
     st.altair_chart(loss_chart(res["loss"], val=res["val_loss"], uniform=res["uniform_loss"], theme=theme()),
                     width="stretch")
-    st.caption(held_out_words(res))
+    st.caption(held_out_words(res, val))
     st.header("Samples")
     for i, sample in enumerate(res["samples"], 1):
         st.caption(f"sample {i}: the prompt, then {s['sample_tokens']} {s['tokenizer']} tokens drawn at "
@@ -571,9 +572,10 @@ def held_out(res: dict) -> list[tuple[int, float]]:
     return [(step, round(loss, SHOWN)) for step, loss in res["val_loss"]]
 
 
-def lowest_held_out(res: dict) -> tuple[int, float] | None:
-    """The lowest held-out loss and its step (the first, in a tie), for the metric and the sentence alike."""
-    return min(held_out(res), key=lambda sv: sv[1], default=None)
+def lowest_held_out(val: list[tuple[int, float]]) -> tuple[int, float] | None:
+    """The lowest of the held-out measurements ``val`` (as held_out rounds them) and its step (the first, in a
+    tie), for the metric and the sentence alike."""
+    return min(val, key=lambda sv: sv[1], default=None)
 
 
 TRAIN_WINDOW = 10  # training steps averaged to say whether the training loss fell: one step's batch is noisy
@@ -585,14 +587,16 @@ def _training_loss_before(res: dict, step: int) -> float:
     return sum(losses) / len(losses)
 
 
-def held_out_words(res: dict) -> str:
+def held_out_words(res: dict, val: list[tuple[int, float]]) -> str:
     """What this run's held-out loss did, read off the run. A fixed sentence said that it "soon turns
-    back up" even under runs in which it fell to the last measurement (a low learning rate, few steps)."""
+    back up" even under runs in which it fell to the last measurement (a low learning rate, few steps).
+
+    ``val`` is held_out(res), which the page has already rounded for the metric beside the chart: taken
+    as it is, not rounded again here."""
     counts = f"{res['train_sequences']} training sequences, {res['val_sequences']} held out."
-    val = held_out(res)
     if len(val) < 2:
         return counts
-    (best_step, best), (last_step, last) = lowest_held_out(res), val[-1]
+    (best_step, best), (last_step, last) = lowest_held_out(val), val[-1]
     turn = ("With so little text it turns back up once the model starts memorising its lines; more steps, or a "
             "higher learning rate, show where.")
     if last == best:  # the last measurement is as low as any

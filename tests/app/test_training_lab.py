@@ -502,3 +502,31 @@ def test_lab_charts_keep_their_labels_readable(lab):
 
     step_axis = loss["layer"][0]["encoding"]["x"]["axis"]
     assert step_axis["tickCount"] == {"expr": "ceil(width / 120)"} and step_axis["labelSeparation"] > 0
+
+
+class CountedLoss(float):
+    """A held-out loss that counts how often it is rounded: round() calls __round__."""
+
+    rounded = 0
+
+    def __round__(self, ndigits=None):
+        CountedLoss.rounded += 1
+        return round(float(self), ndigits)
+
+
+def test_each_held_out_loss_is_rounded_once_a_run_for_the_metric_and_the_sentence(lab):
+    """The metric took held_out(res) and the sentence under the chart took it twice more (once itself, once
+    through lowest_held_out): the same list, rounded three times a run. The page rounds it once now and
+    hands that list to both, which still say the same."""
+    lab.select_slider(key="tl_lm_M").set_value(16)
+    small_model(lab, "tl_lm", steps=6)
+    train(lab, "tl_lm")
+    res = lab.session_state["tl_lm_result"]
+    val_loss = [(2, CountedLoss(2.9)), (4, CountedLoss(2.6)), (6, CountedLoss(2.8))]
+    lab.session_state["tl_lm_result"] = {**res, "val_loss": val_loss, "loss": [3.0, 2.9, 2.8, 2.7, 2.6, 2.5]}
+    CountedLoss.rounded = 0
+    lab.run()
+    assert not lab.exception
+    assert CountedLoss.rounded == len(val_loss)
+    assert (lab.metric[1].value, lab.metric[1].delta) == ("2.600", "at step 4")
+    assert any("lowest at step 4 (2.600) and rose to 2.800 by step 6" in c.value for c in lab.caption)
