@@ -24,6 +24,7 @@ from pages.browser_store import browser_store, conflict, report
 from pages.common import (CONFIG_FIELDS, announce, as_literal, cached_shape_only, cached_shapes, current_config,
                           forget_link_warnings, guard, theme)
 from pages.enter_checks import enter_checks
+from pages.expander_closed import on_expander_closed
 from pages.scroll_to import scroll_to
 from pages.page_links import ALL_TOPICS, LINKED, MAX_SEED, ONE, SET, quiz_order
 from pages.tables import INK, described_chart, sizes_text, title_lines
@@ -154,6 +155,10 @@ def clear_messages() -> None:
 
 
 def reset() -> None:
+    """Yes, forget my answers: only while the page asks (still_asking). A press that arrives after the
+    question was withdrawn, from a button the browser had not yet taken off the page, forgets nothing."""
+    if not st.session_state.get(ASK_RESET):
+        return
     st.session_state[PROGRESS] = new_progress(reset_at=now_ms())  # the reset reaches other tabs too
     st.session_state["quiz_pos"] = 0
     st.session_state.pop(AT, None)  # back to the first question
@@ -167,8 +172,25 @@ def reset() -> None:
 
 
 def ask_reset() -> None:
-    """Reset progress asks first, or stops asking (a second press, or "Keep them")."""
+    """Reset progress asks first, or stops asking (a second press)."""
     st.session_state[ASK_RESET] = not st.session_state.get(ASK_RESET, False)
+
+
+def keep_answers() -> None:
+    """The page stops asking whether to forget every answer: "Keep them", or the expander closed."""
+    st.session_state[ASK_RESET] = False
+
+
+def still_asking() -> bool:
+    """Whether this run asks to forget every answer. The question answers one press of Reset progress and
+    lasts until the learner's next action: "Yes" and "Keep them" answer it, and anything else is a no
+    (closing the expander, any other control, a visit to another page). Left pending, it waited in the
+    closed expander, or on the page the learner came back to, and a "Yes" was still there when the
+    expander was opened again. Read before the button is drawn: its value is True on the run its press
+    started."""
+    if st.session_state.get(ASK_RESET) and not st.session_state.get("quiz_ask_reset"):
+        st.session_state[ASK_RESET] = False
+    return bool(st.session_state.get(ASK_RESET))
 
 
 def _into_review() -> None:
@@ -692,9 +714,12 @@ def show_more(rows: list[dict]) -> None:
     that each is found without opening it; a shuffle also says its seed there, as a link's seed=
     shuffles the quiz unasked. Keyed but not tracked: the key alone names the block, so it stays open
     while that label changes. A tracked one (on_change) is a widget whose identity includes its label:
-    a new seed would have made it a new expander, closed, under the learner's hands."""
+    a new seed would have made it a new expander, closed, under the learner's hands. So the page learns
+    that it was closed from the browser (pages.expander_closed), and only while Reset's question waits
+    on it."""
     seed = current_seed()
     shuffled = f" · shuffled, seed {seed}" if seed else ""
+    asking = still_asking()
     with st.expander(f"Shuffle, reset and score per topic{shuffled}", key=MORE, icon=":material/tune:"):
         # The controls first, where the expander opens: under the table they were a scroll away.
         with st.container(horizontal=True, vertical_alignment="bottom"):
@@ -702,7 +727,7 @@ def show_more(rows: list[dict]) -> None:
                             key="quiz_seed", persist_state="session", width=200,
                             help="0 keeps the bank's order; any other number shuffles it reproducibly.")
             st.button("Reset progress", key="quiz_ask_reset", on_click=ask_reset)
-        if st.session_state.get(ASK_RESET):
+        if asking:
             # Asked twice: one slip lost every answer. Asked here, in the page, not in a popover:
             # Streamlit draws a popover's buttons at the end of the page, so the keyboard reached "Yes"
             # only after every question of a topic set; here it is the next stop after Reset. A
@@ -711,7 +736,11 @@ def show_more(rows: list[dict]) -> None:
                        "copy.")
             with st.container(horizontal=True):
                 st.button("Yes, forget my answers", key="quiz_reset", on_click=reset, type="primary")
-                st.button("Keep them", key="quiz_keep", on_click=ask_reset)
+                st.button("Keep them", key="quiz_keep", on_click=keep_answers)
+            # Closing the expander is a no too (still_asking), but it starts no run by itself: the page is
+            # told (pages.expander_closed). In the sidebar, like the store, so that it takes no room here.
+            with st.sidebar:
+                on_expander_closed(MORE, keep_answers, key="quiz_more_closed")
         if st.session_state.get(STORED) is not False:  # when it is not, the page says so at the top, in full
             st.caption(":material/save: Your answers are kept in this browser, so they outlast a closed tab or a "
                        "server restart. *Reset progress* forgets them; *Save or restore progress*, just below, "

@@ -1037,6 +1037,44 @@ def test_the_shuffle_reset_and_score_per_topic_wait_in_one_expander_under_the_qu
     assert not at.exception
 
 
+def asks_to_reset(at) -> bool:
+    """Whether the expander holds Reset's question or its Yes."""
+    return bool(more(at).warning) or "quiz_reset" in [b.key for b in more(at).button]
+
+
+def watches_the_expander(at) -> bool:
+    """Whether the browser is to say when the expander closes (pages.expander_closed)."""
+    return "quiz_more_closed" in [getattr(e, "key", None) for e in at.sidebar]
+
+
+def test_reset_progress_asks_until_the_learners_next_action_only():
+    """Reset's question waited for a Yes whatever the learner did next: in the expander after they had
+    closed it, or on the quiz they came back to from another page. Any action but Yes and Keep them is
+    now a no, and every answer stays."""
+    at = quiz_app()
+    browser_reports(at, "")
+    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    answer(at, "dk-value", "5")
+    at.button(key="quiz_ask_reset").click().run()
+    assert asks_to_reset(at)
+    at.run()  # another run, as closing the expander starts (pages.expander_closed reports it)
+    assert not asks_to_reset(at) and "dk-value" in at.session_state["quiz_progress"]["answers"]
+
+    at.button(key="quiz_ask_reset").click().run()  # a new press asks anew, and the browser watches the expander
+    assert asks_to_reset(at) and watches_the_expander(at)
+    at.button(key="quiz_next").click().run()
+    assert not asks_to_reset(at) and "dk-value" in at.session_state["quiz_progress"]["answers"]
+    assert not watches_the_expander(at)  # only while the question waits
+
+    at.button(key="quiz_ask_reset").click().run()
+    at.switch_page("pages/explorer.py").run()
+    at.switch_page("pages/quiz.py").run()
+    assert not asks_to_reset(at) and "dk-value" in at.session_state["quiz_progress"]["answers"]
+    reset_progress(at)  # Yes, straight after Reset, still forgets
+    assert not at.session_state["quiz_progress"]["answers"] and not asks_to_reset(at)
+    assert not at.exception
+
+
 def test_where_storage_is_blocked_the_page_says_so_over_the_question_not_in_the_expander():
     at = quiz_app()
     browser_reports(at, available=False)

@@ -566,6 +566,40 @@ def test_quiz_progress_outlasts_the_tab_in_the_same_browser(app_url, page):
     no_exception(again)
 
 
+def test_closing_the_expander_withdraws_resets_question_and_keeps_every_answer(app_url, page):
+    """Reset progress asks first, inside its expander. Closed while it asked, the expander kept the question,
+    and its Yes was there again when the learner opened it. The browser now tells the page that it closed
+    (pages.expander_closed), by keyboard here, and the page withdraws the question: every answer stays."""
+    import json
+
+    from quizzes.progress import FORMAT
+
+    doc = {"format": FORMAT, "version": 1, "answers": {"shape-probs": {"correct": False, "given": "?",
+                                                                        "expected": "x"}}}
+    page.add_init_script(f"localStorage.setItem({json.dumps(STORE_KEY)}, {json.dumps(json.dumps(doc))})")
+    open_quiz(page, app_url + "/quiz")
+    expect(page.get_by_text("Welcome back: 1 answer(s) restored from this browser.")).to_be_visible(timeout=LOAD)
+    idle(page)
+    summary = page.locator(".st-key-quiz_more summary")
+    summary.click()
+    page.get_by_role("button", name="Reset progress").click()
+    yes = page.get_by_role("button", name="Yes, forget my answers")
+    expect(yes).to_be_visible(timeout=LOAD)
+    idle(page)
+    summary.focus()
+    page.keyboard.press("Enter")  # closes it
+    # Drawn whether the expander is open or not, the question leaves the page once the run it started ends.
+    expect(page.get_by_text("Forget every answer", exact=False)).to_have_count(0, timeout=LOAD)
+    idle(page)
+    summary.click()  # open again: Reset, and no question
+    expect(page.get_by_role("button", name="Reset progress")).to_be_visible(timeout=LOAD)
+    expect(yes).to_have_count(0)
+    expect(page.get_by_text(re.compile(r"^Score: 0 right, 1 wrong, 69 not tried"))).to_be_visible()
+    stored = f"Object.keys(JSON.parse(localStorage.getItem({json.dumps(STORE_KEY)})).answers).length"
+    assert page.evaluate(stored) == 1
+    no_exception(page)
+
+
 def test_enter_in_an_answer_checks_it_and_leaving_the_box_does_not(app_url, page):
     """Enter in a typed answer, or on a chosen choice, checks it, as Enter does in a form on the web;
     leaving the box with Tab only keeps the draft, so a draft left with Next is not an attempt."""
