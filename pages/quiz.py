@@ -75,6 +75,15 @@ NAV_BUTTON_PX = 104  # Previous and Next, one width: wide enough for "◀ Previo
 # five columns, each as narrow as its longest word ("probabilities", "vocab_size)"), need 343 px at 6 px and 313 at
 # 3 px, inside a 390 px phone's 324.
 RECORD_CSS = [{"selector": "th, td", "props": "padding: 4px 3px"}]
+# In a topic set each question sits in a bordered box, which leaves an evidence table the window's width less
+# 66 px: 294 px on a 360 px phone. There the pass's records, whose columns can be no narrower than their longest
+# words ("question", "extra", a tensor's name, "(12288,", "vocab_size)", in bold in the asked row), needed up to
+# 311 px at 3 px, at the largest sliders: the table scrolled sideways by up to 17 px (4 to 8 at the default
+# sizes), the formulas cut at the screen's edge. Narrower than 380 px, the tables' type is 13 px and their cells
+# 2 px from their borders: 281 px at most. Wider, nothing changes: a 390 px phone's box, 324 px, holds 311.
+# Important: RECORD_CSS comes with the table's own id, which outranks any selector written here.
+RECORD_PHONE_CSS = ('<style>@media (max-width: 380px) { [data-testid="stTable"] :is(th, td) '
+                    '{ font-size: 13px !important; padding: 4px 2px !important; } }</style>')
 ROWS_IN_VIEW = 20  # an evidence table shows up to this many rows whole; a longer one scrolls
 # How to read an evidence chart whose title alone does not say: the influence maps are the first
 # evidence the quiz shows (its first five questions), and their 'lower' and 'full' were unexplained.
@@ -901,6 +910,7 @@ keep_in_browser()
 with st.sidebar:
     enter_checks()  # Enter in an answer checks it; in the sidebar, like the store, so it takes no room
 st.title("Quiz")
+st.html(RECORD_PHONE_CSS)  # a style alone: Streamlit adds it to the page without drawing anything
 # Every size, d_ff and the embeddings' tying included: the parameter counts turn on them, and a class
 # following along on a projector checks its own sliders against this line. Kept short: the longer intro,
 # with the note on saved progress under it, helped push the first question below the fold, and this one

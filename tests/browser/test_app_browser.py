@@ -716,13 +716,15 @@ def test_the_evidences_names_and_values_read_whole_on_a_laptop_and_a_phone(app_u
         context.close()
 
 
-@pytest.mark.parametrize("width,height,touch", [(1280, 800, False), (390, 844, True)])
+@pytest.mark.parametrize("width,height,touch", [(1280, 800, False), (390, 844, True), (360, 740, True)])
 def test_the_evidences_records_read_whole_on_a_laptop_and_a_phone(app_url, browser, width, height, touch):
     """In st.dataframe's grid the pass's table was 570 px of columns in a 390 px phone's 324 px box: "live
     shape" and "formula", the evidence itself, began off-screen. The records are HTML tables now: at the
     largest sliders (the longest shapes) every cell wraps inside its cell and the screen, the asked row is
     marked in words and shaded with every row in view, and the 64 shift-right steps scroll in a box of their
-    own, never sideways, under headers a screen reader reads."""
+    own, never sideways, under headers a screen reader reads. On a 360 px phone the pass's table needed 309 px
+    of its 294 and scrolled sideways, "vocab_size)" cut at the edge, until its type went to 13 px there
+    (pages.quiz.RECORD_PHONE_CSS); a laptop's stays as it was."""
     import json
 
     from quizzes.progress import FORMAT
@@ -752,6 +754,8 @@ def test_the_evidences_records_read_whole_on_a_laptop_and_a_phone(app_url, brows
         assert row.evaluate("r => getComputedStyle(r.querySelector('td')).backgroundColor") == "rgba(255, 196, 0, 0.25)"
         for table in (passes, steps):
             assert_reads_whole(table, width)
+        cell = "t => { const s = getComputedStyle(t.querySelector('td')); return [s.fontSize, s.padding]; }"
+        assert passes.evaluate(cell) == (["13px", "4px 2px"] if width < 380 else ["14px", "4px 3px"])
         box = "t => { const b = t.querySelector('table').parentElement; return [b.scrollHeight, b.clientHeight]; }"
         whole, shown = passes.evaluate(box)
         assert whole <= shown  # the asked-about table: every row in view, none below a scroll
