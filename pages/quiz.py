@@ -43,7 +43,8 @@ MERGED_SEQ = "quiz_store_merged"  # the save whose conflict report was merged la
 AT = "quiz_at"  # the question one-at-a-time mode shows, by id: the list around it may change (a link's q=)
 LISTED = "quiz_listed"  # the (topic, seed, review) that last made the list of questions
 SCROLL_UP = "quiz_scroll_up"  # set by the lower Next: the next run scrolls the new question into view
-SCROLLS = "quiz_scrolls"  # how many times it has, so each scroll mounts under a key of its own
+SCROLL_MESSAGES = "quiz_scroll_messages"  # set by a reset: the next run scrolls its message into view
+SCROLLS = "quiz_scrolls"  # how many scrolls were asked for, so each mounts under a key of its own
 RIGHTED = "quiz_righted"  # questions answered right during this review: they stay in its list
 SAY = "quiz_say"  # what the next run reads out once (announce): the answer to a reset or an import
 ASK_RESET = "quiz_asking_reset"  # True while the page asks whether to forget every answer
@@ -178,6 +179,9 @@ def reset() -> None:
     done = "Progress reset, here and in the copy this browser keeps."
     flash("info", done, fresh=True)
     st.session_state[SAY] = done  # the button just pressed is gone, and focus with it; an info box is not read out
+    # Reset sits under the questions, the message at the top of the page: out of sight on a phone, and
+    # often on a laptop too, so the next run scrolls it into view (the quiz starts over there anyway).
+    st.session_state[SCROLL_MESSAGES] = next_scroll()
 
 
 def ask_reset() -> None:
@@ -253,8 +257,13 @@ def next_from_below(qid: str) -> None:
     """The Next under an answer's evidence: the next question, scrolled into view (pages.scroll_to). When
     it is answered too, as every question of a review is, the page stayed at the foot of its evidence."""
     go_to_question(qid)
-    st.session_state[SCROLL_UP] = st.session_state.get(SCROLLS, 0) + 1
-    st.session_state[SCROLLS] = st.session_state[SCROLL_UP]
+    st.session_state[SCROLL_UP] = next_scroll()
+
+
+def next_scroll() -> int:
+    """A new number for a scroll request (pages.scroll_to mounts each under a key of its own)."""
+    st.session_state[SCROLLS] = st.session_state.get(SCROLLS, 0) + 1
+    return st.session_state[SCROLLS]
 
 
 def position(questions: list[Question], listed: tuple) -> int:
@@ -931,6 +940,8 @@ with st.container(key="quiz_messages"):
         announce(said, "quiz")
     for kind, text in st.session_state.get(FLASH) or []:  # all of them, until the learner acts (see flash)
         getattr(st, kind)(text)
+    if request := st.session_state.pop(SCROLL_MESSAGES, None):
+        scroll_to("quiz_messages", request)  # only on the run right after the reset
 
 rows = show_scores()
 seed = current_seed()

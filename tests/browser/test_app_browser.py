@@ -600,6 +600,30 @@ def test_closing_the_expander_withdraws_resets_question_and_keeps_every_answer(a
     no_exception(page)
 
 
+def test_a_reset_at_the_foot_of_a_phone_brings_its_message_into_view(app_url, browser):
+    """Reset progress waits under the question, its answer ("Progress reset") at the top of the page: on
+    a phone the learner pressed Yes and saw nothing happen. The run after the reset scrolls it into view."""
+    with page_in(browser, 390, 844) as page:
+        answer_q1_right(page, app_url)
+        summary = page.locator(".st-key-quiz_more summary")
+        summary.scroll_into_view_if_needed()
+        summary.click()
+        page.get_by_role("button", name="Reset progress").click()
+        yes = page.get_by_role("button", name="Yes, forget my answers")
+        expect(yes).to_be_visible(timeout=LOAD)
+        idle(page)
+        yes.scroll_into_view_if_needed()
+        said = "Progress reset, here and in the copy this browser keeps."
+        expect(page.get_by_text("Question 1 of 70")).not_to_be_in_viewport()  # the page is at its foot
+        yes.click()
+        # The info box itself: the words read out for a screen reader (an alert) are clipped out of sight.
+        shown = page.locator(".st-key-quiz_messages [data-testid='stMarkdownContainer']").filter(has_text=said)
+        expect(shown).to_be_in_viewport(timeout=LOAD)
+        idle(page)
+        expect(shown).to_be_in_viewport()
+        no_exception(page)
+
+
 def test_enter_in_an_answer_checks_it_and_leaving_the_box_does_not(app_url, page):
     """Enter in a typed answer, or on a chosen choice, checks it, as Enter does in a form on the web;
     leaving the box with Tab only keeps the draft, so a draft left with Next is not an attempt."""
