@@ -544,6 +544,25 @@ def as_literal(text: str) -> str:
     return re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", text)
 
 
+def drawn_at_this_link(chart: Any) -> Any:
+    """A chart (a spec, or an Altair chart) that the browser draws afresh whenever the page's link changes:
+    for every chart with a colour scale.
+
+    Vega's SVG names a colour scale's gradient by the page's whole address as it was when the chart
+    was drawn (url(http://…/positional?…&tab=table#gradient_1); vega/vega#3948). A link changed since
+    (a tab, a slider, a choice: _write_url) left that name pointing at another page, and Chromium
+    drew no gradient: the positional page's Compare tab showed all four colour scales blank, their
+    numbers beside empty space. The link, put in the spec's ``usermeta`` (which Vega ignores), makes a
+    new link a new spec, which Streamlit draws afresh; the link is written before any chart is sent.
+    """
+    link = "&".join(f"{k}={v}" for k, v in st.query_params.to_dict().items())
+    if isinstance(chart, dict):
+        chart["usermeta"] = {**chart.get("usermeta", {}), "link": link}
+        return chart
+    meta = chart.usermeta if isinstance(chart.usermeta, dict) else {}
+    return chart.properties(usermeta={**meta, "link": link})
+
+
 def current_config() -> TransformerConfig:
     """The config the sidebar set on this run (the default before the sidebar has run)."""
     return st.session_state.get(STATE_KEY, DEFAULT)

@@ -12,7 +12,8 @@ from core.views import (MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, most_alike
                         sinusoid_curves)
 from pages.charts import (COLUMN_MAX, PHONE_COLUMN, curves_spec, full_width, positional_spec, similarity_spec,
                           zero_vectors_caption)
-from pages.common import cached_trace, config_over_budget, current_config, forget_link_warnings, guard, show_numbers
+from pages.common import (cached_trace, config_over_budget, current_config, drawn_at_this_link, forget_link_warnings,
+                          guard, show_numbers)
 from pages.page_links import MAX_CURVES, POSITIONAL_TABS, curve_dims
 from pages.tables import numbers_frame
 
@@ -126,7 +127,7 @@ with tab_table, guard("The table heatmap"):
     if full_width(spec) > PHONE_COLUMN:
         st.caption("On a screen narrower than the map, the map scrolls sideways inside its box: its last "
                    "dimensions and its colour scale are on the right.")
-    st.vega_lite_chart(spec, width="content")
+    st.vega_lite_chart(drawn_at_this_link(spec), width="content")
     show_numbers(numbers_frame(v.table, [f"position {p}" for p in range(v.positions)], [f"dim {d}" for d in v.dims]))
 
 with tab_curves, guard("The curves"):
@@ -152,7 +153,7 @@ with tab_compare, guard("The comparison"):
         st.markdown(f"**{kind.capitalize()}**: {v.note}")
         table, similarity = positional_spec(v, most=COLUMN_MAX), similarity_spec(v, most=COLUMN_MAX)
         row = st.container(horizontal=True, wrap=True, gap="large")  # two to a row where they fit
-        row.container(width=full_width(table)).vega_lite_chart(table, width="content")
-        row.container(width=full_width(similarity)).vega_lite_chart(similarity, width="content")
+        row.container(width=full_width(table)).vega_lite_chart(drawn_at_this_link(table), width="content")
+        row.container(width=full_width(similarity)).vega_lite_chart(drawn_at_this_link(similarity), width="content")
         if v.zero_positions:  # E = 1: sinusoidal position 0 is [sin 0] = [0], alike with nothing, itself too
             st.caption(zero_vectors_caption(v, cfg.E))

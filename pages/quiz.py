@@ -22,7 +22,7 @@ from core.experiments import TAKES_SHAPES, Evidence, run as run_experiment
 from core.rows import SYMBOLS
 from pages.browser_store import browser_store, conflict, report
 from pages.common import (CONFIG_FIELDS, announce, as_literal, cached_shape_only, cached_shapes, current_config,
-                          forget_link_warnings, guard, theme)
+                          drawn_at_this_link, forget_link_warnings, guard, theme)
 from pages.enter_checks import enter_checks
 from pages.expander_closed import on_expander_closed
 from pages.scroll_to import scroll_to
@@ -569,7 +569,7 @@ def show_evidence(ev: Evidence, asked: str | None = None) -> None:
         # edge. These cells wrap, so each name and value reads whole at any width, every row shows, and a
         # screen reader reads the cells. They are Markdown, hence escaped: "max |difference|" stays as written.
         st.table(literal_frame(pd.DataFrame(numbers)), hide_index=True)
-    drawn = charts(ev, theme())
+    drawn = [drawn_at_this_link(each) for each in charts(ev, theme())]
     if len(drawn) > 1:
         # A facet's maps in a row that wraps: side by side on a laptop, one under another on a phone.
         with st.container(horizontal=True, wrap=True, gap="medium"):

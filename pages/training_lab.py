@@ -24,7 +24,7 @@ import streamlit as st
 from core.config import divisors
 from core.train import (LMSettings, ReversalSettings, load_text, make_tokenizer, train_lm, train_reversal,
                         warm_up_in_background)
-from pages.common import forget_link_warnings, guard, theme
+from pages.common import drawn_at_this_link, forget_link_warnings, guard, theme
 from pages.lab_runs import LabRun, start_run
 from pages.page_links import LAB_TASKS
 from pages.tables import FIT_WIDTH, INK, described, described_chart, fill_data, in_words
@@ -476,8 +476,8 @@ def reversal_tab() -> None:
         blocks = run.get("attention") or []
         cols = st.columns(max(len(blocks), 2))
         for i, weights in enumerate(blocks):
-            cols[i].altair_chart(attention_chart(weights, run["settings"]["M"], f"{name}: block {i}"),
-                                 width="stretch")
+            chart = attention_chart(weights, run["settings"]["M"], f"{name}: block {i}")
+            cols[i].altair_chart(drawn_at_this_link(chart), width="stretch")
     st.header("Training loss")
     st.altair_chart(loss_chart(res["loss"], floor=reversal_floor(s["vocab_size"], s["causal"]), theme=theme()),
                     width="stretch")

@@ -1336,6 +1336,45 @@ def test_positional_comparison_charts_fit_two_to_a_row(app_url, laptop):
     no_exception(page)
 
 
+def gradient_pixels(chart) -> int:
+    """How many pixels of a chart's colour-scale bar are drawn in colour, not the page's own ground."""
+    from io import BytesIO
+
+    from PIL import Image
+
+    bar = chart.locator(".role-legend-gradient").first
+    image = Image.open(BytesIO(bar.screenshot())).convert("RGB")
+    return sum(count for count, (r, g, b) in image.getcolors(1 << 24) if max(r, g, b) - min(r, g, b) > 40)
+
+
+def test_a_colour_scale_is_drawn_after_the_link_changes(app_url, laptop):
+    """Vega names a colour scale's gradient by the page's address when the chart was drawn, and a tab
+    changes the address: after a look at the curves, every colour bar on the Compare tab, drawn at
+    ?tab=table, was blank (pages.common.drawn_at_this_link). Each gradient now names the page's present
+    address, and shows. (Straight from the first tab the bars showed: the browser found each gradient
+    while the address still read tab=table, and kept it.)"""
+    page = laptop
+    page.goto(app_url + "/positional")
+    expect(page.locator(".vega-embed").first.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
+    page.get_by_role("tab", name="Dimensions as curves").click()
+    expect(page).to_have_url(re.compile("tab=curves"), timeout=LOAD)
+    idle(page)
+    page.get_by_role("tab", name="Sinusoidal vs learned").click()
+    expect(page).to_have_url(re.compile("tab=compare"), timeout=LOAD)
+    idle(page)
+    charts = page.locator(".vega-embed:visible")
+    expect(charts).to_have_count(4, timeout=LOAD)
+    page.wait_for_timeout(500)  # the charts' paint after the run
+    fills = page.evaluate("""() => [...document.querySelectorAll('.vega-embed .role-legend-gradient [fill^="url("]')]
+        .filter(e => e.closest('.vega-embed').offsetParent !== null).map(e => e.getAttribute('fill'))""")
+    here = page.url.split("#")[0]
+    assert len(fills) == 4 and all(f.startswith(f"url({here}#") for f in fills), (here, fills)
+    for chart in charts.all():
+        chart.scroll_into_view_if_needed()
+        assert gradient_pixels(chart) > 200
+    no_exception(page)
+
+
 @pytest.mark.parametrize("where,tab,template", [
     ("/", "Memory against M", "pages.tables:_memory_template"),
     ("/?positional=learned", "Memory against M", "pages.tables:_memory_template"),  # its longer parameters label
