@@ -197,10 +197,12 @@ def loss_words(loss: list[float], *, floor: float | None = None, val: list[tuple
 
 def _loss_layers(source: Any, curves: list[str], *, floor: float | None, uniform: float | None,
                  steps: int | None, ink: str) -> alt.LayerChart:
+    # Whole steps only on the x axis: a run of 5 steps had ticks at 1.5, 2.5, ..., steps no run takes.
     base = alt.Chart(source).mark_line(point=False).encode(
         x=alt.X("step:Q", title="training step",
                 scale=alt.Scale(domain=[0, steps], nice=False) if steps else alt.Undefined,
-                axis=alt.Axis(tickCount=STEP_TICKS, labelOverlap=True, labelSeparation=8)),
+                axis=alt.Axis(tickCount=STEP_TICKS, tickMinStep=1, format="d", labelOverlap=True,
+                              labelSeparation=8)),
         y=alt.Y("loss:Q", title="cross-entropy (nats per token)", scale=alt.Scale(zero=True)),
         color=alt.Color("curve:N", title=None, legend=alt.Legend(orient="top"),
                         scale=alt.Scale(domain=curves, range=["#3b5bdb", "#e8590c"][:len(curves)])),
@@ -262,7 +264,8 @@ def accuracy_chart(results: dict[str, dict], theme: str = "light") -> alt.LayerC
         color=alt.Color("run:N", title=None, legend=alt.Legend(orient="top"),
                         scale=alt.Scale(domain=names, range=[colors[n] for n in names])),
         tooltip=["run", "position", alt.Tooltip("accuracy:Q", format=".3f")])
-    chance_df = pd.DataFrame([{"y": chance, "x": M - 0.5, "label": f"chance = 1/vocab_size = {chance:.3f}"}])
+    # In per cent, as the y axis, the "chance" figure above the chart and the chart's sentence read it.
+    chance_df = pd.DataFrame([{"y": chance, "x": M - 0.5, "label": f"chance = 1/vocab_size = {chance:.1%}"}])
     rule = alt.Chart(chance_df).mark_rule(strokeDash=[5, 4], color=ink["alert"]).encode(y="y:Q")
     label = alt.Chart(chance_df).mark_text(align="right", baseline="bottom", dx=-4, dy=-2, color=ink["alert"]).encode(
         y="y:Q", x=alt.X("x:Q", scale=x_scale), text="label:N")
@@ -277,6 +280,7 @@ def accuracy_words(results: dict[str, dict]) -> str:
     M, chance = any_result["settings"]["M"], any_result["chance"]
     runs = "; ".join(f"{name}: {res['first_half']:.1%} on the first half, x, and {res['second_half']:.1%} on "
                      "the second, reverse(x)" for name, res in results.items())
+    runs = runs[:1].upper() + runs[1:]  # a sentence of its own: "With the causal mask: ..."
     return (f"Line chart of the accuracy of the next-token guess at each of the {M} positions of [x, reverse(x)], "
             f"one line per run. {runs}. Dashed line: chance, 1/vocab_size = {chance:.1%}.")
 

@@ -441,7 +441,7 @@ def test_every_lab_chart_has_a_sentence_for_screen_readers(lab):
     accuracy, attention, loss = chart_words(lab)
     assert accuracy.startswith("Line chart of the accuracy of the next-token guess at each of the 4 positions")
     halves = f"{res['first_half']:.1%} on the first half, x, and {res['second_half']:.1%} on the second"
-    assert f"with the causal mask: {halves}" in accuracy
+    assert f"one line per run. With the causal mask: {halves}" in accuracy
     assert accuracy.endswith("chance, 1/vocab_size = 25.0%.")
     assert attention.startswith("Heatmap, with the causal mask: block 0: attention weights averaged over heads")
     assert ". 0% of the weight lies right of the diagonal, on inputs the causal mask hides" in attention
@@ -457,6 +457,22 @@ def test_every_lab_chart_has_a_sentence_for_screen_readers(lab):
     lm_loss = chart_words(lab)[-1]
     assert "Held-out loss, measured" in lm_loss if lm["val_loss"] else "Held-out" not in lm_loss
     assert lm_loss.endswith(f"a uniform guess, ln(vocab_size) = {lm['uniform_loss']:.2f}.")
+
+
+def test_the_lab_charts_count_whole_steps_and_give_chance_in_per_cent(lab):
+    """A run of 5 steps had loss ticks at 1.5, 2.5, ... steps, and chance read "0.250" on an axis in per
+    cent, beside the figure above it and the chart's sentence, both "25.0%"."""
+    lab.slider(key="tl_rev_M").set_value(4)
+    lab.slider(key="tl_rev_vocab").set_value(4)
+    small_model(lab, "tl_rev", steps=5)
+    train(lab, "tl_rev")
+    from pages.training_lab import accuracy_chart
+
+    loss = json.loads(lab.get("vega_lite_chart")[-1].proto.spec)
+    axis = loss["layer"][0]["encoding"]["x"]["axis"]
+    assert axis["tickMinStep"] == 1 and axis["format"] == "d"
+    drawn = json.dumps(accuracy_chart(lab.session_state["tl_rev_results"]).to_dict())  # its rows, labels too
+    assert "chance = 1/vocab_size = 25.0%" in drawn and "0.250" not in drawn
 
 
 def test_the_live_loss_chart_says_how_far_the_run_has_come(lab, held):
