@@ -27,7 +27,7 @@ from pages.enter_checks import enter_checks
 from pages.expander_closed import on_expander_closed
 from pages.scroll_to import scroll_to
 from pages.page_links import ALL_TOPICS, LINKED, MAX_SEED, ONE, SET, quiz_order
-from pages.tables import INK, described_chart, sizes_text, title_lines
+from pages.tables import FIT_WIDTH, INK, described_chart, sizes_text, title_lines
 from quizzes import BY_ID, KIND_LABELS, QUESTIONS, TOPICS, Context, Question, answer_key, check, format_answer
 from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name, key_rows
 from quizzes.check import in_symbols, parse_shape, readable, shown_formula
@@ -509,7 +509,7 @@ def _draw(ev: Evidence, theme: str) -> alt.TopLevelMixin | None:
             x=alt.X(f"{y}:Q", scale=scale, stack=None, title=y, axis=axis),
             **({"x2": alt.X2("start:Q")} if log_axis else {}),
             tooltip=[alt.Tooltip(f"{x}:N"), alt.Tooltip(f"{y}:Q", format=",")],
-        ).properties(height=26 * len(df) + 50)  # rows, and the axis under them
+        ).properties(height=26 * len(df), autosize=FIT_WIDTH)  # the rows; the axis under them comes on top
     # Counts on a line's x axis (layers, d_k, positions) get whole-number ticks: Vega's own put one at
     # 1.5 layers, between the depths the experiment ran.
     counts = kind == "line" and pd.api.types.is_integer_dtype(df[x])
@@ -521,7 +521,11 @@ def _draw(ev: Evidence, theme: str) -> alt.TopLevelMixin | None:
         if kind == "bar":
             enc["xOffset"] = alt.XOffset(f"{spec['color']}:N")
     mark = alt.Chart(df).mark_bar() if kind == "bar" else alt.Chart(df).mark_line(point=True)
-    return mark.encode(**enc).properties(height=220)
+    # The height is the plot's own, with the axes and legend drawn around it (FIT_WIDTH). Streamlit's
+    # default counted them in: the legend of eight dimensions past max_len was cut off after six, and
+    # the two bars of the permutation (at 26 px a row and 50 for the axis) got 14 px a row, their names
+    # drawn over each other.
+    return mark.encode(**enc).properties(height=220, autosize=FIT_WIDTH)
 
 
 def literal_frame(df: pd.DataFrame) -> pd.DataFrame:

@@ -1407,6 +1407,36 @@ def test_a_legend_below_a_chart_does_not_take_its_plot_height(app_url, phone, wh
     assert len(labels) >= 4 and all(right <= box["x"] + box["width"] for _, right in labels), (labels, box)
 
 
+def test_the_evidence_charts_show_every_legend_entry_and_bar_name(app_url, laptop):
+    """Drawn with Streamlit's default sizing, an evidence chart's height took in its axes and legend: the
+    legend of eight dimensions past max_len ended after six, and the permutation's two bars got 14 px a
+    row, their names drawn over each other."""
+    import json
+
+    from quizzes.progress import FORMAT
+
+    doc = {"format": FORMAT, "version": 1, "answers": {
+        qid: {"correct": False, "given": "?", "expected": "x"} for qid in ("pos-past-max", "rnn-shuffle")}}
+    page = laptop
+    page.add_init_script(f"localStorage.setItem({json.dumps(STORE_KEY)}, {json.dumps(json.dumps(doc))})")
+    open_quiz(page, app_url + "/quiz?mode=set")
+    expect(page.get_by_text("Welcome back: 2 answer(s) restored from this browser.")).to_be_visible(timeout=LOAD)
+    idle(page)
+    curves = page.locator('[data-testid="stVegaLiteChart"][aria-label^="Positions past max_len"]')
+    bars = page.locator('[data-testid="stVegaLiteChart"][aria-label^="Reverse the input order"]')
+    for chart in (curves, bars):
+        expect(chart.locator(":scope > .marks")).to_be_visible(timeout=LOAD)  # the chart is Vega's own box
+    no_exception(page)
+    box = curves.bounding_box()
+    labels = curves.evaluate("""e => [...e.querySelectorAll('.role-legend-label text')]
+        .map(t => [t.textContent, t.getBoundingClientRect().bottom])""")
+    assert len(labels) == 8 and all(bottom <= box["y"] + box["height"] for _, bottom in labels), (labels, box)
+    names = bars.evaluate("""e => [...e.querySelectorAll('.role-axis-label text')]
+        .filter(t => /encoding/.test(t.textContent)).map(t => t.getBoundingClientRect())
+        .map(r => [r.top, r.bottom])""")
+    assert len(names) == 2 and min(names[0][1], names[1][1]) <= max(names[0][0], names[1][0]), names
+
+
 def test_a_dark_system_setting_gets_the_dark_theme_and_a_readable_figure(app_url, browser, tmp_path):
     """The app follows the system's light or dark setting. In the dark theme the architecture figure,
     whose labels and arrows are drawn dark, keeps its own white ground instead of showing them on
