@@ -29,6 +29,12 @@ BLEED = (f"@media (min-width: 864px) {{ .st-key-architecture {{ --bleed: clamp(0
 TOOLBAR_IN = '.st-key-architecture [data-testid="stElementToolbar"] { top: 0 !important; }'
 FIGURE_CSS = (f"<style>.st-key-architecture {{ overflow-x: auto; }} .st-key-architecture img {{ width: 100%; "
               f"min-width: {MIN_WIDTH}px; max-width: {WIDTH}px; height: auto; }} {BLEED} {TOOLBAR_IN}</style>")
+# PyTorch's names in the glossary have no place to break ("num_encoder_layers,", "dim_feedforward"): on a phone
+# its table was 365 px wide in a 294 to 324 px box, and its meaning column, the one a learner opens it for, was
+# cut at the screen's edge. On a screen narrower than a tablet those names may break anywhere (only they: any
+# cell allowed to, the browser broke "here" and "meaning" too), and the cells are closer to their borders.
+GLOSSARY_CSS = ("<style>@media (max-width: 640px) { .st-key-glossary :is(th, td) { padding: 0.25rem 0.375rem; } "
+                ".st-key-glossary td:nth-child(2) { overflow-wrap: anywhere; } }</style>")
 # The description is what a learner reads a row for, and a 1280 x 800 laptop with the sidebar open showed
 # its first 25 or so characters: one line of a 400 px column, of which the 818 px table showed 203. Rows three
 # lines high wrap the text (Streamlit 1.67 wraps a cell's text only in rows over 64 px high), so the names,
@@ -224,7 +230,8 @@ with guard("Tracing this config"):
         st.dataframe(view["extras"], column_config=extras_columns, hide_index=True, width="stretch",
                      height=table_height(len(view["extras"])), row_height=ROW_HEIGHT, key="x_extras")
 
-    with st.expander("Glossary: the learner's notation and PyTorch's names"):
+    st.html(GLOSSARY_CSS)  # a style alone: Streamlit adds it to the page without drawing anything
+    with st.expander("Glossary: the learner's notation and PyTorch's names", key="glossary"):
         st.markdown(
             "| here | PyTorch `nn.Transformer` | meaning |\n|---|---|---|\n"
             "| N | batch size: the first axis with batch_first=True, the second by default | "

@@ -1185,6 +1185,27 @@ def test_a_phone_shows_a_links_warning_the_tables_hint_and_the_quiz_buttons_in_o
         no_exception(page)
 
 
+@pytest.mark.parametrize("width,height", [(390, 844), (360, 740), (1280, 800)])
+def test_the_glossary_reads_whole_on_a_phone(app_url, browser, width, height):
+    """The glossary's table was 365 px wide in a 294 px (360 px phone) or 324 px (390 px) box: its
+    meaning column, what a learner opens it for, was cut at the screen's edge. PyTorch's long names
+    may break on a phone now; a laptop's table is as it was."""
+    with page_in(browser, width, height) as page:
+        page.goto(app_url)
+        expect(shape_cell(page, 0)).to_have_text("(2, 8)", timeout=LOAD)
+        idle(page)
+        glossary = page.locator(".st-key-glossary")
+        glossary.locator("summary").click()
+        table = glossary.locator("table")
+        expect(table).to_be_visible()
+        box = table.evaluate("t => [t.parentElement.scrollWidth, t.parentElement.clientWidth]")
+        assert box[0] <= box[1]
+        assert table.bounding_box()["x"] + table.bounding_box()["width"] <= width
+        meaning = glossary.get_by_text("distinct token ids").bounding_box()
+        assert meaning["x"] + meaning["width"] <= width  # the last column is on screen
+        no_exception(page)
+
+
 @pytest.mark.parametrize("width,height", [(390, 844), (360, 740)])
 def test_a_phone_says_a_map_and_its_numbers_scroll_sideways(app_url, browser, width, height):
     """At M = 12 the weights map (380 px) scrolls sideways on these phones, but the caption that says so
