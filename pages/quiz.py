@@ -48,6 +48,7 @@ SCROLLS = "quiz_scrolls"  # how many scrolls were asked for, so each mounts unde
 RIGHTED = "quiz_righted"  # questions answered right during this review: they stay in its list
 SAY = "quiz_say"  # what the next run reads out once (announce): the answer to a reset or an import
 ASK_RESET = "quiz_asking_reset"  # True while the page asks whether to forget every answer
+BROWSER_SPOKE = "quiz_browser_spoke"  # True on a run that takes news from the browser's store, not from the learner
 CHECKED = "quiz_checked"  # the question whose Check this run answers: a right answer is read out (announce)
 FLASH = "quiz_flash"  # messages for the top of the page, each shown once, as (kind, text) pairs
 IO = "quiz_io"  # the "Save or restore progress" expander: its open state
@@ -200,8 +201,13 @@ def still_asking() -> bool:
     (closing the expander, any other control, a visit to another page). Left pending, it waited in the
     closed expander, or on the page the learner came back to, and a "Yes" was still there when the
     expander was opened again. Read before the button is drawn: its value is True on the run its press
-    started."""
-    if st.session_state.get(ASK_RESET) and not st.session_state.get("quiz_ask_reset"):
+    started.
+
+    A run the browser's store starts (its first report, another tab's save merged in, a failed write:
+    take_browser_report) is no action of the learner's, and leaves the question as it is: straight
+    after a press of Reset, another tab's save withdrew it a moment after it showed."""
+    if (st.session_state.get(ASK_RESET) and not st.session_state.get("quiz_ask_reset")
+            and not st.session_state.get(BROWSER_SPOKE)):
         st.session_state[ASK_RESET] = False
     return bool(st.session_state.get(ASK_RESET))
 
@@ -839,14 +845,17 @@ def take_browser_report() -> None:
     Answers already given in this session are merged with the stored copy (quizzes.progress.merge):
     the later attempt at each question counts.
     """
+    st.session_state[BROWSER_SPOKE] = False  # set below when this run brings news from the browser
     found = report(STORE)
     if found is None:
         return
     if st.session_state.get(STORED) is not None:  # reported before; a failed write or another tab is news
-        if not found["available"]:
+        if not found["available"] and st.session_state[STORED] is not False:
             st.session_state[STORED] = False
+            st.session_state[BROWSER_SPOKE] = True
         take_other_tabs()
         return
+    st.session_state[BROWSER_SPOKE] = True
     st.session_state[STORED] = found["available"]
     st.session_state[BASE] = found["text"]
     if not found["text"]:
@@ -870,6 +879,7 @@ def take_other_tabs() -> None:
     found = conflict(STORE)
     if found is None or found["seq"] <= st.session_state.get(MERGED_SEQ, -1):
         return
+    st.session_state[BROWSER_SPOKE] = True
     st.session_state[MERGED_SEQ] = found["seq"]
     st.session_state[BASE] = found["text"]  # the next save may replace it: it is merged in now
     loaded, _ = load_progress(found["text"])

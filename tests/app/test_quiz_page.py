@@ -1075,6 +1075,33 @@ def test_reset_progress_asks_until_the_learners_next_action_only():
     assert not at.exception
 
 
+def test_another_tabs_save_straight_after_reset_leaves_its_question_waiting():
+    """The press of Reset saves, and when another tab of the browser has saved since, the browser refuses and
+    reports it: a run the learner did not start. It withdrew the question a moment after it showed (seen in
+    Chromium with two tabs); the question waits for the learner now, and its Yes forgets every answer."""
+    a, b = quiz_app(), quiz_app()
+    browser_reports(a, "")
+    browser_reports(b, "")
+    a.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    answer(a, "dk-value", "5")
+    b.selectbox(key="quiz_topic").set_value("Masking").run()
+    b_first = next(r.key for r in b.radio if r.key.startswith("ans_"))[4:]
+    b.radio(key=f"ans_{b_first}").set_value(BY_ID[b_first].choices[0]).run()
+    b.button(key=f"submit_{b_first}").click().run()
+    a.button(key="quiz_ask_reset").click().run()
+    assert asks_to_reset(a)
+    other_tab_saved(a, stored_copy(b))  # the browser refused the save of Reset's run: b's answer is merged in
+    assert set(a.session_state["quiz_progress"]["answers"]) == {"dk-value", b_first}
+    assert asks_to_reset(a) and watches_the_expander(a)
+    a.button(key="quiz_reset").click().run()
+    assert not a.session_state["quiz_progress"]["answers"] and not asks_to_reset(a)
+    assert any("Progress reset" in i.value for i in a.info)
+    a.run()  # the learner's next action, whatever it is, still withdraws a question
+    a.button(key="quiz_ask_reset").click().run()
+    a.run()
+    assert not asks_to_reset(a)
+
+
 def test_where_storage_is_blocked_the_page_says_so_over_the_question_not_in_the_expander():
     at = quiz_app()
     browser_reports(at, available=False)
