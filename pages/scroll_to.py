@@ -7,7 +7,9 @@ and Check a screen or two above. Streamlit has no way to scroll the page, so a c
 
 How: a component that takes no room runs in the page's own document. Mounted under a new key for each
 request, it runs once: on the next animation frame, after the run's elements are laid out, it scrolls
-the element tagged with Streamlit's class for a key (``st-key-<key>``) to the top of the window.
+the element tagged with Streamlit's class for a key (``st-key-<key>``) to the top of the window, just
+under Streamlit's header: that bar (``stHeader``, 60 px, white, drawn over the page) covered what was
+scrolled to the window's very top, and the quiz's "Progress reset" box, 56 px tall, went wholly under it.
 """
 
 from __future__ import annotations
@@ -19,7 +21,11 @@ export default function (component) {
   const { data } = component;
   requestAnimationFrame(() => {
     const target = document.querySelector(`.${CSS.escape(data.target)}`);
-    if (target) target.scrollIntoView({ block: "start" });
+    if (!target) return;
+    const header = document.querySelector('[data-testid="stHeader"]');
+    const covered = header ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
+    target.style.scrollMarginTop = `${covered}px`;  // scrollIntoView stops that far short of the top
+    target.scrollIntoView({ block: "start" });
   });
 }
 """
