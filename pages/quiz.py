@@ -916,9 +916,14 @@ def keep_in_browser() -> None:
     browser reports (one rerun) while the body is still being drawn, not later, when the learner
     may already be pressing Next: with the store at the bottom of the page, two CI runs lost or
     doubled a quiz click.
+
+    Where the browser cannot keep it (STORED is False: storage blocked, or a write refused), nothing is
+    handed to it again: each save failed and reported so, and the report started a run that saved again,
+    a run four or five times a second for as long as the page was open, which also withdrew Reset's
+    question (still_asking) before the learner could answer it.
     """
     with st.sidebar:
-        if st.session_state.get(STORED) is None:  # not reported yet: read only
+        if st.session_state.get(STORED) is not True:  # not reported yet, or cannot keep it: read only
             browser_store("quiz-progress", key=STORE, save=None)
             return
         seq = st.session_state[SEQ] = st.session_state.get(SEQ, 0) + 1

@@ -419,6 +419,30 @@ def test_unreadable_or_blocked_storage_gets_a_message_and_the_quiz_still_works()
     assert "**1 wrong**" in score_line(blocked)
 
 
+def test_nothing_more_is_handed_to_a_browser_that_cannot_keep_it():
+    """Where storage is blocked (or a write is refused), every run handed the browser a save, which failed and
+    reported so, and that report started the next run: in Chromium the page ran four or five times a second
+    for as long as it was open, and each run withdrew Reset's question before it could be answered. The
+    store now only reads there, so nothing fails and nothing reruns; the quiz and Reset still work."""
+    at = quiz_app()
+    browser_reports(at, available=False)
+    assert stored_copy(at) is None
+    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    answer(at, "dk-value", "999")
+    assert stored_copy(at) is None and "dk-value" in at.session_state["quiz_progress"]["answers"]
+    at.button(key="quiz_ask_reset").click().run()
+    assert asks_to_reset(at)
+    at.button(key="quiz_reset").click().run()
+    assert not at.session_state["quiz_progress"]["answers"] and stored_copy(at) is None
+
+    later = quiz_app()  # storage that reads but refuses a write (a full quota): the first save reports it
+    browser_reports(later, "")
+    assert stored_copy(later) is not None
+    browser_reports(later, available=False)
+    assert stored_copy(later) is None and any("storage is blocked" in i.value for i in later.info)
+    assert not later.exception
+
+
 def test_answers_given_before_the_browser_reports_are_kept_beside_its_copy():
     at = quiz_app()
     at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
