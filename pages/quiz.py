@@ -40,6 +40,7 @@ STORED = "quiz_stored"  # None until the browser has reported; then whether it c
 BASE = "quiz_store_base"  # the text this session last knew the browser to hold (another tab may change it)
 SEQ = "quiz_store_seq"  # numbers the saves handed to the browser
 MERGED_SEQ = "quiz_store_merged"  # the save whose conflict report was merged last
+HEARD = "quiz_store_heard"  # the store's report as the last run took it: a new one starts a run of the browser's
 AT = "quiz_at"  # the question one-at-a-time mode shows, by id: the list around it may change (a link's q=)
 LISTED = "quiz_listed"  # the (topic, seed, review) that last made the list of questions
 SCROLL_UP = "quiz_scroll_up"  # set by the lower Next: the next run scrolls the new question into view
@@ -203,9 +204,9 @@ def still_asking() -> bool:
     expander was opened again. Read before the button is drawn: its value is True on the run its press
     started.
 
-    A run the browser's store starts (its first report, another tab's save merged in, a failed write:
-    take_browser_report) is no action of the learner's, and leaves the question as it is: straight
-    after a press of Reset, another tab's save withdrew it a moment after it showed."""
+    A run the browser's store starts (its first report, another tab's save merged in, a failed write and
+    the read after it: take_browser_report) is no action of the learner's, and leaves the question as it
+    is: straight after a press of Reset, another tab's save withdrew it a moment after it showed."""
     if (st.session_state.get(ASK_RESET) and not st.session_state.get("quiz_ask_reset")
             and not st.session_state.get(BROWSER_SPOKE)):
         st.session_state[ASK_RESET] = False
@@ -849,13 +850,12 @@ def take_browser_report() -> None:
     found = report(STORE)
     if found is None:
         return
+    heard_news(found)
     if st.session_state.get(STORED) is not None:  # reported before; a failed write or another tab is news
         if not found["available"] and st.session_state[STORED] is not False:
             st.session_state[STORED] = False
-            st.session_state[BROWSER_SPOKE] = True
         take_other_tabs()
         return
-    st.session_state[BROWSER_SPOKE] = True
     st.session_state[STORED] = found["available"]
     st.session_state[BASE] = found["text"]
     if not found["text"]:
@@ -870,6 +870,16 @@ def take_browser_report() -> None:
         if fresh and loaded["answers"]:
             flash("success", f"Welcome back: {len(loaded['answers'])} answer(s) restored from this browser. "
                              f"{message}".strip())
+
+
+def heard_news(found: dict[str, Any]) -> None:
+    """Mark this run as the browser's (BROWSER_SPOKE) when the store's report is not the one the last run
+    took: a new report is what started it. Every new report, not only those the page acts on: after a
+    refused write (a full quota) the store, read only from then on, reads the browser's copy again and
+    reports it, and that run, taken for the learner's, withdrew Reset's question 1.7 s after it showed."""
+    if found != st.session_state.get(HEARD):
+        st.session_state[HEARD] = found
+        st.session_state[BROWSER_SPOKE] = True
 
 
 def take_other_tabs() -> None:

@@ -443,6 +443,25 @@ def test_nothing_more_is_handed_to_a_browser_that_cannot_keep_it():
     assert not later.exception
 
 
+def test_a_refused_write_and_the_read_after_it_leave_resets_question_waiting():
+    """A full quota refuses the save of Reset's run; the store, read only from then on, reads the browser's copy
+    again and reports it. Both reports start runs the learner did not start: in Chromium the read-back's run
+    withdrew the question 1.7 s after it showed. Any new report from the store is the browser's news."""
+    at = quiz_app()
+    browser_reports(at, "")
+    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    answer(at, "dk-value", "5")
+    kept = stored_copy(at)
+    at.button(key="quiz_ask_reset").click().run()
+    assert asks_to_reset(at)
+    browser_reports(at, available=False)  # the save of Reset's run is refused
+    assert asks_to_reset(at) and stored_copy(at) is None
+    browser_reports(at, kept)  # the read-only store reads what the browser still holds
+    assert asks_to_reset(at)
+    at.run()  # the learner's next action withdraws it, as ever
+    assert not asks_to_reset(at) and "dk-value" in at.session_state["quiz_progress"]["answers"]
+
+
 def test_answers_given_before_the_browser_reports_are_kept_beside_its_copy():
     at = quiz_app()
     at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
