@@ -53,6 +53,7 @@ BROWSER_SPOKE = "quiz_browser_spoke"  # True on a run that takes news from the b
 CHECKED = "quiz_checked"  # the question whose Check this run answers: a right answer is read out (announce)
 FLASH = "quiz_flash"  # messages for the top of the page, each shown once, as (kind, text) pairs
 IO = "quiz_io"  # the "Save or restore progress" expander: its open state
+IO_TOGGLED = "quiz_io_toggled"  # set when that expander opened or closed: the run leaves Reset's question waiting
 IO_NOTE = "quiz_io_note"  # the last import's result, (kind, text), shown in that expander
 IO_REOPEN = "quiz_io_reopen"  # set by an import: the expander opens (stays open) on the next run
 MORE = "quiz_more"  # the expander of the score per topic, the shuffle seed and Reset progress (show_more)
@@ -206,9 +207,12 @@ def still_asking() -> bool:
 
     A run the browser's store starts (its first report, another tab's save merged in, a failed write and
     the read after it: take_browser_report) is no action of the learner's, and leaves the question as it
-    is: straight after a press of Reset, another tab's save withdrew it a moment after it showed."""
+    is: straight after a press of Reset, another tab's save withdrew it a moment after it showed.
+    Nor is opening or closing "Save or restore progress", where the question sends the learner to export
+    first (io_toggled); an import from there is an action, and answers no."""
+    toggled = st.session_state.pop(IO_TOGGLED, False)
     if (st.session_state.get(ASK_RESET) and not st.session_state.get("quiz_ask_reset")
-            and not st.session_state.get(BROWSER_SPOKE)):
+            and not st.session_state.get(BROWSER_SPOKE) and not toggled):
         st.session_state[ASK_RESET] = False
     return bool(st.session_state.get(ASK_RESET))
 
@@ -783,13 +787,22 @@ def current_seed() -> int:
     return int(st.session_state.get("quiz_seed", 0))
 
 
+def io_toggled() -> None:
+    """"Save or restore progress" opened or closed. Reset's question says "Export them first to keep a copy",
+    and the run this starts withdrew it (still_asking): the learner who opened the expander to do as told
+    found no Yes when they came back. This run leaves the question waiting."""
+    st.session_state[IO_TOGGLED] = True
+
+
 def show_progress_io() -> None:
     if st.session_state.pop(IO_REOPEN, False):
         st.session_state[IO] = True  # before the expander is drawn: after it, Streamlit refuses the change
     # Keyed and tracking its state (on_change), so that the app, not the browser, says whether it is open.
-    with st.expander("Save or restore progress", key=IO, on_change="rerun"):
+    with st.expander("Save or restore progress", key=IO, on_change=io_toggled):
+        # A download changes nothing here, so it starts no run ("ignore"): its run withdrew Reset's question,
+        # which asks to export first.
         st.download_button("Export progress (JSON)", data=dumps(progress()), file_name="quiz-progress.json",
-                           mime="application/json", key="quiz_export")
+                           mime="application/json", key="quiz_export", on_click="ignore")
         upload = st.file_uploader("Import progress (JSON)", type=["json"], key="quiz_upload")
         if upload is not None and st.session_state.get("quiz_upload_seen") != upload.file_id:
             st.session_state["quiz_upload_seen"] = upload.file_id

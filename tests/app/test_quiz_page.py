@@ -1145,6 +1145,18 @@ def test_another_tabs_save_straight_after_reset_leaves_its_question_waiting():
     assert not asks_to_reset(a)
 
 
+def test_an_import_while_resets_question_waits_answers_it_no():
+    """Opening "Save or restore progress" to export, as the question advises, leaves it waiting (a browser test
+    shows it); an import from there replaces the answers the question was about, and withdraws it."""
+    at = quiz_app()
+    browser_reports(at, "")
+    at.button(key="quiz_ask_reset").click().run()
+    doc = {"format": FORMAT, "version": 1, "answers": {"dk-value": {"correct": True, "given": "8", "expected": "8"}}}
+    at.text_area(key="quiz_paste").input(json.dumps(doc)).run()
+    at.button(key="quiz_paste_load").click().run()
+    assert not asks_to_reset(at) and "dk-value" in at.session_state["quiz_progress"]["answers"]
+
+
 def test_where_storage_is_blocked_the_page_says_so_over_the_question_not_in_the_expander():
     at = quiz_app()
     browser_reports(at, available=False)

@@ -600,6 +600,34 @@ def test_closing_the_expander_withdraws_resets_question_and_keeps_every_answer(a
     no_exception(page)
 
 
+def test_exporting_as_resets_question_advises_leaves_the_question_waiting(app_url, browser):
+    """Reset's question says "Export them first to keep a copy". Opening "Save or restore progress" started a
+    run, and so did the press of Export (its download done): either withdrew the question, so the learner who
+    did as told found no Yes to press. Both leave it waiting now; an import still answers it no."""
+    with page_in(browser, 1280, 800) as page:
+        answer_q1_right(page, app_url)
+        page.locator(".st-key-quiz_more summary").click()
+        page.get_by_role("button", name="Reset progress").click()
+        yes = page.get_by_role("button", name="Yes, forget my answers")
+        expect(yes).to_be_visible(timeout=LOAD)
+        idle(page)
+        page.locator(".st-key-quiz_io summary").click()  # where the question sends the learner
+        export = page.get_by_role("button", name="Export progress (JSON)")
+        expect(export).to_be_visible(timeout=LOAD)
+        page.wait_for_timeout(500)  # the run the opening starts
+        idle(page)
+        expect(yes).to_have_count(1)
+        with page.expect_download() as download:
+            export.click()
+        assert '"rnn-recurrence"' in open(download.value.path()).read()  # Q1's answer is in the copy
+        page.wait_for_timeout(500)
+        idle(page)
+        expect(yes).to_have_count(1)
+        yes.click()
+        expect(page.get_by_text(re.compile(r"^Score: 0 right, 0 wrong, 70 not tried"))).to_be_visible(timeout=LOAD)
+        no_exception(page)
+
+
 def clear_of_the_header(page, locator) -> None:
     """``locator`` is wholly on screen under Streamlit's header, the 60 px bar drawn over the page's top:
     in the viewport is not enough, as what is scrolled to the window's very top lies under that bar."""
