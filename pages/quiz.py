@@ -56,6 +56,7 @@ IO = "quiz_io"  # the "Save or restore progress" expander: its open state
 IO_TOGGLED = "quiz_io_toggled"  # set when that expander opened or closed: the run leaves Reset's question waiting
 IO_NOTE = "quiz_io_note"  # the last import's result, (kind, text), shown in that expander
 IO_REOPEN = "quiz_io_reopen"  # set by an import: the expander opens (stays open) on the next run
+SCROLL_IO_NOTE = "quiz_scroll_io_note"  # set by an import: the next run scrolls its result into view
 MORE = "quiz_more"  # the expander of the score per topic, the shuffle seed and Reset progress (show_more)
 KEY_OPEN = "quiz_key_open"  # the answer key's expander: its open state (the key is computed only while open)
 SHAPE_HINT = "e.g. (2, 8, 16), 2x8x16, [2,8,16] or (N, M, E)"
@@ -309,6 +310,9 @@ def apply_import(data: bytes | str) -> None:
     """
     clear_messages()
     st.session_state[IO_REOPEN] = True
+    # The result sits under the paste box and its button: after a file was dropped on the drop zone over
+    # them, it stood below the window's foot (936 px down an 800 px laptop window), so the next run shows it.
+    st.session_state[SCROLL_IO_NOTE] = next_scroll()
     loaded, message = load_progress(data)
     if loaded is None:
         # The message quotes the file (its version, say): escaped, or '[x](https://…)' there was a link.
@@ -813,7 +817,10 @@ def show_progress_io() -> None:
         st.button("Load pasted progress", key="quiz_paste_load", on_click=import_pasted)
         if IO_NOTE in st.session_state:
             kind, text = st.session_state[IO_NOTE]
-            getattr(st, kind)(text)
+            with st.container(key="quiz_io_note"):
+                getattr(st, kind)(text)
+                if request := st.session_state.pop(SCROLL_IO_NOTE, None):  # only on the run after the import
+                    scroll_to("quiz_io_note", request, block="nearest")  # the drop zone above stays in view
 
 
 @st.cache_data(max_entries=32, show_spinner="Computing every answer…")

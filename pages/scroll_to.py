@@ -25,7 +25,7 @@ export default function (component) {
     const header = document.querySelector('[data-testid="stHeader"]');
     const covered = header ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
     target.style.scrollMarginTop = `${covered}px`;  // scrollIntoView stops that far short of the top
-    target.scrollIntoView({ block: "start" });
+    target.scrollIntoView({ block: data.block });
   });
 }
 """
@@ -33,7 +33,9 @@ export default function (component) {
 _scroll_to = st.components.v2.component("tse_scroll_to", js=_JS)
 
 
-def scroll_to(key: str, request: int) -> None:
+def scroll_to(key: str, request: int, block: str = "start") -> None:
     """Scroll the element with widget or container key ``key`` into view; ``request`` numbers the
-    requests, so that each mounts anew and scrolls once (a rerun with the same number does not)."""
-    _scroll_to(key=f"scroll_to_{key}_{request}", data={"target": f"st-key-{key}"}, height=0)
+    requests, so that each mounts anew and scrolls once (a rerun with the same number does not).
+    ``block`` is scrollIntoView's: "start" puts it at the top; "nearest" scrolls only as far as it takes
+    to show it whole, so that what the learner was looking at, just above it, stays in view."""
+    _scroll_to(key=f"scroll_to_{key}_{request}", data={"target": f"st-key-{key}", "block": block}, height=0)

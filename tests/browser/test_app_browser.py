@@ -929,6 +929,40 @@ def test_a_progress_file_shows_as_written_never_as_markup(app_url, browser):
         no_exception(page)
 
 
+@pytest.mark.parametrize("width,height,touch", [(1280, 800, False), (390, 844, True)])
+def test_an_uploaded_progress_files_result_comes_into_view(app_url, browser, tmp_path, width, height, touch):
+    """The import's result is said under the import's controls, the paste box and its button between it and
+    the file's drop zone: after a file was dropped there, "Imported 1 answer(s)." stood below the window's
+    foot (936 px down an 800 px laptop window, 1007 down a 844 px phone), and the learner saw the file
+    attached and nothing else. The run after an import brings its result into view."""
+    import json
+
+    from quizzes.progress import FORMAT
+
+    doc = {"format": FORMAT, "version": 1, "answers": {"rnn-steps": {"correct": True, "given": "3", "expected": "3"}}}
+    upload = tmp_path / "quiz-progress.json"
+    upload.write_text(json.dumps(doc))
+    context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch)
+    try:
+        page = context.new_page()
+        open_quiz(page, app_url + "/quiz")
+        summary = page.locator(".st-key-quiz_io summary")
+        summary.scroll_into_view_if_needed()
+        summary.click()
+        drop = page.locator('[data-testid="stFileUploaderDropzone"]')
+        expect(drop).to_be_visible(timeout=LOAD)
+        idle(page)
+        drop.scroll_into_view_if_needed()
+        page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(upload))
+        note = page.locator(".st-key-quiz_io [data-testid='stAlert']").filter(has_text="Imported 1 answer(s).")
+        expect(note).to_have_count(1, timeout=LOAD)
+        idle(page)
+        clear_of_the_header(page, note)
+        no_exception(page)
+    finally:
+        context.close()
+
+
 def test_two_quiz_tabs_in_one_browser_keep_each_others_answers(app_url, browser):
     """Both tabs share the browser's one copy. Tab A answers question 1, tab B question 2, then A
     question 3: A's save would have written over B's answer (the last writer won); the browser now
