@@ -865,16 +865,23 @@ def take_browser_report() -> None:
 
     Answers already given in this session are merged with the stored copy (quizzes.progress.merge):
     the later attempt at each question counts.
+
+    Once the browser has reported (STORED is set), another tab's save is looked for on every run, with
+    or without a report: a visit to another page drops the store's state (Streamlit forgets the state
+    of a widget that a run does not draw), and back on the quiz this returned early, so another tab's
+    save was never merged and each later save of this tab was refused over it: in Chromium, the answer
+    given then was kept by neither the browser nor a new tab.
     """
     st.session_state[BROWSER_SPOKE] = False  # set below when this run brings news from the browser
     found = report(STORE)
-    if found is None:
-        return
-    heard_news(found)
+    if found is not None:
+        heard_news(found)
     if st.session_state.get(STORED) is not None:  # reported before; a failed write or another tab is news
-        if not found["available"] and st.session_state[STORED] is not False:
+        if found is not None and not found["available"] and st.session_state[STORED] is not False:
             st.session_state[STORED] = False
         take_other_tabs()
+        return
+    if found is None:
         return
     st.session_state[STORED] = found["available"]
     st.session_state[BASE] = found["text"]

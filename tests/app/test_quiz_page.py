@@ -517,6 +517,28 @@ def test_two_tabs_keep_each_others_answers_and_a_reset_reaches_both():
                in i.value for i in a.info)
 
 
+def test_after_a_visit_to_another_page_another_tabs_save_is_still_merged():
+    """A visit to another page drops the store's state (Streamlit forgets a widget's state when a run does not
+    draw it): back on the quiz, the page found no report from the browser and stopped listening to it, so
+    another tab's save was never merged, and every later save of this tab was refused over it. In Chromium
+    the answer given after that was kept by neither the browser nor a new tab."""
+    a, b = quiz_app(), quiz_app()
+    browser_reports(a, "")
+    browser_reports(b, "")
+    a.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    answer(a, "dk-value", "8")
+    a.switch_page("pages/explorer.py").run()
+    a.switch_page("pages/quiz.py").run()
+    b.selectbox(key="quiz_topic").set_value("Masking").run()
+    b_first = next(r.key for r in b.radio if r.key.startswith("ans_"))[4:]
+    b.radio(key=f"ans_{b_first}").set_value(BY_ID[b_first].choices[0]).run()
+    b.button(key=f"submit_{b_first}").click().run()
+    a.button(key="quiz_next").click().run()  # a's save would go over b's: refused
+    other_tab_saved(a, stored_copy(b))
+    assert set(a.session_state["quiz_progress"]["answers"]) == {"dk-value", b_first}
+    assert set(json.loads(stored_copy(a))["answers"]) == {"dk-value", b_first}  # merged, and saved again
+
+
 def test_messages_of_one_run_are_all_shown():
     """A Check that fails and another tab's save can land in one run: both messages are shown, where
     one slot kept only the last."""
