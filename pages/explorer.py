@@ -33,8 +33,15 @@ FIGURE_CSS = (f"<style>.st-key-architecture {{ overflow-x: auto; }} .st-key-arch
 # its table was 365 px wide in a 294 to 324 px box, and its meaning column, the one a learner opens it for, was
 # cut at the screen's edge. On a screen narrower than a tablet those names may break anywhere (only they: any
 # cell allowed to, the browser broke "here" and "meaning" too), and the cells are closer to their borders.
+# On a 320 px phone (254 px in the box) the table was still 294 px: its columns' longest words ("vocab_size",
+# the header's "nn.Transformer") need that much in 16 px type. Under 350 px the type is 14 px and
+# the cells 3 px from their sides: those words need 244 px, and no word is broken that was whole. (Allowing
+# "here" and "meaning" to break too, the browser shares the width out by each column's longest line: "here"
+# got 28 px and its names broke every few letters.) Wider screens keep 16 px and their padding.
 GLOSSARY_CSS = ("<style>@media (max-width: 640px) { .st-key-glossary :is(th, td) { padding: 0.25rem 0.375rem; } "
-                ".st-key-glossary td:nth-child(2) { overflow-wrap: anywhere; } }</style>")
+                ".st-key-glossary td:nth-child(2) { overflow-wrap: anywhere; } } "
+                "@media (max-width: 350px) { .st-key-glossary :is(th, td) { font-size: 0.875rem; "
+                "padding: 0.25rem 0.1875rem; } }</style>")
 # The description is what a learner reads a row for, and a 1280 x 800 laptop with the sidebar open showed
 # its first 25 or so characters: one line of a 400 px column, of which the 818 px table showed 203. Rows three
 # lines high wrap the text (Streamlit 1.67 wraps a cell's text only in rows over 64 px high), so the names,

@@ -283,6 +283,20 @@ MEMORY_PARTS = {
 LEARNED_PARAMS = "parameters (grow past M = max_len)"  # whole in the legend of a 360 px phone
 
 
+# A label starts 26 px into the plot, after its symbol, and may run to the chart's right edge, the plot's.
+# On a 320 px phone the plot is 215 px wide, and "logits, probabilities (like M·vocab_size)" (225 px) and
+# "attention maps, causal mask (like M²)" (217 px) ran past it, cut after "M·vocab" and "(like"; so did the
+# learned table's "parameters (grow past M = max_len)". A plot narrower than the longest label needs (360 px
+# phones have 255 px) puts a label's bracket on a second line. Vega draws a list of strings line by line, but
+# spaces the rows as if each had one: a second line touched the next label, so those rows are 10 px further
+# apart. Elsewhere the rows keep Streamlit's theme's padding, 4 px (its spacing.twoXS).
+LEGEND_ONE_LINE_PX = 26 + 225
+_BRACKET = "indexof(datum.label, ' (')"
+LEGEND_LINES = (f"width < {LEGEND_ONE_LINE_PX} && {_BRACKET} > 0 ? [substring(datum.label, 0, {_BRACKET}), "
+                f"substring(datum.label, {_BRACKET} + 1)] : datum.label")
+LEGEND_ROW_PADDING = alt.ExprRef(f"width < {LEGEND_ONE_LINE_PX} ? 14 : 4")
+
+
 def memory_parts(learned: bool) -> dict[str, str]:
     """The chart's parts and their labels; the parameters' label says whether they stay constant."""
     return {**MEMORY_PARTS, "params": LEARNED_PARAMS} if learned else MEMORY_PARTS
@@ -310,7 +324,8 @@ def _memory_template(ink: str, learned: bool, sides: tuple[str, ...]) -> dict:
         color=alt.Color("part:N", title=None,
                         scale=alt.Scale(domain=list(memory_parts(learned).values()),
                                         range=["#7f7f7f", "#1f77b4", "#ff7f0e", "#d62728"]),
-                        legend=alt.Legend(orient="bottom", columns=1, labelLimit=0)),  # one column: whole on a phone
+                        legend=alt.Legend(orient="bottom", columns=1, labelLimit=0,  # one column: whole on a phone
+                                          labelExpr=LEGEND_LINES, rowPadding=LEGEND_ROW_PADDING)),
         tooltip=["M:Q", "part:N", "memory:N"],
     )
     rules = alt.Chart(alt.NamedData(name="marks")).mark_rule(strokeDash=[4, 3]).encode(
