@@ -50,6 +50,19 @@ STEP_TICKS = {"expr": "ceil(width / 120)"}
 # strip at the top: no accuracy can reach it, so no line runs through them (at y = 100% the mirror
 # half's line did, on a phone).
 ACCURACY_TOP = 1.1
+LOSS_PLOT_PX, ACCURACY_PLOT_PX = 240, 280  # the two line charts' plot heights
+# A dashed line's words (its label) go at an end of it, above or below, wherever no curve runs. The
+# box they need: 11 px of text 3 px off the line, and 2 px more for the accuracy's dots; 5 px a
+# character (Chromium drew them at 4.5 to 4.8); and the share of the x axis they take on a 360 px
+# phone's plot, about 250 px (283 to 296 at 390 px), the narrowest: a wider plot gives them a
+# smaller share, so a place clear there is clear on any screen.
+LINE_LABEL_PX, LINE_LABEL_GAP, LINE_LABEL_CHAR_PX = 16, 3, 5
+NARROW_PLOT_PX = 250
+HALO_PX = 4  # the page-coloured outline round the words, for a curve that crosses them all the same
+# In order of preference. Above the line reads as its name; at the right end a loss has settled, far
+# from where it starts (at the left, near ln(vocab_size)).
+PLACES = (("right", "above"), ("right", "below"), ("left", "above"), ("left", "below"))
+Curve = list[tuple[float, float]]  # (x, y) points in data units, x increasing
 
 
 # --------------------------------------------------------------------------------------------
@@ -158,17 +171,84 @@ def training_rows(loss: list[float]) -> list[dict]:
     return [{"step": i + 1, "loss": v, "curve": "training loss"} for i, v in enumerate(loss)]
 
 
+def crossings(curve: Curve, box: tuple[float, float, float, float]) -> int:
+    """How many of the curve's segments (or its one point) pass through ``box`` = (left, right, low,
+    high), in data units: each segment clipped to the box's x range, then its y range compared."""
+    left, right, low, high = box
+    segments = list(zip(curve, curve[1:])) or [(point, point) for point in curve]
+    count = 0
+    for (xa, ya), (xb, yb) in segments:
+        a, b = max(xa, left), min(xb, right)
+        if a > b:
+            continue
+        ys = [ya if xb == xa else ya + (yb - ya) * (x - xa) / (xb - xa) for x in (a, b)]
+        count += min(ys) <= high and max(ys) >= low
+    return count
+
+
+def label_place(y: float, label: str, curves: list[Curve], x_range: tuple[float, float],
+                y_range: tuple[float, float], plot_px: int) -> tuple[str, str]:
+    """Where the label of the dashed line at ``y`` goes, as (end, side): the first of PLACES whose box
+    no curve crosses and that stays inside the plot, else the one the fewest segments cross (its halo
+    keeps it readable). Before, each label had one fixed place, and at 390 px a held-out loss rising
+    past ln(vocab_size), or a mirror half not yet learned, ran straight through its words.
+
+    ``x_range`` and ``y_range`` are the axes' domains, ``plot_px`` the plot's height in pixels."""
+    (x0, x1), (y0, y1) = x_range, y_range
+    wide = min(1.0, len(label) * LINE_LABEL_CHAR_PX / NARROW_PLOT_PX) * (x1 - x0)  # the words' width, in x units
+    high = LINE_LABEL_PX * (y1 - y0) / plot_px  # their height and gap, in y units
+
+    def crossed(place: tuple[str, str]) -> int:
+        end, side = place
+        left = x1 - wide if end == "right" else x0
+        low = y if side == "above" else y - high
+        return sum(crossings(curve, (left, left + wide, low, low + high)) for curve in curves)
+
+    inside = [place for place in PLACES if (y + high <= y1 if place[1] == "above" else y - high >= y0)]
+    return min(inside or PLACES, key=crossed)  # min keeps the first of equals: the preferred place
+
+
+def line_words(row: dict, place: tuple[str, str], ink: str, ground: str) -> list[alt.Chart]:
+    """A dashed line's label (``row``: its y and its words) at ``place``: once as a halo in the page's
+    colour, ``ground``, then in ``ink`` on top. Vega draws a text's outline over its letters, so the
+    halo is a layer of its own beneath them."""
+    end, side = place
+    at = {"align": end, "dx": -4 if end == "right" else 4,
+          "baseline": "bottom" if side == "above" else "top",
+          "dy": -LINE_LABEL_GAP if side == "above" else LINE_LABEL_GAP}
+    words = alt.Chart(pd.DataFrame([row])).encode(
+        y="y:Q", x=alt.value("width" if end == "right" else 0), text="label:N")
+    return [words.mark_text(**at, color=ground, stroke=ground, strokeWidth=HALO_PX, strokeJoin="round"),
+            words.mark_text(**at, color=ink)]
+
+
+def loss_lines(floor: float | None, uniform: float | None) -> list[dict]:
+    """The loss chart's dashed lines: their y (nats per token) and their words."""
+    lines = []
+    if floor is not None:
+        lines.append({"y": floor, "label": f"best possible with the mask: ln(vocab_size)/2 = {floor:.2f}"})
+    if uniform is not None:
+        lines.append({"y": uniform, "label": f"a uniform guess: ln(vocab_size) = {uniform:.2f}"})
+    return lines
+
+
 def loss_chart(loss: list[float], *, floor: float | None = None, val: list[tuple[int, float]] | None = None,
                uniform: float | None = None, steps: int | None = None, theme: str = "light") -> alt.LayerChart:
-    """Training loss per step (and held-out loss), with dashed reference lines.
+    """Training loss per step (and held-out loss), with dashed reference lines, their words where no
+    curve runs (label_place).
 
     ``steps`` fixes the x axis to the whole run, so a live chart fills up instead of rescaling;
     ``theme`` colours the reference lines and their words (INK).
     """
     rows = training_rows(loss) + [{"step": s, "loss": v, "curve": "held-out loss"} for s, v in (val or [])]
     curves = ["training loss", "held-out loss"] if val else ["training loss"]
-    chart = _loss_layers(pd.DataFrame(rows), curves, floor=floor, uniform=uniform, steps=steps,
-                         ink=INK[theme]["label"])
+    drawn = [[(r["step"], r["loss"]) for r in rows if r["curve"] == c] for c in curves]
+    lines = loss_lines(floor, uniform)
+    x_range = (0, steps or max((r["step"] for r in rows), default=1))
+    y_range = (0, max([r["loss"] for r in rows] + [line["y"] for line in lines]))  # zero=True; Vega's nice may add
+    for line in lines:
+        line["place"] = label_place(line["y"], line["label"], drawn, x_range, y_range, LOSS_PLOT_PX)
+    chart = _loss_layers(pd.DataFrame(rows), curves, lines=lines, steps=steps, ink=INK[theme])
     return described_chart(chart, loss_words(loss, floor=floor, val=val, uniform=uniform, steps=steps))
 
 
@@ -195,8 +275,9 @@ def loss_words(loss: list[float], *, floor: float | None = None, val: list[tuple
     return text
 
 
-def _loss_layers(source: Any, curves: list[str], *, floor: float | None, uniform: float | None,
-                 steps: int | None, ink: str) -> alt.LayerChart:
+def _loss_layers(source: Any, curves: list[str], *, lines: list[dict], steps: int | None,
+                 ink: dict[str, str]) -> alt.LayerChart:
+    """The loss curves, and ``lines`` (y, label, place) dashed in ``ink``."""
     # Whole steps only on the x axis: a run of 5 steps had ticks at 1.5, 2.5, ..., steps no run takes.
     base = alt.Chart(source).mark_line(point=False).encode(
         x=alt.X("step:Q", title="training step",
@@ -208,32 +289,33 @@ def _loss_layers(source: Any, curves: list[str], *, floor: float | None, uniform
                         scale=alt.Scale(domain=curves, range=["#3b5bdb", "#e8590c"][:len(curves)])),
         tooltip=["curve:N", "step:Q", alt.Tooltip("loss:Q", format=".3f")])
     layers: list[alt.Chart] = [base]
-    lines = []
-    if floor is not None:
-        lines.append({"y": floor, "label": f"best possible with the mask: ln(vocab_size)/2 = {floor:.2f}"})
-    if uniform is not None:
-        lines.append({"y": uniform, "label": f"a uniform guess: ln(vocab_size) = {uniform:.2f}"})
     if lines:
-        rule = alt.Chart(pd.DataFrame(lines))
-        layers.append(rule.mark_rule(strokeDash=[5, 4], color=ink).encode(y="y:Q"))
-        # Under its line: a converged loss runs along just above the floor.
-        layers.append(rule.mark_text(align="right", baseline="top", dx=-4, dy=3, color=ink).encode(
-            y="y:Q", x=alt.value("width"), text="label:N"))
-    return alt.layer(*layers).properties(height=240, autosize=FIT_WIDTH)  # the legend above comes on top
+        rules = pd.DataFrame([{"y": line["y"]} for line in lines])
+        layers.append(alt.Chart(rules).mark_rule(strokeDash=[5, 4], color=ink["label"]).encode(y="y:Q"))
+        for line in lines:
+            layers += line_words({"y": line["y"], "label": line["label"]}, line["place"], ink["label"],
+                                 ink["ground"])
+    return alt.layer(*layers).properties(height=LOSS_PLOT_PX, autosize=FIT_WIDTH)  # the legend above comes on top
+
+
+# The live chart's floor label, placed without its data, which is new at each redraw: under the line at
+# the right end, which a run's curve reaches last, from above (the floor is the lowest a masked run gets).
+LIVE_FLOOR_PLACE = ("right", "below")
 
 
 @lru_cache(maxsize=16)
-def _live_loss_template(floor: float | None, steps: int, ink: str) -> dict:
-    """The live loss chart of one run's (floor, steps) and ink, built and validated by Altair once."""
-    return _loss_layers(alt.NamedData(name="loss"), ["training loss"], floor=floor, uniform=None,
-                        steps=steps, ink=ink).to_dict()
+def _live_loss_template(floor: float | None, steps: int, theme: str) -> dict:
+    """The live loss chart of one run's (floor, steps) and theme, built and validated by Altair once."""
+    lines = [{**line, "place": LIVE_FLOOR_PLACE} for line in loss_lines(floor, None)]
+    return _loss_layers(alt.NamedData(name="loss"), ["training loss"], lines=lines, steps=steps,
+                        ink=INK[theme]).to_dict()
 
 
 def live_loss_spec(loss: list[float], floor: float | None, steps: int, theme: str = "light") -> dict:
     """The loss curve of a run in progress. Redrawn a few times a second, so only its rows are
     new: building the chart through Altair took 120-190 ms a time, and the redraws held Python's
     lock while the run's thread needed it to train."""
-    spec = fill_data(_live_loss_template(floor, steps, INK[theme]["label"]), {"loss": training_rows(loss)})
+    spec = fill_data(_live_loss_template(floor, steps, theme), {"loss": training_rows(loss)})
     return described(spec, loss_words(loss, floor=floor, steps=steps))
 
 
@@ -265,12 +347,13 @@ def accuracy_chart(results: dict[str, dict], theme: str = "light") -> alt.LayerC
                         scale=alt.Scale(domain=names, range=[colors[n] for n in names])),
         tooltip=["run", "position", alt.Tooltip("accuracy:Q", format=".3f")])
     # In per cent, as the y axis, the "chance" figure above the chart and the chart's sentence read it.
-    chance_df = pd.DataFrame([{"y": chance, "x": M - 0.5, "label": f"chance = 1/vocab_size = {chance:.1%}"}])
-    rule = alt.Chart(chance_df).mark_rule(strokeDash=[5, 4], color=ink["alert"]).encode(y="y:Q")
-    label = alt.Chart(chance_df).mark_text(align="right", baseline="bottom", dx=-4, dy=-2, color=ink["alert"]).encode(
-        y="y:Q", x=alt.X("x:Q", scale=x_scale), text="label:N")
-    chart = alt.layer(shade, part, lines, rule, label).resolve_scale(color="independent").properties(
-        height=280, autosize=FIT_WIDTH)
+    chance_line = {"y": chance, "label": f"chance = 1/vocab_size = {chance:.1%}"}
+    rule = alt.Chart(pd.DataFrame([chance_line])).mark_rule(strokeDash=[5, 4], color=ink["alert"]).encode(y="y:Q")
+    drawn = [list(enumerate(res["per_position_accuracy"])) for res in results.values()]
+    place = label_place(chance, chance_line["label"], drawn, (-0.5, M - 0.5), (0, ACCURACY_TOP), ACCURACY_PLOT_PX)
+    words = line_words(chance_line, place, ink["alert"], ink["ground"])
+    chart = alt.layer(shade, part, lines, rule, *words).resolve_scale(color="independent").properties(
+        height=ACCURACY_PLOT_PX, autosize=FIT_WIDTH)
     return described_chart(chart, accuracy_words(results))
 
 

@@ -520,6 +520,71 @@ def test_lab_charts_keep_their_labels_readable(lab):
     assert step_axis["tickCount"] == {"expr": "ceil(width / 120)"} and step_axis["labelSeparation"] > 0
 
 
+def line_labels(spec: dict) -> list[dict]:
+    """The text layers that name a dashed line (their words are a "label" field), in drawing order."""
+    return [layer["mark"] for layer in spec["layer"]
+            if layer["mark"]["type"] == "text" and layer["encoding"]["text"]["field"] == "label"]
+
+
+def test_a_dashed_lines_words_go_where_no_curve_runs_and_keep_a_halo():
+    """The words of a dashed line had one fixed place: under ln(vocab_size) at the right end, where a
+    held-out loss that rises back towards a uniform guess ran through them (at 390 px, 600 steps: the
+    orange line crossed "a uniform guess: ln(vocab_size) = 4.19"). They now go above it there, where no
+    curve runs, and are drawn twice: a halo in the page's colour, then the words, so a curve that must
+    cross them (a run with no empty place) breaks off round the letters instead of striking them."""
+    import math
+
+    from pages.tables import INK
+    from pages.training_lab import accuracy_chart, loss_chart
+
+    uniform = math.log(65)  # nats per token: 4.17
+    loss = [4.8 * math.exp(-step / 80) + 1.0 for step in range(200)]  # from above the line, down to 1.0
+    val = [(step, 2.7 + 1.2 * max(0, step - 60) / 140) for step in range(20, 201, 20)]  # rises to 3.9
+    labels = line_labels(loss_chart(loss, val=val, uniform=uniform).to_dict())
+    assert len(labels) == 2, labels  # the halo, then the words
+    halo, words = labels
+    assert (words["align"], words["baseline"]) == ("right", "bottom") and words["dy"] < 0  # above the line
+    assert halo["stroke"] == halo["color"] == INK["light"]["ground"] and halo["strokeWidth"] >= 3
+    assert "stroke" not in words and words["color"] == INK["light"]["label"]
+    where = ("align", "baseline", "dx", "dy")
+    assert [halo[k] for k in where] == [words[k] for k in where]  # the halo right under the words
+
+    # A masked run's floor: the loss settles just above it, so its words stay under it.
+    floor = math.log(16) / 2
+    settled = [max(2.9 - step / 40, floor + 0.01) for step in range(300)]
+    halo, words = line_labels(loss_chart(settled, floor=floor, theme="dark").to_dict())
+    assert words["baseline"] == "top" and halo["stroke"] == INK["dark"]["ground"]
+
+    results = {"with the causal mask": {"settings": {"M": 4}, "chance": 0.25,
+                                         "per_position_accuracy": [0.25, 0.26, 1.0, 1.0],
+                                         "first_half": 0.255, "second_half": 1.0}}
+    halo, words = line_labels(accuracy_chart(results, "dark").to_dict())
+    assert halo["stroke"] == INK["dark"]["ground"] and words["color"] == INK["dark"]["alert"]
+
+
+def test_a_label_with_no_empty_place_takes_the_least_crossed_one_inside_the_plot():
+    """A run that has learned nothing runs along chance on both halves: every place of its words is
+    crossed. They take the one the fewest segments cross, and never the space under a line too near
+    the axis for them (chance = 6.2% leaves 15.8 px of a 280 px plot; they need 16)."""
+    from pages.training_lab import crossings, label_place
+
+    near_chance = [[(p, 0.055 + 0.02 * (p % 2)) for p in range(16)]]  # zigzags through 6.2% at every step
+    assert label_place(1 / 16, "chance = 1/vocab_size = 6.2%", near_chance, (-0.5, 15.5), (0, 1.1),
+                       280)[1] == "above"
+    learned_right = [[(p, 0.06 if p < 8 else 1.0) for p in range(16)]]  # the mirror half learned
+    assert label_place(1 / 16, "chance = 1/vocab_size = 6.2%", learned_right, (-0.5, 15.5), (0, 1.1),
+                       280) == ("right", "above")
+    just_above_right = [[(p, 0.25 if p < 8 else 0.3) for p in range(16)]]  # 0.3 is 12 px above 25%
+    assert label_place(0.25, "chance = 1/vocab_size = 25.0%", just_above_right, (-0.5, 15.5), (0, 1.1),
+                       280) == ("right", "below")
+    both_right = [[(p, 0.9 if p < 10 else 0.25 + 0.05 * (-1) ** p) for p in range(16)]]  # zigzags from 10 on
+    assert label_place(0.25, "chance = 1/vocab_size = 25.0%", both_right, (-0.5, 15.5), (0, 1.1),
+                       280) == ("left", "above")
+    assert crossings([(0, 0.0), (10, 1.0)], (4, 6, 0.45, 0.55)) == 1  # a segment through the box
+    assert crossings([(0, 0.0), (10, 1.0)], (4, 6, 0.7, 0.8)) == 0  # passing beside it
+    assert crossings([(5, 0.5)], (4, 6, 0.45, 0.55)) == 1  # one held-out measurement: a point
+
+
 class CountedLoss(float):
     """A held-out loss that counts how often it is rounded: round() calls __round__."""
 

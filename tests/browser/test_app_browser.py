@@ -7,8 +7,8 @@ first question shows without a scroll on a laptop, its evidence's values and rec
 and a phone, quiz progress outlasts the tab, a training run outlasts
 a visit elsewhere and a closed tab's run gives its slot back, no page asks anything of another site, the
 heatmap's numbers are a real table, charts stay whole on small screens and a legend never takes a plot's
-height. On a projector's 1024 px screen the
-preset names read whole, the figure shows whole beside the sidebar, a heatmap in fullscreen fits
+height, and the lab's dashed lines keep their words readable over the curves. On a projector's 1024 px
+screen the preset names read whole, the figure shows whole beside the sidebar, a heatmap in fullscreen fits
 the window, and the lab's first sliders keep their labels on one line (there and at 1280 px).
 Screenshots go to tmp_path."""
 
@@ -1700,4 +1700,55 @@ def test_the_labs_first_row_of_sliders_reads_on_one_line(app_url, browser, width
             assert lines < 1.5, (key, lines)
             tracks.append(page.locator(f".st-key-{key}").get_by_role("slider").bounding_box()["y"])
         assert abs(tracks[0] - tracks[1]) <= 1, tracks
+        no_exception(page)
+
+
+# The words of a chart's dashed lines (" = " in them), in drawing order: their colours, whether their group
+# comes after the curves' (drawn over them), and whether they lie inside the plot, which the grid spans.
+LINE_WORDS = """e => {
+    const svg = e.querySelector('svg.marks'), marks = [...svg.querySelectorAll('g.mark-line, g.mark-text')];
+    const grids = [...svg.querySelectorAll('g.role-axis-grid')].map(g => g.getBoundingClientRect());
+    const plot = {x: Math.min(...grids.map(r => r.x)), right: Math.max(...grids.map(r => r.right)),
+                  y: Math.min(...grids.map(r => r.y)), bottom: Math.max(...grids.map(r => r.bottom))};
+    const firstLine = marks.findIndex(m => m.matches('g.mark-line'));
+    return [...svg.querySelectorAll('g.mark-text text')].filter(t => t.textContent.includes(' = ')).map(t => {
+        const r = t.getBoundingClientRect();
+        return {text: t.textContent, stroke: t.getAttribute('stroke'), width: t.getAttribute('stroke-width'),
+                fill: t.getAttribute('fill'), after_lines: marks.indexOf(t.closest('g.mark-text')) > firstLine,
+                inside: r.x >= plot.x - 1 && r.right <= plot.right + 1 && r.y >= plot.y - 1
+                        && r.bottom <= plot.bottom + 1};
+    });
+}"""
+
+
+def test_the_labs_dashed_lines_keep_their_words_readable_over_the_curves_on_a_dark_phone(app_url, browser):
+    """A dashed line's words had one fixed place, and a curve there ran straight through them: after
+    10 steps at 390 px the masked run's line crossed "chance = 1/vocab_size = 6.2%" (117 of its one-pixel steps
+    fell within the words' box), and in the dark theme nothing set them off from it. Each label now goes
+    where the fewest curves cross it, inside the plot, over a halo in the page's colour drawn after the
+    curves, so a curve that must pass breaks off round the letters."""
+    with page_in(browser, 390, 844) as page:
+        page.emulate_media(color_scheme="dark")
+        page.goto(app_url + "/training_lab")
+        train = page.locator(".st-key-tl_rev_run button").first
+        expect(train).to_be_enabled(timeout=LOAD)
+        steps = page.locator(".st-key-tl_rev_steps")
+        steps.get_by_role("slider").press("Home")
+        steps.get_by_role("slider").press("ArrowRight")
+        expect(steps.locator('[data-testid="stSliderThumbValue"]')).to_have_text("10", timeout=LOAD)
+        idle(page)
+        train.click()
+        expect(page.get_by_text("first half (x) accuracy")).to_be_visible(timeout=LOAD)
+        idle(page)
+        ink = INK["dark"]
+        for name, colour in (("Line chart of the accuracy", ink["alert"]),
+                             ("Line chart of the training loss", ink["label"])):
+            chart = page.locator(f'[data-testid="stVegaLiteChart"][aria-label^="{name}"]')
+            chart.scroll_into_view_if_needed()
+            expect(chart.locator("svg.marks g.mark-line")).not_to_have_count(0, timeout=LOAD)
+            drawn = chart.evaluate(LINE_WORDS)
+            assert len(drawn) == 2 and drawn[0]["text"] == drawn[1]["text"], drawn  # the halo, then the words
+            halo, words = drawn
+            assert halo["stroke"] == ink["ground"] and float(halo["width"]) >= 3 and halo["after_lines"], halo
+            assert words["fill"] == colour and words["stroke"] is None and words["inside"], words
         no_exception(page)
