@@ -42,6 +42,21 @@ def answer(at, qid: str, text: str):
     assert not at.exception
 
 
+def answer_dk_value(at, text: str) -> None:
+    """Open the d_k topic and answer its first question, dk-value (d_k = 8 at the default config)."""
+    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    answer(at, "dk-value", text)
+
+
+def answer_first_masking(at) -> str:
+    """Answer the Masking topic's first question (with its first choice); its id."""
+    at.selectbox(key="quiz_topic").set_value("Masking").run()
+    qid = next(r.key for r in at.radio if r.key.startswith("ans_"))[4:]
+    at.radio(key=f"ans_{qid}").set_value(BY_ID[qid].choices[0]).run()
+    at.button(key=f"submit_{qid}").click().run()
+    return qid
+
+
 def reset_progress(at) -> None:
     """Reset progress, then the page's question: yes, forget my answers."""
     at.button(key="quiz_ask_reset").click().run()
@@ -84,8 +99,7 @@ def test_a_new_list_of_questions_starts_at_its_first_unless_it_holds_the_current
     list (review, topic) starts at its first question, or stays on the one shown when it is in the
     new list too; a new shuffle starts at its first."""
     at = quiz_app()
-    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
-    answer(at, "dk-value", "5")  # wrong (d_k = 8), as is the third question's answer
+    answer_dk_value(at, "5")  # wrong (d_k = 8), as is the third question's answer
     at.button(key="quiz_next").click().run()
     at.button(key="quiz_next").click().run()
     answer(at, "dk-refused", "12345")
@@ -114,8 +128,7 @@ def test_a_new_list_of_questions_starts_at_its_first_unless_it_holds_the_current
 def test_a_question_answered_right_in_review_stays_to_say_so_until_the_review_ends():
     """It left the review list at once, and its "Right." with it: the learner never saw it."""
     at = quiz_app()
-    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
-    answer(at, "dk-value", "5")
+    answer_dk_value(at, "5")
     at.button(key="quiz_next").click().run()
     answer(at, "dk-count", "12345")
     at.toggle(key="quiz_review").set_value(True).run()
@@ -241,8 +254,7 @@ def test_choice_question_in_a_topic_set():
 
 def test_garbage_import_keeps_progress():
     at = quiz_app()
-    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
-    answer(at, "dk-value", "999")
+    answer_dk_value(at, "999")
     before = dict(at.session_state["quiz_progress"])
     for garbage in ("{not json", "[1, 2, 3]", json.dumps({"format": FORMAT, "version": 1, "answers": 5})):
         at.text_area(key="quiz_paste").input(garbage).run()
@@ -336,8 +348,7 @@ def test_a_formula_that_depends_on_the_config_is_shown_for_the_config_answered_w
 
 def test_changed_config_is_flagged_after_answering():
     at = quiz_app()
-    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
-    answer(at, "dk-value", "8")
+    answer_dk_value(at, "8")
     at.sidebar.select_slider(key="w_E").set_value(24).run()
     assert not at.exception
     assert any("You answered with E=16" in c.value for c in at.caption)
@@ -385,8 +396,7 @@ def test_progress_kept_by_the_browser_comes_back_in_a_new_session():
     assert stored_copy(at) is None  # nothing is written before the browser has said what it holds
     browser_reports(at, "")
     assert json.loads(stored_copy(at))["answers"] == {}
-    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
-    answer(at, "dk-value", "999")
+    answer_dk_value(at, "999")
     saved = stored_copy(at)
     assert json.loads(saved)["answers"]["dk-value"]["correct"] is False
 
@@ -406,16 +416,14 @@ def test_unreadable_or_blocked_storage_gets_a_message_and_the_quiz_still_works()
     assert any("could not be read" in w.value for w in at.warning)
     assert at.session_state["quiz_progress"]["answers"] == {}
     assert json.loads(stored_copy(at))["answers"] == {}  # the unreadable copy is replaced at once
-    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
-    answer(at, "dk-value", "999")
+    answer_dk_value(at, "999")
     assert "dk-value" in json.loads(stored_copy(at))["answers"]
 
     blocked = quiz_app()
     assert not any("storage is blocked" in i.value for i in blocked.info)
     browser_reports(blocked, available=False)
     assert any("storage is blocked" in i.value for i in blocked.info)
-    blocked.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
-    answer(blocked, "dk-value", "999")
+    answer_dk_value(blocked, "999")
     assert "**1 wrong**" in score_line(blocked)
 
 
@@ -427,8 +435,7 @@ def test_nothing_more_is_handed_to_a_browser_that_cannot_keep_it():
     at = quiz_app()
     browser_reports(at, available=False)
     assert stored_copy(at) is None
-    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
-    answer(at, "dk-value", "999")
+    answer_dk_value(at, "999")
     assert stored_copy(at) is None and "dk-value" in at.session_state["quiz_progress"]["answers"]
     at.button(key="quiz_ask_reset").click().run()
     assert asks_to_reset(at)
@@ -449,8 +456,7 @@ def test_a_refused_write_and_the_read_after_it_leave_resets_question_waiting():
     withdrew the question 1.7 s after it showed. Any new report from the store is the browser's news."""
     at = quiz_app()
     browser_reports(at, "")
-    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
-    answer(at, "dk-value", "5")
+    answer_dk_value(at, "5")
     kept = stored_copy(at)
     at.button(key="quiz_ask_reset").click().run()
     assert asks_to_reset(at)
@@ -464,8 +470,7 @@ def test_a_refused_write_and_the_read_after_it_leave_resets_question_waiting():
 
 def test_answers_given_before_the_browser_reports_are_kept_beside_its_copy():
     at = quiz_app()
-    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
-    answer(at, "dk-value", "999")
+    answer_dk_value(at, "999")
     older = {"format": FORMAT, "version": 1,
              "answers": {"mask-which": {"correct": True, "given": "a", "expected": "a"},
                          "dk-value": {"correct": True, "given": "8", "expected": "8"}}}  # older: no time
@@ -491,12 +496,8 @@ def test_two_tabs_keep_each_others_answers_and_a_reset_reaches_both():
     a, b = quiz_app(), quiz_app()
     browser_reports(a, "")
     browser_reports(b, "")
-    a.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
-    answer(a, "dk-value", "8")
-    b.selectbox(key="quiz_topic").set_value("Masking").run()
-    b_first = next(r.key for r in b.radio if r.key.startswith("ans_"))[4:]
-    b.radio(key=f"ans_{b_first}").set_value(BY_ID[b_first].choices[0]).run()
-    b.button(key=f"submit_{b_first}").click().run()
+    answer_dk_value(a, "8")
+    b_first = answer_first_masking(b)
     # b saved over the empty copy both tabs had read; a's save is refused: the browser holds b's.
     other_tab_saved(a, stored_copy(b))
     assert set(a.session_state["quiz_progress"]["answers"]) == {"dk-value", b_first}
@@ -525,14 +526,10 @@ def test_after_a_visit_to_another_page_another_tabs_save_is_still_merged():
     a, b = quiz_app(), quiz_app()
     browser_reports(a, "")
     browser_reports(b, "")
-    a.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
-    answer(a, "dk-value", "8")
+    answer_dk_value(a, "8")
     a.switch_page("pages/explorer.py").run()
     a.switch_page("pages/quiz.py").run()
-    b.selectbox(key="quiz_topic").set_value("Masking").run()
-    b_first = next(r.key for r in b.radio if r.key.startswith("ans_"))[4:]
-    b.radio(key=f"ans_{b_first}").set_value(BY_ID[b_first].choices[0]).run()
-    b.button(key=f"submit_{b_first}").click().run()
+    b_first = answer_first_masking(b)
     a.button(key="quiz_next").click().run()  # a's save would go over b's: refused
     other_tab_saved(a, stored_copy(b))
     assert set(a.session_state["quiz_progress"]["answers"]) == {"dk-value", b_first}
@@ -1077,8 +1074,7 @@ def test_the_shuffle_reset_and_score_per_topic_wait_in_one_expander_under_the_qu
     assert box.caption[0].value.startswith(":material/save: Your answers are kept in this browser")
     assert len([c for c in at.main.caption if "kept in this browser" in c.value]) == 1  # the expander's only
 
-    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
-    answer(at, "dk-value", "5")  # wrong (d_k = 8)
+    answer_dk_value(at, "5")  # wrong (d_k = 8)
     table = more(at).dataframe[0].value.set_index("topic")
     assert tuple(table.loc["The choice of d_k", ["answered", "right", "wrong"]]) == (1, 0, 1)
     assert table["answered"].sum() == 1
@@ -1118,8 +1114,7 @@ def test_reset_progress_asks_until_the_learners_next_action_only():
     now a no, and every answer stays."""
     at = quiz_app()
     browser_reports(at, "")
-    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
-    answer(at, "dk-value", "5")
+    answer_dk_value(at, "5")
     at.button(key="quiz_ask_reset").click().run()
     assert asks_to_reset(at)
     at.run()  # another run, as closing the expander starts (pages.expander_closed reports it)
@@ -1147,12 +1142,8 @@ def test_another_tabs_save_straight_after_reset_leaves_its_question_waiting():
     a, b = quiz_app(), quiz_app()
     browser_reports(a, "")
     browser_reports(b, "")
-    a.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
-    answer(a, "dk-value", "5")
-    b.selectbox(key="quiz_topic").set_value("Masking").run()
-    b_first = next(r.key for r in b.radio if r.key.startswith("ans_"))[4:]
-    b.radio(key=f"ans_{b_first}").set_value(BY_ID[b_first].choices[0]).run()
-    b.button(key=f"submit_{b_first}").click().run()
+    answer_dk_value(a, "5")
+    b_first = answer_first_masking(b)
     a.button(key="quiz_ask_reset").click().run()
     assert asks_to_reset(a)
     other_tab_saved(a, stored_copy(b))  # the browser refused the save of Reset's run: b's answer is merged in

@@ -142,6 +142,15 @@ def pick_q1_right_by_keyboard(page) -> None:
     idle(page)
 
 
+def ask_to_reset(page):
+    """Press Reset progress (its expander open) and wait for the page's question; its Yes button."""
+    page.get_by_role("button", name="Reset progress").click()
+    yes = page.get_by_role("button", name="Yes, forget my answers")
+    expect(yes).to_be_visible(timeout=LOAD)
+    idle(page)
+    return yes
+
+
 def answer_q1_right(page, app_url: str) -> None:
     """A fresh quiz with Q1 answered right, by the keyboard alone, its evidence on the page."""
     open_quiz(page, app_url + "/quiz")
@@ -582,10 +591,7 @@ def test_closing_the_expander_withdraws_resets_question_and_keeps_every_answer(a
     idle(page)
     summary = page.locator(".st-key-quiz_more summary")
     summary.click()
-    page.get_by_role("button", name="Reset progress").click()
-    yes = page.get_by_role("button", name="Yes, forget my answers")
-    expect(yes).to_be_visible(timeout=LOAD)
-    idle(page)
+    yes = ask_to_reset(page)
     summary.focus()
     page.keyboard.press("Enter")  # closes it
     # Drawn whether the expander is open or not, the question leaves the page once the run it started ends.
@@ -607,10 +613,7 @@ def test_exporting_as_resets_question_advises_leaves_the_question_waiting(app_ur
     with page_in(browser, 1280, 800) as page:
         answer_q1_right(page, app_url)
         page.locator(".st-key-quiz_more summary").click()
-        page.get_by_role("button", name="Reset progress").click()
-        yes = page.get_by_role("button", name="Yes, forget my answers")
-        expect(yes).to_be_visible(timeout=LOAD)
-        idle(page)
+        yes = ask_to_reset(page)
         page.locator(".st-key-quiz_io summary").click()  # where the question sends the learner
         export = page.get_by_role("button", name="Export progress (JSON)")
         expect(export).to_be_visible(timeout=LOAD)
@@ -649,10 +652,7 @@ def test_a_reset_at_the_foot_of_a_phone_brings_its_message_into_view(app_url, br
         summary = page.locator(".st-key-quiz_more summary")
         summary.scroll_into_view_if_needed()
         summary.click()
-        page.get_by_role("button", name="Reset progress").click()
-        yes = page.get_by_role("button", name="Yes, forget my answers")
-        expect(yes).to_be_visible(timeout=LOAD)
-        idle(page)
+        yes = ask_to_reset(page)
         yes.scroll_into_view_if_needed()
         said = "Progress reset, here and in the copy this browser keeps."
         expect(page.get_by_text("Question 1 of 70")).not_to_be_in_viewport()  # the page is at its foot
