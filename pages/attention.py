@@ -9,9 +9,9 @@ import streamlit as st
 from core import human_bytes
 from core.trace import padded_positions
 from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map, weights_row
-from pages.charts import PHONE_COLUMN, attention_spec, full_width, mask_spec
+from pages.charts import PHONE_COLUMN, attention_spec, full_width, mask_spec, scrolls_on_the_narrowest_phone
 from pages.common import (cached_shapes, cached_trace, current_config, drawn_at_this_link, forget_link_warnings, guard,
-                          over_budget, shape_only_banner, show_numbers, theme, what_to_lower)
+                          narrowest_only_caption, over_budget, shape_only_banner, show_numbers, theme, what_to_lower)
 from pages.diagram import shape_text
 from pages.tables import numbers_frame
 
@@ -98,9 +98,12 @@ with guard("The attention heatmap"):
     weights, mask = attention_spec(a), mask_spec(a, theme())
     # Side by side while the window has room for both, one below the other when it has not: the
     # browser decides, as only it knows the width (see charts.full_width).
+    scrolls = ("On a screen narrower than a map, the map scrolls sideways inside its box: its last keys and its "
+               "colour scale are on the right.")
     if full_width(weights) > PHONE_COLUMN:  # a phone shows no scrollbar until the learner scrolls
-        st.caption("On a screen narrower than a map, the map scrolls sideways inside its box: its last keys "
-                   "and its colour scale are on the right.")
+        st.caption(scrolls)
+    elif scrolls_on_the_narrowest_phone(weights, mask):  # M = 9: 306 px drawn in a 320 px phone's 288
+        narrowest_only_caption(scrolls, key="maps")
     row = st.container(horizontal=True, wrap=True, gap="small")
     left = row.container(width=max(full_width(weights), WEIGHTS_BOX))
     right = row.container(width=max(full_width(mask), MASK_BOX))

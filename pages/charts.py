@@ -29,6 +29,11 @@ COLUMN_MAX = 320
 # Pixels of main column on a 360 px phone, the narrowest in common use; a wider map scrolls sideways in
 # its box there. (388, a 420 px phone's, left M = 10 to 12 scrolling on 360 and 390 px phones unsaid.)
 PHONE_COLUMN = 328
+# Pixels of main column on a 320 px phone (an iPhone SE's). A map of full_width over 300 px is drawn wider
+# than that, and scrolls there: full_width's estimate of the decor is 12 to 14 px more than Chromium draws with
+# one-digit axis labels (M = 8: 300 px estimated, 286 drawn; M = 9: 320 and 306).
+NARROWEST_COLUMN = 288
+NARROWEST_FITS = NARROWEST_COLUMN + 12
 # An axis title's letters, in pixels each, about: Streamlit draws them 14 px high, and "query position
 # (who is looking)", 31 letters, measured 180 px in Chromium. A title longer than its side of the
 # cells ran past them: beside three rows (96 px) the query title reached down into the key title.
@@ -163,6 +168,23 @@ def full_width(spec: dict) -> int:
     keys, where the padding is, out of sight.) A few pixels spare: the decor drawn varies by a pixel
     or two with the axis labels."""
     return spec["width"] + spec["usermeta"]["decor"][0] + 6
+
+
+def scrolls_on_the_narrowest_phone(*specs: dict) -> bool:
+    """Whether one of these heatmaps fits the column of a 360 px phone but not a 320 px one's: there it
+    scrolls sideways, its colour scale out of sight, and only there the page says so (a wider map's
+    caption, for PHONE_COLUMN, is on every screen)."""
+    return any(NARROWEST_FITS < full_width(spec) + _scale_digits_px(spec) and full_width(spec) <= PHONE_COLUMN
+               for spec in specs)
+
+
+def _scale_digits_px(spec: dict) -> int:
+    """What a colour scale's labels take beyond one digit's width ("−1", "1"): a learned table's "−1.69" made
+    its map at E = 8 296 px wide where the sinusoidal one's is 278, with the same full_width."""
+    domain = spec["layer"][0]["encoding"]["color"].get("scale", {}).get("domain", [])
+    if not domain or not all(isinstance(x, (int, float)) for x in domain):
+        return 0
+    return 6 * (len(f"{max(map(abs, domain)):.2f}".rstrip("0").rstrip(".")) - 1)  # the legend's ".2~f"
 
 
 @lru_cache(maxsize=None)

@@ -703,6 +703,22 @@ def phone_only_caption(text: str, key: str) -> None:
     st.container(key=f"phone_only_{key}").caption(text)
 
 
+# The narrowest phones (an iPhone SE's 320 px screen; its main column is 288 px, pages.charts.NARROWEST_COLUMN)
+# only. Wider, the wrapper Streamlit may put round the box goes too, so that it leaves no gap.
+_NARROWEST_ONLY_CSS = ('<style>@media (min-width: 351px) { [data-testid="stLayoutWrapper"]:has(> '
+                       '[class*="st-key-narrowest_only_"]), [class*="st-key-narrowest_only_"] { display: none; } }'
+                       '</style>')
+
+
+def narrowest_only_caption(text: str, key: str) -> None:
+    """A caption shown on a screen 350 px wide or less only: for a map that fits the column of a 360 px
+    phone (pages.charts.PHONE_COLUMN) and scrolls sideways on a 320 px one, out of sight. ``key`` must be
+    unique on the page."""
+    box = st.container(key=f"narrowest_only_{key}")  # the style inside it, so that it adds no gap of its own
+    box.html(_NARROWEST_ONLY_CSS)
+    box.caption(text)
+
+
 # Streamlit starts the sidebar closed on a window 768 px wide or less (its theme's "md" breakpoint). Wider,
 # the hint's wrapper goes too: hidden, the hint alone left the page a gap taller than the hint's absence.
 _SIDEBAR_CLOSED_CSS = ('<style>@media (min-width: 769px) { [data-testid="stLayoutWrapper"]:has(> '

@@ -10,10 +10,10 @@ import streamlit as st
 from core import estimate, human_bytes
 from core.views import (MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, most_alike_pair, pair_step, positional_view,
                         sinusoid_curves)
-from pages.charts import (COLUMN_MAX, PHONE_COLUMN, curves_spec, full_width, positional_spec, similarity_spec,
-                          zero_vectors_caption)
+from pages.charts import (COLUMN_MAX, PHONE_COLUMN, curves_spec, full_width, positional_spec,
+                          scrolls_on_the_narrowest_phone, similarity_spec, zero_vectors_caption)
 from pages.common import (cached_trace, config_over_budget, current_config, drawn_at_this_link, forget_link_warnings,
-                          guard, show_numbers)
+                          guard, narrowest_only_caption, show_numbers)
 from pages.page_links import MAX_CURVES, POSITIONAL_TABS, curve_dims
 from pages.tables import numbers_frame
 
@@ -124,9 +124,12 @@ with tab_table, guard("The table heatmap"):
     spec = positional_spec(v)
     # At the default E = 16 the map is wider than a phone's column and scrolls there with no scrollbar
     # in sight: its colour scale, the one key to what red and blue mean, was off screen and unsaid.
+    scrolls = ("On a screen narrower than the map, the map scrolls sideways inside its box: its last dimensions "
+               "and its colour scale are on the right.")
     if full_width(spec) > PHONE_COLUMN:
-        st.caption("On a screen narrower than the map, the map scrolls sideways inside its box: its last "
-                   "dimensions and its colour scale are on the right.")
+        st.caption(scrolls)
+    elif scrolls_on_the_narrowest_phone(spec):  # E = 9: 298 px drawn in a 320 px phone's 288
+        narrowest_only_caption(scrolls, key="table")
     st.vega_lite_chart(drawn_at_this_link(spec), width="content")
     show_numbers(numbers_frame(v.table, [f"position {p}" for p in range(v.positions)], [f"dim {d}" for d in v.dims]))
 
@@ -148,10 +151,18 @@ with tab_compare, guard("The comparison"):
     st.caption("Each kind's table, and beside it (below it, on a narrow screen) the cosine similarity between "
                "positions. " + sinusoid_likeness_words(cfg.E) + learned_likeness_words(views["learned"], cfg.E)
                + " Training is what gives a learned table its structure.")
+    maps = {kind: (positional_spec(views[kind], most=COLUMN_MAX), similarity_spec(views[kind], most=COLUMN_MAX))
+            for kind in KINDS}
+    # Drawn for two to a row on a laptop, each fits a 360 px phone's column; on a 320 px phone's (288 px) the
+    # tables of the default E = 16 took 304 and 322 px, and their colour scales were cut at the screen's
+    # edge ("valu", and "−" of "−1.69") with no word that they scroll.
+    if scrolls_on_the_narrowest_phone(*(spec for pair in maps.values() for spec in pair)):
+        narrowest_only_caption("On a screen this narrow, a map wider than the screen scrolls sideways inside its "
+                               "box: its colour scale is on the right.", key="compare")
     for kind in KINDS:
         v = views[kind]
         st.markdown(f"**{kind.capitalize()}**: {v.note}")
-        table, similarity = positional_spec(v, most=COLUMN_MAX), similarity_spec(v, most=COLUMN_MAX)
+        table, similarity = maps[kind]
         row = st.container(horizontal=True, wrap=True, gap="large")  # two to a row where they fit
         row.container(width=full_width(table)).vega_lite_chart(drawn_at_this_link(table), width="content")
         row.container(width=full_width(similarity)).vega_lite_chart(drawn_at_this_link(similarity), width="content")

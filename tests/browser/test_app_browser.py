@@ -1343,6 +1343,48 @@ def test_a_phone_says_the_positional_map_scrolls_to_its_colour_scale(app_url, br
         no_exception(page)
 
 
+def visible_chart_scrolls(page, nth: int) -> bool:
+    """Whether the page's visible chart ``nth`` scrolls sideways in its box, read once it has its width."""
+    charts = page.locator(".vega-embed:visible")
+    still_box(charts.nth(nth).locator(":scope > .marks"), page)
+    return charts.nth(nth).evaluate("e => e.scrollWidth > e.clientWidth")
+
+
+@pytest.mark.parametrize("where,scrolling", [
+    ("/attention?M=9&M_target=9", [0]),  # the weights, 306 px
+    ("/positional?E=9&nhead=3", [0]),  # the M x E map, 298 px
+    ("/positional?E=8&nhead=2&positional=learned", [0]),  # 296 px: its scale's labels read "−1.69"
+    ("/positional?tab=compare", [0, 2]),  # the two tables, 304 and 322 px
+])
+def test_the_narrowest_phone_says_a_map_scrolls_to_its_colour_scale(app_url, browser, where, scrolling):
+    """These maps fit the 328 px column of a 360 px phone, where nothing is said, but not the 288 px one of a
+    320 px phone (an iPhone SE's), where they scrolled sideways unsaid: their colour scales' labels were cut
+    at the screen's edge (in the comparison "valu" and "−" of "−1.69"). There, and only there, the page
+    says that they scroll."""
+    said = '[data-testid="stCaptionContainer"]:visible'
+    for width, height in ((320, 568), (360, 740)):
+        with page_in(browser, width, height) as page:
+            page.goto(app_url + where)
+            expect(page.locator(".vega-embed:visible > .marks").first).to_be_visible(timeout=LOAD)
+            idle(page)
+            for nth in scrolling:
+                assert visible_chart_scrolls(page, nth) == (width < 350), (width, nth)
+            expect(page.locator(said, has_text="scrolls sideways inside its box")).to_have_count(int(width < 350))
+            no_exception(page)
+
+
+def test_the_default_attention_map_fits_the_narrowest_phone_unsaid(app_url, browser):
+    """At the default M = 8 the weights (286 px) fit a 320 px phone's 288 px column: no word of scrolling."""
+    with page_in(browser, 320, 568) as page:
+        page.goto(app_url + "/attention")
+        expect(page.locator(".vega-embed:visible > .marks").first).to_be_visible(timeout=LOAD)
+        idle(page)
+        assert not visible_chart_scrolls(page, 0) and not visible_chart_scrolls(page, 1)
+        expect(page.locator('[data-testid="stCaptionContainer"]:visible',
+                            has_text="scrolls sideways inside its box")).to_have_count(0)
+        no_exception(page)
+
+
 @pytest.mark.parametrize("M", [8, 12, 29, 30, 64])  # 29 and 30 straddle the switch to stacked charts
 def test_attention_charts_fit_their_columns_on_a_laptop_screen(app_url, laptop, M):
     """Both heatmaps show whole, at map sizes on either side of each switch: the mask goes below the
