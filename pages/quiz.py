@@ -495,6 +495,21 @@ def _heatmap(df: pd.DataFrame, spec: dict, theme: str, domain: list[float] | Non
     ).properties(width=side, height=side)
 
 
+# A horizontal bar chart's names down the side, one line each, took "Llama-2-70B widths: W^Q, W^K, W^V"'s 184 px
+# of a 320 px phone's 256 px chart: the parameter counts' bars had 50 px, and the axis title "parameters",
+# centred under them, ran 3 px past the chart's edge, cut after "parameter". In a chart under 280 px (256 on a
+# 320 px phone, 296 on a 360 px one) a name breaks after its colon or before its bracket, in 11 px type on
+# 11 px lines (12 px lines touched the next row's, 26 px away): the bars get 145 px. Vega's containerSize, the
+# chart's box, not the plot's width: names that depended on the width they set were measured on one line,
+# then drawn on two, and the layout stayed the one line's: the names were cut at the chart's left edge.
+_COLON, _BRACKET = "indexof(datum.label, ': ')", "indexof(datum.label, ' (')"
+_NARROW = "containerSize()[0] < 280"
+BAR_NAME_LINES = (f"!({_NARROW}) ? datum.label : {_COLON} > 0 ? [substring(datum.label, 0, {_COLON} + 1), "
+                  f"substring(datum.label, {_COLON} + 2)] : {_BRACKET} > 0 ? "
+                  f"[substring(datum.label, 0, {_BRACKET}), substring(datum.label, {_BRACKET} + 1)] : datum.label")
+BAR_NAME_PX = alt.ExprRef(f"{_NARROW} ? 11 : 12")  # 12: Streamlit's theme's, as before
+
+
 def _draw(ev: Evidence, theme: str) -> alt.TopLevelMixin | None:
     spec = ev.chart
     kind = spec.get("kind")
@@ -520,7 +535,9 @@ def _draw(ev: Evidence, theme: str) -> alt.TopLevelMixin | None:
             decades = [10 ** k for k in range(low, high + 1)]  # one tick per power of ten, no other
             axis = alt.Axis(values=decades, labelExpr="replace(format(datum.value, '~s'), 'G', 'B')")
         return alt.Chart(df).mark_bar().encode(
-            y=alt.Y(f"{x}:N", sort=None, title=None, axis=alt.Axis(labelLimit=400, labelOverlap=False)),
+            y=alt.Y(f"{x}:N", sort=None, title=None, axis=alt.Axis(
+                labelLimit=400, labelOverlap=False, labelExpr=BAR_NAME_LINES, labelFontSize=BAR_NAME_PX,
+                labelLineHeight=BAR_NAME_PX)),
             x=alt.X(f"{y}:Q", scale=scale, stack=None, title=y, axis=axis),
             **({"x2": alt.X2("start:Q")} if log_axis else {}),
             tooltip=[alt.Tooltip(f"{x}:N"), alt.Tooltip(f"{y}:Q", format=",")],

@@ -59,6 +59,11 @@ LOSS_PLOT_PX, ACCURACY_PLOT_PX = 240, 280  # the two line charts' plot heights
 LINE_LABEL_PX, LINE_LABEL_GAP, LINE_LABEL_CHAR_PX = 16, 3, 5
 NARROW_PLOT_PX = 250
 HALO_PX = 4  # the page-coloured outline round the words, for a curve that crosses them all the same
+# On a 320 px phone the loss chart's plot is 223 px wide, and "best possible with the mask: ln(vocab_size)/2
+# = 1.39" (236 px in 11 px type) began 18 px left of it, its halo over the "5" of the axis's "1.5". A plot
+# narrower than the words need (4.6 px a character there, the gap and halo) draws them smaller, to fit; wider
+# ones, from a 360 px phone's 263 px on, keep Vega's 11 px.
+LINE_LABEL_FONT_PX, LINE_LABEL_FIT_PX = 11, 4.6
 # In order of preference. Above the line reads as its name; at the right end a loss has settled, far
 # from where it starts (at the left, near ln(vocab_size)).
 PLACES = (("right", "above"), ("right", "below"), ("left", "above"), ("left", "below"))
@@ -216,6 +221,8 @@ def line_words(row: dict, place: tuple[str, str], ink: str, ground: str) -> list
     at = {"align": end, "dx": -4 if end == "right" else 4,
           "baseline": "bottom" if side == "above" else "top",
           "dy": -LINE_LABEL_GAP if side == "above" else LINE_LABEL_GAP}
+    need = len(row["label"]) * LINE_LABEL_FIT_PX + 4 + HALO_PX  # the words, their gap to the edge, the halo
+    at["fontSize"] = alt.ExprRef(f"min({LINE_LABEL_FONT_PX}, {LINE_LABEL_FONT_PX} * width / {need:g})")
     words = alt.Chart(pd.DataFrame([row])).encode(
         y="y:Q", x=alt.value("width" if end == "right" else 0), text="label:N")
     return [words.mark_text(**at, color=ground, stroke=ground, strokeWidth=HALO_PX, strokeJoin="round"),

@@ -1590,6 +1590,41 @@ def test_the_evidence_charts_show_every_legend_entry_and_bar_name(app_url, lapto
     assert len(names) == 2 and min(names[0][1], names[1][1]) <= max(names[0][0], names[1][0]), names
 
 
+@pytest.mark.parametrize("width,height", [(320, 568), (360, 740)])
+def test_the_parameter_counts_bar_names_and_axis_read_whole_on_a_phone(app_url, browser, width, height):
+    """The parameter counts' names run down the side, one line each, and on a 320 px phone
+    "Llama-2-70B widths: W^Q, W^K, W^V" took 184 px of the chart's 256: the bars had 50 px, and the axis
+    title "parameters", centred under them, ran 3 px past the chart's edge, cut after "parameter". There each
+    name breaks after its colon or before its bracket, in 11 px type: the bars get 145 px and the title
+    ends inside the chart. A 360 px phone's names keep one line, in 12 px, as before."""
+    import json
+
+    from quizzes.progress import FORMAT
+
+    doc = {"format": FORMAT, "version": 1, "answers": {"params-paper-base": {"correct": False, "given": "?",
+                                                                            "expected": "x"}}}
+    with page_in(browser, width, height) as page:
+        page.add_init_script(f"localStorage.setItem({json.dumps(STORE_KEY)}, {json.dumps(json.dumps(doc))})")
+        open_quiz(page, app_url + "/quiz?mode=set&topic=parameter-counts")
+        expect(page.get_by_text("Welcome back: 1 answer(s) restored from this browser.")).to_be_visible(timeout=LOAD)
+        idle(page)
+        chart = page.locator('[data-testid="stVegaLiteChart"][aria-label^="Parameter counts"]')
+        expect(chart.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
+        no_exception(page)
+        box = chart.bounding_box()
+        drawn = chart.evaluate("""e => [...e.querySelectorAll('g.role-axis-title text, g.role-axis-label text')]
+            .filter(t => t.getAttribute('opacity') !== '0').map(t => { const r = t.getBoundingClientRect();
+                return [t.textContent, r.left, r.right, t.querySelectorAll('tspan').length || 1,
+                        t.getAttribute('font-size')]; })""")
+        names = [d for d in drawn if "(" in d[0] or ":" in d[0]]
+        assert len(names) == 7 and any(d[0] == "parameters" for d in drawn), drawn
+        edge = box["x"] + box["width"] + 1  # "1B", centred on its tick at the plot's end, ends 0.5 px past it at 360
+        assert all(box["x"] <= left and right <= edge for _, left, right, _, _ in drawn), (drawn, box)
+        grid = chart.evaluate("e => e.querySelector('g.role-axis-grid').getBoundingClientRect().width")
+        assert grid >= 90, grid  # bars a learner can compare: 145 px at 320 (50 before), 95 at 360
+        assert {(lines, size) for _, _, _, lines, size in names} == ({(2, "11px")} if width < 350 else {(1, "12px")})
+
+
 def test_a_dark_system_setting_gets_the_dark_theme_and_a_readable_figure(app_url, browser, tmp_path):
     """The app follows the system's light or dark setting. In the dark theme the architecture figure,
     whose labels and arrows are drawn dark, keeps its own white ground instead of showing them on
@@ -1756,6 +1791,7 @@ LINE_WORDS = """e => {
     return [...svg.querySelectorAll('g.mark-text text')].filter(t => t.textContent.includes(' = ')).map(t => {
         const r = t.getBoundingClientRect();
         return {text: t.textContent, stroke: t.getAttribute('stroke'), width: t.getAttribute('stroke-width'),
+                size: t.getAttribute('font-size'),
                 fill: t.getAttribute('fill'), after_lines: marks.indexOf(t.closest('g.mark-text')) > firstLine,
                 inside: r.x >= plot.x - 1 && r.right <= plot.right + 1 && r.y >= plot.y - 1
                         && r.bottom <= plot.bottom + 1};
@@ -1763,13 +1799,18 @@ LINE_WORDS = """e => {
 }"""
 
 
-def test_the_labs_dashed_lines_keep_their_words_readable_over_the_curves_on_a_dark_phone(app_url, browser):
+@pytest.mark.parametrize("width,height", [(390, 844), (320, 568)])
+def test_the_labs_dashed_lines_keep_their_words_readable_over_the_curves_on_a_dark_phone(app_url, browser, width,
+                                                                                        height):
     """A dashed line's words had one fixed place, and a curve there ran straight through them: after
     10 steps at 390 px the masked run's line crossed "chance = 1/vocab_size = 6.2%" (117 of its one-pixel steps
     fell within the words' box), and in the dark theme nothing set them off from it. Each label now goes
     where the fewest curves cross it, inside the plot, over a halo in the page's colour drawn after the
-    curves, so a curve that must pass breaks off round the letters."""
-    with page_in(browser, 390, 844) as page:
+    curves, so a curve that must pass breaks off round the letters. On a 320 px phone the loss chart's
+    plot is 223 px and "best possible with the mask: ln(vocab_size)/2 = 1.39" 236 px in 11 px type: it
+    began 18 px left of the plot, its halo over the axis's "1.5". There it is drawn smaller, inside the
+    plot; from 360 px on, in 11 px as before."""
+    with page_in(browser, width, height) as page:
         page.emulate_media(color_scheme="dark")
         page.goto(app_url + "/training_lab")
         train = page.locator(".st-key-tl_rev_run button").first
@@ -1793,4 +1834,6 @@ def test_the_labs_dashed_lines_keep_their_words_readable_over_the_curves_on_a_da
             halo, words = drawn
             assert halo["stroke"] == ink["ground"] and float(halo["width"]) >= 3 and halo["after_lines"], halo
             assert words["fill"] == colour and words["stroke"] is None and words["inside"], words
+            if width >= 360:
+                assert words["size"] == halo["size"] == "11px", words  # as it was
         no_exception(page)
