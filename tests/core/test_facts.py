@@ -42,3 +42,18 @@ def test_the_training_cli_help_gives_each_task_its_own_defaults():
                                ("--lr", "Adam learning rate", "lr"), ("--N", "batch size", "N"),
                                ("--M", "sequence length", "M"), ("--steps", "training steps", "steps")):
         assert f"{words} (default {getattr(r, field)} / {getattr(lm, field)})" in text, flag
+
+
+def test_the_readme_quotes_the_bytes_a_real_pass_at_gpt3_sizes_would_need():
+    """The README's terminal row for GPT-3 sizes says how much a real pass would need: the figure must be
+    core.memory.estimate's (the CLI's estimated_bytes, the explorer's 'a real pass would hold'). It said
+    73.7 TiB, a figure the estimate no longer gives, where the app showed 29.3 TiB."""
+    import re
+    from pathlib import Path
+
+    from core.config import GPT3_SIZES
+    from core.memory import estimate, human_bytes
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    quoted = re.findall(r"nothing of the ([\d.]+ \w+) a real pass would need", readme)
+    assert quoted == [human_bytes(estimate(GPT3_SIZES).total)]
