@@ -463,7 +463,8 @@ def _fill_chunk(seed: int, chunk: int, pieces: list[tuple[np.ndarray, float]]) -
 
 @torch.no_grad()
 def init_weights(model: nn.Module, seed: int) -> nn.Module:
-    """Seeded weights in one cheap pass: uniform draws with the spreads PyTorch's defaults use.
+    """Seeded weights in one cheap pass: uniform draws with the spreads PyTorch's defaults use, except the
+    token embeddings' 1/sqrt(E) (see _draws).
 
     Why not PyTorch's own initialisers: nn.Transformer draws every matrix twice (the layer default,
     then Xavier) with the mt19937 generator; the values are random either way. Here every weight
