@@ -421,7 +421,9 @@ def examples_table(result: dict) -> pd.DataFrame:
         rows.append([str(t) for t in ex["sequence"]])
         rows.append([str(g) if g == t else f"{g} ✗" for g, t in zip(ex["predicted"], ex["sequence"])])
         index += [f"example {i}: sequence", f"example {i}: model's guess"]
-    return pd.DataFrame(rows, index=index, columns=position_labels(result["settings"]["M"]))
+    # The index's name heads its column: unnamed, the grid's first header was empty, and a screen reader
+    # named the column of row labels with nothing (axe-core: empty-table-header).
+    return pd.DataFrame(rows, index=pd.Index(index, name="example"), columns=position_labels(result["settings"]["M"]))
 
 
 # --------------------------------------------------------------------------------------------

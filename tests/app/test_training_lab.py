@@ -84,6 +84,11 @@ def test_reversal_trains_to_the_end_then_compares_without_the_mask(lab):
     assert any(c.value.startswith("To compare both runs here, turn on *Remove the causal mask* and train again")
                for c in lab.caption)
 
+    # The held-out sequences' column of row labels has a header ("example 1: sequence" under "example"): an
+    # unnamed index left the grid's first header empty, for a screen reader a column named by nothing.
+    examples = lab.dataframe[0].value
+    assert examples.index.name == "example" and examples.index[0] == "example 1: sequence"
+
     lab.toggle(key="tl_rev_nomask").set_value(True)
     train(lab, "tl_rev")
     results = lab.session_state["tl_rev_results"]
