@@ -11,7 +11,8 @@ from core.trace import padded_positions
 from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map, weights_row
 from pages.charts import PHONE_COLUMN, attention_spec, full_width, mask_spec, scrolls_on_the_narrowest_phone
 from pages.common import (cached_shapes, cached_trace, current_config, drawn_at_this_link, forget_link_warnings, guard,
-                          narrowest_only_caption, over_budget, shape_only_banner, show_numbers, theme, what_to_lower)
+                          narrowest_only_caption, over_budget, shape_only_banner, show_chart, show_numbers, theme,
+                          what_to_lower)
 from pages.diagram import shape_text
 from pages.tables import numbers_frame
 
@@ -109,7 +110,7 @@ with guard("The attention heatmap"):
     right = row.container(width=max(full_width(mask), MASK_BOX))
     with left:
         st.header("Weights")  # h2 under the page's h1: a screen reader's outline skips no level
-        st.vega_lite_chart(drawn_at_this_link(weights), width="content")
+        show_chart(drawn_at_this_link(weights), width="content")
         blocked = a.blocked_weight_max
         if blocked is None and a.hidden_beyond:
             st.caption(f"Nothing is masked among the {len(a.weights[0])} keys drawn. This sequence's "
@@ -124,5 +125,5 @@ with guard("The attention heatmap"):
                                    [f"key {j}" for j in range(len(a.weights[0]) if a.weights else 0)]))
     with right:
         st.header("Mask")
-        st.vega_lite_chart(mask, width="content")
+        show_chart(mask, width="content")
         st.caption(mask_note(kind, cfg, item))

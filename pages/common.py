@@ -27,7 +27,7 @@ from core import (DEFAULT_BUDGET_BYTES, PRESETS, DEFAULT, Trace, TransformerConf
 from core.config import SIZE_NAMES
 from pages.page_links import (PAGE_CHOICES, Choice, in_any_case, link_values, number_text, one_line, read_choices,
                               settle, whole_number)
-from pages.tables import in_words
+from pages.tables import INK, in_words
 from pages.trace_cache import shared_trace
 
 
@@ -561,6 +561,23 @@ def drawn_at_this_link(chart: Any) -> Any:
         return chart
     meta = chart.usermeta if isinstance(chart.usermeta, dict) else {}
     return chart.properties(usermeta={**meta, "link": link})
+
+
+def show_chart(chart: Any, **kwargs: Any) -> None:
+    """Draw a chart (a Vega-Lite spec or an Altair chart) with its axes', legends' and facets' words in the
+    theme's label ink. Streamlit's chart theme draws them #808495 on a light page, whatever the app's
+    theme: 3.72:1 against white (axe-core), under WCAG's 4.5:1, for the numbers a learner reads a chart
+    by. INK's label reads at 5.33:1 there and at 7.17:1 on the dark page. The spec is copied, not changed:
+    several are cached."""
+    ink = INK[theme()]["label"]
+    words = {"labelColor": ink, "titleColor": ink}
+    if isinstance(chart, dict):
+        config = dict(chart.get("config", {}))
+        for part in ("axis", "legend", "header"):
+            config[part] = {**words, **config.get(part, {})}
+        st.vega_lite_chart({**chart, "config": config}, **kwargs)
+    else:
+        st.altair_chart(chart.configure_axis(**words).configure_legend(**words).configure_header(**words), **kwargs)
 
 
 def current_config() -> TransformerConfig:

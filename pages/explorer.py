@@ -11,7 +11,7 @@ from core import human_bytes
 from core.rows import EXTRAS, ROWS
 from core.views import layer_crossover, memory_curve
 from pages.common import (LIVE_TABLE_BYTES, cached_shapes, current_config, guard, over_budget, phone_only_caption,
-                          shape_only_banner, sidebar_closed_hint, theme)
+                          shape_only_banner, show_chart, sidebar_closed_hint, theme)
 from pages.diagram import MIN_WIDTH, WIDTH, architecture_steps, architecture_svg, architecture_title
 from pages.tables import (STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_cells,
                           table_csv, table_file_name, table_json, table_markdown)
@@ -276,10 +276,10 @@ with params_tab, guard("The parameter breakdown"):
                    else "the embeddings and output layer grow with vocab_size × E")
     st.caption(f"{t.params['total']:,} parameters in total. Attention blocks hold 4(E² + E) each, whatever "
                f"nhead is; {vocab_words}.")
-    st.vega_lite_chart(view["params"], width="stretch")
+    show_chart(view["params"], width="stretch")
 with memory_tab, guard("The memory chart"):
     crossover = view["crossover"]
-    st.vega_lite_chart(view["memory"], width="stretch")
+    show_chart(view["memory"], width="stretch")
     st.caption("Bytes of one forward pass that keeps every layer's activations, as training keeps them for the "
                "backward pass (the tensors this model records; PyTorch's autograd keeps a similar set).")
     if crossover is not None:

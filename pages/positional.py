@@ -13,7 +13,7 @@ from core.views import (MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, most_alike
 from pages.charts import (COLUMN_MAX, PHONE_COLUMN, curves_spec, full_width, positional_spec,
                           scrolls_on_the_narrowest_phone, similarity_spec, zero_vectors_caption)
 from pages.common import (cached_trace, config_over_budget, current_config, drawn_at_this_link, forget_link_warnings,
-                          guard, narrowest_only_caption, show_numbers)
+                          guard, narrowest_only_caption, show_chart, show_numbers)
 from pages.page_links import MAX_CURVES, POSITIONAL_TABS, curve_dims
 from pages.tables import numbers_frame
 
@@ -130,7 +130,7 @@ with tab_table, guard("The table heatmap"):
         st.caption(scrolls)
     elif scrolls_on_the_narrowest_phone(spec):  # E = 9: 298 px drawn in a 320 px phone's 288
         narrowest_only_caption(scrolls, key="table")
-    st.vega_lite_chart(drawn_at_this_link(spec), width="content")
+    show_chart(drawn_at_this_link(spec), width="content")
     show_numbers(numbers_frame(v.table, [f"position {p}" for p in range(v.positions)], [f"dim {d}" for d in v.dims]))
 
 with tab_curves, guard("The curves"):
@@ -140,7 +140,7 @@ with tab_curves, guard("The curves"):
                             persist_state="session", on_change=forget_link_warnings)
     positions = min(max(cfg.M, 100), MAX_CURVE_POSITIONS)
     if chosen:
-        st.vega_lite_chart(curves_spec(_curves(cfg.E, tuple(chosen), positions)), width="stretch")
+        show_chart(curves_spec(_curves(cfg.E, tuple(chosen), positions)), width="stretch")
         st.caption(f"Positions 0 to {positions - 1}: the sinusoids are defined for any position, beyond M too. "
                    "A learned table has only max_len rows and nothing past them.")
     else:  # empty axes with a legend's title and no word on why
@@ -164,7 +164,9 @@ with tab_compare, guard("The comparison"):
         st.markdown(f"**{kind.capitalize()}**: {v.note}")
         table, similarity = maps[kind]
         row = st.container(horizontal=True, wrap=True, gap="large")  # two to a row where they fit
-        row.container(width=full_width(table)).vega_lite_chart(drawn_at_this_link(table), width="content")
-        row.container(width=full_width(similarity)).vega_lite_chart(drawn_at_this_link(similarity), width="content")
+        with row.container(width=full_width(table)):
+            show_chart(drawn_at_this_link(table), width="content")
+        with row.container(width=full_width(similarity)):
+            show_chart(drawn_at_this_link(similarity), width="content")
         if v.zero_positions:  # E = 1: sinusoidal position 0 is [sin 0] = [0], alike with nothing, itself too
             st.caption(zero_vectors_caption(v, cfg.E))

@@ -22,7 +22,7 @@ from core.experiments import TAKES_SHAPES, Evidence, run as run_experiment
 from core.rows import SYMBOLS
 from pages.browser_store import browser_store, conflict, report
 from pages.common import (CONFIG_FIELDS, announce, as_literal, cached_shape_only, cached_shapes, current_config,
-                          drawn_at_this_link, forget_link_warnings, guard, theme)
+                          drawn_at_this_link, forget_link_warnings, guard, show_chart, theme)
 from pages.enter_checks import enter_checks
 from pages.expander_closed import on_expander_closed
 from pages.scroll_to import scroll_to
@@ -610,9 +610,9 @@ def show_evidence(ev: Evidence, asked: str | None = None) -> None:
         # A facet's maps in a row that wraps: side by side on a laptop, one under another on a phone.
         with st.container(horizontal=True, wrap=True, gap="medium"):
             for each in drawn:
-                st.altair_chart(each, width="content")
+                show_chart(each, width="content")
     elif drawn:
-        st.altair_chart(drawn[0], width=360 if ev.chart.get("kind") == "heatmap" else "stretch")
+        show_chart(drawn[0], width=360 if ev.chart.get("kind") == "heatmap" else "stretch")
     elif ev.chart.get("kind") == "table":
         table, row = marked_table(ev.records, asked)
         if row is not None:

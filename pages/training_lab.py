@@ -24,7 +24,7 @@ import streamlit as st
 from core.config import divisors
 from core.train import (LMSettings, ReversalSettings, load_text, make_tokenizer, train_lm, train_reversal,
                         warm_up_in_background)
-from pages.common import drawn_at_this_link, forget_link_warnings, guard, theme
+from pages.common import drawn_at_this_link, forget_link_warnings, guard, show_chart, theme
 from pages.lab_runs import LabRun, start_run
 from pages.page_links import LAB_TASKS
 from pages.tables import FIT_WIDTH, INK, described, described_chart, fill_data, in_words
@@ -146,7 +146,7 @@ def live_progress(prefix: str, floor: float | None) -> None:
             text += "; now the model is measured…"
     st.progress(min(len(loss) / run.steps, 1.0), text=text)
     if loss:
-        st.vega_lite_chart(live_loss_spec(loss, floor, run.steps, theme()), width="stretch")
+        show_chart(live_loss_spec(loss, floor, run.steps, theme()), width="stretch")
     st.caption("The run goes on while you use the rest of the app: come back here for the result. "
                "Closing the tab stops it.")
 
@@ -557,7 +557,7 @@ def reversal_tab() -> None:
     if res["stopped"]:
         st.warning(f"This run stopped early ({res['stopped']}) after {res['steps_done']} of {s['steps']} steps.")
     st.header("Accuracy at each position")
-    st.altair_chart(accuracy_chart(results, theme()), width="stretch")
+    show_chart(accuracy_chart(results, theme()), width="stretch")
     if (words := next_run_words(results, asdict(settings))) is not None:
         st.caption(words)
     if MASK_OFF in results:
@@ -573,10 +573,11 @@ def reversal_tab() -> None:
         cols = st.columns(max(len(blocks), 2))
         for i, weights in enumerate(blocks):
             chart = attention_chart(weights, run["settings"]["M"], f"{name}: block {i}")
-            cols[i].altair_chart(drawn_at_this_link(chart), width="stretch")
+            with cols[i]:
+                show_chart(drawn_at_this_link(chart), width="stretch")
     st.header("Training loss")
-    st.altair_chart(loss_chart(res["loss"], floor=reversal_floor(s["vocab_size"], s["causal"]), theme=theme()),
-                    width="stretch")
+    show_chart(loss_chart(res["loss"], floor=reversal_floor(s["vocab_size"], s["causal"]), theme=theme()),
+               width="stretch")
     st.header("A few held-out sequences")
     st.caption("Columns x0… hold the random half, r0… its mirror. ✗ marks a wrong guess, with the guess shown.")
     st.dataframe(examples_table(res), width="stretch")
@@ -650,8 +651,8 @@ def lm_tab() -> None:
     if res["stopped"]:
         st.warning(f"This run stopped early ({res['stopped']}) after {res['steps_done']} of {s['steps']} steps.")
     st.header("Loss")
-    st.altair_chart(loss_chart(res["loss"], val=res["val_loss"], uniform=res["uniform_loss"], theme=theme()),
-                    width="stretch")
+    show_chart(loss_chart(res["loss"], val=res["val_loss"], uniform=res["uniform_loss"], theme=theme()),
+               width="stretch")
     st.caption(held_out_words(res, val))
     st.header("Samples")
     for i, sample in enumerate(res["samples"], 1):

@@ -118,3 +118,33 @@ def test_the_training_labs_charts_take_the_dark_theme(dark):
     drawn = specs(train(at, "tl_rev"))  # the loss curve with its floor, and the accuracy with chance
     for ink in ("label", "alert"):
         assert INK["dark"][ink] in drawn and INK["light"][ink] not in drawn
+
+
+def axis_inks(at) -> set[tuple[str, str, str]]:
+    """(part, property, colour) of the axis, legend and facet-header words of every chart on the page."""
+    assert not at.exception
+    charts = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+    assert charts
+    return {(part, prop, spec["config"][part][prop]) for spec in charts for part in ("axis", "legend", "header")
+            for prop in ("labelColor", "titleColor")}
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_every_pages_charts_write_their_axes_and_legends_in_the_themes_label_ink(theme, monkeypatch):
+    """Streamlit's chart theme writes axis and legend words #808495 on a light page: 3.72:1 against white,
+    measured by axe-core on every chart, under WCAG's 4.5:1. Each chart sets the theme's label ink instead
+    (test_each_themes_ink_reads_on_that_themes_page holds it to 4.5:1)."""
+    monkeypatch.setattr(pages.common, "theme", lambda: theme)
+    want = {(part, prop, INK[theme]["label"]) for part in ("axis", "legend", "header")
+            for prop in ("labelColor", "titleColor")}
+    at = make_app().run()
+    assert axis_inks(at) == want  # the explorer's parameter and memory charts
+    at.switch_page("pages/attention.py").run()
+    assert axis_inks(at) == want
+    at.switch_page("pages/positional.py").run()
+    assert axis_inks(at) == want
+    assert axis_inks(answered(["mask-blocked"], topic="Masking")) == want  # Altair charts: the quiz's evidence
+    at = make_app().run()
+    at.switch_page(LAB).run()
+    small_model(at, "tl_rev", steps=5)
+    assert axis_inks(train(at, "tl_rev")) == want
