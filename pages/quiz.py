@@ -27,7 +27,7 @@ from pages.enter_checks import enter_checks
 from pages.expander_closed import on_expander_closed
 from pages.scroll_to import scroll_to
 from pages.page_links import ALL_TOPICS, LINKED, MAX_SEED, ONE, SET, quiz_order
-from pages.tables import FIT_WIDTH, INK, described_chart, sizes_text, title_lines
+from pages.tables import FIT_WIDTH, INK, described_chart, label_lines, sizes_text, title_lines
 from quizzes import BY_ID, KIND_LABELS, QUESTIONS, TOPICS, Context, Question, answer_key, check, format_answer
 from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name, key_rows
 from quizzes.check import in_symbols, parse_shape, readable, shown_formula
@@ -502,11 +502,8 @@ def _heatmap(df: pd.DataFrame, spec: dict, theme: str, domain: list[float] | Non
 # 11 px lines (12 px lines touched the next row's, 26 px away): the bars get 145 px. Vega's containerSize, the
 # chart's box, not the plot's width: names that depended on the width they set were measured on one line,
 # then drawn on two, and the layout stayed the one line's: the names were cut at the chart's left edge.
-_COLON, _BRACKET = "indexof(datum.label, ': ')", "indexof(datum.label, ' (')"
 _NARROW = "containerSize()[0] < 280"
-BAR_NAME_LINES = (f"!({_NARROW}) ? datum.label : {_COLON} > 0 ? [substring(datum.label, 0, {_COLON} + 1), "
-                  f"substring(datum.label, {_COLON} + 2)] : {_BRACKET} > 0 ? "
-                  f"[substring(datum.label, 0, {_BRACKET}), substring(datum.label, {_BRACKET} + 1)] : datum.label")
+BAR_NAME_LINES = label_lines(_NARROW, ": ", " (")
 BAR_NAME_PX = alt.ExprRef(f"{_NARROW} ? 11 : 12")  # 12: Streamlit's theme's, as before
 
 

@@ -293,9 +293,21 @@ LEARNED_PARAMS = "parameters (grow past M = max_len)"  # whole in the legend of 
 # spaces the rows as if each had one: a second line touched the next label, so those rows are 10 px further
 # apart. Elsewhere the rows keep Streamlit's theme's padding, 4 px (its spacing.twoXS).
 LEGEND_ONE_LINE_PX = 26 + 225
-_BRACKET = "indexof(datum.label, ' (')"
-LEGEND_LINES = (f"width < {LEGEND_ONE_LINE_PX} && {_BRACKET} > 0 ? [substring(datum.label, 0, {_BRACKET}), "
-                f"substring(datum.label, {_BRACKET} + 1)] : datum.label")
+
+
+def label_lines(when: str, *breaks: str) -> str:
+    """A Vega ``labelExpr`` that, while ``when`` holds, draws a label on two lines, broken at the first of
+    ``breaks`` it contains. Each break has one space, where the lines part: ": " keeps its colon on the
+    first line, " (" its bracket on the second. Otherwise, or without a break, the label stays one line."""
+    lines = "datum.label"
+    for at in reversed(breaks):
+        where, cut = f"indexof(datum.label, '{at}')", at.index(" ")
+        lines = (f"{where} > 0 ? [substring(datum.label, 0, {where} + {cut}), "
+                 f"substring(datum.label, {where} + {cut + 1})] : {lines}")
+    return f"{when} ? ({lines}) : datum.label"
+
+
+LEGEND_LINES = label_lines(f"width < {LEGEND_ONE_LINE_PX}", " (")
 LEGEND_ROW_PADDING = alt.ExprRef(f"width < {LEGEND_ONE_LINE_PX} ? 14 : 4")
 
 
