@@ -1675,6 +1675,11 @@ def hex_rgb(colour: str) -> tuple[int, int, int]:
     return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
 
 
+def css_hex(css: str) -> str:
+    """A colour as getComputedStyle gives it, "rgb(35, 38, 47)", as #rrggbb (the alpha, if any, dropped)."""
+    return "#" + "".join(f"{int(c):02x}" for c in re.findall(r"\d+", css)[:3])
+
+
 # A caption's colour as drawn: its text colour at its opacity over the ground it sits on (the page's, or the
 # sidebar's), both as the browser computes them.
 CAPTION_INK = """([caption, ground]) => {
@@ -1701,8 +1706,7 @@ def test_captions_read_at_4_5_to_1_on_the_page_and_the_sidebar(app_url, browser,
             expect(caption).to_be_visible(timeout=LOAD)
             ground = page.locator('[data-testid="stApp"]') if where == "stMain" else box
             ink = page.evaluate(CAPTION_INK, [caption.element_handle(), ground.element_handle()])
-            under = ground.evaluate("e => getComputedStyle(e).backgroundColor")
-            under = "#" + "".join(f"{int(c):02x}" for c in re.findall(r"\d+", under)[:3])
+            under = css_hex(ground.evaluate("e => getComputedStyle(e).backgroundColor"))
             assert contrast(ink, under) >= 4.5, (where, ink, under, round(contrast(ink, under), 2))
         no_exception(page)
     finally:
@@ -1720,10 +1724,9 @@ def test_the_sidebars_slider_values_read_at_4_5_to_1_in_the_dark_theme(app_url, 
         sidebar = page.locator('[data-testid="stSidebar"]')
         values = sidebar.locator('[data-testid="stSliderThumbValue"]')
         expect(values).to_have_count(8, timeout=LOAD)
-        to_hex = "c => '#' + c.match(/\\d+/g).slice(0, 3).map(n => Number(n).toString(16).padStart(2, '0')).join('')"
-        ground = sidebar.evaluate(f"e => ({to_hex})(getComputedStyle(e).backgroundColor)")
-        inks = set(values.evaluate_all(f"es => es.map(e => ({to_hex})(getComputedStyle(e).color))"))
-        assert max(int(ground[i:i + 2], 16) for i in (1, 3, 5)) < 64  # the dark theme's near-black sidebar
+        ground = css_hex(sidebar.evaluate("e => getComputedStyle(e).backgroundColor"))
+        inks = {css_hex(c) for c in values.evaluate_all("es => es.map(e => getComputedStyle(e).color)")}
+        assert max(hex_rgb(ground)) < 64  # the dark theme's near-black sidebar
         assert all(contrast(ink, ground) >= 4.5 for ink in inks), (inks, ground)
         no_exception(page)
     finally:
