@@ -10,6 +10,13 @@ request, it runs once: on the next animation frame, after the run's elements are
 the element tagged with Streamlit's class for a key (``st-key-<key>``) to the top of the window, just
 under Streamlit's header: that bar (``stHeader``, 60 px, white, drawn over the page) covered what was
 scrolled to the window's very top, and the quiz's "Progress reset" box, 56 px tall, went wholly under it.
+
+Only the page scrolls, never a box that clips: the browser's own scrollIntoView scrolls every ancestor
+that can be scrolled, and an expander whose content grows animates its height for half a second, its
+box clipped (overflow: hidden) meanwhile. An import's result that came during that animation was
+scrolled into view inside the clipped box; as the box grew, that inner scroll went back to 0 and the
+result slid 72 px down, under the foot of a laptop's window (1 import in 82 in a loop here, and 1 full
+CI run in 6). The page is scrolled to where the target already lies, and the growing box then uncovers it.
 """
 
 from __future__ import annotations
@@ -17,15 +24,34 @@ from __future__ import annotations
 import streamlit as st
 
 _JS = """
+function pageScroller(element) {
+  // The nearest ancestor that scrolls (overflow auto or scroll): the page. One that merely clips
+  // (overflow hidden, as an expander is while it animates) is passed over.
+  for (let box = element.parentElement; box; box = box.parentElement) {
+    const overflow = getComputedStyle(box).overflowY;
+    if ((overflow === 'auto' || overflow === 'scroll') && box.scrollHeight > box.clientHeight) return box;
+  }
+  return document.scrollingElement;
+}
+
 export default function (component) {
   const { data } = component;
   requestAnimationFrame(() => {
     const target = document.querySelector(`.${CSS.escape(data.target)}`);
     if (!target) return;
+    const page = pageScroller(target);
+    const view = page === document.scrollingElement ? { top: 0, bottom: window.innerHeight }
+                                                      : page.getBoundingClientRect();
     const header = document.querySelector('[data-testid="stHeader"]');
-    const covered = header ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
-    target.style.scrollMarginTop = `${covered}px`;  // scrollIntoView stops that far short of the top
-    target.scrollIntoView({ block: data.block });
+    const top = Math.max(view.top, header ? header.getBoundingClientRect().bottom : 0);  // under the bar
+    const box = target.getBoundingClientRect();
+    let by = 0;
+    if (data.block === 'start' || box.top < top || box.height > view.bottom - top) {
+      by = box.top - top;  // its top just under the header
+    } else if (box.bottom > view.bottom) {
+      by = box.bottom - view.bottom;  // "nearest": only as far as it takes to show it whole
+    }
+    page.scrollBy({ top: by });
   });
 }
 """
@@ -36,6 +62,6 @@ _scroll_to = st.components.v2.component("tse_scroll_to", js=_JS)
 def scroll_to(key: str, request: int, block: str = "start") -> None:
     """Scroll the element with widget or container key ``key`` into view; ``request`` numbers the
     requests, so that each mounts anew and scrolls once (a rerun with the same number does not).
-    ``block`` is scrollIntoView's: "start" puts it at the top; "nearest" scrolls only as far as it takes
-    to show it whole, so that what the learner was looking at, just above it, stays in view."""
+    ``block``, as scrollIntoView names them: "start" puts it at the top; "nearest" scrolls only as far as
+    it takes to show it whole, so that what the learner was looking at, just above it, stays in view."""
     _scroll_to(key=f"scroll_to_{key}_{request}", data={"target": f"st-key-{key}", "block": block}, height=0)
