@@ -17,6 +17,7 @@ import streamlit as st  # noqa: E402
 from core.views import limit_torch_threads  # noqa: E402
 from pages.common import sidebar_config  # noqa: E402
 from pages.long_lived import freeze_long_lived  # noqa: E402
+from pages.theme_watch import watch_theme  # noqa: E402
 
 # Small passes run fastest on one thread (see limit_torch_threads); TSE_TORCH_THREADS overrides.
 _threads = os.environ.get("TSE_TORCH_THREADS", "1")
@@ -69,5 +70,7 @@ title = getattr(page, "title", None)
 st.set_page_config(page_title=f"{title} · {APP_TITLE}" if title else APP_TITLE)
 sidebar_config(getattr(page, "url_path", ""))  # the page's own choices go into its link too
 page.run()
+with st.sidebar:  # last, so that it takes no room between the sidebar's controls
+    watch_theme()  # a switch of theme starts a run: the charts' ink follows it
 # What the imports made lives as long as the server: spare it Streamlit's collection after every run.
 freeze_long_lived()

@@ -1927,3 +1927,29 @@ def test_the_labs_dashed_lines_keep_their_words_readable_over_the_curves_on_a_da
             if width >= 360:
                 assert words["size"] == halo["size"] == "11px", words  # as it was
         no_exception(page)
+
+
+def test_a_switch_of_theme_redraws_the_charts_in_the_new_themes_ink(app_url, page):
+    """Streamlit tells the server the theme only with a run, and a switch of theme (the app's menu, or the
+    system going dark at dusk) starts none: the attention maps' axis labels stayed #6b6b6b on the dark
+    page, 3.4:1, until the learner next touched a control. The switch now starts a run (pages.theme_watch),
+    and back again."""
+    labels = page.locator('[data-testid="stVegaLiteChart"] svg .role-axis-label text')
+
+    def ink() -> set[str]:
+        return set(labels.evaluate_all("texts => texts.map(t => t.getAttribute('fill'))"))
+
+    page.emulate_media(color_scheme="light")
+    page.goto(app_url + "/attention")
+    expect(labels.first).to_be_visible(timeout=LOAD)
+    idle(page)
+    assert ink() == {INK["light"]["label"]}
+    for kind in ("dark", "light"):
+        page.emulate_media(color_scheme=kind)
+        page.wait_for_function(
+            "([css, want]) => { const t = [...document.querySelectorAll(css)];"
+            " return t.length > 0 && t.every(e => e.getAttribute('fill') === want); }",
+            arg=['[data-testid="stVegaLiteChart"] svg .role-axis-label text', INK[kind]["label"]], timeout=LOAD)
+        idle(page)
+        assert ink() == {INK[kind]["label"]}, kind
+    no_exception(page)

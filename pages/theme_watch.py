@@ -1,0 +1,52 @@
+"""Start a run when the browser switches between the light and the dark theme.
+
+Why: a chart's words and a few of its marks are drawn in the theme's ink (pages.tables.INK, chosen by
+pages.common.theme), and Streamlit tells the server the theme only with a run. Switching the theme
+from the app's menu, or the system going dark at dusk while the page was open, starts no run: the
+charts kept the light ink on the dark page, their axis labels #6b6b6b on #14161c (3.4:1, under WCAG's
+4.5:1), until the learner next touched a control.
+
+How: a component that takes no room runs in the page's own document. Twice a second it reads the
+page's background (Streamlit's ``stApp``) and, when that has turned from light to dark or back since it
+last looked, sends a trigger: the run it starts carries the new theme, and every chart is drawn in its
+ink. It compares the browser with itself, never with what the server said, so a server that cannot
+tell the theme (st.context.theme is empty) never sets off a run after run.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+# Runs each time Python sends new data (every run) and when the theme changes: the previous poll is
+# stopped first.
+_JS = """
+function pageTheme() {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const rgb = app ? getComputedStyle(app).backgroundColor.match(/[0-9.]+/g) : null;
+  if (!rgb) return null;
+  const [r, g, b] = rgb.map(Number);
+  return 0.299 * r + 0.587 * g + 0.114 * b < 128 ? 'dark' : 'light';
+}
+
+export default function (component) {
+  const { setTriggerValue } = component;
+  clearInterval(window.__tseThemeWatch);
+  // Kept on the window, not in this call: a switch of theme calls this again at once, before a poll
+  // could see the switch, and a value of this call's own would start from the new theme.
+  window.__tseThemeSeen ??= pageTheme();
+  window.__tseThemeWatch = setInterval(() => {
+    const now = pageTheme();
+    if (now && window.__tseThemeSeen && now !== window.__tseThemeSeen) setTriggerValue('changed', now);
+    window.__tseThemeSeen = now ?? window.__tseThemeSeen;
+  }, 500);
+  return () => clearInterval(window.__tseThemeWatch);
+}
+"""
+
+_theme_watch = st.components.v2.component("tse_theme_watch", js=_JS)
+
+
+def watch_theme(key: str = "theme_watch") -> None:
+    """Mount the watcher (each run, under one key, so that it stays mounted): a switch of theme in the
+    browser starts a run, which draws the charts in the new theme's ink."""
+    _theme_watch(key=key, on_changed_change=lambda: None, height=0)
