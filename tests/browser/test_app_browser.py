@@ -938,6 +938,7 @@ def test_a_progress_file_shows_as_written_never_as_markup(app_url, browser):
 # it animates an expander's growth (see pages.scroll_to; in the run that failed, from 393 px to 481 in
 # half a second). Held by a style sheet's !important, which Streamlit's own animation does not override,
 # and for longer than that animation: without the fix, the test then fails every time (8 runs of 8).
+HELD_MS = 2000
 STILL_GROWING = """(() => { new MutationObserver((_, watch) => {
   const note = document.querySelector('.st-key-quiz_io_note');
   if (!note) return;
@@ -947,8 +948,8 @@ STILL_GROWING = """(() => { new MutationObserver((_, watch) => {
   hold.textContent = `.st-key-quiz_io details { overflow: hidden !important; height: ${
     note.getBoundingClientRect().top - box.getBoundingClientRect().top}px !important; }`;
   document.head.append(hold);
-  setTimeout(() => hold.remove(), 2000);
-}).observe(document, { childList: true, subtree: true }); })()"""
+  setTimeout(() => hold.remove(), %d);
+}).observe(document, { childList: true, subtree: true }); })()""" % HELD_MS
 
 
 @pytest.mark.parametrize("width,height,touch,growing", [(1280, 800, False, False), (1280, 800, False, True),
@@ -988,7 +989,7 @@ def test_an_uploaded_progress_files_result_comes_into_view(app_url, browser, tmp
         expect(note).to_have_count(1, timeout=LOAD)
         idle(page)
         if growing:
-            page.wait_for_timeout(2600)  # the box released, and Streamlit's animation of its growth over
+            page.wait_for_timeout(HELD_MS + 600)  # the box released, and Streamlit's animation of its growth over
         clear_of_the_header(page, note)
         no_exception(page)
     finally:
@@ -1934,7 +1935,8 @@ def test_a_switch_of_theme_redraws_the_charts_in_the_new_themes_ink(app_url, pag
     system going dark at dusk) starts none: the attention maps' axis labels stayed #6b6b6b on the dark
     page, 3.4:1, until the learner next touched a control. The switch now starts a run (pages.theme_watch),
     and back again."""
-    labels = page.locator('[data-testid="stVegaLiteChart"] svg .role-axis-label text')
+    css = '[data-testid="stVegaLiteChart"] svg .role-axis-label text'
+    labels = page.locator(css)
 
     def ink() -> set[str]:
         return set(labels.evaluate_all("texts => texts.map(t => t.getAttribute('fill'))"))
@@ -1949,7 +1951,7 @@ def test_a_switch_of_theme_redraws_the_charts_in_the_new_themes_ink(app_url, pag
         page.wait_for_function(
             "([css, want]) => { const t = [...document.querySelectorAll(css)];"
             " return t.length > 0 && t.every(e => e.getAttribute('fill') === want); }",
-            arg=['[data-testid="stVegaLiteChart"] svg .role-axis-label text', INK[kind]["label"]], timeout=LOAD)
+            arg=[css, INK[kind]["label"]], timeout=LOAD)
         idle(page)
         assert ink() == {INK[kind]["label"]}, kind
     no_exception(page)
