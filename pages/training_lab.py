@@ -43,6 +43,10 @@ LAB_ROW_PX = 16
 # labels, within these bounds. Only a map too narrow for the smallest (32 columns in a phone's
 # 230 px) has Vega drop some of them, which is better than labels drawn over each other.
 LAB_LABEL_PX = (7, 11)
+# The crosses on the attention maps' hidden cells. They stand on the palest blue of Vega's "blues"
+# (#cfe1f2, a weight of 0) in either theme, so their colour is chosen against that, not the page:
+# 4.4:1 there, where the attention page's #ff5555 (drawn on viridis' dark purple) would be 2.4:1.
+HIDDEN_CROSS = INK["light"]["alert"]
 # Ticks on a loss chart's step axis: one per 120 px of plot, about. Vega's default, one per 40 px,
 # put one every 10 steps on a wide screen, and "290 300" ran together at the end of 300 steps.
 STEP_TICKS = {"expr": "ceil(width / 120)"}
@@ -380,38 +384,51 @@ def position_labels(M: int) -> list[str]:
     return [f"x{p}" if p < M // 2 else f"r{p - M // 2}" for p in range(M)]
 
 
-def attention_chart(weights: list[list[float]], M: int, title: str) -> alt.Chart:
-    """One block's attention, averaged over heads: rows are guesses, columns the inputs looked at."""
+def attention_chart(weights: list[list[float]], M: int, title: str, *, causal: bool) -> alt.Chart:
+    """One block's attention, averaged over heads: rows are guesses, columns the inputs looked at.
+
+    With ``causal``, a cross marks each input the mask hid from a guess (as on the attention page). Its
+    weight is exactly 0, the palest blue, which a small learned weight also rounds to: without the
+    crosses the mask's triangle could not be told from the inputs the model chose to ignore.
+    """
     labels = position_labels(M)
     keys = ["BOS", *labels[:-1]]  # input k holds token k - 1; the last token is never an input
-    rows = [{"guessing": labels[q], "looks at": keys[k], "weight": w}
+    rows = [{"guessing": labels[q], "looks at": keys[k], "weight": w,
+             "mask": "hidden" if causal and k > q else "visible"}  # guess q reads inputs 0..q
             for q, row in enumerate(weights) for k, w in enumerate(row)]
     smallest, largest = LAB_LABEL_PX
     # Sized in the browser, which alone knows the chart's width.
     column_font = {"expr": f"clamp(floor(width / {len(keys)}) - 3, {smallest}, {largest})"}
-    chart = alt.Chart(pd.DataFrame(rows), title=title).mark_rect().encode(
-        x=alt.X("looks at:O", sort=keys, title="input looked at",
-                axis=alt.Axis(labelFontSize=column_font, labelOverlap=True, labelSeparation=1, labelFlush=False)),
-        # labelFlush off: Streamlit's theme turns it on, and it hung row x0's label half a line low.
-        y=alt.Y("guessing:O", sort=labels, title="guessing token",
-                axis=alt.Axis(labelOverlap=False, labelFlush=False)),
+    base = alt.Chart(pd.DataFrame(rows), title=title)
+    x = alt.X("looks at:O", sort=keys, title="input looked at",
+              axis=alt.Axis(labelFontSize=column_font, labelOverlap=True, labelSeparation=1, labelFlush=False))
+    # labelFlush off: Streamlit's theme turns it on, and it hung row x0's label half a line low.
+    y = alt.Y("guessing:O", sort=labels, title="guessing token", axis=alt.Axis(labelOverlap=False, labelFlush=False))
+    cells = base.mark_rect().encode(
+        x=x, y=y,
         color=alt.Color("weight:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]),
                         legend=alt.Legend(title="weight", gradientLength=90)),
-        tooltip=["guessing", "looks at", alt.Tooltip("weight:Q", format=".2f")],
-    ).properties(height=LAB_ROW_PX * len(weights), autosize=FIT_WIDTH)  # every row labelled, not squeezed
-    return described_chart(chart, attention_words(weights, M, title))
+        tooltip=["guessing", "looks at", alt.Tooltip("weight:Q", format=".2f"), "mask"],
+    )
+    cross_font = {"expr": f"clamp(floor(width / {len(keys)}), {smallest}, {LAB_ROW_PX - 4})"}  # about a column wide
+    crosses = base.transform_filter("datum.mask == 'hidden'").mark_text(
+        text="×", color=HIDDEN_CROSS, fontSize=cross_font).encode(x=x, y=y)
+    chart = alt.layer(cells, crosses) if causal else cells
+    chart = chart.properties(height=LAB_ROW_PX * len(weights), autosize=FIT_WIDTH)  # every row labelled
+    return described_chart(chart, attention_words(weights, M, title, causal=causal))
 
 
-def attention_words(weights: list[list[float]], M: int, title: str) -> str:
+def attention_words(weights: list[list[float]], M: int, title: str, *, causal: bool = False) -> str:
     """The attention map in words, for screen readers, with the figure that tells the runs apart:
     how much weight lies right of the diagonal, on inputs the causal mask hides."""
     labels = position_labels(M)
     ahead = sum(w for q, row in enumerate(weights) for k, w in enumerate(row) if k > q)
     total = sum(sum(row) for row in weights) or 1.0
+    crosses = " Each of those cells is marked with a cross: this run's mask hid it." if causal else ""
     return (f"Heatmap, {title}: attention weights averaged over heads, one row per guessed token ({labels[0]} "
             f"to {labels[-1]}), one column per input looked at (BOS, then {labels[0]} on). {ahead / total:.0%} of "
             "the weight lies right of the diagonal, on inputs the causal mask hides: the token being guessed "
-            "and those after it.")
+            f"and those after it.{crosses}")
 
 
 def examples_table(result: dict) -> pd.DataFrame:
@@ -566,13 +583,15 @@ def reversal_tab() -> None:
     st.header("Where each position looks")
     st.caption("Attention weights of each block, averaged over heads and 64 held-out sequences. Row r0 is "
                "the guess for the first mirrored token, and so on; the input at column x3 is the token x3. "
-               "With the mask nothing right of the diagonal can be seen; the mirror half learns to look "
+               "With the mask nothing right of the diagonal can be seen (× marks what it hides); the mirror "
+               "half learns to look "
                "back at the token it copies. Without the mask, rows look ahead at the answer itself.")
     for name, run in results.items():
         blocks = run.get("attention") or []
         cols = st.columns(max(len(blocks), 2))
         for i, weights in enumerate(blocks):
-            chart = attention_chart(weights, run["settings"]["M"], f"{name}: block {i}")
+            chart = attention_chart(weights, run["settings"]["M"], f"{name}: block {i}",
+                                    causal=run["settings"]["causal"])
             with cols[i]:
                 show_chart(drawn_at_this_link(chart), width="stretch")
     st.header("Training loss")

@@ -506,11 +506,12 @@ def test_lab_charts_keep_their_labels_readable(lab):
     # The rows are the chart's height, 16 px each with the title and labels around them, and Vega
     # may not thin their labels; the columns' font follows the plot's width in the browser.
     assert attention["height"] == 6 * 16 and attention["autosize"]["type"] == "fit-x"
-    assert attention["encoding"]["y"]["axis"]["labelOverlap"] is False
+    cells = attention["layer"][0]  # under the crosses of the cells the mask hid
+    assert cells["encoding"]["y"]["axis"]["labelOverlap"] is False
     # Centred on their rows and columns: Streamlit's labelFlush hung the first row's label low.
-    assert attention["encoding"]["y"]["axis"]["labelFlush"] is False
-    assert attention["encoding"]["x"]["axis"]["labelFlush"] is False
-    assert "width / 6" in attention["encoding"]["x"]["axis"]["labelFontSize"]["expr"]
+    assert cells["encoding"]["y"]["axis"]["labelFlush"] is False
+    assert cells["encoding"]["x"]["axis"]["labelFlush"] is False
+    assert "width / 6" in cells["encoding"]["x"]["axis"]["labelFontSize"]["expr"]
 
     lines = next(layer for layer in accuracy["layer"] if layer["mark"]["type"] == "line")
     top = lines["encoding"]["y"]["scale"]["domain"][1]
@@ -523,6 +524,45 @@ def test_lab_charts_keep_their_labels_readable(lab):
 
     step_axis = loss["layer"][0]["encoding"]["x"]["axis"]
     assert step_axis["tickCount"] == {"expr": "ceil(width / 120)"} and step_axis["labelSeparation"] > 0
+
+
+def test_the_attention_maps_cross_out_what_the_mask_hid_and_only_with_the_mask(lab):
+    """Under the mask the hidden inputs' weight is exactly 0, the scale's palest blue, which the small
+    weights of inputs a model ignores also look like: the mask's triangle could not be seen. A cross
+    now marks each hidden cell, right of the diagonal, as on the attention page; a run without the
+    mask has none."""
+    lab.slider(key="tl_rev_M").set_value(6)
+    lab.slider(key="tl_rev_vocab").set_value(4)
+    small_model(lab, "tl_rev", steps=5)
+    train(lab, "tl_rev")
+    lab.toggle(key="tl_rev_nomask").set_value(True)
+    train(lab, "tl_rev")
+    results = lab.session_state["tl_rev_results"]
+    assert list(results) == ["with the causal mask", "without the mask"]
+    masked, unmasked = chart_specs(lab)[1:3]  # block 0 of each run, as drawn
+    keys = ["BOS", "x0", "x1", "x2", "r0", "r1"]  # input k holds token k - 1
+    guesses = ["x0", "x1", "x2", "r0", "r1", "r2"]
+    from pages.training_lab import attention_chart
+
+    def cells_of(name: str, causal: bool) -> list[dict]:
+        """The rows the page draws for block 0 (Streamlit moves them out of the spec it sends)."""
+        spec = attention_chart(results[name]["attention"][0], 6, f"{name}: block 0", causal=causal).to_dict()
+        return spec["datasets"][spec["data"]["name"]]
+
+    rows = cells_of("with the causal mask", True)
+    hidden = {(r["guessing"], r["looks at"]) for r in rows if r["mask"] == "hidden"}
+    assert hidden == {(guesses[q], keys[k]) for q in range(6) for k in range(6) if k > q}  # 15 of 36
+    assert all(r["weight"] == 0 for r in rows if r["mask"] == "hidden")
+    assert all(r["weight"] > 0 for r in rows if r["mask"] == "visible")
+    cells, crosses = masked["layer"]
+    assert crosses["mark"]["text"] == "×" and crosses["transform"] == [{"filter": "datum.mask == 'hidden'"}]
+    assert crosses["encoding"]["x"]["field"] == "looks at" and crosses["encoding"]["y"]["field"] == "guessing"
+    assert "Each of those cells is marked with a cross" in masked["description"]
+
+    rows = cells_of("without the mask", False)
+    assert {r["mask"] for r in rows} == {"visible"} and "layer" not in unmasked
+    assert "cross" not in unmasked["description"]
+    assert "× marks what it hides" in " ".join(c.value for c in lab.caption)
 
 
 def line_labels(spec: dict) -> list[dict]:
