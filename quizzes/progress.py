@@ -124,11 +124,13 @@ def load_progress(data: bytes | str) -> tuple[dict[str, Any] | None, str]:
             if len(data) > MAX_UPLOAD_BYTES:
                 return None, (f"The file is {len(data)} bytes; a progress file is far smaller "
                               f"(limit {MAX_UPLOAD_BYTES}).")
-            data = data.decode("utf-8")
+            # As json.loads would read bytes: UTF-8, with or without the byte-order mark that some
+            # editors (Windows Notepad among them) write at the start, or UTF-16 or UTF-32.
+            data = data.decode(json.detect_encoding(data))
         elif len(data) > MAX_UPLOAD_BYTES:  # pasted, or read back from the browser's storage
             return None, (f"The text is {len(data)} characters; a progress file is far smaller "
                           f"(limit {MAX_UPLOAD_BYTES}).")
-        doc = json.loads(data)
+        doc = json.loads(data.removeprefix("\ufeff"))  # a pasted text may keep a file's mark
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         return None, f"This is not a JSON progress file ({type(exc).__name__}: {str(exc)[:120]})."
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:

@@ -44,6 +44,20 @@ def test_round_trip_and_scores():
     assert missed(loaded) == [qb.id]
 
 
+@pytest.mark.parametrize("encode", [
+    lambda text: b"\xef\xbb\xbf" + text.encode(),  # UTF-8 behind a byte-order mark, as Notepad saves it
+    lambda text: text.encode("utf-16"),  # Notepad's "Unicode"
+    lambda text: text.encode("utf-16-le"),
+    lambda text: "\ufeff" + text,  # the file's text pasted with its mark
+], ids=["utf-8 with BOM", "utf-16", "utf-16-le", "pasted with BOM"])
+def test_a_file_saved_again_by_an_editor_still_loads(encode):
+    """A downloaded file opened and saved in an editor came back with a byte-order mark and was
+    refused as "not a JSON progress file"."""
+    p = record(new_progress(), QUESTIONS[0].id, "A \u2192 B", True, "A \u2192 B")  # not all ASCII
+    loaded, message = load_progress(encode(dumps(p)))
+    assert message == "" and loaded == p
+
+
 def test_latest_attempt_counts_and_unknown_ids_are_skipped():
     q = QUESTIONS[3]
     p = record(record(new_progress(), q.id, "1", False, "2"), q.id, "2", True, "2")
