@@ -44,9 +44,10 @@ LAB_ROW_PX = 16
 # 230 px) has Vega drop some of them, which is better than labels drawn over each other.
 LAB_LABEL_PX = (7, 11)
 # The crosses on the attention maps' hidden cells. They stand on the palest blue of Vega's "blues"
-# (#cfe1f2, a weight of 0) in either theme, so their colour is chosen against that, not the page:
-# 4.4:1 there, where the attention page's #ff5555 (drawn on viridis' dark purple) would be 2.4:1.
-HIDDEN_CROSS = INK["light"]["alert"]
+# (#cfe1f2, a weight of 0) in either theme, never on the page, so their colour is chosen against that
+# blue and is not one of the page's INK: 5.1:1 there, where the attention page's #ff5555 (drawn on
+# viridis' dark purple) would be 2.4:1.
+HIDDEN_CROSS = "#b2182b"
 # Ticks on a loss chart's step axis: one per 120 px of plot, about. Vega's default, one per 40 px,
 # put one every 10 steps on a wide screen, and "290 300" ran together at the end of 300 steps.
 STEP_TICKS = {"expr": "ceil(width / 120)"}

@@ -47,6 +47,16 @@ def test_each_themes_ink_reads_on_that_themes_page(theme):
     assert contrast(other["label"], page) < 4.5  # so one ink for both would not do
 
 
+def test_the_labs_crosses_stand_out_on_the_cells_they_mark():
+    """The lab's attention maps cross out the cells the mask hid. Their weight is 0, drawn in the
+    palest blue of Vega's "blues" scheme (#cfe1f2, read off a screenshot), in either theme: a cross is
+    a shape, and 3:1 will do."""
+    from pages.training_lab import HIDDEN_CROSS
+
+    assert contrast(HIDDEN_CROSS, "#cfe1f2") >= 3
+    assert contrast("#ff5555", "#cfe1f2") < 3  # the attention page's crosses, on its viridis, would not do
+
+
 def faded(colour: str, ground: str, opacity: float = 0.6) -> str:
     """``colour`` drawn at ``opacity`` over ``ground``, as #rrggbb."""
     mix = [round(opacity * int(colour[i:i + 2], 16) + (1 - opacity) * int(ground[i:i + 2], 16)) for i in (1, 3, 5)]
