@@ -585,8 +585,8 @@ def reversal_tab() -> None:
     st.caption("Attention weights of each block, averaged over heads and 64 held-out sequences. Row r0 is "
                "the guess for the first mirrored token, and so on; the input at column x3 is the token x3. "
                "With the mask nothing right of the diagonal can be seen (× marks what it hides); the mirror "
-               "half learns to look "
-               "back at the token it copies. Without the mask, rows look ahead at the answer itself.")
+               "half learns to look back at the token it copies. Without the mask, rows look ahead at the "
+               "answer itself.")
     for name, run in results.items():
         blocks = run.get("attention") or []
         cols = st.columns(max(len(blocks), 2))
