@@ -411,15 +411,17 @@ def attention_chart(weights: list[list[float]], M: int, title: str, *, causal: b
                         legend=alt.Legend(title="weight", gradientLength=90)),
         tooltip=["guessing", "looks at", alt.Tooltip("weight:Q", format=".2f"), "mask"],
     )
-    cross_font = {"expr": f"clamp(floor(width / {len(keys)}), {smallest}, {LAB_ROW_PX - 4})"}  # about a column wide
-    crosses = base.transform_filter("datum.mask == 'hidden'").mark_text(
-        text="×", color=HIDDEN_CROSS, fontSize=cross_font).encode(x=x, y=y)
-    chart = alt.layer(cells, crosses) if causal else cells
+    chart = cells
+    if causal:
+        cross_font = {"expr": f"clamp(floor(width / {len(keys)}), {smallest}, {LAB_ROW_PX - 4})"}  # a column wide
+        crosses = base.transform_filter("datum.mask == 'hidden'").mark_text(
+            text="×", color=HIDDEN_CROSS, fontSize=cross_font).encode(x=x, y=y)
+        chart = alt.layer(cells, crosses)
     chart = chart.properties(height=LAB_ROW_PX * len(weights), autosize=FIT_WIDTH)  # every row labelled
     return described_chart(chart, attention_words(weights, M, title, causal=causal))
 
 
-def attention_words(weights: list[list[float]], M: int, title: str, *, causal: bool = False) -> str:
+def attention_words(weights: list[list[float]], M: int, title: str, *, causal: bool) -> str:
     """The attention map in words, for screen readers, with the figure that tells the runs apart:
     how much weight lies right of the diagonal, on inputs the causal mask hides."""
     labels = position_labels(M)
