@@ -5,34 +5,19 @@ Bad arguments exit with status 2 and one line that names the problem, never a tr
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
-from .config import POSITIONAL_KINDS, TransformerConfig
+from .cli import OneLineParser, add_config_arguments, config_from, run_main
 from .memory import human_bytes
 from .trace import Trace, trace
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2, like every other bad value
-        self.exit(2, f"error: {message}\n")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m core", description="Trace one forward pass and print every tensor's shape.")
-    p.add_argument("--N", type=int, default=2, help="batch size")
-    p.add_argument("--M", type=int, default=8, help="source length")
-    p.add_argument("--E", type=int, default=16, help="embedding size (d_model)")
-    p.add_argument("--nhead", type=int, default=2, help="attention heads; must divide E")
-    p.add_argument("--vocab-size", dest="vocab_size", type=int, default=100, help="vocabulary size")
-    p.add_argument("--M-target", dest="M_target", type=int, default=None, help="target length (default M)")
-    p.add_argument("--layers", type=int, default=2, help="encoder layers and decoder layers, each")
-    p.add_argument("--d-ff", dest="d_ff", type=int, default=None, help="FFN hidden width (default 4E)")
-    p.add_argument("--positional", choices=POSITIONAL_KINDS, default="sinusoidal")
-    p.add_argument("--tie-embeddings", action="store_true", help="share embedding and output weights")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--shape-only", action="store_true", help="force a meta-device pass (no values)")
+def build_parser() -> OneLineParser:
+    p = OneLineParser(prog="python -m core", description="Trace one forward pass and print every tensor's shape.")
+    add_config_arguments(p)
+    p.add_argument("--shape-only", "--shape_only", dest="shape_only", action="store_true",
+                   help="force a meta-device pass (no values)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     return p
 
@@ -46,25 +31,29 @@ def format_table(t: Trace) -> str:
     lines.insert(1, "  ".join("-" * w for w in widths))
     cfg = t.config
     title = (f"N={cfg.N} M={cfg.M} M_target={cfg.M_target} E={cfg.E} nhead={cfg.nhead} d_k={cfg.d_k} "
-             f"d_ff={cfg.d_ff} vocab_size={cfg.vocab_size} layers={cfg.layers}")
-    note = "shape-only pass on the meta device (over the memory budget)" if t.shape_only else "live pass on CPU"
+             f"d_ff={cfg.d_ff} vocab_size={cfg.vocab_size} layers={cfg.layers} positional={cfg.positional}"
+             + (f" max_len={cfg.max_len}" if cfg.positional == "learned" else "")
+             + (" tie_embeddings" if cfg.tie_embeddings else ""))
+    if not t.shape_only:
+        note = "live pass on CPU"
+    elif t.estimate.over(t.budget_bytes):
+        note = (f"shape-only pass on the meta device: a real one would need about {human_bytes(t.estimate.total)}, "
+                f"over the memory budget of {human_bytes(t.budget_bytes)}")
+    else:
+        note = "shape-only pass on the meta device, as --shape-only asked"
     return f"{title}\n{note}; {t.params['total']:,} parameters\n\n" + "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    values = vars(args)
-    shape_only = values.pop("shape_only") or None
-    as_json = values.pop("json")
+    parser = build_parser()
+    args = parser.parse_args(argv)
     try:
-        cfg = TransformerConfig(**values)
-        result = trace(cfg, shape_only=shape_only)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps(result.to_dict(), indent=2) if as_json else format_table(result))
+        result = trace(config_from(args), shape_only=args.shape_only or None)
+    except ValueError as exc:  # a bad value, or a learned table shorter than the sequences
+        return parser.fail(str(exc))
+    print(json.dumps(result.to_dict(), indent=2) if args.json else format_table(result))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

@@ -18,7 +18,6 @@ sees the token it is asked to predict, so it "predicts" the random half too: a w
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import json
 import math
@@ -35,6 +34,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from .cli import OneLineParser, run_main
 from .config import divisors
 from .model import CausalLM, build_causal_lm
 
@@ -523,14 +523,9 @@ def train_lm(settings: LMSettings | None = None, *, text: str | None = None,
 # Command line
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2, like every other bad value
-        self.exit(2, f"error: {message}\n")
-
-
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> OneLineParser:
     r, lm = ReversalSettings(), LMSettings()
-    p = _Parser(prog="python -m core.train", description="Train a tiny causal Transformer on the CPU.")
+    p = OneLineParser(prog="python -m core.train", description="Train a tiny causal Transformer on the CPU.")
     p.add_argument("--task", choices=["reverse", "lm"], default="reverse",
                    help="reverse: [x, reverse(x)] (the causal-mask check); lm: the shipped passages")
     p.add_argument("--seed", type=int, default=0)
@@ -540,9 +535,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--E", type=int, help=f"embedding size (default {r.E} / {lm.E})")
     p.add_argument("--nhead", type=int, help=f"attention heads; must divide E (default {r.nhead} / {lm.nhead})")
     p.add_argument("--layers", type=int, help=f"blocks (default {r.layers} / {lm.layers})")
-    p.add_argument("--d-ff", dest="d_ff", type=int, help=f"FFN hidden width (default {r.d_ff} / {lm.d_ff})")
+    p.add_argument("--d-ff", "--d_ff", dest="d_ff", type=int, help=f"FFN hidden width (default {r.d_ff} / {lm.d_ff})")
     p.add_argument("--lr", type=float, help=f"Adam learning rate (default {r.lr} / {lm.lr})")
-    p.add_argument("--vocab-size", dest="vocab_size", type=int,
+    p.add_argument("--vocab-size", "--vocab_size", dest="vocab_size", type=int,
                    help=f"reverse: random symbols (default {r.vocab_size})")
     p.add_argument("--no-mask", action="store_true", help="reverse: train and test without the causal mask")
     p.add_argument("--tokenizer", choices=sorted(TOKENIZERS), help="lm: char or word (default char)")
@@ -570,7 +565,8 @@ def _summary_lm(res: LMResult) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     common = {k: getattr(args, k) for k in ("seed", "steps", "N", "M", "E", "nhead", "layers", "d_ff", "lr")}
     common = {k: v for k, v in common.items() if v is not None}
     try:
@@ -591,11 +587,10 @@ def main(argv: list[str] | None = None) -> int:
             res = train_lm(LMSettings(**common, **extra))
             out, text = res.to_dict(), _summary_lm(res)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return parser.fail(str(exc))
     print(json.dumps(out) if args.json else text)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

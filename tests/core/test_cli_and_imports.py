@@ -63,3 +63,67 @@ def test_import_core_does_not_import_streamlit_or_altair():
     out = run("-c", "import sys, core, core.trace, core.model; "
                     "print(any(m.split('.')[0] in ('streamlit', 'altair') for m in sys.modules))")
     assert out.stdout.strip() == "False"
+
+
+def test_every_config_field_is_a_flag_of_both_commands_in_both_spellings():
+    """A learner copies flags from the config's own names (vocab_size, M_target, max_len) or writes
+    them with dashes; both commands take every field either way, and one not given keeps the
+    config's default."""
+    from dataclasses import fields
+
+    from core import TransformerConfig
+    from core.__main__ import build_parser as core_parser
+    from core.cli import config_from
+    from quizzes.__main__ import build_parser as quiz_parser
+
+    expected = TransformerConfig(N=3, M=5, E=12, nhead=3, vocab_size=50, M_target=6, layers=1, d_ff=20,
+                                 positional="learned", max_len=9, tie_embeddings=True, seed=7)
+    underscores = ["--N", "3", "--M", "5", "--E", "12", "--nhead", "3", "--vocab_size", "50", "--M_target", "6",
+                   "--layers", "1", "--d_ff", "20", "--positional", "learned", "--max_len", "9",
+                   "--tie_embeddings", "--seed", "7"]
+    dashes = [arg.replace("_", "-") if arg.startswith("--") else arg for arg in underscores]
+    assert len(underscores) == 2 * len(fields(TransformerConfig)) - 1  # every field; the flag takes no value
+    for parser in (core_parser(), quiz_parser()):
+        assert config_from(parser.parse_args(underscores)) == expected
+        assert config_from(parser.parse_args(dashes)) == expected
+        assert config_from(parser.parse_args([])) == TransformerConfig()
+
+
+@pytest.mark.parametrize("command", ["core", "quizzes"])
+def test_a_learned_table_too_short_for_the_sequences_is_one_line_not_a_traceback(command):
+    """The config allows max_len < M (the explorer's charts sweep M past it), but no pass can run then:
+    the model's own message says why, as one line with status 2."""
+    out = run("-m", command, "--positional", "learned", "--max-len", "3", "--M", "8")
+    assert out.returncode == 2 and out.stdout == "", out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"python -m {command}: error: sequence length 8" in lines[0], out.stderr
+
+
+def test_the_shape_only_note_says_why_the_pass_had_no_values():
+    asked = run("-m", "core", "--shape-only")
+    assert "shape-only pass on the meta device, as --shape-only asked" in asked.stdout, asked.stderr
+    assert "over the memory budget" not in asked.stdout
+    big = run("-m", "core", "--N", "64", "--M", "2048", "--E", "12288", "--nhead", "96", "--layers", "96")
+    assert "shape-only pass on the meta device: a real one would need about " in big.stdout, big.stderr
+    assert "over the memory budget of 256.0 MiB" in big.stdout
+
+
+@pytest.mark.parametrize("args", [["core", "--json"], ["quizzes"], ["quizzes", "--json"]])
+def test_a_reader_that_stops_early_gets_no_traceback(args):
+    """`python -m core --json | head` closes the pipe after a few lines. The command then stops
+    quietly (status 1) instead of printing BrokenPipeError's traceback. The pipe is shrunk to one
+    page so that the output (12 KB and more) cannot all be written before the reader has gone."""
+    import fcntl
+    import os
+
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)
+    with subprocess.Popen([sys.executable, "-m", *args], cwd=ROOT, stdout=write_end,
+                          stderr=subprocess.PIPE, text=True) as proc:
+        os.close(write_end)
+        first = os.read(read_end, 100)
+        os.close(read_end)
+        stderr = proc.stderr.read()
+        status = proc.wait(timeout=120)
+    assert first  # the command did start writing
+    assert stderr == "" and status == 1, stderr

@@ -1,0 +1,87 @@
+"""What the command lines share: one-line errors, and the config's fields as flags.
+
+``python -m core`` and ``python -m quizzes`` both describe one TransformerConfig. Writing its
+fields as flags in one place keeps the two commands taking the same flags, spelled the same two
+ways (``--vocab-size`` and ``--vocab_size``, as a learner copies them from the config's own names),
+with the same help; every default is left to TransformerConfig, so a flag not given means what it
+means everywhere else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import MISSING, fields
+
+from .config import POSITIONAL_KINDS, TransformerConfig
+
+_DEFAULTS = {f.name: f.default for f in fields(TransformerConfig) if f.default is not MISSING}
+
+# Each field's flag: (help, what its default is when that depends on other fields).
+_FLAGS: dict[str, tuple[str, str | None]] = {
+    "N": ("batch size", None),
+    "M": ("source length", None),
+    "E": ("embedding size, d_model", None),
+    "nhead": ("attention heads; must divide E", None),
+    "vocab_size": ("vocabulary size", None),
+    "M_target": ("target length", "M"),
+    "layers": ("encoder layers and decoder layers, each", None),
+    "d_ff": ("FFN hidden width", "4E"),
+    "positional": ("positional encoding", None),
+    "max_len": ("rows of a learned positional table", "the longer of M and M_target"),
+    "tie_embeddings": ("one matrix for both embeddings and the output layer", None),
+    "seed": ("seed of the weights and the batch", None),
+}
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr and exit status 2, never a usage block,
+    the same as a main gives the config's own ValueErrors with ``return parser.fail(str(exc))``."""
+
+    def error(self, message: str) -> None:  # argparse's own: a bad flag or a value of the wrong type
+        sys.exit(self.fail(message))
+
+    def fail(self, message: str) -> int:
+        """Print ``prog: error: message`` as one line on stderr; return the exit status, 2."""
+        print(f"{self.prog}: error: {' '.join(message.split())}", file=sys.stderr)
+        return 2
+
+
+def add_config_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add a flag for every TransformerConfig field; each is None unless given (see ``config_from``)."""
+    for name, (text, derived) in _FLAGS.items():
+        spellings = [f"--{name.replace('_', '-')}"]
+        if "_" in name:
+            spellings.append(f"--{name}")
+        default = derived if derived is not None else _DEFAULTS[name]
+        if isinstance(_DEFAULTS[name], bool):
+            parser.add_argument(*spellings, dest=name, action="store_true", default=None, help=text)
+        elif name == "positional":
+            parser.add_argument(*spellings, dest=name, choices=POSITIONAL_KINDS, help=f"{text} (default {default})")
+        else:
+            parser.add_argument(*spellings, dest=name, type=int, help=f"{text} (default {default})")
+
+
+def config_from(args: argparse.Namespace) -> TransformerConfig:
+    """The config the flags describe; raises TransformerConfig's ValueError for a bad value."""
+    given = {name: getattr(args, name) for name in _FLAGS if getattr(args, name) is not None}
+    return TransformerConfig(**given)
+
+
+def run_main(main: Callable[[], int]) -> int:
+    """Run a command's ``main`` and return its exit status, quietly when its reader goes away.
+
+    ``python -m core | head`` closes the pipe after ten lines; writing on makes Python raise
+    BrokenPipeError, and print a traceback as it exits. The reader has what it asked for, so the
+    command stops there: stdout is pointed at /dev/null (so the exit's own flush cannot fail again,
+    as the Python docs on SIGPIPE advise) and the status is 1, as for any write that failed.
+    """
+    try:
+        status = main()
+        sys.stdout.flush()  # inside the try: a pipe that closed shows up here at the latest
+        return status
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
