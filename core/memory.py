@@ -140,8 +140,10 @@ def estimate(cfg: TransformerConfig) -> MemoryEstimate:
 
 
 def every_layer(cfg: TransformerConfig) -> MemoryEstimate:
-    """Bytes of one forward pass that keeps every layer's activations, as training keeps them for
-    the backward pass; exact for the tensors the model records (a plain dict as its recorder).
+    """Bytes of one forward pass that keeps every layer's activations, as training must keep
+    activations for the backward pass; exact for the tensors the model records (a plain dict as its
+    recorder). Autograd's own set differs: of each attention's scores and weights it saves only the
+    weights (the softmax's gradient needs only its output), half of the attention term here.
 
     Why a second estimate: the trace keeps layer 0 whole but only the attention weights of deeper
     layers, so in ``estimate`` the attention maps outgrow the rest sooner the more layers there

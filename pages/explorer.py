@@ -248,7 +248,10 @@ with guard("Tracing this config"):
             "| nhead | nhead | attention heads; each gets d_k = E / nhead |\n"
             "| d_ff | dim_feedforward | hidden width of the feed-forward network |\n"
             "| layers | num_encoder_layers, num_decoder_layers | stacked layers on each side |\n"
-            "| vocab_size | (the embedding's num_embeddings) | distinct token ids |"
+            "| vocab_size | (the embedding's num_embeddings) | distinct token ids |\n"
+            "| (none here) | dropout, 0.1 by default | in training, the paper zeroes 10% of each sub-layer's "
+            "output, and of the token + position sums, at random; this model has no dropout: it changes no "
+            "shape, and a trained model runs without it |"
         )
 
 st.header("Pictures")
@@ -280,8 +283,10 @@ with params_tab, guard("The parameter breakdown"):
 with memory_tab, guard("The memory chart"):
     crossover = view["crossover"]
     show_chart(view["memory"], width="stretch")
-    st.caption("Bytes of one forward pass that keeps every layer's activations, as training keeps them for the "
-               "backward pass (the tensors this model records; PyTorch's autograd keeps a similar set).")
+    st.caption("Bytes of one forward pass that keeps every layer's activations (the tensors this model records), "
+               "as training must keep activations for the backward pass. PyTorch's autograd keeps a set like it "
+               "but not the same: of each attention's two maps it keeps only the weights, since the softmax's "
+               "gradient needs only its output, so its attention term is about half of this one.")
     if crossover is not None:
         # The lesson first, in words; the exact crossing points after it, for whoever wants them.
         st.caption("Doubling M doubles the linear terms and quadruples the attention term, so from some M on "

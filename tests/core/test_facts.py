@@ -57,3 +57,57 @@ def test_the_readme_quotes_the_bytes_a_real_pass_at_gpt3_sizes_would_need():
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     quoted = re.findall(r"nothing of the ([\d.]+ \w+) a real pass would need", readme)
     assert quoted == [human_bytes(estimate(GPT3_SIZES).total)]
+
+
+def test_autograd_saves_one_map_of_the_two_the_memory_chart_counts_per_attention():
+    """The explorer's memory caption: the chart counts each attention's scores and weights, while
+    autograd saves only the weights (the softmax's gradient needs its output, the score product's
+    needs q and k); so its attention term is half the chart's. Counted on the model's own layers,
+    by the storages autograd packs for the backward pass."""
+    import torch
+
+    from core import DecoderLayer, EncoderLayer
+    from core.memory import every_layer
+
+    N, M, T, E, nhead = 2, 40, 24, 16, 2  # M, T and E all differ, so a map is told by its last two sizes
+    maps = {(M, M), (T, T), (T, M)}
+
+    def saved_maps(layer, *inputs):
+        storages = {}
+
+        def pack(t):
+            if tuple(t.shape[-2:]) in maps and t.numel() == N * nhead * t.shape[-2] * t.shape[-1]:
+                storages[t.untyped_storage().data_ptr()] = tuple(t.shape[-2:])
+            return t
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            layer(*inputs).sum().backward()
+        return sorted(storages.values())
+
+    torch.manual_seed(0)
+    src = torch.randn(N, M, E, requires_grad=True)  # (N, M, E)
+    tgt = torch.randn(N, T, E, requires_grad=True)  # (N, M_target, E)
+    assert saved_maps(EncoderLayer(E, nhead, 4 * E), src) == [(M, M)]
+    assert saved_maps(DecoderLayer(E, nhead, 4 * E), tgt, src) == [(T, T), (T, M)]
+    cfg = DEFAULT.replace(N=N, M=M, M_target=T, E=E, nhead=nhead, layers=1)
+    f = _floats(cfg)
+    assert f.square == N * nhead * (M * M + T * T + T * M)  # one map per attention ...
+    assert every_layer(cfg).attention - f.causal_bytes == 4 * 2 * f.square  # ... counted twice, in float32
+
+
+def test_the_glossary_is_right_about_dropout():
+    """The explorer's glossary: nn.Transformer's dropout is 0.1 by default, and this model has none, so
+    its pass is the same in training and evaluation mode."""
+    import inspect
+
+    import torch
+    from torch import nn
+
+    from core import Transformer
+
+    assert inspect.signature(nn.Transformer).parameters["dropout"].default == 0.1
+    model = Transformer.from_config(DEFAULT.replace(vocab_size=30, layers=1))
+    assert not any(isinstance(m, nn.Dropout) for m in model.modules())
+    src, tgt = torch.randint(2, 30, (2, 5)), torch.randint(2, 30, (2, 4))  # (N, M), (N, M_target)
+    trained = model.train()(src, tgt)  # (N, M_target, vocab_size)
+    assert trained.isfinite().all() and torch.equal(trained, model.eval()(src, tgt))
