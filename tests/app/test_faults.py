@@ -43,10 +43,29 @@ def test_a_failing_experiment_shows_an_error_and_keeps_the_score(monkeypatch):
     assert any("experiment failed: injected failure" in e for e in errors), errors
     assert next(m.value for m in at.markdown if m.value.startswith("Score:")) == score_before
     assert any(e.label == "Save or restore progress" for e in at.expander)  # the page went on past it
-    # Submitting while the experiment is broken gives a message, not a traceback.
-    st.cache_data.clear()
-    at.button(key=f"submit_{qid}").click().run()
+
+
+def test_checking_an_answer_whose_experiment_fails_says_so_and_records_nothing(monkeypatch):
+    """The answer to dk-params-nhead is measured by the head_options experiment. With that experiment
+    failing, Check says the expected answer could not be computed; it neither raises nor marks the
+    learner wrong."""
+    def broken(name, cfg, shapes=None):  # core.experiments.run's signature
+        raise RuntimeError(f"injected failure in {name}")
+
+    at = make_app({"q": "dk-params-nhead"})
+    at.switch_page("pages/quiz.py").run()
     assert not at.exception
+    monkeypatch.setattr(core.experiments, "run", broken)
+    st.cache_data.clear()
+    at.run()  # the page imports run afresh each run; Check's callback is the one this run defines
+    assert not at.exception
+    answer = at.radio(key="ans_dk-params-nhead")
+    answer.set_value(answer.options[0])
+    at.button(key="submit_dk-params-nhead").click().run()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert any("Could not compute the expected answer: injected failure in head_options" in e for e in errors), errors
+    assert "**0 right**, **0 wrong**" in next(m.value for m in at.markdown if m.value.startswith("Score:"))
 
 
 def test_a_failing_chart_leaves_the_rest_of_the_explorer(monkeypatch):

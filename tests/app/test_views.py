@@ -64,7 +64,10 @@ def test_attention_map_is_capped_and_refuses_bad_input():
 
 def test_positional_views(t):
     v = positional_view(CFG, "sinusoidal")
-    torch.testing.assert_close(torch.tensor(v.table), sinusoidal_table(8, 12))
+    torch.testing.assert_close(torch.tensor(v.table), sinusoidal_table(8, 12))  # the paper's values: test_parity
+    table = torch.tensor(v.table)  # (8, 12): every dimension shown at E = 12
+    cosines = torch.nn.functional.cosine_similarity(table[:, None, :], table[None, :, :], dim=-1)  # (8, 8)
+    torch.testing.assert_close(torch.tensor(v.similarity), cosines)
     torch.testing.assert_close(torch.tensor(v.similarity).diagonal(), torch.ones(8))
     learned_cfg = CFG.replace(positional="learned")
     lt = trace(learned_cfg)
@@ -458,3 +461,21 @@ def test_the_memory_chart_draws_no_label_layer_without_labels(M):
     for layer in texts:
         [side] = [f["filter"].split("'")[1] for f in layer.get("transform", []) if "filter" in f]
         assert any(m["side"] == side for m in marks), side
+
+
+def test_the_most_alike_pair_is_two_different_positions_with_a_defined_similarity():
+    """The positional page's sentence about a table's likeness: the highest similarity off the diagonal
+    (every position scores 1 with itself), leaving out undefined (NaN) ones; None with no pair left."""
+    from core.views import PositionalView, most_alike_pair
+
+    nan = float("nan")
+
+    def view(similarity):
+        n = len(similarity)
+        return PositionalView(kind="learned", positions=n, dims=[0], table=[[0.0]] * n, similarity=similarity,
+                              note="", zero_positions=[])
+
+    assert most_alike_pair(view([[1.0, 0.2, nan], [0.2, 1.0, -0.5], [nan, -0.5, 1.0]])) == 0.2
+    assert most_alike_pair(view([[1.0, -0.9], [-0.9, 1.0]])) == -0.9
+    assert most_alike_pair(view([[1.0, nan], [nan, nan]])) is None
+    assert most_alike_pair(view([[1.0]])) is None

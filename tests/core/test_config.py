@@ -51,11 +51,26 @@ def test_divisors():
     assert divisors(0) == []
 
 
-def test_presets_are_valid_and_named():
-    assert len(PRESETS) >= 7
+def test_presets_are_named_for_what_they_hold():
+    """The sidebar shows only a preset's name: every size it states (E=512, 6+6 layers) is the config's,
+    and one it calls shape only is over the memory budget, so the explorer really has no values for it."""
+    import re
+
+    from core import DEFAULT_BUDGET_BYTES, estimate
+
+    assert len(PRESETS) >= 7 and all(name.strip() for name in PRESETS)
+    stated = 0
     for name, cfg in PRESETS.items():
         assert isinstance(cfg, TransformerConfig), name
-        assert cfg.E % cfg.nhead == 0
+        for field_name, value in re.findall(r"\b(N|M|E|nhead)=(\d+)", name):
+            assert getattr(cfg, field_name) == int(value), name
+            stated += 1
+        for encoder, decoder in re.findall(r"(\d+)\+(\d+) layers", name):
+            assert cfg.layers == int(encoder) == int(decoder), name
+            stated += 1
+        assert ("(shape only)" in name) <= estimate(cfg).over(DEFAULT_BUDGET_BYTES), name
+    assert stated >= 8
+    assert sum("(shape only)" in name for name in PRESETS) == 3
 
 
 def test_replace_recomputes_derived_defaults_unless_pinned():

@@ -43,10 +43,16 @@ def test_each_weight_is_one_of_65536_evenly_spaced_values():
 
 
 def test_embeddings_have_unit_size_after_the_sqrt_E_scale():
+    """The table is drawn with spread 1/sqrt(E) so that the embedding step, which multiplies by sqrt(E)
+    (paper, section 3.4), hands on vectors of spread 1, the size of the positional encodings added to them."""
     model = build(vocab_size=4000, E=64, nhead=4)
-    table = model.src_embed.lookup.weight
+    table = model.src_embed.lookup.weight  # (vocab_size, E)
     assert abs(table.std().item() * math.sqrt(64) - 1) < 0.02
     assert abs(table.mean().item()) < 0.01
+    tokens = torch.arange(4000).view(40, 100)  # (N, L): every id once
+    scaled = model.src_embed(tokens)  # (N, L, E)
+    assert torch.equal(scaled, table[tokens] * 8.0)  # the step itself scales, by sqrt(64)
+    assert abs(scaled.std().item() - 1) < 0.02
     positions = build(E=32, positional="learned", max_len=2000).positional.table.weight
     assert abs(positions.std().item() - 1) < 0.03
 

@@ -70,7 +70,6 @@ def test_over_budget_configs_go_shape_only():
         assert "budget" in str(exc)
     else:
         raise AssertionError("a forced real pass over the budget must be refused")
-    assert torch.is_tensor  # torch stays importable after meta passes
 
 
 def test_the_memory_chart_parts_grow_as_their_names_say():

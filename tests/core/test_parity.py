@@ -76,9 +76,42 @@ def test_encoder_alone_matches_with_a_source_mask():
 
 
 def test_float_masks_add_to_the_scores_like_pytorch():
-    cfg = TransformerConfig(N=2, M=4, E=8, nhead=2, vocab_size=20, layers=1)
+    """A float mask is a bias added to the scores, finite values included (ALiBi-style biases, or a soft
+    penalty); -inf entries block. Checked against nn.Transformer given the same masks, and the float
+    form of the causal mask against the bool one."""
+    cfg = TransformerConfig(N=2, M=5, M_target=4, E=8, nhead=2, vocab_size=20, layers=2)
+    torch.manual_seed(0)
     ours = Transformer.from_config(cfg)
-    src, tgt = torch.randint(0, 20, (2, 4)), torch.randint(0, 20, (2, 4))
-    bool_mask = generate_square_subsequent_mask(4)
+    ref = reference_from(ours, cfg)
+    src, tgt = torch.randint(0, 20, (2, 5)), torch.randint(0, 20, (2, 4))  # (N, M), (N, M_target)
+    bool_mask = generate_square_subsequent_mask(4)  # (M_target, M_target)
     float_mask = torch.zeros(4, 4).masked_fill(bool_mask, float("-inf"))
     torch.testing.assert_close(ours(src, tgt, tgt_mask=bool_mask), ours(src, tgt, tgt_mask=float_mask))
+
+    soft_causal = torch.randn(4, 4).masked_fill(bool_mask, float("-inf"))  # finite below the diagonal
+    src_bias = torch.randn(5, 5)  # (M, M), finite everywhere
+    memory_bias = torch.randn(4, 5)  # (M_target, M)
+    ours_logits = ours(src, tgt, src_mask=src_bias, tgt_mask=soft_causal, memory_mask=memory_bias)
+    with torch.no_grad():
+        hidden = ref(ours.embed(src, "src"), ours.embed(tgt, "tgt"), src_mask=src_bias, tgt_mask=soft_causal,
+                     memory_mask=memory_bias)  # (N, M_target, E)
+    torch.testing.assert_close(ours_logits, ours.generator(hidden), atol=1e-5, rtol=1e-5)
+    plain = ours(src, tgt, tgt_mask=float_mask)
+    assert not torch.allclose(ours_logits, plain, atol=1e-3)  # the finite biases did change the result
+
+
+@pytest.mark.parametrize("E", [12, 7])
+def test_the_embedding_step_is_the_papers(E):
+    """What parity above takes as given, since both sides are fed ours.embed: token vectors scaled by
+    sqrt(E) (section 3.4) plus PE(pos, 2i) = sin(pos / 10000^(2i/E)), PE(pos, 2i+1) = cos(pos /
+    10000^(2i/E)) (section 3.5), written out here one number at a time. An odd E ends on a sine."""
+    import math
+
+    cfg = TransformerConfig(N=2, M=6, E=E, nhead=1, vocab_size=30)
+    ours = Transformer.from_config(cfg)
+    tokens = torch.randint(0, 30, (2, 6))  # (N, M)
+    pe = torch.tensor([[math.sin(pos / 10000 ** (2 * (j // 2) / E)) if j % 2 == 0
+                        else math.cos(pos / 10000 ** (2 * (j // 2) / E)) for j in range(E)]
+                       for pos in range(6)])  # (M, E)
+    expected = ours.src_embed.lookup.weight[tokens] * math.sqrt(E) + pe  # (N, M, E)
+    torch.testing.assert_close(ours.embed(tokens, "src"), expected, atol=1e-5, rtol=1e-5)

@@ -160,8 +160,22 @@ def test_choice_accepts_its_letter():
 
 
 def test_answer_key_is_plain_json_values():
+    """The key goes out as JSON (the CLI, a download): its values are Python's own plain types, so
+    json.dumps takes them strictly (no NaN) and reads them back unchanged."""
+    import json
+
     key = answer_key(CONFIG_A)
     assert len(key["questions"]) == len(QUESTIONS)
+    assert json.loads(json.dumps(key, allow_nan=False)) == key
+
+    def plain(value) -> bool:
+        if isinstance(value, (list, tuple)):
+            return all(plain(v) for v in value)
+        if isinstance(value, dict):
+            return all(type(k) is str and plain(v) for k, v in value.items())
+        return value is None or type(value) in (bool, int, float, str)
+
+    assert plain(key)
     for item in key["questions"]:
         q = BY_ID[item["id"]]
         assert check(q, q.expected(Context(CONFIG_A)) if q.kind != "numeric" else item["answer"],
