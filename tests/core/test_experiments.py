@@ -3,6 +3,7 @@
 import importlib
 import inspect
 import math
+from pathlib import Path
 
 import pytest
 import torch
@@ -70,6 +71,31 @@ def test_big_configs_stay_small(name):
     """Llama/GPT-3 sizes run through caps or the meta device: real numbers, no big allocation."""
     ev = run(name, GPT3_SIZES if name != "parameter_counts" else LLAMA_70B_SIZES)
     assert ev.values
+
+
+def test_big_configs_allocate_little():
+    """The same experiments at those sizes, in a fresh process, measured: together they raise its peak
+    memory by well under core's memory budget (62 MiB here, most of it mask_counts' 2048 x 2048 masks).
+    Uncapped, one real probe at GPT-3 widths would need terabytes."""
+    import subprocess
+    import sys
+
+    from core import DEFAULT_BUDGET_BYTES
+
+    names = ["dependency_maps", "residual_ablation", "causal_probe", "ffn_layers", "learned_positions",
+             "mask_counts", "parameter_counts", "batch_first", "attention_shapes"]
+    code = ("import resource, sys, core\n"
+            "from core.config import GPT3_SIZES, LLAMA_70B_SIZES\n"
+            "from core.experiments import run\n"
+            "run('mask_counts', core.DEFAULT)  # imports and first-use costs, before the measure\n"
+            "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+            "for name in sys.argv[1:]:\n"
+            "    assert run(name, LLAMA_70B_SIZES if name == 'parameter_counts' else GPT3_SIZES).values\n"
+            "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024)\n")
+    done = subprocess.run([sys.executable, "-c", code, *names], capture_output=True, text=True, timeout=300,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) < DEFAULT_BUDGET_BYTES // 2
 
 
 def test_dependency_maps():
