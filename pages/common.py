@@ -170,10 +170,60 @@ _SET_BY_CODE = "widgets_set_by_code"
 _WANTED_NHEAD = "nhead_wanted"  # the heads the learner last chose (slider, link or preset)
 
 
+# What the browser may still show of a widget that code set: a slider pressed again before the run that
+# set d_ff (or the preset box) reached the browser sends the value the browser still had, and Streamlit
+# takes it for a move of that widget. Held down, the E arrow key left the slider at 16 while the page
+# ran at 19; the preset box's stale name, taken for a choice, put the whole config back to the preset.
+_SEEN = "sidebar_seen"  # every sidebar widget's value as the server last had it, code's settings included
+_PENDING = "sidebar_pending"  # key -> (the value code set, the values the browser may still show instead)
+_SETTLED = "sidebar_settled"  # None, or the keys this message sent stale (its changes are sorted); each run clears it
+
+
+def _sidebar_keys() -> tuple[str, ...]:
+    return ("w_preset", *(_WIDGET + name for name in CONFIG_FIELDS))
+
+
 def _set_widget(key: str, value: Any) -> None:
     """Give a sidebar widget a value from code (URL, preset, a snapped nhead) for the next render."""
-    st.session_state[key] = value
-    st.session_state.setdefault(_SET_BY_CODE, set()).add(key)
+    state = st.session_state
+    if key in state and state[key] != value:
+        _, stale = state.setdefault(_PENDING, {}).get(key, (None, frozenset()))
+        state[_PENDING][key] = (value, (stale | {state[key]}) - {value})  # what the browser may still show
+    state[key] = value
+    state.setdefault(_SET_BY_CODE, set()).add(key)
+    if _SEEN in state:
+        state[_SEEN][key] = value
+
+
+def _drop_stale_values() -> frozenset[str]:
+    """Called first by every sidebar callback: put back what the browser sent only because it had not yet
+    seen code's setting, and keep the rest as the learner's moves.
+
+    A learner moves one widget per message. So when a message changes more than one, those changed
+    back to a value the browser may still show (``_PENDING``) are stale: code's value goes back in. A
+    lone change is the learner's, even to a value seen before (the preset they had, chosen again). A
+    widget the message leaves at code's value has reached the browser: nothing about it is pending.
+    Returns the keys put back, so that a callback of one of them does nothing more.
+    """
+    state = st.session_state
+    seen, pending = state.get(_SEEN), state.get(_PENDING, {})
+    if seen is None:
+        return frozenset()
+    if state.get(_SETTLED) is not None:  # once per message: its first callback sees all it changed
+        return state[_SETTLED]
+    changed = [key for key in _sidebar_keys() if key in state and state[key] != seen.get(key)]
+    for key in [key for key in pending if key not in changed]:
+        del pending[key]
+    stale = frozenset(key for key in changed if key in pending and state[key] in pending[key][1]
+                      and len(changed) > 1)
+    for key in changed:
+        if key in stale:
+            _set_widget(key, pending[key][0])
+        else:
+            pending.pop(key, None)
+            seen[key] = state[key]
+    state[_SETTLED] = stale
+    return stale
 
 
 def _set_widgets(cfg: TransformerConfig, asked_nhead: int | None = None) -> None:
@@ -210,6 +260,7 @@ def _current(key: str, arg: str = "value", options: list | None = None) -> dict[
 
 
 def _apply_preset() -> None:
+    _drop_stale_values()
     forget_link_warnings()
     preset = PRESETS.get(st.session_state.get("w_preset"))
     if preset is not None:
@@ -219,13 +270,17 @@ def _apply_preset() -> None:
 
 def _choose_nhead() -> None:
     """The nhead slider moved: that many heads is what the learner wants, whatever E does next."""
+    if "w_nhead" in _drop_stale_values():  # the browser had not seen E snap it yet: nobody chose it
+        return
     _mark_custom()
     st.session_state[_WANTED_NHEAD] = st.session_state["w_nhead"]
 
 
 def _mark_custom() -> None:
     """A slider moved: the config is no longer the named preset, and the URL's warnings are old news."""
-    st.session_state["w_preset"] = CUSTOM
+    _drop_stale_values()
+    if st.session_state.get("w_preset") != CUSTOM:
+        _set_widget("w_preset", CUSTOM)
     forget_link_warnings()
 
 
@@ -249,7 +304,7 @@ def _follow(source: str, follower: str, rule) -> None:
     The follower's own widget is compared, not the last run's config: a run cut short by the next
     move (Streamlit's fast reruns) would otherwise leave that config a move behind. The source's
     value before this move is kept for the same reason (_FOLLOWED), by this callback and each run."""
-    _mark_custom()
+    _mark_custom()  # first, as every callback: it drops what the browser sent stale (_drop_stale_values)
     before = st.session_state.get(_FOLLOWED, {}).get(source)
     now = st.session_state[_WIDGET + source]
     if before is not None and st.session_state.get(_WIDGET + follower) == rule(before):
@@ -433,7 +488,7 @@ def _read_url(page: str) -> None:
     # A link without nhead asks for the default's heads, as snap_config reads it (min(2, E) heads).
     asked = whole_number(params["nhead"]) if "nhead" in params else DEFAULT.nhead
     _set_widgets(cfg, asked if asked is not None and asked >= 1 else None)
-    st.session_state["w_preset"] = _matching_preset(cfg)
+    _set_widget("w_preset", _matching_preset(cfg))
     view, view_warnings = read_choices(choices, query, cfg, st.session_state)
     st.session_state.update(view)
     st.session_state["view_warnings"] = (page, choices_twice(choices, every) + view_warnings)
@@ -459,6 +514,7 @@ def sidebar_config(page: str = "") -> TransformerConfig:
     divisors of E, so no slider position can make an invalid config. ``page`` is the url_path of the
     page about to run: its own choices (pages.page_links) go into the URL beside the config.
     """
+    st.session_state[_SETTLED] = None  # the callbacks of the message that started this run are done
     _read_url(page)
     sb = st.sidebar
     sb.header("Model sizes")
@@ -509,6 +565,7 @@ def sidebar_config(page: str = "") -> TransformerConfig:
         cfg = DEFAULT
     st.session_state[STATE_KEY] = cfg
     st.session_state[_FOLLOWED] = {"M": cfg.M, "E": cfg.E}
+    st.session_state[_SEEN] = {key: st.session_state[key] for key in _sidebar_keys()}
     _write_url(cfg, values, PAGE_CHOICES.get(page, ()))
     view_page, view_warnings = st.session_state.get("view_warnings", ("", []))
     link_warning(st.session_state.get("url_warnings", []) + (view_warnings if view_page == page else []))

@@ -420,6 +420,38 @@ def test_the_row_number_column_leaves_a_phone_room_for_the_live_shape():
 
 
 
+def test_a_browser_behind_the_server_does_not_undo_what_code_set():
+    """Pressing a slider's arrow key fast sends each press before the run of the last one has reached
+    the browser, with the values the browser still shows: d_ff and the preset's name from before code
+    followed E or marked the config custom. Taken for the learner's moves, they put the config back to
+    the preset (the slider then showed N = 2 while the page ran at N = 6) and stopped d_ff following E.
+    Here one message carries such stale values beside the real press; a lone change is the learner's."""
+    default = next(name for name, cfg in PRESETS.items() if cfg == TransformerConfig())
+    at = make_app().run()
+    at.sidebar.select_slider(key="w_E").set_value(17).run()
+    cfg = at.session_state["cfg"]
+    assert (cfg.nhead, cfg.d_ff) == (1, 68) and at.sidebar.selectbox(key="w_preset").value == "(custom)"
+    at.sidebar.select_slider(key="w_d_ff").set_value(64)  # as the browser still shows them
+    at.sidebar.selectbox(key="w_preset").set_value(default)
+    at.sidebar.select_slider(key="w_E").set_value(18).run()  # the next press
+    cfg = at.session_state["cfg"]
+    assert (cfg.N, cfg.E, cfg.nhead, cfg.d_ff) == (2, 18, 2, 72) and at.query_params["d_ff"] == "72"
+    assert at.sidebar.select_slider(key="w_d_ff").value == 72
+    assert at.sidebar.selectbox(key="w_preset").value == "(custom)"
+
+    at.sidebar.select_slider(key="w_d_ff").set_value(68).run()  # alone: the learner's, though code had it
+    assert at.session_state["cfg"].d_ff == 68
+
+    at = make_app().run()  # the preset's name, shown since the page opened
+    at.sidebar.slider(key="w_N").set_value(3).run()
+    at.sidebar.selectbox(key="w_preset").set_value(default)  # still shown, beside the next press of N
+    at.sidebar.slider(key="w_N").set_value(4).run()
+    assert at.session_state["cfg"].N == 4 and at.sidebar.slider(key="w_N").value == 4
+    assert at.sidebar.selectbox(key="w_preset").value == "(custom)"
+    at.sidebar.selectbox(key="w_preset").set_value(default).run()  # alone: the learner chose it again
+    assert at.session_state["cfg"] == TransformerConfig() and not at.exception
+
+
 def test_a_preset_sets_what_the_followers_follow_before_its_run_ends(monkeypatch):
     """M_target and d_ff follow from a preset's M and E even when the learner's next move comes before
     the run that would have recorded them (Streamlit cuts that run short): the preset's callback

@@ -267,6 +267,28 @@ def test_keyboard_slider_changes_the_table_and_every_page_opens(app_url, page, t
         assert shot.stat().st_size > 10_000
 
 
+def test_fast_key_presses_leave_the_sliders_the_table_and_the_link_agreeing(app_url, page):
+    """Four presses of N's arrow key 40 ms apart (a quick tap, or a key held down) came to the server
+    before the runs they started had reached the browser, with the preset's name the browser still
+    showed: the preset was applied again, and the slider showed N = 2 beside a table at N = 6. Fast
+    presses of E left d_ff behind 4E the same way."""
+    page.goto(app_url)
+    expect(shape_cell(page, 0)).to_have_text("(2, 8)", timeout=LOAD)
+    idle(page)
+    for label, presses in (("N — batch size", 4), ("E — embedding size", 3)):
+        thumb = slider_thumb(page, label)
+        thumb.focus()
+        for _ in range(presses):
+            page.keyboard.press("ArrowRight")  # to the focused thumb, without waiting for it to be ready
+            page.wait_for_timeout(40)  # the learner's pace, not a timing check
+    expect(page).to_have_url(re.compile(r"[?&]N=6&.*E=19&nhead=1&.*d_ff=76(&|$)"), timeout=LOAD)
+    expect(shape_cell(page, 1)).to_have_text("(6, 8, 19)", timeout=LOAD)  # row 2: the token embedding, (N, M, E)
+    for label, value in (("N — batch size", "6"), ("E — embedding size", "19"), ("d_ff", "76")):
+        expect(thumb_value(page, label)).to_have_text(value, timeout=LOAD)
+    expect(page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"] input').first).to_have_value("(custom)")
+    no_exception(page)
+
+
 def test_a_shared_url_reproduces_the_view_and_garbage_warns(app_url, page, tmp_path):
     page.goto(app_url + "/?N=5&M=4&E=32&nhead=4")
     expect(shape_cell(page, 0)).to_have_text("(5, 4)", timeout=LOAD)
