@@ -25,6 +25,13 @@ _PAIRS = {"(": ")", "[": "]"}
 _SEPARATORS = re.compile(r"(?:\s*[,x×*]\s*|\s+)", re.IGNORECASE)
 _NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d{1,3})?$", re.IGNORECASE)
 _THOUSANDS = re.compile(r"(?<=\d)[,_ ](?=\d{3}(?:\D|$))")
+# A Chinese or Japanese keyboard types full-width forms: (２, ８) or ４E＾２. Read them as the ASCII they
+# stand for, and an ideographic space as a space. Not NFKC, which would also read E² as E2.
+_HALF_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: " "}
+
+
+def _half_width(text: str) -> str:
+    return text.translate(_HALF_WIDTH)
 
 
 def parse_shape(text: Any, symbols: Mapping[str, Any] | None = None) -> tuple[int, ...] | None:
@@ -45,7 +52,7 @@ def parse_shape(text: Any, symbols: Mapping[str, Any] | None = None) -> tuple[in
     try:
         if not isinstance(text, str) or len(text) > MAX_INPUT:
             return None
-        body = _PREFIX.sub("", text.strip())
+        body = _PREFIX.sub("", _half_width(text).strip())
         while body[:1] in _PAIRS:  # peel matching brackets: (..), [..], torch.Size([..])
             if body[-1:] != _PAIRS[body[0]]:
                 return None
@@ -149,7 +156,7 @@ def parse_number(text: Any) -> float | None:
             return float(text) if math.isfinite(text) else None
         if not isinstance(text, str) or len(text) > MAX_INPUT:
             return None
-        body = _THOUSANDS.sub("", text.strip())
+        body = _THOUSANDS.sub("", _half_width(text).strip())
         if not _NUMBER.match(body):
             return None
         number = float(body)
@@ -178,7 +185,7 @@ def parse_expression(text: Any, symbols: Mapping[str, Any] | None = None) -> flo
 
     Only numbers, those symbols, + - * / // ** (or ^, as people write powers) and parentheses are
     read, from the syntax tree; nothing is evaluated by Python itself. A number just before a
-    symbol multiplies it, as people write 4E^2 + 4E (read before the tree, as 4*E^2 + 4*E); a
+    symbol multiplies it, as people write 4E^2 + 4E or 4 E^2 + 4 E (read before the tree, as 4*E^2 + 4*E); a
     number in scientific notation such as 2e3 stays one. Powers are capped, and the arithmetic is
     done in floats, so no input can make it slow.
     """
@@ -191,9 +198,10 @@ def parse_expression(text: Any, symbols: Mapping[str, Any] | None = None) -> flo
         if re.search(r"[⁰¹²³⁴⁵⁶⁷⁸⁹][0-9]", text):  # E²3: unclear on paper, and read as E^23 it was wrong
             return None
         text = re.sub(r"[⁰¹²³⁴⁵⁶⁷⁸⁹]+", lambda m: "^" + m[0].translate(_SUPERSCRIPT_DIGITS),
-                      text.strip())
+                      _half_width(text).strip())
         text = text.translate(_TYPOGRAPHIC_OPERATORS)
-        text = re.sub(rf"{_COEFFICIENT}(?=(?:{names})(?!\w))", r"\g<0>*", text, flags=re.IGNORECASE)
+        # 4 E^2 + 4 E, with spaces, as people also write it; 4 * E is left alone.
+        text = re.sub(rf"{_COEFFICIENT}(?=\s*(?:{names})(?!\w))", r"\g<0>*", text, flags=re.IGNORECASE)
         # A number, a symbol or a closing parenthesis just before an opening one multiplies it too, as
         # on paper: M_target(M_target - 1)/2, as the masking question's own explanation writes it, or
         # 4(E^2 + E). Only known symbols: sqrt(d_k) stays a call, which is not arithmetic.
@@ -233,7 +241,7 @@ def parse_millions(text: Any) -> float | None:
     """An answer to a question asked in millions: '201.3', '201.3M', '201.3 million', or the full
     count '201,326,592' (read as 201.326592) -> millions; None if it is not a number."""
     if isinstance(text, str) and len(text) <= MAX_INPUT:
-        text = _MILLIONS.sub("", text.strip())
+        text = _MILLIONS.sub("", _half_width(text).strip())
     number = parse_number(text)
     if number is not None and abs(number) >= COUNT_FROM:
         number /= 1e6
@@ -245,7 +253,7 @@ def choice_index(text: Any, choices: tuple[str, ...]) -> int | None:
     try:
         if not isinstance(text, str):
             return None
-        reply = text.strip().casefold()
+        reply = _half_width(text).strip().casefold()
         for i, choice in enumerate(choices):
             if reply == choice.casefold():
                 return i

@@ -20,7 +20,7 @@ def test_every_documented_shape_form():
 
 def test_refused_shapes():
     for text in ("", "()", "(2, -8)", "(2, 8.5)", "2,,8", "two by eight", "__import__('os')", "(2, 8", "1e3",
-                 "9" * 40, "(2; 8)", None, 28, ["2", "8"], "２x８"):
+                 "9" * 40, "(2; 8)", None, 28, ["2", "8"], "٢x٨"):
         assert parse_shape(text) is None, text
 
 
@@ -52,7 +52,7 @@ def test_with_commas_a_product_of_numbers_is_one_dimension():
         assert parse_shape("(2*8,)", symbols) == (16,)
         assert parse_shape("(2, 16/2, 32//3)", symbols) == (2, 8, 10)
         assert parse_shape("2*8*512", symbols) == (2, 8, 512)
-        for text in ("(2, 8, 2*8*2)", "(2, 16/3)", "(2, 8/0)", "(2, 8x8)", "(2, 8 512)", "(2, 8 + 1)", "(２, ８)"):
+        for text in ("(2, 8, 2*8*2)", "(2, 16/3)", "(2, 8/0)", "(2, 8x8)", "(2, 8 512)", "(2, 8 + 1)", "(٢, ٨)"):
             assert parse_shape(text, symbols) is None, text
 
 
@@ -80,7 +80,9 @@ def test_a_number_just_before_a_symbol_multiplies_it():
     # ...written with a lowercase e: beside the symbol E, a capital one is that symbol (not 4e4 * E = 640000)
     for text, number in (("4E+4E", 128), ("2E-2E", 0), ("1.5E3*nhead", 3000)):
         assert parse_expression(text, SYMBOLS) == number, text
-    for text in ("E4", "4 E", "4Efoo", "x4E"):
+    for text, number in (("4 E", 64), ("4 E^2 + 4 E", 1088), ("2 d_k * nhead", 32)):  # with spaces, as often typed
+        assert parse_expression(text, SYMBOLS) == number, text
+    for text in ("E4", "E 4", "4 4", "4Efoo", "x4E"):
         assert parse_expression(text, SYMBOLS) is None, text
     assert parse_expression("4E", {}) is None and parse_expression("4E") is None
 
@@ -149,6 +151,17 @@ def test_numbers_as_arithmetic_in_the_configs_symbols():
     assert not check(q, 1088, "4*E**2 + 4*E")  # without a config, symbols are not read
     big = BY_ID["params-paper-base"]  # asked in millions: arithmetic giving the full count is read as one
     assert check(big, 63.1, "63119496", SYMBOLS) and check(big, 63.1, "63119496 + 0*E", SYMBOLS)
+
+
+def test_full_width_forms_read_as_the_ascii_they_stand_for():
+    """A Chinese or Japanese keyboard types （２，８） and ４Ｅ＾２＋４Ｅ; they were refused as unreadable."""
+    assert parse_shape("（２，８，１６）") == (2, 8, 16) and parse_shape("２x８") == (2, 8)
+    assert parse_shape("（Ｎ，Ｍ，Ｅ）", SYMBOLS) == (2, 8, 16)
+    assert parse_number("１，０８８") == 1088 and parse_millions("２０１．３Ｍ") == 201.3
+    assert parse_expression("４Ｅ＾２　＋　４Ｅ", SYMBOLS) == 1088
+    assert choice_index("ｂ", ("one", "two")) == 1
+    assert parse_expression("4E²", SYMBOLS) == 1024  # superscripts stay powers, which NFKC would have lost
+    assert check(BY_ID["params-llama-qkv"], 201.3, "２０１．３") and not check(BY_ID["params-llama-qkv"], 201.3, "２１０")
 
 
 def test_numbers():
