@@ -30,7 +30,7 @@ from pages.page_links import ALL_TOPICS, LINKED, MAX_SEED, ONE, SET, quiz_order
 from pages.tables import FIT_WIDTH, INK, described_chart, label_lines, sizes_text, title_lines
 from quizzes import BY_ID, KIND_LABELS, QUESTIONS, TOPICS, Context, Question, answer_key, check, format_answer
 from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name, key_rows
-from quizzes.check import in_symbols, parse_shape, readable, shown_formula
+from quizzes.check import MAX_INPUT, in_symbols, parse_shape, readable, shown_formula
 from quizzes.progress import dumps, load_progress, merge, missed, new_progress, now_ms, record, restamped, scores
 
 ALL = ALL_TOPICS
@@ -663,8 +663,9 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
         st.radio(f"{label} to {number}", q.choices, index=None, key=key, persist_state="session")
     else:
         hint = SHAPE_HINT if q.kind == "shape" else ("in millions" if q.unit == "millions" else "a number")
-        st.text_input(f"Your answer to {number}", key=key, persist_state="session", placeholder=hint,
-                      max_chars=200)
+        # No max_chars: Streamlit's box drops a change longer than that whole, so a paste of 201
+        # characters vanished without a word. A long answer is told how long it is instead (below).
+        st.text_input(f"Your answer to {number}", key=key, persist_state="session", placeholder=hint)
     st.button("Commit my prediction and run" if q.kind == "predict" else "Check", key=f"submit_{q.id}",
               on_click=submit, args=(q.id,), type="primary")
     if st.session_state.get("quiz_empty") == q.id:
@@ -673,8 +674,12 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
                    if q.id in progress()["answers"] else "Type or pick an answer first.")
     if st.session_state.get("quiz_unreadable") == q.id:
         st.session_state["quiz_unreadable"] = None
-        st.warning(UNREADABLE[q.kind] + (" Your last checked answer is kept below." if q.id in progress()["answers"]
-                                         else ""))
+        draft = st.session_state.get(key)
+        too_long = isinstance(draft, str) and len(draft) > MAX_INPUT
+        st.warning((f"That answer is {len(draft):,} characters long, and an answer is read only up to {MAX_INPUT}: "
+                    "a shape or a number fits in far fewer. It is still in the box to shorten." if too_long
+                    else UNREADABLE[q.kind])
+                   + (" Your last checked answer is kept below." if q.id in progress()["answers"] else ""))
     attempt = progress()["answers"].get(q.id)
     if attempt is None:
         return

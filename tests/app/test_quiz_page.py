@@ -228,6 +228,22 @@ def test_a_shape_in_symbols_is_read_and_an_unreadable_reply_keeps_the_last_attem
     assert at.session_state["quiz_progress"]["answers"]["shape-tokens"]["given"] == "(N, M)"
 
 
+
+def test_a_long_paste_reaches_the_page_and_is_told_how_long_it_is():
+    """With max_chars=200, Streamlit's box dropped a longer paste whole, saying nothing: the box has no
+    limit now, and a reply longer than the parsers read is told so, with the draft kept to shorten."""
+    at = quiz_app()
+    at.selectbox(key="quiz_topic").set_value("Shapes").run()
+    assert not at.text_input(key="ans_shape-tokens").proto.max_chars
+    pasted = "(N, M)" + " " * 300
+    answer(at, "shape-tokens", pasted)
+    assert [w.value for w in at.warning] == [
+        "That answer is 306 characters long, and an answer is read only up to 200: a shape or a number fits in "
+        "far fewer. It is still in the box to shorten."]
+    assert at.text_input(key="ans_shape-tokens").value == pasted and "**0 right**" in score_line(at)
+    answer(at, "shape-tokens", "(N, M)")
+    assert not at.warning and "**1 right**" in score_line(at)
+
 def test_an_answered_question_has_a_next_under_its_evidence():
     """The evidence of an answered question runs a screen or two; the only Next sat above the question."""
     at = quiz_app()
