@@ -41,6 +41,7 @@ BASE = "quiz_store_base"  # the text this session last knew the browser to hold 
 SEQ = "quiz_store_seq"  # numbers the saves handed to the browser
 MERGED_SEQ = "quiz_store_merged"  # the save whose conflict report was merged last
 HEARD = "quiz_store_heard"  # the store's report as the last run took it: a new one starts a run of the browser's
+WRAPPED = "quiz_wrapped"  # (question id, words) after Previous or Next went round the end of the list
 AT = "quiz_at"  # the question one-at-a-time mode shows, by id: the list around it may change (a link's q=)
 LISTED = "quiz_listed"  # the (topic, seed, review) that last made the list of questions
 SCROLL_UP = "quiz_scroll_up"  # set by the lower Next: the next run scrolls the new question into view
@@ -166,6 +167,7 @@ def clear_messages() -> None:
     """The learner has acted: the messages of their last action, at the top and under the import, go."""
     st.session_state[FLASH] = []
     st.session_state.pop(IO_NOTE, None)
+    st.session_state.pop(WRAPPED, None)
 
 
 def reset() -> None:
@@ -255,20 +257,25 @@ def new_topic() -> None:
     forget_link_warnings()
 
 
-def go_to_question(qid: str) -> None:
+def go_to_question(qid: str, wrapped: str | None = None) -> None:
     """Previous and Next name the question they lead to, not a step from wherever the quiz is by
     then, so a click applied twice lands on the same question. (Streamlit 1.67 can replay a
     button's trigger into a later run when runs overlap. With steps, a browser test twice came
-    back one question too far on, once in CI; the cause was not pinned down.)"""
+    back one question too far on, once in CI; the cause was not pinned down.)
+
+    ``wrapped`` says so when the click went round the end of the list: Next on the last question
+    leads to the first, which otherwise looked like a jump to nowhere in particular."""
     st.session_state[AT] = qid
     clear_messages()
+    if wrapped:
+        st.session_state[WRAPPED] = (qid, wrapped)
     forget_link_warnings()
 
 
-def next_from_below(qid: str) -> None:
+def next_from_below(qid: str, wrapped: str | None = None) -> None:
     """The Next under an answer's evidence: the next question, scrolled into view (pages.scroll_to). When
     it is answered too, as every question of a review is, the page stayed at the foot of its evidence."""
-    go_to_question(qid)
+    go_to_question(qid, wrapped)
     st.session_state[SCROLL_UP] = next_scroll()
 
 
@@ -1052,6 +1059,10 @@ if not questions:
     st.info("Nothing to review: no question's latest answer is wrong." if review else "No questions here.")
 elif mode == ONE:
     pos = position(questions, (topic, seed, review))
+    last = len(questions) - 1
+    # Past either end, Previous and Next go round; the question they lead to says so (below the row).
+    went_round_to_last = "That was the first question: Previous went round to the last." if last else None
+    went_round_to_first = "That was the last question: Next went round to the first." if last else None
     # One row, edge to edge: Previous at the left, Next at the right, the count in the middle of the
     # two (both buttons one width, so that the middle is the row's). Columns left Next a quarter of
     # the row short of the right edge, the count off their centre line, and on a phone stacked all
@@ -1059,18 +1070,22 @@ elif mode == ONE:
     # and breaks onto two lines there (a wrapping row put Next alone under Previous on a 360 px phone).
     with st.container(horizontal=True, wrap=False, gap="xsmall", horizontal_alignment="distribute",
                       vertical_alignment="center", key="quiz_nav"):
-        st.button("◀ Previous", key="quiz_prev", on_click=go_to_question, args=(questions[pos - 1].id,),
-                  width=NAV_BUTTON_PX)
+        st.button("◀ Previous", key="quiz_prev", on_click=go_to_question,
+                  args=(questions[pos - 1].id, went_round_to_last if pos == 0 else None), width=NAV_BUTTON_PX)
         st.markdown(f"Question {pos + 1} of {len(questions)}", width="stretch", text_alignment="center")
         st.button("Next ▶", key="quiz_next", on_click=go_to_question,
-                  args=(questions[(pos + 1) % len(questions)].id,), width=NAV_BUTTON_PX)
+                  args=(questions[(pos + 1) % len(questions)].id, went_round_to_first if pos == last else None),
+                  width=NAV_BUTTON_PX)
+    wrapped = st.session_state.get(WRAPPED)
+    if wrapped and wrapped[0] == questions[pos].id and pos in (0, last):
+        st.caption(wrapped[1])
     with guard("This question"):
         show_question(questions[pos], ctx, numbers[questions[pos].id])
     if len(questions) > 1 and questions[pos].id in progress()["answers"]:
         # Under an answered question too: its evidence is a screen or two of tables and charts, and the
         # only Next was above the question, so every question ended in a scroll back up (on a phone, two).
         st.button("Next question ▶", key="quiz_next_below", on_click=next_from_below,
-                  args=(questions[(pos + 1) % len(questions)].id,))
+                  args=(questions[(pos + 1) % len(questions)].id, went_round_to_first if pos == last else None))
     # Only on the run right after the press: a later run (a Check, say) leaves the page where it is.
     if request := st.session_state.pop(SCROLL_UP, None):
         scroll_to("quiz_nav", request)  # the new question's row of Previous and Next

@@ -202,6 +202,38 @@ def test_previous_and_next_sit_at_the_row_ends_with_the_count_between():
     assert kinds == [("button", "quiz_prev"), ("markdown", f"Question 1 of {len(QUESTIONS)}"), ("button", "quiz_next")]
 
 
+def went_round(at) -> list[str]:
+    return [c.value for c in at.caption if "went round" in c.value]
+
+
+def test_previous_and_next_say_when_they_go_round_the_end_of_the_list():
+    """Previous on Q1 led to the last question, and Next on it to the first, without a word."""
+    at = quiz_app()
+    at.selectbox(key="quiz_topic").set_value("Masking").run()
+    assert counter(at) == "Question 1 of 7" and not went_round(at)
+    at.button(key="quiz_prev").click().run()
+    assert counter(at) == "Question 7 of 7"
+    assert went_round(at) == ["That was the first question: Previous went round to the last."]
+    qid = next(w.key for w in [*at.radio, *at.text_input] if w.key.startswith("ans_"))[4:]
+    if BY_ID[qid].kind in ("shape", "numeric"):
+        answer(at, qid, "0")
+    else:
+        at.radio(key=f"ans_{qid}").set_value(BY_ID[qid].choices[0]).run()
+        at.button(key=f"submit_{qid}").click().run()
+    assert not went_round(at)  # a Check is the learner's next action: the note has been read
+    at.button(key="quiz_next_below").click().run()  # the Next under the evidence goes round too
+    assert counter(at) == "Question 1 of 7"
+    assert went_round(at) == ["That was the last question: Next went round to the first."]
+    at.button(key="quiz_next").click().run()
+    assert counter(at) == "Question 2 of 7" and not went_round(at)
+    at.button(key="quiz_prev").click().run()
+    at.button(key="quiz_prev").click().run()
+    assert went_round(at) == ["That was the first question: Previous went round to the last."]
+    at.button(key="quiz_next").click().run()
+    assert counter(at) == "Question 1 of 7"
+    assert went_round(at) == ["That was the last question: Next went round to the first."]
+
+
 def test_shape_answer_in_another_written_form():
     at = quiz_app()
     at.selectbox(key="quiz_topic").set_value("Shapes").run()
