@@ -22,7 +22,7 @@ from core.experiments import TAKES_SHAPES, Evidence, run as run_experiment
 from core.rows import SYMBOLS
 from pages.browser_store import browser_store, conflict, report
 from pages.common import (CONFIG_FIELDS, announce, as_literal, cached_shape_only, cached_shapes, current_config,
-                          drawn_at_this_link, forget_link_warnings, guard, show_chart, theme)
+                          drawn_at_this_link, forget_link_warnings, guard, show_chart, snap_config, theme)
 from pages.enter_checks import enter_checks
 from pages.expander_closed import on_expander_closed
 from pages.scroll_to import scroll_to
@@ -32,6 +32,7 @@ from quizzes import BY_ID, KIND_LABELS, QUESTIONS, TOPICS, Context, Question, an
 from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name, key_rows
 from quizzes.check import MAX_INPUT, in_symbols, parse_shape, readable, shown_formula
 from quizzes.progress import dumps, load_progress, merge, missed, new_progress, now_ms, record, restamped, scores
+from quizzes.recheck import file_config, recheck
 
 ALL = ALL_TOPICS
 PROGRESS = "quiz_progress"
@@ -325,9 +326,26 @@ def apply_import(data: bytes | str) -> None:
         # The message quotes the file (its version, say): escaped, or '[x](https://…)' there was a link.
         st.session_state[IO_NOTE] = ("error", f"Import refused, your current progress is kept. {as_literal(message)}")
         return
+    # Marked again, not taken at the file's word: "correct": true typed into it showed "Right." over a wrong answer.
+    with st.spinner("Checking the imported answers against the model…"):
+        loaded, rechecked = recheck(loaded, context, slider_config)
+    if rechecked.left_out and not rechecked.checked:
+        st.session_state[IO_NOTE] = ("error", "Import refused, your current progress is kept. None of the file's "
+                                     f"{rechecked.left_out} answer(s) could be checked against the model.")
+        return
     st.session_state[PROGRESS] = restamped(loaded, now_ms())  # it replaces what other tabs hold, too
-    st.session_state[IO_NOTE] = ("success", f"Imported {len(loaded['answers'])} answer(s). {message}".strip())
+    st.session_state[IO_NOTE] = ("success", " ".join(filter(None, (
+        f"Imported {len(loaded['answers'])} answer(s).", rechecked.summary(), message))))
     st.session_state[SAY] = st.session_state[IO_NOTE][1]  # a success box is a status: not read out (a refusal is)
+
+
+def slider_config(entry: dict[str, Any]) -> TransformerConfig | None:
+    """The config an imported answer names, if the sidebar could have shown it; None otherwise. A
+    config off the sliders was not made here, and checking at it costs more than any slider does: 70
+    answers, each at a config of its own at the largest sizes core accepts, took 46 s to mark, and
+    18 s at the sliders' largest."""
+    cfg = file_config(entry)
+    return cfg if cfg is not None and snap_config(cfg.to_dict()) == (cfg, []) else None
 
 
 def import_pasted() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from core import DEFAULT
 from core.experiments import EXPERIMENTS
-from quizzes import BY_ID, QUESTIONS, Context, format_answer, questions_for
+from quizzes import BY_ID, QUESTIONS, Context, Question, format_answer, questions_for
 from quizzes.progress import FORMAT
 from pages.tables import title_lines
 from tests.app.conftest import make_app, open_page
@@ -321,6 +321,43 @@ def test_good_import_replaces_progress():
     at.button(key="quiz_paste_load").click().run()
     assert any("Imported 2" in s.value for s in at.success)
     assert "**1 right**" in score_line(at) and "**1 wrong**" in score_line(at)
+
+
+def test_an_import_is_marked_again_not_taken_at_its_word(monkeypatch):
+    """An exported file with "correct": true typed in showed "Right." beside a wrong answer, and
+    counted it. The import marks every answer again, at the config it names if the sliders can show
+    it (the default one otherwise), and says what changed."""
+    at = quiz_app()
+    off_sliders = DEFAULT.replace(E=100, nhead=4)  # a valid config, but 100 is not one of E's steps
+    doc = {"format": FORMAT, "version": 1, "answers": {
+        "dk-value": {"correct": True, "given": "5", "expected": "5", "config": DEFAULT.to_dict()},
+        "dk-count": {"correct": True, "given": "8", "expected": "8", "config": off_sliders.to_dict()}}}
+    at.text_area(key="quiz_paste").input(json.dumps(doc)).run()
+    at.button(key="quiz_paste_load").click().run()
+    assert not at.exception
+    assert [s.value for s in at.success] == [
+        "Imported 2 answer(s). Each answer was checked again against the model at the config it was answered with: "
+        "2 that the file marked right are wrong, and are marked so here. One of them names no config the sliders "
+        "can show, so it was checked at the default config."]
+    assert "**0 right**, **2 wrong**" in score_line(at)
+    at.selectbox(key="quiz_topic").set_value("The choice of d_k").run()
+    assert [e.value for e in at.error] == ["Not quite. You answered `5`"]
+    assert any(m.value.startswith("Expected, for the config you answered with: `8`") for m in at.markdown)
+    answers = at.session_state["quiz_progress"]["answers"]
+    assert answers["dk-count"]["config"] == DEFAULT.to_dict()  # recorded where it was checked
+
+    # When no answer can be marked, the import is refused and the progress kept.
+    before = at.session_state["quiz_progress"]
+
+    def fails(self, ctx):
+        raise RuntimeError("an experiment failed")
+
+    monkeypatch.setattr(Question, "expected", fails)
+    at.button(key="quiz_paste_load").click().run()
+    assert not at.exception and at.session_state["quiz_progress"] == before
+    assert [e.value for e in at.error if "Import" in e.value] == [
+        "Import refused, your current progress is kept. None of the file's 2 answer(s) could be checked against "
+        "the model."]
 
 
 def test_an_import_is_answered_inside_its_expander_which_stays_open():
@@ -700,7 +737,8 @@ def test_a_chosen_sentence_is_quoted_in_plain_type_and_as_written():
     at.text_area(key="quiz_paste").input(json.dumps(doc)).run()
     at.button(key="quiz_paste_load").click().run()
     assert [e.value for e in at.error] == [r"Not quite. You answered \[x\]\(http\:\/\/example\.com\)"]
-    assert r"Expected: \*\*bold\*\*" in [m.value for m in at.markdown]
+    # The file's expected answer is not shown: the import marks the answer again, with the model's.
+    assert expected in [m.value for m in at.markdown] and not any("bold" in m.value for m in at.markdown)
 
 
 def answered(qids, query: dict[str, str] | None = None, topic: str = "All topics"):
@@ -975,10 +1013,12 @@ def test_a_taken_import_and_a_reset_are_read_out_once():
     """Both answer with a status box (st.success, st.info), which a screen reader leaves unread,
     and a reset takes away the button that had the focus: the page now says each once."""
     at = quiz_app()
-    doc = {"format": FORMAT, "version": 1, "answers": {"dk-value": {"correct": True, "given": "8", "expected": "8"}}}
+    doc = {"format": FORMAT, "version": 1, "answers": {"dk-value": {"correct": True, "given": "8", "expected": "8",
+                                                                     "config": DEFAULT.to_dict()}}}
     at.text_area(key="quiz_paste").input(json.dumps(doc)).run()
     at.button(key="quiz_paste_load").click().run()
-    assert said(at) == ["Imported 1 answer(s)."]
+    assert said(at) == ["Imported 1 answer(s). Each answer was checked again against the model at the config it was "
+                        "answered with."]
     reset_progress(at)
     assert said(at) == ["Progress reset, here and in the copy this browser keeps."]
     at.run()

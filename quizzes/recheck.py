@@ -1,0 +1,111 @@
+"""Marking an imported progress file again, rather than taking it at its word.
+
+A progress file is text that anyone can edit: with ``"correct": true`` typed into it, the quiz
+showed "Right." over an answer that was not the expected one, and counted it. So every imported
+answer is checked as the quiz's Check would check it, against the live model at the config it was
+answered with, and its "correct" and "expected" are replaced by what that check says.
+
+An answer names the config it was answered with. When the file names none the quiz could have run
+(missing, invalid, or off the sliders), the answer is checked at the default config, the one the app
+opens with, and recorded as answered there; the note says how many were. Nothing is dropped for it:
+a file from before answers kept their config still loads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from core import DEFAULT, TransformerConfig
+
+from .bank import BY_ID
+from .check import check, format_answer
+from .questions import Context
+
+
+@dataclass(frozen=True)
+class Rechecked:
+    """What marking a file again changed: answers it called right that are wrong, and the reverse
+    (an answer marked by an older version of the checker, say); answers whose config could not be
+    used, checked at the default one; answers left out, as their expected value failed to compute."""
+
+    checked: int
+    now_wrong: int
+    now_right: int
+    at_default: int
+    left_out: int
+
+    def summary(self) -> str:
+        """One or two sentences for the import's note; empty when there is nothing to add."""
+        if not self.checked and not self.left_out:
+            return ""
+        said = []
+        if self.checked:
+            said.append("Each answer was checked again against the model at the config it was answered with"
+                        + _changes(self.now_wrong, self.now_right) + ".")
+        if self.at_default:
+            said.append(("One of them names no config the sliders can show, so it was" if self.at_default == 1 else
+                         f"{self.at_default} of them name no config the sliders can show, so they were")
+                        + " checked at the default config.")
+        if self.left_out:
+            said.append("One answer could not be checked, and was left out." if self.left_out == 1 else
+                        f"{self.left_out} answers could not be checked, and were left out.")
+        return " ".join(said)
+
+
+def _changes(now_wrong: int, now_right: int) -> str:
+    """': 2 that the file marked right are wrong, and are marked so here', or '' when none changed."""
+    def verb(n: int) -> str:
+        return "is" if n == 1 else "are"
+
+    parts = ([f"{now_wrong} that the file marked right {verb(now_wrong)} wrong"] if now_wrong else []) + (
+        [f"{now_right} that {'it' if now_wrong else 'the file'} marked wrong {verb(now_right)} right"]
+        if now_right else [])
+    return f": {' and '.join(parts)}, and {verb(now_wrong + now_right)} marked so here" if parts else ""
+
+
+def file_config(entry: Mapping[str, Any]) -> TransformerConfig | None:
+    """The config an entry names, if it is a valid one; None otherwise (never raises)."""
+    try:
+        config = entry.get("config")
+        return TransformerConfig.from_dict(config) if isinstance(config, dict) else None
+    except (TypeError, ValueError):
+        return None
+
+
+def recheck(progress: dict[str, Any], context_for: Callable[[TransformerConfig], Context],
+            config_of: Callable[[Mapping[str, Any]], TransformerConfig | None] = file_config,
+            ) -> tuple[dict[str, Any], Rechecked]:
+    """``progress`` (as ``load_progress`` read it) with every answer marked again; and what changed.
+
+    ``context_for(cfg)`` gives the Context to check in (the app passes its cached one, so answers
+    at one config share one trace and its experiments). ``config_of(entry)`` gives the config an
+    entry was answered with, or None when the quiz could not have run it (the app refuses configs
+    off its sliders, as its links do); such an entry is checked, and recorded, at DEFAULT. An answer
+    whose expected value cannot be computed is left out: nothing in the file is kept unchecked.
+    """
+    answers: dict[str, Any] = {}
+    contexts: dict[TransformerConfig, Context] = {}
+    now_wrong = now_right = at_default = left_out = 0
+    for qid, entry in progress.get("answers", {}).items():
+        q = BY_ID[qid]
+        cfg = config_of(entry)
+        if cfg is None:
+            cfg, entry = DEFAULT, {**entry, "config": DEFAULT.to_dict()}
+            at_default += q.parametric  # the answer to any other question is the same at every config
+        try:
+            if cfg not in contexts:
+                contexts[cfg] = context_for(cfg)
+            ctx = contexts[cfg]
+            expected = q.expected(ctx)
+            right = check(q, expected, entry["given"], q.reading_symbols(ctx), q.formula(ctx))
+        except Exception:  # noqa: BLE001 - an experiment that fails here must not stop the import
+            left_out += 1
+            continue
+        now_wrong += entry["correct"] and not right
+        now_right += right and not entry["correct"]
+        answers[qid] = {**entry, "correct": right, "expected": format_answer(q, expected)}
+    outcome = Rechecked(checked=len(answers), now_wrong=now_wrong, now_right=now_right, at_default=at_default,
+                        left_out=left_out)
+    return {**progress, "answers": answers}, outcome
