@@ -7,6 +7,7 @@ field, the bad value and a way out, because a learner reads these messages in th
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -20,6 +21,12 @@ MAX_D_FF = 4 * MAX_E
 MAX_VOCAB_SIZE = 4_000_000
 MAX_LAYERS = 256
 MAX_SEED = 2**31 - 1
+# One limit binds the fields together: PyTorch counts a tensor's bytes in a signed 64-bit integer,
+# even on the meta device, so an attention map, N x nhead x L x S float32 numbers, must stay under
+# 2**63 bytes. The single limits above allow 2**64 (N=4096, nhead=1024, M=2**20), where the trace
+# stopped with PyTorch's "Storage size calculation overflowed".
+MAX_TENSOR_BYTES = 2**63 - 1
+FLOAT32_BYTES = 4
 
 POSITIONAL_KINDS = ("sinusoidal", "learned")
 
@@ -27,6 +34,11 @@ POSITIONAL_KINDS = ("sinusoidal", "learned")
 def divisors(n: int) -> list[int]:
     """All positive divisors of n, ascending: the nhead values a given E allows."""
     return [d for d in range(1, n + 1) if n % d == 0] if n > 0 else []
+
+
+def longest_sequence(N: int, nhead: int) -> int:
+    """The longest M (or M_target) whose attention maps PyTorch can size at this N and nhead."""
+    return min(MAX_M, math.isqrt(MAX_TENSOR_BYTES // FLOAT32_BYTES // (N * nhead)))
 
 
 def _check_int(name: str, value: Any, low: int, high: int, hint: str = "") -> None:
@@ -85,6 +97,22 @@ class TransformerConfig:
         if not isinstance(self.tie_embeddings, bool):
             raise ValueError(f"tie_embeddings={self.tie_embeddings!r} must be True or False")
         _check_int("seed", self.seed, 0, MAX_SEED)
+        self._check_attention_map()
+
+    def _check_attention_map(self) -> None:
+        """The largest attention map, N x nhead x L x L for the longer sequence, must be a size
+        PyTorch can describe; the message says how long that sequence may be at this N and nhead."""
+        name, length = ("M", self.M) if self.M >= self.M_target else ("M_target", self.M_target)
+        numbers = self.N * self.nhead * length * length
+        if numbers * FLOAT32_BYTES <= MAX_TENSOR_BYTES:
+            return
+        longest = longest_sequence(self.N, self.nhead)
+        raise ValueError(
+            f"N={self.N}, nhead={self.nhead} and {name}={length} make each attention map N × nhead × {name} × "
+            f"{name} = {numbers:,} numbers, {numbers * FLOAT32_BYTES:,} bytes: more than PyTorch can size a "
+            f"tensor at (under 2^63 bytes), even one it never fills. Lower N, nhead or {name}; at N={self.N} and "
+            f"nhead={self.nhead}, {name} can be at most {longest:,}"
+        )
 
     @property
     def d_k(self) -> int:
@@ -190,5 +218,6 @@ PRESETS: dict[str, TransformerConfig] = {
 __all__ = [
     "TransformerConfig", "PRESETS", "DEFAULT", "SEED_NOTE", "SEED_NOTEBOOK", "PAPER_BASE", "PAPER_BIG",
     "GPT2_SMALL_SIZES", "LLAMA_70B_SIZES", "GPT3_SIZES", "divisors", "POSITIONAL_KINDS",
-    "MAX_N", "MAX_M", "MAX_E", "MAX_NHEAD", "MAX_D_FF", "MAX_VOCAB_SIZE", "MAX_LAYERS", "MAX_SEED",
+    "MAX_N", "MAX_M", "MAX_E", "MAX_NHEAD", "MAX_D_FF", "MAX_VOCAB_SIZE", "MAX_LAYERS", "MAX_SEED", "MAX_TENSOR_BYTES",
+    "longest_sequence",
 ]

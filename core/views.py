@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .config import MAX_M, TransformerConfig
+from .config import TransformerConfig, longest_sequence
 from .memory import every_layer
 from .model import PositionalEncoding, init_weights, sinusoidal_table
 from .rows import EXTRAS, ROWS
@@ -205,7 +205,8 @@ def memory_curve(cfg: TransformerConfig, top: int | None = None) -> tuple[list[M
     whose crossover would move with the number of layers), so any size is free to draw. The
     crossover is the exact smallest M (any whole number, not only a power of two), and the curve
     gets a point there too. The range reaches at least four times past the crossover and the
-    config's own M, up to MAX_M.
+    config's own M, up to the longest M the config allows (MAX_M, unless N x nhead maps at that
+    length would be too large for PyTorch to size).
     """
     def point(m: int) -> MemoryPoint:
         est = every_layer(cfg.replace(M=m, M_target=m, max_len=max(m, cfg.max_len)))
@@ -215,12 +216,13 @@ def memory_curve(cfg: TransformerConfig, top: int | None = None) -> tuple[list[M
         p = point(m)
         return p.attention > p.linear + p.vocab
 
-    lengths = [2 ** k for k in range(int(math.log2(MAX_M)) + 1)]
+    longest = longest_sequence(cfg.N, cfg.nhead)
+    lengths = [2 ** k for k in range(int(math.log2(longest)) + 1)]
     crossover = None
-    if attention_wins(MAX_M):
+    if attention_wins(longest):
         # The attention term grows like M^2 and the others like M, so once attention wins it keeps
         # winning: bisect for the first M where it does.
-        low, high = 0, MAX_M  # attention does not win at low (or low is 0); it wins at high
+        low, high = 0, longest  # attention does not win at low (or low is 0); it wins at high
         while high - low > 1:
             mid = (low + high) // 2
             low, high = (low, mid) if attention_wins(mid) else (mid, high)

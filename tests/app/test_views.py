@@ -158,6 +158,16 @@ def test_memory_curve_attention_overtakes_and_quadruples():
     assert max(by_M) >= 4 * crossover
 
 
+def test_memory_curve_stops_at_the_longest_M_the_config_allows():
+    """The curve probed M = 2**20, core's limit, which N=4096 with nhead=1024 does not allow (the maps
+    would be 2**64 bytes): it stops at the longest M that does, and still finds the exact crossover."""
+    big = TransformerConfig(N=4096, M=8, E=4096, nhead=1024)
+    points, crossover = memory_curve(big)
+    at, below = (every_layer(big.replace(M=m, M_target=m)) for m in (crossover, crossover - 1))
+    assert at.attention > at.linear + at.vocab and below.attention <= below.linear + below.vocab
+    assert [p.M for p in points][-1] == 4096
+
+
 def arrows(svg: str) -> dict[tuple[str, str], str]:
     """(from, to) -> label of every arrow group in the figure."""
     root = ElementTree.fromstring(svg)

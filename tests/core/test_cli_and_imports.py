@@ -35,6 +35,8 @@ def test_cli_json_has_the_documented_keys():
     (["--N", "abc"], "--N"),
     (["--N", "-3"], "N=-3"),
     (["--bogus"], "unrecognized"),
+    # Each field within its own limit, the attention map beyond what PyTorch can size: it was a traceback.
+    (["--N", "4096", "--M", "1048576", "--E", "65536", "--nhead", "1024"], "M can be at most 741,455"),
 ])
 def test_cli_bad_arguments_exit_2_with_one_line(args, words):
     out = run("-m", "core", *args)

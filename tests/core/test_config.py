@@ -5,7 +5,8 @@ import dataclasses
 import pytest
 
 from core import PRESETS, TransformerConfig, divisors
-from core.config import MAX_E, MAX_LAYERS, MAX_M, MAX_N, MAX_NHEAD, MAX_VOCAB_SIZE
+from core import trace
+from core.config import MAX_E, MAX_LAYERS, MAX_M, MAX_N, MAX_NHEAD, MAX_TENSOR_BYTES, MAX_VOCAB_SIZE
 
 
 def test_defaults_and_derived_values():
@@ -44,6 +45,24 @@ def test_every_bad_value_raises_a_message_naming_it(field, value, words):
     with pytest.raises(ValueError) as err:
         TransformerConfig(**values)
     assert words in str(err.value)
+
+
+def test_an_attention_map_too_large_for_pytorch_is_refused_with_the_longest_length_that_fits():
+    """Each field within its limit, N=4096, nhead=1024 and M=2**20 made a map of 2**64 bytes, and the
+    trace stopped in PyTorch ("Storage size calculation overflowed"). The config refuses it, and the
+    length it names as the most is the most: one more is refused, and a trace at it runs (shape only)."""
+    with pytest.raises(ValueError) as err:
+        TransformerConfig(N=MAX_N, M=MAX_M, E=MAX_E, nhead=MAX_NHEAD)
+    message = str(err.value)
+    assert message.startswith("N=4096, nhead=1024 and M=1048576 make each attention map N × nhead × M × M = ")
+    assert message.endswith("at N=4096 and nhead=1024, M can be at most 741,455")
+    assert 4096 * 1024 * 741_455**2 * 4 <= MAX_TENSOR_BYTES < 4096 * 1024 * 741_456**2 * 4
+    with pytest.raises(ValueError, match="M_target can be at most 741,455"):
+        TransformerConfig(N=MAX_N, M=8, M_target=741_456, E=MAX_E, nhead=MAX_NHEAD)
+    largest = TransformerConfig(N=MAX_N, M=8, M_target=741_455, E=MAX_E, nhead=MAX_NHEAD)
+    t = trace(largest)
+    assert t.shape_only
+    assert t.row("decoder_self_scores").shape == (4096, 1024, 741_455, 741_455)
 
 
 def test_divisors():
