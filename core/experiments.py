@@ -41,6 +41,7 @@ PROBE_INPUTS = 64  # random positions the FFN's nonlinearity is read off
 PROBE_WIDTH = 8  # E of the wider FFN read when the config's never gives an output below 0
 NUDGES = 8  # nudges of one position in the FFN's position-wise probe
 MAX_FF = 256  # d_ff in a probe
+MAX_FFN_PROBE_WIDTH = 4 * MAX_WIDTH  # widest E at which ffn_layers builds the config's own model
 MAX_DEPTH = 16  # layers in the residual ablation
 MAX_VOCAB = 256
 MAX_MASK_DRAWN = 12  # the mask's heatmap draws at most this many positions a side
@@ -602,7 +603,10 @@ def ffn_layers(cfg: TransformerConfig) -> Evidence:
     layers = max(cfg.layers, 2)
     meta = Transformer(vocab_size=cfg.vocab_size, E=cfg.E, nhead=cfg.nhead, layers=2, d_ff=cfg.d_ff, device="meta")
     shapes = [tuple(layer.ffn.linear1.weight.shape) for layer in meta.encoder]
-    small_enough = cfg.E * cfg.d_ff <= MAX_WIDTH * MAX_FF * 16
+    # The model built holds about 24 E^2 attention weights besides its FFNs' 8 E d_ff, so E is bounded
+    # as well as E * d_ff: at E=12288 with d_ff=1, a bound on the product alone built 3.6 billion
+    # weights (26 s and 14 GB for one quiz answer, on the sliders).
+    small_enough = cfg.E <= MAX_FFN_PROBE_WIDTH and cfg.E * cfg.d_ff <= MAX_WIDTH * MAX_FF * 16
     E, d_ff = (cfg.E, cfg.d_ff) if small_enough else (min(cfg.E, MAX_WIDTH), min(cfg.d_ff, MAX_FF))
     note = "" if small_enough else f"Values compared at E={E}, d_ff={d_ff} to stay small."
     if cfg.layers < 2:

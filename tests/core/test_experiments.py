@@ -64,35 +64,42 @@ def test_bounded_caps_and_says_so():
     assert bounded(CONFIGS[0]) == (CONFIGS[0], "")
 
 
-@pytest.mark.parametrize("name", ["dependency_maps", "residual_ablation", "causal_probe", "ffn_layers",
-                                  "learned_positions", "mask_counts", "parameter_counts", "batch_first",
-                                  "attention_shapes"])
+# The experiments that cap the sizes they run at, or read shapes off the meta device.
+CAPPED = ["dependency_maps", "residual_ablation", "causal_probe", "ffn_layers", "learned_positions", "mask_counts",
+          "parameter_counts", "batch_first", "attention_shapes"]
+# The sliders' widest E with their narrowest d_ff: ffn_layers bounded E * d_ff alone, and built a model
+# with 3.6 billion attention weights here (14 GB).
+WIDE_E_NARROW_FF = "TransformerConfig(E=12288, nhead=96, d_ff=1)"
+
+
+@pytest.mark.parametrize("name", CAPPED)
 def test_big_configs_stay_small(name):
     """Llama/GPT-3 sizes run through caps or the meta device: real numbers, no big allocation."""
     ev = run(name, GPT3_SIZES if name != "parameter_counts" else LLAMA_70B_SIZES)
     assert ev.values
 
 
-def test_big_configs_allocate_little():
+@pytest.mark.parametrize("sizes", ["GPT3_SIZES", WIDE_E_NARROW_FF])
+def test_big_configs_allocate_little(sizes):
     """The same experiments at those sizes, in a fresh process, measured: together they raise its peak
-    memory by well under core's memory budget (62 MiB here, most of it mask_counts' 2048 x 2048 masks).
-    Uncapped, one real probe at GPT-3 widths would need terabytes."""
+    memory by well under core's memory budget (62 MiB here at GPT-3's, most of it mask_counts' 2048 x
+    2048 masks). Uncapped, one real probe at GPT-3 widths would need terabytes."""
     import subprocess
     import sys
 
     from core import DEFAULT_BUDGET_BYTES
 
-    names = ["dependency_maps", "residual_ablation", "causal_probe", "ffn_layers", "learned_positions",
-             "mask_counts", "parameter_counts", "batch_first", "attention_shapes"]
     code = ("import resource, sys, core\n"
+            "from core import TransformerConfig\n"
             "from core.config import GPT3_SIZES, LLAMA_70B_SIZES\n"
             "from core.experiments import run\n"
             "run('mask_counts', core.DEFAULT)  # imports and first-use costs, before the measure\n"
             "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+            f"big = {sizes}\n"
             "for name in sys.argv[1:]:\n"
-            "    assert run(name, LLAMA_70B_SIZES if name == 'parameter_counts' else GPT3_SIZES).values\n"
+            "    assert run(name, LLAMA_70B_SIZES if name == 'parameter_counts' and big == GPT3_SIZES else big).values\n"
             "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024)\n")
-    done = subprocess.run([sys.executable, "-c", code, *names], capture_output=True, text=True, timeout=300,
+    done = subprocess.run([sys.executable, "-c", code, *CAPPED], capture_output=True, text=True, timeout=300,
                           cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) < DEFAULT_BUDGET_BYTES // 2
