@@ -97,7 +97,8 @@ def test_big_configs_allocate_little(sizes):
             "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
             f"big = {sizes}\n"
             "for name in sys.argv[1:]:\n"
-            "    assert run(name, LLAMA_70B_SIZES if name == 'parameter_counts' and big == GPT3_SIZES else big).values\n"
+            "    at = LLAMA_70B_SIZES if name == 'parameter_counts' and big == GPT3_SIZES else big\n"
+            "    assert run(name, at).values\n"
             "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024)\n")
     done = subprocess.run([sys.executable, "-c", code, *CAPPED], capture_output=True, text=True, timeout=300,
                           cwd=Path(__file__).resolve().parents[2])
