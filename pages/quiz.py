@@ -342,8 +342,8 @@ def apply_import(data: bytes | str) -> None:
 def slider_config(entry: dict[str, Any]) -> TransformerConfig | None:
     """The config an imported answer names, if the sidebar could have shown it; None otherwise. A
     config off the sliders was not made here, and checking at it costs more than any slider does: 70
-    answers, each at a config of its own at the largest sizes core accepts, took 46 s to mark, and
-    18 s at the sliders' largest."""
+    answers, each at a config of its own at core's limits, took 42.6 s to mark, and 17.3 s at the
+    sliders' largest sizes (``python bench/recheck.py --core-max``, medians of three)."""
     cfg = file_config(entry)
     return cfg if cfg is not None and snap_config(cfg.to_dict()) == (cfg, []) else None
 
