@@ -904,8 +904,11 @@ def test_the_evidence_writes_symbols_as_the_learner_does():
             "softmax entropy of q·k / sqrt(d_k), mean over queries"} <= set(names[1])
 
 
+# The widest E with the narrowest d_ff, where the FFN evidence once built 3.6 billion weights: its cost is
+# guarded by test_big_configs_allocate_little (tests/core/test_experiments.py); here, that every evidence renders.
 @pytest.mark.parametrize("query", [{"N": "64", "M": "4096", "E": "12288"}, {"N": "1", "M": "1", "E": "1"},
-                                   {"N": "3"}], ids=["largest sliders", "smallest sliders", "N past a cap"])
+                                   {"N": "3"}, {"E": "12288", "d_ff": "1"}],
+                         ids=["largest sliders", "smallest sliders", "N past a cap", "widest E, narrowest d_ff"])
 def test_evidence_at_the_slider_extremes_shows_the_learners_own_shapes(query):
     """The GRU's evidence matches the expected answers at every size (past its caps, a smaller
     run's rule applied to the learner's sizes, said in the note); every experiment renders, its
