@@ -35,7 +35,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from .cli import OneLineParser, run_main
-from .config import divisors
+from .config import MAX_SEED, divisors
 from .model import CausalLM, build_causal_lm
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -95,8 +95,11 @@ def _check_model(E: int, nhead: int, layers: int, d_ff: int) -> None:
     _check("d_ff", d_ff, 1, 4096)
 
 
-def _check_run(N: int, steps: int, lr: float, max_seconds: float | None) -> None:
+def _check_run(N: int, steps: int, lr: float, max_seconds: float | None, seed: int) -> None:
     _check("N", N, 1, 1024)
+    # As TransformerConfig bounds it: a negative seed reached numpy as "expected non-negative integer",
+    # and one past 64 bits torch as "Overflow when unpacking long long", neither naming the seed.
+    _check("seed", seed, 0, MAX_SEED)
     _check("steps", steps, 1, 100_000)
     if not (0 < lr <= 1) or math.isnan(lr):
         raise ValueError(f"lr={lr} must be a learning rate in (0, 1]; try 0.003")
@@ -175,7 +178,7 @@ class ReversalSettings:
             raise ValueError(f"M={self.M} must be even: the sequence is x then x reversed; try {self.M + 1}")
         _check("vocab_size", self.vocab_size, 2, 1000)
         _check_model(self.E, self.nhead, self.layers, self.d_ff)
-        _check_run(self.N, self.steps, self.lr, None)
+        _check_run(self.N, self.steps, self.lr, None, self.seed)
         _check("eval_sequences", self.eval_sequences, 1, 10_000)
 
     @property
@@ -286,7 +289,7 @@ def train_reversal(settings: ReversalSettings | None = None, *, on_progress: Pro
     accuracy is then measured on the model as it stands.
     """
     s = settings or ReversalSettings()
-    _check_run(s.N, s.steps, s.lr, max_seconds)
+    _check_run(s.N, s.steps, s.lr, max_seconds, s.seed)
     with one_thread():
         gen = torch.Generator().manual_seed(s.seed)
         model = build_causal_lm(seed=s.seed, vocab_size=s.vocab_size + 1, E=s.E, nhead=s.nhead,
@@ -416,7 +419,7 @@ class LMSettings:
             raise ValueError(f"tokenizer={self.tokenizer!r} must be one of {sorted(TOKENIZERS)}")
         _check("M", self.M, 2, 256)
         _check_model(self.E, self.nhead, self.layers, self.d_ff)
-        _check_run(self.N, self.steps, self.lr, None)
+        _check_run(self.N, self.steps, self.lr, None, self.seed)
         if not 0 <= self.val_fraction <= 0.5:
             raise ValueError(f"val_fraction={self.val_fraction} must be between 0 and 0.5")
         if len(self.prompt) > 200:
@@ -474,7 +477,7 @@ def train_lm(settings: LMSettings | None = None, *, text: str | None = None,
     the run, shows whether the model learns the language or memorises the training lines.
     """
     s = settings or LMSettings()
-    _check_run(s.N, s.steps, s.lr, max_seconds)
+    _check_run(s.N, s.steps, s.lr, max_seconds, s.seed)
     text = load_text() if text is None else text
     tok = make_tokenizer(s.tokenizer, text)
     prompt = tok.encode(s.prompt)  # ValueError naming unknown pieces, before any training

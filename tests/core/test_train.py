@@ -306,6 +306,9 @@ def test_cli_summary_for_the_language_model(capsys):
     (["--task", "lm", "--no-mask"], "belong to --task reverse"),
     (["--task", "reverse", "--tokenizer", "word"], "belong to --task lm"),
     (["--task", "lm", "--prompt", "\u00e9"], "not in the training text"),
+    # Reached numpy as "expected non-negative integer" and torch as "Overflow when unpacking long long".
+    (["--seed", "-5"], "seed=-5 must be between 0 and 2147483647"),
+    (["--task", "lm", "--seed", str(2**64)], f"seed={2**64} must be between 0 and 2147483647"),
 ])
 def test_cli_bad_values_exit_2_with_one_line(capsys, argv, words):
     assert main(argv) == 2
