@@ -2,6 +2,7 @@
 
 Usage:  python bench/page_latency.py [--repeats 3] [--pages explorer,quiz] [--configs default,max:E]
         python bench/page_latency.py --list          # the configs it knows
+        python bench/page_latency.py --pairs         # also every two sliders at their ends together
 
 For each page and config it times (a) the page's first run at that config with every cache the app
 keeps by config emptied (Streamlit's st.cache_data and st.cache_resource, pages.trace_cache's
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import json
 import statistics
 import sys
@@ -67,6 +69,27 @@ def configs() -> dict[str, TransformerConfig]:
     for name, cfg in PRESETS.items():
         if cfg != DEFAULT:
             out["preset:" + name.split(" (")[0]] = cfg
+    return out
+
+
+def pairs() -> dict[str, TransformerConfig]:
+    """Every two sliders at their ends together, the others at the default (nhead as one of them, at
+    the fewest or most heads E allows). A cost that shows only where two sizes meet is missed one
+    slider at a time: at the widest E with the narrowest d_ff the FFN evidence once built 3.6 billion
+    weights. Configs the sidebar makes the same (both sliders at 1, say) are timed once."""
+    ends = {name: (options[0], options[-1]) for name, options in SLIDERS.items()}
+    out: dict[str, TransformerConfig] = {}
+    for a, b in itertools.combinations([*SLIDERS, "nhead"], 2):
+        for end_a, end_b in itertools.product(("min", "max"), repeat=2):
+            values = {k: getattr(DEFAULT, k) for k in CONFIG_FIELDS}
+            values.update({name: ends[name][end == "max"] for name, end in ((a, end_a), (b, end_b))
+                           if name != "nhead"})
+            if "nhead" in (a, b):
+                heads = nhead_options(snap_config(values)[0].E)
+                values["nhead"] = heads[-1] if (end_a if a == "nhead" else end_b) == "max" else heads[0]
+            cfg = snap_config(values)[0]
+            if cfg not in out.values():
+                out[f"{end_a}:{a}+{end_b}:{b}"] = cfg
     return out
 
 
@@ -166,9 +189,12 @@ def main() -> None:
     parser.add_argument("--experiments", default="", help="comma-separated: Check only the questions of these")
     parser.add_argument("--json", action="store_true", help="one JSON line per figure as well")
     parser.add_argument("--recompile", action="store_true", help="compile the scripts on every run, as AppTest does")
+    parser.add_argument("--pairs", action="store_true", help="also every two sliders at their ends together")
     parser.add_argument("--list", action="store_true")
     args = parser.parse_args()
     known = configs()
+    if args.pairs:
+        known |= {label: cfg for label, cfg in pairs().items() if cfg not in known.values()}
     if args.list:
         for label, cfg in known.items():
             print(f"{label:<28} {cfg}")
