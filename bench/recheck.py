@@ -28,16 +28,12 @@ streamlit.logger.set_log_level("error")  # pages.common's caches warn, on import
 
 from core import DEFAULT, TransformerConfig  # noqa: E402
 from core.config import MAX_D_FF, MAX_E, MAX_LAYERS, MAX_M, MAX_N, MAX_VOCAB_SIZE  # noqa: E402
-from pages.common import LENGTHS, snap_config  # noqa: E402
+from pages.common import LENGTHS, on_sliders  # noqa: E402
 from quizzes import QUESTIONS, Context  # noqa: E402
 from quizzes.progress import new_progress, record  # noqa: E402
 from quizzes.recheck import recheck  # noqa: E402
 
 SLIDERS_LARGEST = TransformerConfig(N=64, M=4096, E=12288, nhead=96, vocab_size=65536, layers=96, d_ff=49152)
-
-
-def on_sliders(cfg: TransformerConfig) -> bool:
-    return snap_config(cfg.to_dict()) == (cfg, [])
 
 
 def each_its_own(base: TransformerConfig, count: int) -> list[TransformerConfig]:

@@ -166,6 +166,12 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
     return TransformerConfig(**out), warnings
 
 
+def on_sliders(cfg: TransformerConfig) -> bool:
+    """Could the sidebar show ``cfg`` as it is? (snap_config would leave every value as it is; the
+    sidebar has no seed, so any seed but the default one is off the sliders.)"""
+    return snap_config(cfg.to_dict()) == (cfg, [])
+
+
 _SET_BY_CODE = "widgets_set_by_code"
 _WANTED_NHEAD = "nhead_wanted"  # the heads the learner last chose (slider, link or preset)
 

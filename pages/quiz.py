@@ -22,7 +22,7 @@ from core.experiments import TAKES_SHAPES, Evidence, run as run_experiment
 from core.rows import SYMBOLS
 from pages.browser_store import browser_store, conflict, report
 from pages.common import (CONFIG_FIELDS, announce, as_literal, cached_shape_only, cached_shapes, current_config,
-                          drawn_at_this_link, forget_link_warnings, guard, show_chart, snap_config, theme)
+                          drawn_at_this_link, forget_link_warnings, guard, on_sliders, show_chart, theme)
 from pages.enter_checks import enter_checks
 from pages.expander_closed import on_expander_closed
 from pages.scroll_to import scroll_to
@@ -30,7 +30,7 @@ from pages.page_links import ALL_TOPICS, LINKED, MAX_SEED, ONE, SET, quiz_order
 from pages.tables import FIT_WIDTH, INK, described_chart, label_lines, sizes_text, title_lines
 from quizzes import BY_ID, KIND_LABELS, QUESTIONS, TOPICS, Context, Question, answer_key, check, format_answer
 from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name, key_rows
-from quizzes.check import MAX_INPUT, in_symbols, parse_shape, readable, shown_formula
+from quizzes.check import MAX_INPUT, in_symbols, mark, parse_shape, readable, shown_formula
 from quizzes.progress import dumps, load_progress, merge, missed, new_progress, now_ms, record, restamped, scores
 from quizzes.recheck import file_config, recheck
 
@@ -139,8 +139,7 @@ def submit(qid: str) -> None:
             # Not marked wrong: a typo must not replace the last attempt. Shown under the question.
             st.session_state["quiz_unreadable"] = qid
             return
-        expected = q.expected(ctx)
-        right = check(q, expected, given, q.reading_symbols(ctx), q.formula(ctx))
+        right, expected = mark(q, ctx, given)
         st.session_state[PROGRESS] = record(progress(), qid, str(given), right, format_answer(q, expected),
                                             cfg.to_dict())
         if right and st.session_state.get("quiz_review"):
@@ -345,7 +344,7 @@ def slider_config(entry: dict[str, Any]) -> TransformerConfig | None:
     answers, each at a config of its own at core's limits, took 42.6 s to mark, and 17.3 s at the
     sliders' largest sizes (``python bench/recheck.py --core-max``, medians of three)."""
     cfg = file_config(entry)
-    return cfg if cfg is not None and snap_config(cfg.to_dict()) == (cfg, []) else None
+    return cfg if cfg is not None and on_sliders(cfg) else None
 
 
 def import_pasted() -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from core import TransformerConfig
 
-from .questions import Question, symbols_of
+from .questions import Context, Question, symbols_of
 
 MAX_INPUT = 200  # characters; anything longer is not a shape or a number anyone types
 MAX_DIGITS = 15  # per dimension
@@ -360,6 +360,14 @@ def check(question: Question, expected: Any, given: Any, symbols: Mapping[str, A
                                                                              shape=False)
     index = choice_index(given, question.choices)
     return index is not None and question.choices[index] == expected
+
+
+def mark(question: Question, ctx: Context, given: Any) -> tuple[bool, Any]:
+    """(right, expected): ``given`` checked against the question's expected answer in ``ctx``, in the
+    config's symbols and against the answer's formula, as the quiz's Check does and as an imported
+    answer is marked again (quizzes.recheck). Raises what computing the expected answer raises."""
+    expected = question.expected(ctx)
+    return check(question, expected, given, question.reading_symbols(ctx), question.formula(ctx)), expected
 
 
 def format_answer(question: Question, expected: Any) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 from core import DEFAULT, TransformerConfig
 
 from .bank import BY_ID
-from .check import check, format_answer
+from .check import format_answer, mark
 from .questions import Context
 
 
@@ -97,9 +97,7 @@ def recheck(progress: dict[str, Any], context_for: Callable[[TransformerConfig],
         try:
             if cfg not in contexts:
                 contexts[cfg] = context_for(cfg)
-            ctx = contexts[cfg]
-            expected = q.expected(ctx)
-            right = check(q, expected, entry["given"], q.reading_symbols(ctx), q.formula(ctx))
+            right, expected = mark(q, contexts[cfg], entry["given"])
         except Exception:  # noqa: BLE001 - an experiment that fails here must not stop the import
             left_out += 1
             continue
