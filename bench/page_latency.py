@@ -51,13 +51,14 @@ SLIDERS = {"N": list(range(N_RANGE[0], N_RANGE[1] + 1)), "M": LENGTHS, "M_target
            "vocab_size": VOCABS, "layers": list(range(LAYER_RANGE[0], LAYER_RANGE[1] + 1)), "d_ff": FFS}
 
 
+def moved(**changes) -> TransformerConfig:
+    """The default config with some sliders moved, as the sidebar makes it: the other sliders stay put
+    (d_ff does not follow E) and nhead snaps to the nearest divisor of E the slider offers."""
+    return snap_config({**{k: getattr(DEFAULT, k) for k in CONFIG_FIELDS}, **changes})[0]
+
+
 def configs() -> dict[str, TransformerConfig]:
     """The default, each slider alone at its minimum and at its maximum, all at their maximum, the presets."""
-    def moved(**changes) -> TransformerConfig:
-        # As the sidebar makes it: the other sliders stay put (d_ff does not follow E) and nhead
-        # snaps to the nearest divisor of E the slider offers.
-        return snap_config({**{k: getattr(DEFAULT, k) for k in CONFIG_FIELDS}, **changes})[0]
-
     out = {"default": DEFAULT}
     for name, options in SLIDERS.items():
         for end, value in (("min", options[0]), ("max", options[-1])):
@@ -81,13 +82,11 @@ def pairs() -> dict[str, TransformerConfig]:
     out: dict[str, TransformerConfig] = {}
     for a, b in itertools.combinations([*SLIDERS, "nhead"], 2):
         for end_a, end_b in itertools.product(("min", "max"), repeat=2):
-            values = {k: getattr(DEFAULT, k) for k in CONFIG_FIELDS}
-            values.update({name: ends[name][end == "max"] for name, end in ((a, end_a), (b, end_b))
-                           if name != "nhead"})
+            changes = {name: ends[name][end == "max"] for name, end in ((a, end_a), (b, end_b)) if name != "nhead"}
             if "nhead" in (a, b):
-                heads = nhead_options(snap_config(values)[0].E)
-                values["nhead"] = heads[-1] if (end_a if a == "nhead" else end_b) == "max" else heads[0]
-            cfg = snap_config(values)[0]
+                heads = nhead_options(moved(**changes).E)
+                changes["nhead"] = heads[-1] if (end_a if a == "nhead" else end_b) == "max" else heads[0]
+            cfg = moved(**changes)
             if cfg not in out.values():
                 out[f"{end_a}:{a}+{end_b}:{b}"] = cfg
     return out

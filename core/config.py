@@ -103,10 +103,10 @@ class TransformerConfig:
         """The largest attention map, N x nhead x L x L for the longer sequence, must be a size
         PyTorch can describe; the message says how long that sequence may be at this N and nhead."""
         name, length = ("M", self.M) if self.M >= self.M_target else ("M_target", self.M_target)
-        numbers = self.N * self.nhead * length * length
-        if numbers * FLOAT32_BYTES <= MAX_TENSOR_BYTES:
-            return
         longest = longest_sequence(self.N, self.nhead)
+        if length <= longest:
+            return
+        numbers = self.N * self.nhead * length * length
         raise ValueError(
             f"N={self.N}, nhead={self.nhead} and {name}={length} make each attention map N × nhead × {name} × "
             f"{name} = {numbers:,} numbers, {numbers * FLOAT32_BYTES:,} bytes: more than PyTorch can size a "
