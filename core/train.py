@@ -341,7 +341,8 @@ class CharTokenizer:
         unknown = sorted({p for p in pieces if p not in self.ids})
         if unknown:
             shown = ", ".join(repr(p) for p in unknown[:5])
-            raise ValueError(f"{len(unknown)} {self.kind} token(s) not in the training text's vocabulary: {shown}")
+            noun = "token" if len(unknown) == 1 else "tokens"
+            raise ValueError(f"{len(unknown)} {self.kind} {noun} not in the training text's vocabulary: {shown}")
         return [self.ids[p] for p in pieces]
 
     def decode(self, ids: Sequence[int]) -> str:

@@ -31,7 +31,7 @@ from pages.tables import FIT_WIDTH, INK, described_chart, label_lines, sizes_tex
 from quizzes import BY_ID, KIND_LABELS, QUESTIONS, TOPICS, Context, Question, answer_key, check, format_answer
 from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name, key_rows
 from quizzes.check import MAX_INPUT, in_symbols, mark, parse_shape, readable, shown_formula
-from quizzes.progress import dumps, load_progress, merge, missed, new_progress, now_ms, record, restamped, scores
+from quizzes.progress import counted, dumps, load_progress, merge, missed, new_progress, now_ms, record, restamped, scores
 from quizzes.recheck import file_config, recheck
 
 ALL = ALL_TOPICS
@@ -330,11 +330,11 @@ def apply_import(data: bytes | str) -> None:
         loaded, rechecked = recheck(loaded, context, slider_config)
     if rechecked.left_out and not rechecked.checked:
         st.session_state[IO_NOTE] = ("error", "Import refused, your current progress is kept. None of the file's "
-                                     f"{rechecked.left_out} answer(s) could be checked against the model.")
+                                     f"{counted(rechecked.left_out)} could be checked against the model.")
         return
     st.session_state[PROGRESS] = restamped(loaded, now_ms())  # it replaces what other tabs hold, too
     st.session_state[IO_NOTE] = ("success", " ".join(filter(None, (
-        f"Imported {len(loaded['answers'])} answer(s).", rechecked.summary(), message))))
+        f"Imported {counted(len(loaded['answers']))}.", rechecked.summary(), message))))
     st.session_state[SAY] = st.session_state[IO_NOTE][1]  # a success box is a status: not read out (a refusal is)
 
 
@@ -938,7 +938,7 @@ def take_browser_report() -> None:
         fresh = not progress()["answers"]
         st.session_state[PROGRESS] = merge(progress(), loaded)
         if fresh and loaded["answers"]:
-            flash("success", f"Welcome back: {len(loaded['answers'])} answer(s) restored from this browser. "
+            flash("success", f"Welcome back: {counted(len(loaded['answers']))} restored from this browser. "
                              f"{message}".strip())
 
 
@@ -982,9 +982,9 @@ def merge_note(mine: dict, merged: dict) -> str:
     said = []
     if merged.get("reset_at", 0) > mine.get("reset_at", 0):
         said.append("reset the progress (or imported a file)" + (
-            f", which clears the {dropped} answer(s) given here before it" if dropped else ""))
+            f", which clears the {counted(dropped)} given here before it" if dropped else ""))
     if taken:
-        said.append(f"saved {taken} answer(s) that are now counted here too")
+        said.append(f"saved {counted(taken)} that {'is' if taken == 1 else 'are'} now counted here too")
     return f"Another quiz tab in this browser {' and '.join(said)}."
 
 

@@ -24,6 +24,11 @@ MAX_UPLOAD_BYTES = 1_000_000
 MAX_TEXT = 500
 
 
+def counted(n: int, noun: str = "answer") -> str:
+    """'1 answer', '3 answers': the notes a learner reads count in words, not in 'answer(s)'."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
@@ -155,7 +160,7 @@ def load_progress(data: bytes | str) -> tuple[dict[str, Any] | None, str]:
             clean[qid]["config"] = config
         if _stamp(entry.get("at")) is not None:
             clean[qid]["at"] = entry["at"]
-    note = f"Skipped {skipped} answer(s) to questions this version does not have." if skipped else ""
+    note = f"Skipped {counted(skipped)} to questions this version does not have." if skipped else ""
     progress = {"format": FORMAT, "version": VERSION, "answers": clean}
     if _stamp(doc.get("reset_at")) is not None:
         progress["reset_at"] = doc["reset_at"]

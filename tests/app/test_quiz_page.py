@@ -336,7 +336,7 @@ def test_an_import_is_marked_again_not_taken_at_its_word(monkeypatch):
     at.button(key="quiz_paste_load").click().run()
     assert not at.exception
     assert [s.value for s in at.success] == [
-        "Imported 2 answer(s). Each answer was checked again against the model at the config it was answered with: "
+        "Imported 2 answers. Each answer was checked again against the model at the config it was answered with: "
         "2 that the file marked right are wrong, and are marked so here. One of them names no config the sliders "
         "can show, so it was checked at the default config."]
     assert "**0 right**, **2 wrong**" in score_line(at)
@@ -356,7 +356,7 @@ def test_an_import_is_marked_again_not_taken_at_its_word(monkeypatch):
     at.button(key="quiz_paste_load").click().run()
     assert not at.exception and at.session_state["quiz_progress"] == before
     assert [e.value for e in at.error if "Import" in e.value] == [
-        "Import refused, your current progress is kept. None of the file's 2 answer(s) could be checked against "
+        "Import refused, your current progress is kept. None of the file's 2 answers could be checked against "
         "the model."]
 
 
@@ -489,7 +489,7 @@ def test_progress_kept_by_the_browser_comes_back_in_a_new_session():
     assert "**0 wrong**" in score_line(later) and stored_copy(later) is None
     browser_reports(later, saved)
     assert "**1 wrong**" in score_line(later)
-    assert any("Welcome back: 1 answer(s) restored" in s.value for s in later.success)
+    assert any("Welcome back: 1 answer restored" in s.value for s in later.success)
     assert json.loads(stored_copy(later)) == json.loads(saved)
     reset_progress(later)
     assert json.loads(stored_copy(later))["answers"] == {}  # Reset forgets the browser's copy too
@@ -586,7 +586,7 @@ def test_two_tabs_keep_each_others_answers_and_a_reset_reaches_both():
     # b saved over the empty copy both tabs had read; a's save is refused: the browser holds b's.
     other_tab_saved(a, stored_copy(b))
     assert set(a.session_state["quiz_progress"]["answers"]) == {"dk-value", b_first}
-    assert any("Another quiz tab in this browser saved 1 answer(s) that are now counted here too" in i.value
+    assert any("Another quiz tab in this browser saved 1 answer that is now counted here too" in i.value
                for i in a.info)
     assert set(json.loads(stored_copy(a))["answers"]) == {"dk-value", b_first}  # saved again, merged
     a.run()  # the browser's own report follows at once: the note stays until the learner acts, and once only
@@ -599,7 +599,7 @@ def test_two_tabs_keep_each_others_answers_and_a_reset_reaches_both():
     assert b.session_state["quiz_progress"]["answers"] == {}  # the reset is later than every answer
     other_tab_saved(a, stored_copy(b))
     assert a.session_state["quiz_progress"]["answers"] == {}  # and it reaches the other tab, which says so
-    assert any("reset the progress (or imported a file), which clears the 2 answer(s) given here before it"
+    assert any("reset the progress (or imported a file), which clears the 2 answers given here before it"
                in i.value for i in a.info)
 
 
@@ -631,7 +631,7 @@ def test_messages_of_one_run_are_all_shown():
     at.session_state["quiz_flash"] = [("error", "Could not compute the expected answer: played")]
     other_tab_saved(at, json.dumps(theirs))
     assert any("played" in e.value for e in at.error)
-    assert any("Another quiz tab in this browser saved 1 answer(s)" in i.value for i in at.info)
+    assert any("Another quiz tab in this browser saved 1 answer" in i.value for i in at.info)
 
 
 def test_parameter_counts_are_bars_down_the_side_on_a_log_axis():
@@ -1020,7 +1020,7 @@ def test_a_taken_import_and_a_reset_are_read_out_once():
                                                                      "config": DEFAULT.to_dict()}}}
     at.text_area(key="quiz_paste").input(json.dumps(doc)).run()
     at.button(key="quiz_paste_load").click().run()
-    assert said(at) == ["Imported 1 answer(s). Each answer was checked again against the model at the config it was "
+    assert said(at) == ["Imported 1 answer. Each answer was checked again against the model at the config it was "
                         "answered with."]
     reset_progress(at)
     assert said(at) == ["Progress reset, here and in the copy this browser keeps."]

@@ -577,7 +577,7 @@ def test_quiz_progress_outlasts_the_tab_in_the_same_browser(app_url, page):
 
     again = page.context.new_page()
     again.goto(app_url + "/quiz")
-    expect(again.get_by_text("Welcome back: 1 answer(s) restored from this browser.")).to_be_visible(timeout=LOAD)
+    expect(again.get_by_text("Welcome back: 1 answer restored from this browser.")).to_be_visible(timeout=LOAD)
     expect(again.get_by_text(re.compile(r"^Score:"))).to_have_text(score)
     # By keyboard too: the question Reset progress asks comes next in the page, not after every question.
     # Reset waits in an expander under the question, opened by keyboard as well.
@@ -614,7 +614,7 @@ def test_closing_the_expander_withdraws_resets_question_and_keeps_every_answer(a
                                                                         "expected": "x"}}}
     page.add_init_script(f"localStorage.setItem({json.dumps(STORE_KEY)}, {json.dumps(json.dumps(doc))})")
     open_quiz(page, app_url + "/quiz")
-    expect(page.get_by_text("Welcome back: 1 answer(s) restored from this browser.")).to_be_visible(timeout=LOAD)
+    expect(page.get_by_text("Welcome back: 1 answer restored from this browser.")).to_be_visible(timeout=LOAD)
     idle(page)
     summary = page.locator(".st-key-quiz_more summary")
     summary.click()
@@ -829,7 +829,7 @@ def test_the_evidences_records_read_whole_on_a_laptop_and_a_phone(app_url, brows
         page = context.new_page()
         page.add_init_script(f"localStorage.setItem({json.dumps(STORE_KEY)}, {json.dumps(json.dumps(doc))})")
         open_quiz(page, app_url + "/quiz?mode=set&N=64&M=4096&E=12288")
-        expect(page.get_by_text("Welcome back: 2 answer(s) restored from this browser.")).to_be_visible(timeout=LOAD)
+        expect(page.get_by_text("Welcome back: 2 answers restored from this browser.")).to_be_visible(timeout=LOAD)
         idle(page)
         tables = page.locator('[data-testid="stTable"]')
         passes = tables.filter(has=page.get_by_role("columnheader", name="tensor", exact=True))
@@ -940,7 +940,7 @@ def test_a_progress_file_shows_as_written_never_as_markup(app_url, browser):
     with page_in(browser, 1280, 800) as page:
         page.add_init_script(f"localStorage.setItem({json.dumps(STORE_KEY)}, {json.dumps(json.dumps(doc))})")
         page.goto(app_url + "/quiz?q=2")
-        expect(page.get_by_text("Welcome back: 1 answer(s) restored from this browser.")).to_be_visible(timeout=LOAD)
+        expect(page.get_by_text("Welcome back: 1 answer restored from this browser.")).to_be_visible(timeout=LOAD)
         expect(page.get_by_text("[click me](https://evil.example/phish)", exact=False)).to_be_visible(timeout=LOAD)
         expect(page.get_by_text("E=[go](https://t.co/a)", exact=False)).to_be_visible()
         assert page.eval_on_selector_all(links, disguised) == 0
@@ -979,7 +979,7 @@ STILL_GROWING = """(() => { new MutationObserver((_, watch) => {
 def test_an_uploaded_progress_files_result_comes_into_view(app_url, browser, tmp_path, width, height, touch,
                                                            growing):
     """The import's result is said under the import's controls, the paste box and its button between it and
-    the file's drop zone: after a file was dropped there, "Imported 1 answer(s)." stood below the window's
+    the file's drop zone: after a file was dropped there, "Imported 1 answer." stood below the window's
     foot (936 px down an 800 px laptop window, 1007 down a 844 px phone), and the learner saw the file
     attached and nothing else. The run after an import brings its result into view.
 
@@ -1007,7 +1007,7 @@ def test_an_uploaded_progress_files_result_comes_into_view(app_url, browser, tmp
         idle(page)
         drop.scroll_into_view_if_needed()
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(upload))
-        note = page.locator(".st-key-quiz_io [data-testid='stAlert']").filter(has_text="Imported 1 answer(s).")
+        note = page.locator(".st-key-quiz_io [data-testid='stAlert']").filter(has_text="Imported 1 answer.")
         expect(note).to_have_count(1, timeout=LOAD)
         idle(page)
         if growing:
@@ -1035,7 +1035,7 @@ def test_two_quiz_tabs_in_one_browser_keep_each_others_answers(app_url, browser)
 
         b = context.new_page()
         b.goto(app_url + "/quiz")
-        expect(b.get_by_text("Welcome back: 1 answer(s) restored from this browser.")).to_be_visible(timeout=LOAD)
+        expect(b.get_by_text("Welcome back: 1 answer restored from this browser.")).to_be_visible(timeout=LOAD)
         click_next(b)
         expect(b.get_by_text("Question 2 of 70")).to_be_visible(timeout=LOAD)
         b.get_by_label("Your answer to Q2").fill("3")
@@ -1628,7 +1628,7 @@ def test_the_evidence_charts_show_every_legend_entry_and_bar_name(app_url, lapto
     page = laptop
     page.add_init_script(f"localStorage.setItem({json.dumps(STORE_KEY)}, {json.dumps(json.dumps(doc))})")
     open_quiz(page, app_url + "/quiz?mode=set")
-    expect(page.get_by_text("Welcome back: 2 answer(s) restored from this browser.")).to_be_visible(timeout=LOAD)
+    expect(page.get_by_text("Welcome back: 2 answers restored from this browser.")).to_be_visible(timeout=LOAD)
     idle(page)
     curves = page.locator('[data-testid="stVegaLiteChart"][aria-label^="Positions past max_len"]')
     bars = page.locator('[data-testid="stVegaLiteChart"][aria-label^="Reverse the input order"]')
@@ -1661,7 +1661,7 @@ def test_the_parameter_counts_bar_names_and_axis_read_whole_on_a_phone(app_url, 
     with page_in(browser, width, height) as page:
         page.add_init_script(f"localStorage.setItem({json.dumps(STORE_KEY)}, {json.dumps(json.dumps(doc))})")
         open_quiz(page, app_url + "/quiz?mode=set&topic=parameter-counts")
-        expect(page.get_by_text("Welcome back: 1 answer(s) restored from this browser.")).to_be_visible(timeout=LOAD)
+        expect(page.get_by_text("Welcome back: 1 answer restored from this browser.")).to_be_visible(timeout=LOAD)
         idle(page)
         chart = page.locator('[data-testid="stVegaLiteChart"][aria-label^="Parameter counts"]')
         expect(chart.locator(":scope > .marks")).to_be_visible(timeout=LOAD)

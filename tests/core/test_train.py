@@ -279,8 +279,10 @@ def test_an_empty_prompt_starts_where_the_text_starts():
 
 
 def test_language_model_rejects_a_prompt_outside_the_vocabulary():
-    with pytest.raises(ValueError, match="not in the training text"):
+    with pytest.raises(ValueError, match="^2 char tokens not in the training text's vocabulary: 'Z', 'é'$"):
         train_lm(replace(TINY_LM, prompt="Zebra \u00e9"))
+    with pytest.raises(ValueError, match="^1 char token not in the training text's vocabulary: 'é'$"):
+        train_lm(replace(TINY_LM, prompt="ebra \u00e9"))
 
 
 # ---------------------------------------------------------------------------------------- CLI

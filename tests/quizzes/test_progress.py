@@ -5,7 +5,7 @@ import json
 import pytest
 
 from quizzes import BY_ID, QUESTIONS, TOPICS
-from quizzes.progress import FORMAT, dumps, load_progress, merge, missed, new_progress, record, restamped, scores
+from quizzes.progress import FORMAT, counted, dumps, load_progress, merge, missed, new_progress, record, restamped, scores
 
 GARBAGE = [
     b"", b"{", b"not json at all", b"\xff\xfe\x00", b"[]", b"null", b"42", b'"a string"',
@@ -65,7 +65,7 @@ def test_latest_attempt_counts_and_unknown_ids_are_skipped():
     doc = json.loads(dumps(p))
     doc["answers"]["no-such-question"] = {"correct": True}
     loaded, message = load_progress(json.dumps(doc))
-    assert set(loaded["answers"]) == {q.id} and "Skipped 1" in message
+    assert set(loaded["answers"]) == {q.id} and message.startswith("Skipped 1 answer to")
     assert BY_ID[q.id].topic == loaded["answers"][q.id]["topic"]
 
 
@@ -110,3 +110,6 @@ def test_times_survive_a_round_trip_and_bad_ones_are_dropped():
     imported = restamped(loaded, 999)
     assert imported["reset_at"] == 999 and imported["answers"][q]["at"] == 999
 
+
+def test_counts_are_written_in_words():
+    assert [counted(n) for n in (0, 1, 2)] == ["0 answers", "1 answer", "2 answers"]
