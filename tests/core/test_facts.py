@@ -111,3 +111,17 @@ def test_the_glossary_is_right_about_dropout():
     src, tgt = torch.randint(2, 30, (2, 5)), torch.randint(2, 30, (2, 4))  # (N, M), (N, M_target)
     trained = model.train()(src, tgt)  # (N, M_target, vocab_size)
     assert trained.isfinite().all() and torch.equal(trained, model.eval()(src, tgt))
+
+
+def test_the_readme_counts_the_rows_and_extras_a_trace_records():
+    """The README's Explorer row counts the table's rows and the extras; a tensor added to either
+    must not leave those words behind."""
+    import re
+    from pathlib import Path
+
+    from core import trace
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    row = next(line for line in readme.splitlines() if line.startswith("| **Explorer** |"))
+    t = trace(DEFAULT)
+    assert re.search(rf"The {len(t.rows)}-row table", row) and re.search(rf"The {len(t.extras)} extras", row)

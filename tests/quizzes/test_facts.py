@@ -1,8 +1,11 @@
 """Facts the explanations state in words, checked against the live model."""
 
+import re
+from pathlib import Path
+
 from core.config import PAPER_BASE
 from core.model import Transformer
-from quizzes import BY_ID
+from quizzes import BY_ID, QUESTIONS, TOPICS
 
 
 def _count(cfg) -> int:
@@ -71,3 +74,15 @@ def test_the_skip_output_explanation_lets_the_cosine_fall_with_depth():
     assert q.expected(Context(narrow)) == q.choices[1]  # more like its input without the skips
     assert "stays high" not in q.explanation
     assert "falls as layers add up" in q.explanation and "either may come out higher" in q.explanation
+
+
+def test_the_readme_counts_the_bank_as_it_is():
+    """The README's What-you-get table counts the questions, topics, parametric answers and
+    conceptual (stored) choices; a question added or moved must not leave those words behind."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    quiz_row = next(line for line in readme.splitlines() if line.startswith("| **Quiz** |"))
+    stored = sum(q.answer.__qualname__.startswith("fixed.") for q in QUESTIONS)
+    parametric = sum(q.parametric for q in QUESTIONS)
+    assert re.search(rf"\b{len(QUESTIONS)} questions in {len(TOPICS)} topics\b", quiz_row)
+    assert re.search(rf"\b{parametric} of them are parametric\b", quiz_row)
+    assert re.search(rf"\b{stored} conceptual ones keep their right choice\b", quiz_row)
