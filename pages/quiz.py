@@ -1,33 +1,31 @@
 """Quiz: questions whose answers are computed from the live model for the sidebar's config.
 
 Reads the shared config, asks the quizzes package for questions and expected answers and
-core.experiments (cached here) for the evidence, and renders plain values. Progress is a JSON-able
-dict in st.session_state, mirrored into the learner's browser (pages/browser_store.py) so that a
-closed tab or a server restart does not lose it; it can also be exported and imported. No tensor
-maths here.
+core.experiments (cached here) for the evidence, and shows that evidence as pages/evidence.py
+draws it. Progress is a JSON-able dict in st.session_state, mirrored into the learner's browser
+(pages/browser_store.py) so that a closed tab or a server restart does not lose it; it can also
+be exported and imported. No tensor maths here.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
 from core import TransformerConfig
 from core.experiments import TAKES_SHAPES, Evidence, run as run_experiment
-from core.rows import SYMBOLS
 from pages.browser_store import browser_store, conflict, report
 from pages.common import (CONFIG_FIELDS, announce, as_literal, cached_shape_only, cached_shapes, current_config,
                           drawn_at_this_link, forget_link_warnings, guard, on_sliders, show_chart, theme)
 from pages.enter_checks import enter_checks
+from pages.evidence import ASKED, RECORD_PHONE_CSS, charts, label, literal_frame, marked_table, plain, table_height
 from pages.expander_closed import on_expander_closed
 from pages.scroll_to import scroll_to
 from pages.page_links import ALL_TOPICS, LINKED, MAX_SEED, ONE, SET, quiz_order
-from pages.tables import FIT_WIDTH, INK, described_chart, label_lines, sizes_text, title_lines
+from pages.tables import sizes_text
 from quizzes import BY_ID, KIND_LABELS, QUESTIONS, TOPICS, Context, Question, answer_key, check, format_answer
 from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name, key_rows
 from quizzes.check import MAX_INPUT, in_symbols, mark, parse_shape, readable, shown_formula
@@ -71,27 +69,8 @@ UNREADABLE = {  # what to write instead, for a reply that cannot be read as an a
     "choice": "Pick one of the choices.",
     "predict": "Pick one of the choices.",
 }
-# The learner's symbols with an underscore in them (M_target, d_k, ...), kept whole in the evidence's labels.
-_SYMBOL = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(s for s in (*SYMBOLS, "max_len") if "_" in s)
-                     + r")(?![A-Za-z0-9])")
-ASKED = "▶ asked"  # marks, in words, the row of an evidence table that the question asks about
-ASKED_STYLE = "background-color: rgba(255, 196, 0, 0.25); font-weight: bold"  # and shades it
 TOPIC_PX = 280  # the topic's box: its longest name whole; with Mode and Review, one row at 1280 px, two at 1024
 NAV_BUTTON_PX = 104  # Previous and Next, one width: wide enough for "◀ Previous", narrow enough for a phone's row
-# The records tables' cells, 3 px from their borders (Streamlit's own are 6 px): at the largest sliders the pass's
-# five columns, each as narrow as its longest word ("probabilities", "vocab_size)"), need 343 px at 6 px and 313 at
-# 3 px, inside a 390 px phone's 324.
-RECORD_CSS = [{"selector": "th, td", "props": "padding: 4px 3px"}]
-# In a topic set each question sits in a bordered box, which leaves an evidence table the window's width less
-# 66 px: 294 px on a 360 px phone. There the pass's records, whose columns can be no narrower than their longest
-# words ("question", "extra", a tensor's name, "(12288,", "vocab_size)", in bold in the asked row), needed up to
-# 311 px at 3 px, at the largest sliders: the table scrolled sideways by up to 17 px (4 to 8 at the default
-# sizes), the formulas cut at the screen's edge. Narrower than 380 px, the tables' type is 13 px and their cells
-# 2 px from their borders: 281 px at most. Wider, nothing changes: a 390 px phone's box, 324 px, holds 311.
-# Important: RECORD_CSS comes with the table's own id, which outranks any selector written here.
-RECORD_PHONE_CSS = ('<style>@media (max-width: 380px) { [data-testid="stTable"] :is(th, td) '
-                    '{ font-size: 13px !important; padding: 4px 2px !important; } }</style>')
-ROWS_IN_VIEW = 20  # an evidence table shows up to this many rows whole; a longer one scrolls
 # How to read an evidence chart whose title alone does not say: the influence maps are the first
 # evidence the quiz shows (its first five questions), and their 'lower' and 'full' were unexplained.
 READING = {
@@ -101,7 +80,6 @@ READING = {
         "move at all. 'lower' in the table means only squares on and below the diagonal are coloured: each "
         "output depends on its own input and earlier ones. 'full' means every output depends on every input."),
 }
-ROW_PX, HEADER_PX = 30, 30  # an evidence st.table's row and header heights, one line each (RECORD_CSS)
 
 
 @st.cache_data(max_entries=128, show_spinner="Running the experiment…")
@@ -364,261 +342,11 @@ def ordered(topic: str, seed: int, review: bool) -> list[Question]:
     return qs
 
 
-def _plain(v: Any) -> str:
-    """A value as the evidence's table shows it: a whole number with thousands separators
-    (201,326,592 reads at a glance, 201326592 does not), a float to 4 significant digits, a long
-    list cut after 12 items. Sizes inside a shape keep no separators: (64, 4,096, 12,288) would read
-    as five sizes, not three."""
-    if isinstance(v, int) and not isinstance(v, bool):
-        return f"{v:,}"
-    return _item(v)
-
-
-def _item(v: Any) -> str:
-    if isinstance(v, float):
-        if math.isinf(v):  # a ratio over an exact 0: 'inf' reads like code
-            return "infinite" if v > 0 else "minus infinite"
-        return "no value" if math.isnan(v) else f"{v:.4g}"
-    if isinstance(v, (list, tuple)) and len(v) > 12:
-        return ", ".join(_item(x) for x in v[:12]) + ", …"
-    if isinstance(v, tuple):
-        return "(" + ", ".join(_item(x) for x in v) + ")"
-    if isinstance(v, list):
-        return "[" + ", ".join(_item(x) for x in v) + "]"
-    return str(v)
-
-
-def label(key: str) -> str:
-    """A value's name when its experiment gives it none (Evidence.labels): underscores read as spaces,
-    except inside the learner's symbols ("variance_unscaled_at_d_k" -> "variance unscaled at d_k",
-    "M_target" stays). Better than the bare key, though still a key: every experiment names its values."""
-    parts = _SYMBOL.split(key)  # the symbols at odd places
-    return "".join(part if i % 2 else part.replace("_", " ") for i, part in enumerate(parts))
-
-
-def _figure(v: Any) -> str:
-    """A number as a sentence says it: whole numbers with thousands separators, others to 3 digits."""
-    if pd.api.types.is_bool(v) or not pd.api.types.is_number(v):
-        return str(v)
-    return f"{int(v):,}" if float(v).is_integer() else f"{v:.3g}"
-
-
-def _named(field: str, value: Any) -> str:
-    """A category as a sentence names it: a number with its field's name ("layers 4"), a word alone."""
-    return f"{field} {_figure(value)}" if pd.api.types.is_number(value) else str(value)
-
-
-def _span(values: pd.Series) -> str:
-    """The range a series covers, the figure a sentence can give when there are too many to list."""
-    low, high = values.min(), values.max()
-    return _figure(low) if low == high else f"from {_figure(low)} to {_figure(high)}"
-
-
-def _heatmap_words(df: pd.DataFrame, spec: dict) -> str:
-    """A heatmap in words: its size, and the cells that matter: the blocked ones of a mask, or the
-    exact zeros, which the chart draws white, of an influence map."""
-    x, y, field = spec["x"], spec["y"], spec["color"]
-
-    def many(n: int, what: str) -> str:
-        return f"{n} {what}" + ("" if n == 1 else "s")
-
-    size = f"{many(df[y].nunique(), y)} down by {many(df[x].nunique(), x)} across"
-    if df[field].dtype == bool:
-        return f"Heatmap of {field}, {size}: {int(df[field].sum())} of {len(df)} cells are {field}."
-    zeros = int((df[field] == 0).sum())
-    white = f", {zeros} of {len(df)} cells exactly zero (white)" if zeros else ""
-    return f"Heatmap of {field}, {size}: {field} {_span(df[field])}{white}."
-
-
-def _series_words(df: pd.DataFrame, spec: dict, kind: str) -> str:
-    """Bars or lines in words: every value when there are a dozen or fewer, else each series' range."""
-    x, y = spec["x"], spec["y"]
-    what = "Bar chart" if kind == "bar" else "Line chart"
-    if "color" not in spec:
-        groups, by = [(None, df)], ""
-    else:
-        groups, by = list(df.groupby(spec["color"], sort=False)), f", one {kind} per {spec['color']}"
-    series = [("" if name is None else _named(spec["color"], name), part) for name, part in groups]
-    if len(df) <= 12:  # few enough to read every one
-        figures = "; ".join(f"{name + ', ' if name else ''}{_named(x, px)}: {_figure(py)}"
-                            for name, part in series for px, py in zip(part[x], part[y]))
-    else:
-        figures = "; ".join(f"{name + ': ' if name else ''}{y} {_span(part[y])} over {x} {_span(part[x])}"
-                            for name, part in series[:6])
-        figures += f"; and {len(groups) - 6} more" if len(groups) > 6 else ""
-    return f"{what} of {y} against {x}{by}{' (log scale)' if spec.get('log_y') else ''}. {figures}."
-
-
-def facets(ev: Evidence) -> list[tuple[str | None, pd.DataFrame]]:
-    """The evidence's records split by its chart's facet (the model of an influence map, the layer of
-    an FFN's weights), in the experiment's order; one unnamed part when it has no facet."""
-    df = pd.DataFrame(ev.records)
-    if "facet" not in ev.chart:
-        return [(None, df)]
-    return [(str(name), part) for name, part in df.groupby(ev.chart["facet"], sort=False)]
-
-
-def chart_description(ev: Evidence, name: str | None = None, part: pd.DataFrame | None = None) -> str:
-    """What an evidence chart shows, in words, for screen readers (Vega makes it the chart's
-    accessible name): what is drawn against what, and its figures, all of them when there are
-    few. Without it a screen reader read every mark's label, or every cell of a heatmap. One map
-    of a faceted heatmap (``name``, its records ``part``) says which of how many it is: each is a
-    chart of its own (facet_charts)."""
-    spec = ev.chart
-    df = pd.DataFrame(ev.records) if part is None else part
-    words = _heatmap_words(df, spec) if spec["kind"] == "heatmap" else _series_words(df, spec, spec["kind"])
-    if name is not None:
-        names = [n for n, _ in facets(ev)]
-        return f"{ev.title.rstrip('?.!')}, map {names.index(name) + 1} of {len(names)}: {name}. {words}"
-    return f"{ev.title}{'' if ev.title.endswith(('?', '.', '!')) else '.'} {words}"
-
-
-def charts(ev: Evidence, theme: str = "light") -> list[alt.TopLevelMixin]:
-    """Small Altair charts of the evidence records, by the kind the experiment asks for, each with
-    its description for screen readers; ``theme`` colours a mask's blocked cells (INK). One chart,
-    none (the evidence is a table), or one per facet of a faceted heatmap (facet_charts)."""
-    if "facet" in ev.chart and ev.records:
-        return facet_charts(ev, theme)
-    drawn = _draw(ev, theme)
-    return [] if drawn is None else [described_chart(drawn, chart_description(ev))]
-
-
-def facet_charts(ev: Evidence, theme: str = "light") -> list[alt.TopLevelMixin]:
-    """A faceted heatmap as one chart per facet, each titled with its facet's name and described on
-    its own, for show_evidence to set in a row that wraps. A Vega facet cannot wrap to the screen: its
-    three influence maps were 727 px wide, and scrolled sideways in a 390 px phone's 358 px box.
-
-    Each map has its own axes, as the facets had when their sizes differed (the decoder's map is
-    over M_target positions); the colour scale stays one for all, as it was in the facet, so that
-    a shade means the same on every map."""
-    whole = pd.DataFrame(ev.records)[ev.chart["color"]]
-    domain = None if whole.dtype == bool else [float(whole.min()), float(whole.max())]
-    # Drawn at their own size ("pad"): Streamlit otherwise fits a whole map, axes and legend, in 180 px.
-    natural = alt.AutoSizeParams(type="pad", contains="padding")
-    return [described_chart(_heatmap(part, ev.chart, theme, domain).properties(title=name, autosize=natural),
-                            chart_description(ev, name, part)) for name, part in facets(ev)]
-
-
-def _heatmap(df: pd.DataFrame, spec: dict, theme: str, domain: list[float] | None = None) -> alt.Chart:
-    """One heatmap: 240 px square, or 180 px as one map of a facet, its legend under it so that three
-    maps fit side by side in a laptop's page (235 px each; with the legend at the side, 321 px). ``domain``
-    is the colour scale's, which a facet's maps share; None leaves it to Vega, from ``df``."""
-    x, y, field = spec["x"], spec["y"], spec["color"]
-    side = 180 if "facet" in spec else 240
-    legend = alt.Legend(orient="bottom", gradientLength=side - 40) if "facet" in spec else alt.Undefined
-    if df[field].dtype == bool:
-        color = alt.Color(f"{field}:N", legend=legend, scale=alt.Scale(domain=[False, True],
-                                                                       range=["#dbe9f6", INK[theme]["blocked"]]))
-    else:  # exact zeros in white, so 'no influence at all' stands apart from 'a little'; the scheme is
-        # named, light to dark in either theme, so that white is always its low end's neighbour
-        scale = alt.Scale(type="symlog", scheme="blues", **({"domain": domain} if domain else {}))
-        color = alt.condition(f"datum['{field}'] == 0", alt.value("white"),
-                              alt.Color(f"{field}:Q", scale=scale, legend=legend))
-    return alt.Chart(df).mark_rect(stroke="#ddd", strokeWidth=0.5).encode(
-        x=alt.X(f"{x}:O"), y=alt.Y(f"{y}:O"), color=color, tooltip=list(df.columns)
-    ).properties(width=side, height=side)
-
-
-# A horizontal bar chart's names down the side, one line each, took "Llama-2-70B widths: W^Q, W^K, W^V"'s 184 px
-# of a 320 px phone's 256 px chart: the parameter counts' bars had 50 px, and the axis title "parameters",
-# centred under them, ran 3 px past the chart's edge, cut after "parameter". In a chart under 280 px (256 on a
-# 320 px phone, 296 on a 360 px one) a name breaks after its colon or before its bracket, in 11 px type on
-# 11 px lines (12 px lines touched the next row's, 26 px away): the bars get 145 px. Vega's containerSize, the
-# chart's box, not the plot's width: names that depended on the width they set were measured on one line,
-# then drawn on two, and the layout stayed the one line's: the names were cut at the chart's left edge.
-_NARROW = "containerSize()[0] < 280"
-BAR_NAME_LINES = label_lines(_NARROW, ": ", " (")
-BAR_NAME_PX = alt.ExprRef(f"{_NARROW} ? 11 : 12")  # 12: Streamlit's theme's, as before
-
-
-def _draw(ev: Evidence, theme: str) -> alt.TopLevelMixin | None:
-    spec = ev.chart
-    kind = spec.get("kind")
-    if not ev.records or kind not in ("line", "bar", "heatmap"):
-        return None
-    df = pd.DataFrame(ev.records)
-    x, y = spec["x"], spec["y"]
-    if kind == "heatmap":
-        return _heatmap(df, spec, theme)
-    positive = bool((df[y] > 0).all())
-    scale = alt.Scale(type="log" if positive else "symlog") if spec.get("log_y") else alt.Scale()
-    if kind == "bar" and spec.get("horizontal"):
-        # Long names read best down the side, whole; a log axis spanning thousands to billions
-        # gets a tick at every power of ten, so a small bar cannot pass for a large one. On a log
-        # axis a bar cannot start at 0: each starts at the power of ten below the smallest value.
-        # (A linear axis, as for the permutation's two bars, keeps Vega's own ticks and labels: '~s'
-        # would write 0.5 as '500m'.)
-        axis = alt.Axis()
-        log_axis = positive and bool(spec.get("log_y"))
-        if log_axis:
-            low, high = math.floor(math.log10(df[y].min())), math.ceil(math.log10(df[y].max()))
-            df = df.assign(start=10.0 ** low)
-            decades = [10 ** k for k in range(low, high + 1)]  # one tick per power of ten, no other
-            axis = alt.Axis(values=decades, labelExpr="replace(format(datum.value, '~s'), 'G', 'B')")
-        return alt.Chart(df).mark_bar().encode(
-            y=alt.Y(f"{x}:N", sort=None, title=None, axis=alt.Axis(
-                labelLimit=400, labelOverlap=False, labelExpr=BAR_NAME_LINES, labelFontSize=BAR_NAME_PX,
-                labelLineHeight=BAR_NAME_PX)),
-            x=alt.X(f"{y}:Q", scale=scale, stack=None, title=y, axis=axis),
-            **({"x2": alt.X2("start:Q")} if log_axis else {}),
-            tooltip=[alt.Tooltip(f"{x}:N"), alt.Tooltip(f"{y}:Q", format=",")],
-        ).properties(height=26 * len(df), autosize=FIT_WIDTH)  # the rows; the axis under them comes on top
-    # Counts on a line's x axis (layers, d_k, positions) get whole-number ticks: Vega's own put one at
-    # 1.5 layers, between the depths the experiment ran.
-    counts = kind == "line" and pd.api.types.is_integer_dtype(df[x])
-    x_axis = alt.Axis(format="d", tickMinStep=1) if counts else alt.Axis()
-    enc = {"x": alt.X(f"{x}:O") if kind == "bar" else alt.X(f"{x}:Q", axis=x_axis),
-           "y": alt.Y(f"{y}:Q", scale=scale, title=title_lines(y)), "tooltip": list(df.columns)}
-    if "color" in spec:
-        enc["color"] = alt.Color(f"{spec['color']}:N")
-        if kind == "bar":
-            enc["xOffset"] = alt.XOffset(f"{spec['color']}:N")
-    mark = alt.Chart(df).mark_bar() if kind == "bar" else alt.Chart(df).mark_line(point=True)
-    # The height is the plot's own, with the axes and legend drawn around it (FIT_WIDTH). Streamlit's
-    # default counted them in: the legend of eight dimensions past max_len was cut off after six, and
-    # the two bars of the permutation (at 26 px a row and 50 for the axis) got 14 px a row, their names
-    # drawn over each other.
-    return mark.encode(**enc).properties(height=220, autosize=FIT_WIDTH)
-
-
-def literal_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` for st.table, which reads every cell and header as Markdown: each text escaped (as_literal),
-    so "W^Q", "max |difference|" and "#" show as written; numbers stay numbers, right-aligned."""
-    return pd.DataFrame({as_literal(str(c)): [as_literal(v) if isinstance(v, str) else v for v in df[c]]
-                         for c in df.columns})
-
-
-def marked_table(records: list[dict[str, Any]], asked: str | None) -> tuple[Any, dict[str, Any] | None]:
-    """An evidence table, with the row the question asks about marked in words and shaded.
-
-    Records may name their row with a "key" (core.rows), which is not shown. Returns the table, a
-    pandas Styler (st.table keeps its shading and RECORD_CSS), and the marked record, or None when
-    no record is the one asked about. st.table reads every cell and header as Markdown, so each
-    text is escaped (as_literal): "W^Q", "d_k", "(N, M_target, vocab_size)" and "#" show as written.
-    """
-    df = pd.DataFrame(records)
-    keys = list(df.pop("key")) if "key" in df else []
-    df = literal_frame(df)
-    if asked is None or asked not in keys:
-        return df.style.set_table_styles(RECORD_CSS), None
-    at = keys.index(asked)
-    df.insert(0, "your question", [ASKED if i == at else "" for i in range(len(df))])
-    styled = df.style.set_table_styles(RECORD_CSS)
-    return styled.apply(lambda row: [ASKED_STYLE if row.name == at else ""] * len(row), axis=1), records[at]
-
-
-def table_height(rows: int) -> int | str:
-    """A height for an evidence table that shows every row of a short one. A longer one (the
-    shift-right steps at M_target = 64) shows ROWS_IN_VIEW rows and half of the next, a hint that it
-    scrolls, under a header that stays put: all 64 made a page of numbers to scroll past."""
-    return "content" if rows <= ROWS_IN_VIEW else HEADER_PX + ROW_PX * ROWS_IN_VIEW + ROW_PX // 2
-
-
 def show_evidence(ev: Evidence, asked: str | None = None) -> None:
     """The evidence for one question: its values, then its chart or table. ``asked`` is the row
     (a core.rows key) the question asks about, marked in a table that lists it."""
     st.markdown(f"**Live evidence: {ev.title}**")
-    numbers = [{"measured": ev.labels.get(k) or label(k), "value": _plain(v)} for k, v in ev.values.items()
+    numbers = [{"measured": ev.labels.get(k) or label(k), "value": plain(v)} for k, v in ev.values.items()
                if not isinstance(v, (list, tuple)) or len(v) <= 16]
     if numbers:
         # A static HTML table, not st.dataframe's grid: the grid cut the learned table's error message (the
