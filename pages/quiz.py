@@ -29,7 +29,8 @@ from pages.tables import sizes_text
 from quizzes import BY_ID, KIND_LABELS, QUESTIONS, TOPICS, Context, Question, answer_key, check, format_answer
 from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name, key_rows
 from quizzes.check import MAX_INPUT, in_symbols, mark, parse_shape, readable, shown_formula
-from quizzes.progress import counted, dumps, load_progress, merge, missed, new_progress, now_ms, record, restamped, scores
+from quizzes.progress import (counted, dumps, load_progress, merge, missed, new_progress, now_ms, record, restamped,
+                              scores)
 from quizzes.recheck import file_config, recheck
 
 ALL = ALL_TOPICS

@@ -5,7 +5,8 @@ import json
 import pytest
 
 from quizzes import BY_ID, QUESTIONS, TOPICS
-from quizzes.progress import FORMAT, counted, dumps, load_progress, merge, missed, new_progress, record, restamped, scores
+from quizzes.progress import (FORMAT, counted, dumps, load_progress, merge, missed, new_progress, record, restamped,
+                              scores)
 
 GARBAGE = [
     b"", b"{", b"not json at all", b"\xff\xfe\x00", b"[]", b"null", b"42", b'"a string"',
