@@ -15,6 +15,7 @@ import pytest
 import pages.common
 from core.views import attention_map
 from pages.charts import mask_spec
+from pages.lab_charts import HIDDEN_CROSS
 from pages.tables import INK, memory_spec
 from tests.app.conftest import make_app
 from tests.app.test_quiz_page import answered
@@ -51,8 +52,6 @@ def test_the_labs_crosses_stand_out_on_the_cells_they_mark():
     """The lab's attention maps cross out the cells the mask hid. Their weight is 0, drawn in the
     palest blue of Vega's "blues" scheme (#cfe1f2, read off a screenshot), in either theme: a cross is
     a shape, and 3:1 will do."""
-    from pages.training_lab import HIDDEN_CROSS
-
     assert contrast(HIDDEN_CROSS, "#cfe1f2") >= 3
     assert contrast("#ff5555", "#cfe1f2") < 3  # the attention page's crosses, on its viridis, would not do
 

@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from pages.lab_charts import accuracy_chart, attention_chart, crossings, label_place, loss_chart
 from tests.app.conftest import make_app
 
 PAGE = "pages/training_lab.py"
@@ -471,7 +472,6 @@ def test_the_lab_charts_count_whole_steps_and_give_chance_in_per_cent(lab):
     lab.slider(key="tl_rev_vocab").set_value(4)
     small_model(lab, "tl_rev", steps=5)
     train(lab, "tl_rev")
-    from pages.training_lab import accuracy_chart
 
     loss = json.loads(lab.get("vega_lite_chart")[-1].proto.spec)
     axis = loss["layer"][0]["encoding"]["x"]["axis"]
@@ -542,7 +542,6 @@ def test_the_attention_maps_cross_out_what_the_mask_hid_and_only_with_the_mask(l
     masked, unmasked = chart_specs(lab)[1:3]  # block 0 of each run, as drawn
     keys = ["BOS", "x0", "x1", "x2", "r0", "r1"]  # input k holds token k - 1
     guesses = ["x0", "x1", "x2", "r0", "r1", "r2"]
-    from pages.training_lab import attention_chart
 
     def cells_of(name: str, causal: bool) -> list[dict]:
         """The rows the page draws for block 0 (Streamlit moves them out of the spec it sends)."""
@@ -580,7 +579,6 @@ def test_a_dashed_lines_words_go_where_no_curve_runs_and_keep_a_halo():
     import math
 
     from pages.tables import INK
-    from pages.training_lab import accuracy_chart, loss_chart
 
     uniform = math.log(65)  # nats per token: 4.17
     loss = [4.8 * math.exp(-step / 80) + 1.0 for step in range(200)]  # from above the line, down to 1.0
@@ -611,7 +609,6 @@ def test_a_label_with_no_empty_place_takes_the_least_crossed_one_inside_the_plot
     """A run that has learned nothing runs along chance on both halves: every place of its words is
     crossed. They take the one the fewest segments cross, and never the space under a line too near
     the axis for them (chance = 6.2% leaves 15.8 px of a 280 px plot; they need 16)."""
-    from pages.training_lab import crossings, label_place
 
     near_chance = [[(p, 0.055 + 0.02 * (p % 2)) for p in range(16)]]  # zigzags through 6.2% at every step
     assert label_place(1 / 16, "chance = 1/vocab_size = 6.2%", near_chance, (-0.5, 15.5), (0, 1.1),
