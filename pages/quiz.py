@@ -308,8 +308,10 @@ def apply_import(data: bytes | str) -> None:
     with st.spinner("Checking the imported answers against the model…"):
         loaded, rechecked = recheck(loaded, context, slider_config)
     if rechecked.left_out and not rechecked.checked:
-        st.session_state[IO_NOTE] = ("error", "Import refused, your current progress is kept. None of the file's "
-                                     f"{counted(rechecked.left_out)} could be checked against the model.")
+        none = ("The file's one answer could not" if rechecked.left_out == 1 else
+                f"None of the file's {counted(rechecked.left_out)} could")
+        st.session_state[IO_NOTE] = ("error", f"Import refused, your current progress is kept. {none} be checked "
+                                     "against the model.")
         return
     st.session_state[PROGRESS] = restamped(loaded, now_ms())  # it replaces what other tabs hold, too
     st.session_state[IO_NOTE] = ("success", " ".join(filter(None, (

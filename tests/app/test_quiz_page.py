@@ -358,6 +358,13 @@ def test_an_import_is_marked_again_not_taken_at_its_word(monkeypatch):
     assert [e.value for e in at.error if "Import" in e.value] == [
         "Import refused, your current progress is kept. None of the file's 2 answers could be checked against "
         "the model."]
+    one = {**doc, "answers": {"dk-value": doc["answers"]["dk-value"]}}
+    at.text_area(key="quiz_paste").input(json.dumps(one)).run()
+    at.button(key="quiz_paste_load").click().run()
+    assert not at.exception and at.session_state["quiz_progress"] == before
+    assert [e.value for e in at.error if "Import" in e.value] == [
+        "Import refused, your current progress is kept. The file's one answer could not be checked against the "
+        "model."]
 
 
 def test_an_import_is_answered_inside_its_expander_which_stays_open():
