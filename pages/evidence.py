@@ -19,6 +19,7 @@ from core.experiments import Evidence
 from core.rows import SYMBOLS
 from pages.common import as_literal
 from pages.tables import FIT_WIDTH, INK, described_chart, label_lines, title_lines
+from quizzes.progress import counted
 
 # The learner's symbols with an underscore in them (M_target, d_k, ...), kept whole in the evidence's labels.
 _SYMBOL = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(s for s in (*SYMBOLS, "max_len") if "_" in s)
@@ -96,11 +97,7 @@ def _heatmap_words(df: pd.DataFrame, spec: dict) -> str:
     """A heatmap in words: its size, and the cells that matter: the blocked ones of a mask, or the
     exact zeros, which the chart draws white, of an influence map."""
     x, y, field = spec["x"], spec["y"], spec["color"]
-
-    def many(n: int, what: str) -> str:
-        return f"{n} {what}" + ("" if n == 1 else "s")
-
-    size = f"{many(df[y].nunique(), y)} down by {many(df[x].nunique(), x)} across"
+    size = f"{counted(df[y].nunique(), y)} down by {counted(df[x].nunique(), x)} across"
     if df[field].dtype == bool:
         return f"Heatmap of {field}, {size}: {int(df[field].sum())} of {len(df)} cells are {field}."
     zeros = int((df[field] == 0).sum())

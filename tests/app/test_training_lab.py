@@ -609,7 +609,6 @@ def test_a_label_with_no_empty_place_takes_the_least_crossed_one_inside_the_plot
     """A run that has learned nothing runs along chance on both halves: every place of its words is
     crossed. They take the one the fewest segments cross, and never the space under a line too near
     the axis for them (chance = 6.2% leaves 15.8 px of a 280 px plot; they need 16)."""
-
     near_chance = [[(p, 0.055 + 0.02 * (p % 2)) for p in range(16)]]  # zigzags through 6.2% at every step
     assert label_place(1 / 16, "chance = 1/vocab_size = 6.2%", near_chance, (-0.5, 15.5), (0, 1.1),
                        280)[1] == "above"
