@@ -15,6 +15,7 @@ import pytest
 import pages.common
 from core.views import attention_map
 from pages.charts import mask_spec
+from pages.code_ink import CODE_INK, TOKEN_GROUPS, code_ink_css
 from pages.lab_charts import HIDDEN_CROSS
 from pages.tables import INK, memory_spec
 from tests.app.conftest import make_app
@@ -157,3 +158,30 @@ def test_every_pages_charts_write_their_axes_and_legends_in_the_themes_label_ink
     at.switch_page(LAB).run()
     small_model(at, "tl_rev", steps=5)
     assert axis_inks(train(at, "tl_rev")) == want
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_each_themes_code_colours_read_on_its_code_box(theme):
+    """The explorer's code box says, in comments, what each line does to a shape. Streamlit's one syntax
+    palette put those comments at 3.53:1 on the light theme's box (pages/code_ink.py): each theme has its
+    own, every colour at 5:1 or more on the code ground the config pins, and every token group coloured."""
+    ground = CONFIG["theme"][theme]["codeBackgroundColor"]
+    assert set(CODE_INK[theme]) == set(TOKEN_GROUPS)
+    for group, ink in CODE_INK[theme].items():
+        assert contrast(ink, ground) >= 5, (group, ink, round(contrast(ink, ground), 2))
+    assert contrast("#808495", CONFIG["theme"]["light"]["codeBackgroundColor"]) < 4.5  # Streamlit's grey, before
+    css = code_ink_css(theme)
+    assert ".token.comment, " in css and CODE_INK[theme]["muted"] in css
+    assert css.count("{ color: ") == len(TOKEN_GROUPS) + 1  # one rule per group, and the captions' code
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_inline_code_in_a_caption_reads_once_faded(theme):
+    """A caption is drawn at 60 % opacity, its inline code and the code's chip with it. In the caption's own
+    colour the code reads at 4.5:1 on its faded chip; Streamlit's green for inline code (#0c5a44 light,
+    measured in Chromium) read at 2.99:1 there."""
+    colours = CONFIG["theme"][theme]
+    page, chip = colours["backgroundColor"], colours["codeBackgroundColor"]
+    assert contrast(faded(colours["textColor"], page), faded(chip, page)) >= 4.5
+    if theme == "light":
+        assert contrast(faded("#0c5a44", page), faded(chip, page)) < 3

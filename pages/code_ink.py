@@ -1,0 +1,56 @@
+"""Code's colours, by theme: the shape comments in the explorer's code box are what a learner reads it for.
+
+Why: Streamlit colours code with one palette for both themes, chosen for the dark one. On the light
+theme's code box (#f8f9fc) its grey, which it gives to comments and punctuation, stood 3.53:1, and
+its blue keywords 3.71:1, its numbers 2.56:1, its strings 2.89:1, its operators 2.90:1 (measured in
+Chromium, WCAG's formula): under the 4.5:1 that WCAG asks of text, for the very comments, "# (N, L,
+E) -> (N, nhead, L, d_k)", that say what every line does to a shape. On the dark theme its keywords
+stood 4.26:1 and its comments 4.48:1. Each theme here has its own palette, every colour at least
+5:1 on that theme's code box (tests/app/test_theme_ink.py), with the hues Streamlit gives each kind
+of token.
+
+Inline code inside a caption (``layers``, ``enc.0.self_attn.q``) is drawn at the caption's 60 %
+opacity, so its green faded to 2.99:1 on the light theme and 4.27:1 on the dark. Only the caption's
+own near-black reaches 4.5:1 once faded (4.6:1), so there it takes the caption's colour; the font and
+the grey chip still mark it as code.
+"""
+
+from __future__ import annotations
+
+# Prism's token classes, grouped as Streamlit's own syntax theme groups them (its CSS, in the frontend's
+# StreamlitSyntaxHighlighter), each group under the name of the colour it takes.
+TOKEN_GROUPS = {
+    "muted": ("comment", "prolog", "doctype", "cdata", "punctuation", "unchanged.line"),
+    "light_blue": ("attr-name", "property", "variable"),
+    "green": ("boolean", "constant", "symbol", "inserted.line", "inserted.prefix"),
+    "teal": ("number", "regex"),
+    "string": ("string", "char", "attr-value"),
+    "orange": ("operator", "entity", "decorator", "atrule"),
+    "purple": ("url",),
+    "blue": ("keyword", "tag", "function", "class-name", "selector"),
+    "red": ("important", "deleted.line", "deleted.prefix"),
+}
+
+# Each colour against its theme's codeBackgroundColor (.streamlit/config.toml): light on #f8f9fc, dark on
+# #1c1e26. Light: 5.76, 6.08, 5.54, 5.30, 5.62, 5.21, 5.99, 5.87 and 5.59 to 1, in TOKEN_GROUPS' order;
+# dark: 6.76, 8.49, 7.48, 7.57, 8.01, 6.65, 6.60, 6.27 and 6.07.
+CODE_INK = {
+    "light": {"muted": "#5d6273", "light_blue": "#0a6591", "green": "#18743a", "teal": "#08756a",
+              "string": "#16733a", "orange": "#b04a05", "purple": "#7b3fc2", "blue": "#1560b8", "red": "#c8102e"},
+    "dark": {"muted": "#a0a5b5", "light_blue": "#6ec3f0", "green": "#4cc472", "teal": "#43c2ae",
+             "string": "#5cc97e", "orange": "#f08a3c", "purple": "#b592f0", "blue": "#5aa2f5", "red": "#ff6b7f"},
+}
+
+# A code box's tokens sit in its <pre>: one element more than Streamlit's own rule names, so these win
+# whichever style sheet comes later.
+_BOX = '[data-testid="stCode"] pre'
+
+
+def code_ink_css(theme: str) -> str:
+    """A <style> colouring code boxes' tokens in ``theme``'s palette ("light" or "dark"), and a caption's
+    inline code in the caption's own colour."""
+    ink = CODE_INK[theme]
+    rules = [", ".join(f"{_BOX} .token.{token}" for token in tokens) + f" {{ color: {ink[group]}; }}"
+             for group, tokens in TOKEN_GROUPS.items()]
+    rules.append('[data-testid="stCaptionContainer"] code { color: inherit; }')
+    return "<style>" + " ".join(rules) + "</style>"
