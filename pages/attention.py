@@ -9,9 +9,10 @@ import streamlit as st
 from core import human_bytes
 from core.trace import padded_positions
 from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map, weights_row
-from pages.charts import PHONE_COLUMN, attention_spec, full_width, mask_spec, scrolls_on_the_narrowest_phone
+from pages.charts import (PHONE_COLUMN, attention_spec, full_width, mask_spec, scroll_width,
+                          scrolls_on_the_narrowest_phone)
 from pages.common import (cached_shapes, cached_trace, current_config, drawn_at_this_link, forget_link_warnings, guard,
-                          narrowest_only_caption, over_budget, shape_only_banner, show_chart, show_numbers, theme,
+                          map_box, narrowest_only_caption, over_budget, shape_only_banner, show_chart, show_numbers, theme,
                           what_to_lower)
 from pages.diagram import shape_text
 from pages.tables import numbers_frame
@@ -101,11 +102,12 @@ with guard("The attention heatmap"):
     # browser decides, as only it knows the width (see charts.full_width).
     scrolls = ("On a screen narrower than a map, the map scrolls sideways inside its box: its last keys and its "
                "colour scale are on the right.")
-    if full_width(weights) > PHONE_COLUMN:  # a phone shows no scrollbar until the learner scrolls
-        st.caption(scrolls)
-    elif scrolls_on_the_narrowest_phone(weights, mask):  # M = 9: 306 px drawn in a 320 px phone's 288
-        narrowest_only_caption(scrolls, key="maps")
-    row = st.container(horizontal=True, wrap=True, gap="small")
+    wide = full_width(weights) > PHONE_COLUMN  # a phone shows no scrollbar until the learner scrolls
+    box = map_box("maps", scrolls if wide else None, scroll_width(weights))
+    if not wide and scrolls_on_the_narrowest_phone(weights, mask):  # M = 9: 306 px drawn in a 320 px phone's 288
+        with box:
+            narrowest_only_caption(scrolls, key="maps")
+    row = box.container(horizontal=True, wrap=True, gap="small")
     left = row.container(width=max(full_width(weights), WEIGHTS_BOX))
     right = row.container(width=max(full_width(mask), MASK_BOX))
     with left:

@@ -178,6 +178,13 @@ def scrolls_on_the_narrowest_phone(*specs: dict) -> bool:
                for spec in specs)
 
 
+def scroll_width(spec: dict) -> int:
+    """The column width under which a heatmap may scroll sideways in its box: full_width, with its colour
+    scale's longest label. It errs wide (full_width is 12 to 14 px over what Chromium draws), so a page that
+    says the map scrolls under it may say so a little early, never too late."""
+    return full_width(spec) + _scale_digits_px(spec)
+
+
 def _scale_digits_px(spec: dict) -> int:
     """What a colour scale's labels take beyond one digit's width ("−1", "1"): a learned table's "−1.69" made
     its map at E = 8 296 px wide where the sinusoidal one's is 278, with the same full_width."""

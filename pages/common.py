@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import Any, Collection, Iterator, Mapping
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
@@ -797,6 +798,23 @@ def narrowest_only_caption(text: str, key: str) -> None:
     box = st.container(key=f"narrowest_only_{key}")  # the style inside it, so that it adds no gap of its own
     box.html(_NARROWEST_ONLY_CSS)
     box.caption(text)
+
+
+def map_box(key: str, says: str | None = None, width: int = 0) -> DeltaGenerator:
+    """A box for a wide map; with ``says``, above the map a caption shown only while the box is narrower than
+    ``width`` px, where the map scrolls sideways (pages.charts.scroll_width). The caption used to show
+    wherever the map was wider than a phone's column, on a laptop too, where the map fits with room to spare.
+
+    The box is a CSS size container: a container query, which asks the box's own width, hides the caption,
+    and its wrapper with it, so that it leaves no gap. The map must go inside the box (``with box:``), and
+    ``key`` must be unique on the page."""
+    box = st.container(key=f"map_box_{key}")
+    if says:
+        note = f".st-key-map_box_{key}_note"
+        box.html(f"<style>.st-key-map_box_{key} {{ container-type: inline-size; }} @container (min-width: {width}px) "
+                 f"{{ {note}, [data-testid=\"stLayoutWrapper\"]:has(> {note}) {{ display: none; }} }}</style>")
+        box.container(key=f"map_box_{key}_note").caption(says)
+    return box
 
 
 # Streamlit starts the sidebar closed on a window 768 px wide or less (its theme's "md" breakpoint). Wider,

@@ -10,10 +10,10 @@ import streamlit as st
 from core import estimate, human_bytes
 from core.views import (MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, most_alike_pair, pair_step, positional_view,
                         sinusoid_curves)
-from pages.charts import (COLUMN_MAX, PHONE_COLUMN, curves_spec, full_width, positional_spec,
+from pages.charts import (COLUMN_MAX, PHONE_COLUMN, curves_spec, full_width, positional_spec, scroll_width,
                           scrolls_on_the_narrowest_phone, similarity_spec, zero_vectors_caption)
 from pages.common import (cached_trace, config_over_budget, current_config, drawn_at_this_link, forget_link_warnings,
-                          guard, narrowest_only_caption, show_chart, show_numbers)
+                          guard, map_box, narrowest_only_caption, show_chart, show_numbers)
 from pages.page_links import MAX_CURVES, POSITIONAL_TABS, curve_dims
 from pages.tables import numbers_frame
 
@@ -126,11 +126,11 @@ with tab_table, guard("The table heatmap"):
     # in sight: its colour scale, the one key to what red and blue mean, was off screen and unsaid.
     scrolls = ("On a screen narrower than the map, the map scrolls sideways inside its box: its last dimensions "
                "and its colour scale are on the right.")
-    if full_width(spec) > PHONE_COLUMN:
-        st.caption(scrolls)
-    elif scrolls_on_the_narrowest_phone(spec):  # E = 9: 298 px drawn in a 320 px phone's 288
-        narrowest_only_caption(scrolls, key="table")
-    show_chart(drawn_at_this_link(spec), width="content")
+    wide = full_width(spec) > PHONE_COLUMN
+    with map_box("table", scrolls if wide else None, scroll_width(spec)):
+        if not wide and scrolls_on_the_narrowest_phone(spec):  # E = 9: 298 px drawn in a 320 px phone's 288
+            narrowest_only_caption(scrolls, key="table")
+        show_chart(drawn_at_this_link(spec), width="content")
     show_numbers(numbers_frame(v.table, [f"position {p}" for p in range(v.positions)], [f"dim {d}" for d in v.dims]))
 
 with tab_curves, guard("The curves"):

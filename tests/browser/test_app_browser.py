@@ -1399,6 +1399,28 @@ def test_a_phone_says_the_positional_map_scrolls_to_its_colour_scale(app_url, br
         no_exception(page)
 
 
+@pytest.mark.parametrize("where", ["/positional", "/attention?M=16&M_target=16"])
+def test_a_laptop_is_not_told_that_a_map_it_shows_whole_scrolls(app_url, browser, where):
+    """These maps (438 and 452 px) are wider than a phone's column, and the caption that says they scroll
+    sideways showed on a laptop too, where each fits its 820 px column with room to spare. It now shows
+    only where the box is narrower than the map (a CSS container query): not at 1280 or 768 px, still at
+    390 px, and where hidden it leaves no gap above the map."""
+    said = '[data-testid="stCaptionContainer"]:visible'
+    for width, height in ((1280, 800), (768, 1024), (390, 844)):
+        with page_in(browser, width, height) as page:
+            page.goto(app_url + where)
+            expect(page.locator(".vega-embed:visible > .marks").first).to_be_visible(timeout=LOAD)
+            idle(page)
+            scrolls = visible_chart_scrolls(page, 0)
+            assert scrolls == (width == 390), (width, scrolls)
+            expect(page.locator(said, has_text="scrolls sideways inside its box")).to_have_count(int(scrolls))
+            if not scrolls:  # the hidden caption's place: the box starts where the map does
+                box = page.locator('[class*="st-key-map_box_"]').first.bounding_box()
+                top = page.locator(".vega-embed:visible").first.bounding_box()["y"]
+                assert box["y"] <= top and (where != "/positional" or abs(box["y"] - top) < 1), (box, top)
+            no_exception(page)
+
+
 def visible_chart_scrolls(page, nth: int) -> bool:
     """Whether the page's visible chart ``nth`` scrolls sideways in its box, read once it has its width."""
     charts = page.locator(".vega-embed:visible")
