@@ -15,9 +15,9 @@ os.environ.setdefault("TSE_MALLOC_TUNING", "0")
 import streamlit as st  # noqa: E402
 
 from core.views import limit_torch_threads  # noqa: E402
-from pages.code_ink import code_ink_css  # noqa: E402
 from pages.common import sidebar_config, theme  # noqa: E402
 from pages.long_lived import freeze_long_lived  # noqa: E402
+from pages.theme_css import theme_css  # noqa: E402
 from pages.theme_watch import watch_theme  # noqa: E402
 
 # Small passes run fastest on one thread (see limit_torch_threads); TSE_TORCH_THREADS overrides.
@@ -63,7 +63,7 @@ PAGES = [
 FULLSCREEN_FIT = ('[data-testid="stFullScreenFrame"]:has([aria-label="Close fullscreen"]) .vega-embed > svg.marks '
                   "{ max-width: 100%; max-height: calc(100vh - 5rem); width: auto; height: auto; }")
 st.html(f"<style>.vega-embed {{ max-width: 100%; overflow-x: auto; }} {FULLSCREEN_FIT}</style>")
-st.html(code_ink_css(theme()))  # code's colours follow the theme, as the charts' ink does
+st.html(theme_css(theme()))  # colours by theme that the config cannot set: code's, and some words'
 page = st.navigation(PAGES)
 # The page's own name leads the tab's title: it is what a screen reader announces on arriving, and
 # what the tab, the window list and the browser's history show. One title for all five pages left

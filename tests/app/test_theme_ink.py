@@ -15,7 +15,7 @@ import pytest
 import pages.common
 from core.views import attention_map
 from pages.charts import mask_spec
-from pages.code_ink import CODE_INK, TOKEN_GROUPS, code_ink_css
+from pages.theme_css import CODE_INK, PRIMARY_WORDS, TOKEN_GROUPS, theme_css
 from pages.lab_charts import HIDDEN_CROSS
 from pages.tables import INK, memory_spec
 from tests.app.conftest import make_app
@@ -163,16 +163,16 @@ def test_every_pages_charts_write_their_axes_and_legends_in_the_themes_label_ink
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_each_themes_code_colours_read_on_its_code_box(theme):
     """The explorer's code box says, in comments, what each line does to a shape. Streamlit's one syntax
-    palette put those comments at 3.53:1 on the light theme's box (pages/code_ink.py): each theme has its
+    palette put those comments at 3.53:1 on the light theme's box (pages/theme_css.py): each theme has its
     own, every colour at 5:1 or more on the code ground the config pins, and every token group coloured."""
     ground = CONFIG["theme"][theme]["codeBackgroundColor"]
     assert set(CODE_INK[theme]) == set(TOKEN_GROUPS)
     for group, ink in CODE_INK[theme].items():
         assert contrast(ink, ground) >= 5, (group, ink, round(contrast(ink, ground), 2))
     assert contrast("#808495", CONFIG["theme"]["light"]["codeBackgroundColor"]) < 4.5  # Streamlit's grey, before
-    css = code_ink_css(theme)
+    css = theme_css(theme)
     assert ".token.comment, " in css and CODE_INK[theme]["muted"] in css
-    assert css.count("{ color: ") == len(TOKEN_GROUPS) + 1  # one rule per group, and the captions' code
+    assert css.count("{ color: ") == len(TOKEN_GROUPS) + 1 + bool(PRIMARY_WORDS[theme])  # and captions' code, primary words
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
@@ -185,3 +185,18 @@ def test_inline_code_in_a_caption_reads_once_faded(theme):
     assert contrast(faded(colours["textColor"], page), faded(chip, page)) >= 4.5
     if theme == "light":
         assert contrast(faded("#0c5a44", page), faded(chip, page)) < 3
+
+
+def test_the_dark_primary_serves_under_white_words_and_its_words_on_the_page_are_lighter():
+    """No one blue reads at 4.5:1 both under a primary button's white words and as words on the dark page
+    (#4c6ef5, before: 4.32:1 and 4.18:1). The primary is dark enough for the first and still 3:1 on the page
+    for the tracks and dots it draws there; the words it would write on the page take PRIMARY_WORDS."""
+    dark = CONFIG["theme"]["dark"]
+    primary, page = dark["primaryColor"], dark["backgroundColor"]
+    assert contrast("#ffffff", primary) >= 4.5 and contrast(primary, page) >= 3
+    assert contrast(PRIMARY_WORDS["dark"], page) >= 4.5
+    assert not (contrast("#ffffff", "#4c6ef5") >= 4.5 and contrast("#4c6ef5", page) >= 4.5)
+    light = CONFIG["theme"]["light"]  # the light primary does both, and needs no words of its own
+    assert PRIMARY_WORDS["light"] is None
+    assert contrast("#ffffff", light["primaryColor"]) >= 4.5 and contrast(light["primaryColor"], light["backgroundColor"]) >= 4.5
+    assert "stSliderThumbValue" in theme_css("dark") and "stSliderThumbValue" not in theme_css("light")

@@ -1,6 +1,9 @@
-"""Code's colours, by theme: the shape comments in the explorer's code box are what a learner reads it for.
+"""What the theme's config cannot say: colours by theme, given as CSS on every run (streamlit_app.py).
 
-Why: Streamlit colours code with one palette for both themes, chosen for the dark one. On the light
+Streamlit tells the server the browser's theme with each run (pages.common.theme), and a switch of theme
+starts one (pages/theme_watch.py), so these follow a switch as the charts' ink does (pages.tables.INK).
+
+Code. Streamlit colours code with one palette for both themes, chosen for the dark one. On the light
 theme's code box (#f8f9fc) its grey, which it gives to comments and punctuation, stood 3.53:1, and
 its blue keywords 3.71:1, its numbers 2.56:1, its strings 2.89:1, its operators 2.90:1 (measured in
 Chromium, WCAG's formula): under the 4.5:1 that WCAG asks of text, for the very comments, "# (N, L,
@@ -13,6 +16,15 @@ Inline code inside a caption (``layers``, ``enc.0.self_attn.q``) is drawn at the
 opacity, so its green faded to 2.99:1 on the light theme and 4.27:1 on the dark. Only the caption's
 own near-black reaches 4.5:1 once faded (4.6:1), so there it takes the caption's colour; the font and
 the grey chip still mark it as code.
+
+Words in the primary colour. The dark theme's primary blue fills the primary buttons under white text,
+and writes the main area's slider values and its selected tab's name on the page: no one blue reads at
+4.5:1 in both places (it would need a luminance of at most 0.183 under white and at least 0.211 on
+#14161c). axe-core measured #4c6ef5 at 4.32:1 under white (Check, Train) and 4.18:1 on the page (the
+lab's sliders and tabs). The config's dark primary is now #4567ee, 4.74:1 under white and 3.81:1 on
+the page, which is enough for what it draws there that is not text (a slider's track, a radio's dot:
+3:1); the words it would write on the page take PRIMARY_WORDS instead, the lighter blue the dark
+sidebar already has for its own slider values.
 """
 
 from __future__ import annotations
@@ -46,11 +58,22 @@ CODE_INK = {
 _BOX = '[data-testid="stCode"] pre'
 
 
-def code_ink_css(theme: str) -> str:
-    """A <style> colouring code boxes' tokens in ``theme``'s palette ("light" or "dark"), and a caption's
-    inline code in the caption's own colour."""
+# The words the primary colour writes on the page, by theme, where it is not dark enough under white text and
+# light enough on the page at once (None: the primary itself does both). #748ffc: 6.09:1 on #14161c.
+PRIMARY_WORDS = {"light": None, "dark": "#748ffc"}
+# Where Streamlit writes words in the primary colour on the main area (found in Chromium by colour, on every
+# page): a slider's value over its thumb, and the selected or hovered tab's name.
+_PRIMARY_WORDS_AT = ('[data-testid="stMain"] [data-testid="stSliderThumbValue"] p',
+                     '[data-testid="stMain"] [data-testid="stTab"]:is([aria-selected="true"], :hover) p')
+
+
+def theme_css(theme: str) -> str:
+    """A <style> for ``theme`` ("light" or "dark"): code boxes' tokens in its palette, a caption's inline code
+    in the caption's own colour, and the main area's words in the primary colour in PRIMARY_WORDS."""
     ink = CODE_INK[theme]
     rules = [", ".join(f"{_BOX} .token.{token}" for token in tokens) + f" {{ color: {ink[group]}; }}"
              for group, tokens in TOKEN_GROUPS.items()]
     rules.append('[data-testid="stCaptionContainer"] code { color: inherit; }')
+    if PRIMARY_WORDS[theme]:
+        rules.append(f"{', '.join(_PRIMARY_WORDS_AT)} {{ color: {PRIMARY_WORDS[theme]}; }}")
     return "<style>" + " ".join(rules) + "</style>"
