@@ -17,6 +17,7 @@ import streamlit as st  # noqa: E402
 from core.views import limit_torch_threads  # noqa: E402
 from pages.common import sidebar_config, theme  # noqa: E402
 from pages.long_lived import freeze_long_lived  # noqa: E402
+from pages.scroll_keys import SCROLL_KEYS_CSS, scroll_keys  # noqa: E402
 from pages.theme_css import theme_css  # noqa: E402
 from pages.theme_watch import watch_theme  # noqa: E402
 
@@ -62,7 +63,7 @@ PAGES = [
 # canvas is left alone, for the reason above.
 FULLSCREEN_FIT = ('[data-testid="stFullScreenFrame"]:has([aria-label="Close fullscreen"]) .vega-embed > svg.marks '
                   "{ max-width: 100%; max-height: calc(100vh - 5rem); width: auto; height: auto; }")
-st.html(f"<style>.vega-embed {{ max-width: 100%; overflow-x: auto; }} {FULLSCREEN_FIT}</style>")
+st.html(f"<style>.vega-embed {{ max-width: 100%; overflow-x: auto; }} {FULLSCREEN_FIT} {SCROLL_KEYS_CSS}</style>")
 st.html(theme_css(theme()))  # colours by theme that the config cannot set: code's, and some words'
 page = st.navigation(PAGES)
 # The page's own name leads the tab's title: it is what a screen reader announces on arriving, and
@@ -74,5 +75,6 @@ sidebar_config(getattr(page, "url_path", ""))  # the page's own choices go into 
 page.run()
 with st.sidebar:  # last, so that it takes no room between the sidebar's controls
     watch_theme()  # a switch of theme starts a run: the charts' ink follows it
+    scroll_keys()  # a map or code box that scrolls sideways takes the focus, so the keyboard scrolls it
 # What the imports made lives as long as the server: spare it Streamlit's collection after every run.
 freeze_long_lived()

@@ -1421,6 +1421,39 @@ def test_a_laptop_is_not_told_that_a_map_it_shows_whole_scrolls(app_url, browser
             no_exception(page)
 
 
+def test_the_keyboard_reaches_and_scrolls_a_map_that_scrolls_sideways(app_url, browser):
+    """At 390 px the positional map scrolls sideways, and its colour scale is out of sight. axe-core found
+    that the keyboard could not reach it (scrollable-region-focusable): neither the map's box nor anything in
+    it took the focus. Now Tab stops on it, with an outline, and the arrow keys scroll it to the scale; at 1280 px,
+    where it fits, it adds no stop."""
+    with page_in(browser, 390, 844) as page:
+        page.goto(app_url + "/positional")
+        box = page.locator(".vega-embed:visible").first
+        expect(box.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
+        idle(page)
+        expect(box).to_have_attribute("tabindex", "0")
+        for _ in range(60):  # Tab from the top of the page until the map has the focus
+            page.keyboard.press("Tab")
+            if box.evaluate("e => e === document.activeElement"):
+                break
+        else:
+            raise AssertionError("Tab never reached the map")
+        assert box.evaluate("e => getComputedStyle(e).outlineStyle") == "solid"
+        assert box.evaluate("e => e.scrollLeft") == 0
+        for _ in range(20):  # 40 px a press in Chromium; the map is 80 px wider than its box
+            page.keyboard.press("ArrowRight")
+        page.wait_for_function("e => e.scrollLeft > 0 && e.scrollLeft >= e.scrollWidth - e.clientWidth - 1",
+                               arg=box.element_handle(), timeout=5000)
+        no_exception(page)
+    with page_in(browser, 1280, 800) as page:
+        page.goto(app_url + "/positional")
+        box = page.locator(".vega-embed:visible").first
+        expect(box.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
+        idle(page)
+        assert not visible_chart_scrolls(page, 0)
+        expect(box).not_to_have_attribute("tabindex", "0")
+
+
 def visible_chart_scrolls(page, nth: int) -> bool:
     """Whether the page's visible chart ``nth`` scrolls sideways in its box, read once it has its width."""
     charts = page.locator(".vega-embed:visible")
