@@ -12,8 +12,8 @@ from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map, weights_ro
 from pages.charts import (PHONE_COLUMN, attention_spec, full_width, mask_spec, scroll_width,
                           scrolls_on_the_narrowest_phone)
 from pages.common import (cached_shapes, cached_trace, current_config, drawn_at_this_link, forget_link_warnings, guard,
-                          map_box, narrowest_only_caption, over_budget, shape_only_banner, show_chart, show_numbers, theme,
-                          what_to_lower)
+                          map_box, narrowest_only_caption, over_budget, shape_only_banner, show_chart, show_numbers,
+                          theme, what_to_lower)
 from pages.diagram import shape_text
 from pages.tables import numbers_frame
 

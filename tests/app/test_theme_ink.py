@@ -172,7 +172,8 @@ def test_each_themes_code_colours_read_on_its_code_box(theme):
     assert contrast("#808495", CONFIG["theme"]["light"]["codeBackgroundColor"]) < 4.5  # Streamlit's grey, before
     css = theme_css(theme)
     assert ".token.comment, " in css and CODE_INK[theme]["muted"] in css
-    assert css.count("{ color: ") == len(TOKEN_GROUPS) + 1 + bool(PRIMARY_WORDS[theme])  # and captions' code, primary words
+    # One rule per group, one for a caption's code, and one for the primary's words where the theme has them.
+    assert css.count("{ color: ") == len(TOKEN_GROUPS) + 1 + bool(PRIMARY_WORDS[theme])
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
@@ -198,5 +199,6 @@ def test_the_dark_primary_serves_under_white_words_and_its_words_on_the_page_are
     assert not (contrast("#ffffff", "#4c6ef5") >= 4.5 and contrast("#4c6ef5", page) >= 4.5)
     light = CONFIG["theme"]["light"]  # the light primary does both, and needs no words of its own
     assert PRIMARY_WORDS["light"] is None
-    assert contrast("#ffffff", light["primaryColor"]) >= 4.5 and contrast(light["primaryColor"], light["backgroundColor"]) >= 4.5
+    assert contrast("#ffffff", light["primaryColor"]) >= 4.5
+    assert contrast(light["primaryColor"], light["backgroundColor"]) >= 4.5
     assert "stSliderThumbValue" in theme_css("dark") and "stSliderThumbValue" not in theme_css("light")

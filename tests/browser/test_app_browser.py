@@ -1831,7 +1831,8 @@ CAPTION_CODE_INK = """([code, ground]) => {
   const under = rgb(getComputedStyle(ground).backgroundColor);
   let a = 1;
   for (let e = code; e; e = e.parentElement) a *= Number(getComputedStyle(e).opacity);
-  const fade = c => '#' + rgb(c).map((v, i) => Math.round(a * v + (1 - a) * under[i]).toString(16).padStart(2, '0')).join('');
+  const hex = v => v.toString(16).padStart(2, '0');
+  const fade = c => '#' + rgb(c).map((v, i) => hex(Math.round(a * v + (1 - a) * under[i]))).join('');
   return [fade(getComputedStyle(code).color), fade(getComputedStyle(code).backgroundColor), a];
 }"""
 
@@ -1847,7 +1848,8 @@ def test_the_explorers_code_and_a_captions_code_read_at_4_5_to_1(app_url, browse
         page = context.new_page()
         page.goto(app_url + "/explorer")
         idle(page)
-        box = page.locator('[data-testid="stMain"] [data-testid="stCode"]:visible').filter(has_text="MultiHeadAttention")
+        box = page.locator('[data-testid="stMain"] [data-testid="stCode"]:visible').filter(
+            has_text="MultiHeadAttention")
         expect(box).to_have_count(1, timeout=LOAD)
         ground, tokens = box.evaluate(CODE_TOKENS)
         ground = css_hex(ground)
