@@ -102,6 +102,12 @@ class Question:
         if self.kind in ("choice", "predict") and len(self.choices) < 2:
             raise ValueError(f"question {self.id}: a {self.kind} question needs at least two choices")
 
+    @property
+    def stored(self) -> bool:
+        """Whether the right answer is written in the bank (a conceptual question's, by ``fixed``), not
+        computed from a live run. The README counts these; the rest follow the model."""
+        return getattr(self.answer, "stored", False)
+
     def text(self, ctx: Context) -> str:
         """The prompt with the config's numbers filled in (templates are ours, never user text)."""
         return self.prompt.format(**ctx.symbols)
@@ -172,7 +178,11 @@ def outcome(experiment: str, decide: Callable[[dict[str, Any]], int], choices: t
 
 def fixed(index: int, choices: tuple[str, ...]) -> Rule:
     """A conceptual question's stored right choice (its evidence is still computed live)."""
-    return lambda ctx: choices[index]
+    def rule(ctx: Context) -> str:
+        return choices[index]
+
+    rule.stored = True  # read by Question.stored
+    return rule
 
 
 def compare(a: float, b: float, rel: float = 0.02) -> int:

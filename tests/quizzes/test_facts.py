@@ -81,8 +81,21 @@ def test_the_readme_counts_the_bank_as_it_is():
     conceptual (stored) choices; a question added or moved must not leave those words behind."""
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     quiz_row = next(line for line in readme.splitlines() if line.startswith("| **Quiz** |"))
-    stored = sum(q.answer.__qualname__.startswith("fixed.") for q in QUESTIONS)
+    stored = sum(q.stored for q in QUESTIONS)
     parametric = sum(q.parametric for q in QUESTIONS)
     assert re.search(rf"\b{len(QUESTIONS)} questions in {len(TOPICS)} topics\b", quiz_row)
     assert re.search(rf"\b{parametric} of them are parametric\b", quiz_row)
     assert re.search(rf"\b{stored} conceptual ones keep their right choice\b", quiz_row)
+
+
+def test_only_the_conceptual_questions_store_their_answer():
+    """A question's ``stored`` flag, which the README's count reads, is set by ``fixed``: every stored answer
+    is one of the question's own choices and the same at every config."""
+    from core import DEFAULT
+    from quizzes import Context
+
+    stored = [q for q in QUESTIONS if q.stored]
+    assert stored and all(q.kind == "choice" and not q.parametric for q in stored)
+    small, other = Context(DEFAULT), Context(DEFAULT.replace(E=32, nhead=4, M=12))
+    for q in stored:
+        assert q.expected(small) == q.expected(other) and q.expected(small) in q.choices
