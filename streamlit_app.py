@@ -63,7 +63,11 @@ PAGES = [
 # canvas is left alone, for the reason above.
 FULLSCREEN_FIT = ('[data-testid="stFullScreenFrame"]:has([aria-label="Close fullscreen"]) .vega-embed > svg.marks '
                   "{ max-width: 100%; max-height: calc(100vh - 5rem); width: auto; height: auto; }")
-st.html(f"<style>.vega-embed {{ max-width: 100%; overflow-x: auto; }} {FULLSCREEN_FIT} {SCROLL_KEYS_CSS}</style>")
+# The two components at the sidebar's foot draw nothing, but each one's box took a gap of the sidebar's (16 px):
+# hidden, they still run.
+NO_ROOM = ".st-key-theme_watch, .st-key-scroll_keys { display: none; }"
+CHART_BOX = ".vega-embed { max-width: 100%; overflow-x: auto; }"
+st.html(f"<style>{CHART_BOX} {FULLSCREEN_FIT} {SCROLL_KEYS_CSS} {NO_ROOM}</style>")
 st.html(theme_css(theme()))  # colours by theme that the config cannot set: code's, and some words'
 page = st.navigation(PAGES)
 # The page's own name leads the tab's title: it is what a screen reader announces on arriving, and

@@ -1454,6 +1454,19 @@ def test_the_keyboard_reaches_and_scrolls_a_map_that_scrolls_sideways(app_url, b
         expect(box).not_to_have_attribute("tabindex", "0")
 
 
+def test_the_sidebars_hidden_helpers_take_no_room(app_url, laptop):
+    """The theme watcher and the scroll-keys marker draw nothing, but each one's box took one of the sidebar's
+    16 px gaps at its foot. Hidden, they take none (and still run: the theme switch and keyboard tests)."""
+    page = laptop
+    page.goto(app_url + "/explorer")
+    idle(page)
+    for key in ("theme_watch", "scroll_keys"):
+        helper = page.locator(f'[data-testid="stSidebar"] .st-key-{key}')
+        expect(helper).to_have_count(1, timeout=LOAD)
+        assert helper.bounding_box() is None  # display: none, so no box and no gap
+    no_exception(page)
+
+
 def visible_chart_scrolls(page, nth: int) -> bool:
     """Whether the page's visible chart ``nth`` scrolls sideways in its box, read once it has its width."""
     charts = page.locator(".vega-embed:visible")
