@@ -36,6 +36,19 @@ class Rechecked:
     at_default: int
     left_out: int
 
+    def restored_summary(self) -> str:
+        """What marking again changed in answers restored from the browser's own copy; empty when nothing
+        did. Written by the app itself, that copy needs no account of how it was checked, only of what
+        changed: a checker fixed since the answer was marked, say, or a hand edited in the browser."""
+        said = []
+        if self.now_wrong or self.now_right:
+            said.append("Checked again against the model" + _changes(self.now_wrong, self.now_right, "this browser")
+                        + ".")
+        if self.left_out:
+            said.append("One answer could not be checked again, and is kept as it was." if self.left_out == 1 else
+                        f"{self.left_out} answers could not be checked again, and are kept as they were.")
+        return " ".join(said)
+
     def summary(self) -> str:
         """One or two sentences for the import's note; empty when there is nothing to add."""
         if not self.checked and not self.left_out:
@@ -54,13 +67,13 @@ class Rechecked:
         return " ".join(said)
 
 
-def _changes(now_wrong: int, now_right: int) -> str:
+def _changes(now_wrong: int, now_right: int, source: str = "the file") -> str:
     """': 2 that the file marked right are wrong, and are marked so here', or '' when none changed."""
     def verb(n: int) -> str:
         return "is" if n == 1 else "are"
 
-    parts = ([f"{now_wrong} that the file marked right {verb(now_wrong)} wrong"] if now_wrong else []) + (
-        [f"{now_right} that {'it' if now_wrong else 'the file'} marked wrong {verb(now_right)} right"]
+    parts = ([f"{now_wrong} that {source} marked right {verb(now_wrong)} wrong"] if now_wrong else []) + (
+        [f"{now_right} that {'it' if now_wrong else source} marked wrong {verb(now_right)} right"]
         if now_right else [])
     return f": {' and '.join(parts)}, and {verb(now_wrong + now_right)} marked so here" if parts else ""
 
@@ -76,14 +89,16 @@ def file_config(entry: Mapping[str, Any]) -> TransformerConfig | None:
 
 def recheck(progress: dict[str, Any], context_for: Callable[[TransformerConfig], Context],
             config_of: Callable[[Mapping[str, Any]], TransformerConfig | None] = file_config,
-            ) -> tuple[dict[str, Any], Rechecked]:
+            keep: bool = False) -> tuple[dict[str, Any], Rechecked]:
     """``progress`` (as ``load_progress`` read it) with every answer marked again; and what changed.
 
     ``context_for(cfg)`` gives the Context to check in (the app passes its cached one, so answers
     at one config share one trace and its experiments). ``config_of(entry)`` gives the config an
     entry was answered with, or None when the quiz could not have run it (the app refuses configs
     off its sliders, as its links do); such an entry is checked, and recorded, at DEFAULT. An answer
-    whose expected value cannot be computed is left out: nothing in the file is kept unchecked.
+    whose expected value cannot be computed is left out: nothing in the file is kept unchecked. With
+    ``keep``, for the browser's own copy, which the app wrote, it is kept as it was instead: a learner's
+    answers are not dropped because one experiment failed once.
     """
     answers: dict[str, Any] = {}
     contexts: dict[TransformerConfig, Context] = {}
@@ -100,10 +115,13 @@ def recheck(progress: dict[str, Any], context_for: Callable[[TransformerConfig],
             right, expected = mark(q, contexts[cfg], entry["given"])
         except Exception:  # noqa: BLE001 - an experiment that fails here must not stop the import
             left_out += 1
+            if keep:
+                answers[qid] = progress["answers"][qid]
             continue
         now_wrong += entry["correct"] and not right
         now_right += right and not entry["correct"]
         answers[qid] = {**entry, "correct": right, "expected": format_answer(q, expected)}
-    outcome = Rechecked(checked=len(answers), now_wrong=now_wrong, now_right=now_right, at_default=at_default,
+    checked = len(answers) - (left_out if keep else 0)  # a kept answer was not checked
+    outcome = Rechecked(checked=checked, now_wrong=now_wrong, now_right=now_right, at_default=at_default,
                         left_out=left_out)
     return {**progress, "answers": answers}, outcome

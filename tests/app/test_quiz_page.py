@@ -502,6 +502,44 @@ def test_progress_kept_by_the_browser_comes_back_in_a_new_session():
     assert json.loads(stored_copy(later))["answers"] == {}  # Reset forgets the browser's copy too
 
 
+def test_progress_restored_from_the_browser_is_marked_again():
+    """The browser's copy was taken at its word: a wrong answer marked right in it (by a checker since fixed,
+    or by a hand in the browser's storage) came back right and counted. It is marked again against the model
+    now, as an imported file is, and the note says what changed; an answer unchanged adds no words."""
+    at = quiz_app()
+    browser_reports(at, "")
+    answer_dk_value(at, "999")
+    saved = json.loads(stored_copy(at))
+    saved["answers"]["dk-value"]["correct"] = True  # d_k is 8 at the default config, not 999
+
+    later = quiz_app()
+    browser_reports(later, json.dumps(saved))
+    assert "**1 wrong**" in score_line(later) and "**0 right**" in score_line(later)
+    assert any("Welcome back: 1 answer restored from this browser. Checked again against the model: 1 that this "
+               "browser marked right is wrong, and is marked so here." in s.value for s in later.success)
+    assert json.loads(stored_copy(later))["answers"]["dk-value"]["correct"] is False
+
+
+def test_an_answer_that_cannot_be_checked_again_is_kept_as_the_browser_had_it(monkeypatch):
+    """Marking the browser's copy again must not lose work: an answer whose check fails is kept as it was."""
+    import quizzes.recheck
+
+    at = quiz_app()
+    browser_reports(at, "")
+    answer_dk_value(at, "8")
+    saved = stored_copy(at)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("an experiment failed")
+
+    monkeypatch.setattr(quizzes.recheck, "mark", broken)
+    later = quiz_app()
+    browser_reports(later, saved)
+    assert "**1 right**" in score_line(later)
+    assert any("One answer could not be checked again, and is kept as it was." in s.value for s in later.success)
+    assert json.loads(stored_copy(later))["answers"] == json.loads(saved)["answers"]
+
+
 def test_unreadable_or_blocked_storage_gets_a_message_and_the_quiz_still_works():
     at = quiz_app()
     browser_reports(at, "{not json")
