@@ -666,8 +666,8 @@ def take_browser_report() -> None:
         flash("warning", "The progress this browser kept could not be read, so the quiz starts afresh and the "
                          f"unreadable copy is replaced. {as_literal(message)}")
     elif loaded["answers"] or "reset_at" in loaded:
-        # Marked again, as an import is: the copy may come from before a checker was fixed, or been edited in
-        # the browser. An answer that cannot be checked now is kept as it was, not lost.
+        # Marked again, as an import is: the copy may have been marked before a checker was fixed, or edited in
+        # the browser's storage. An answer that cannot be checked now is kept as it was, not lost.
         with st.spinner("Checking your saved answers against the model…"):
             loaded, rechecked = recheck(loaded, context, slider_config, keep=True)
         fresh = not progress()["answers"]

@@ -39,7 +39,7 @@ class Rechecked:
     def restored_summary(self) -> str:
         """What marking again changed in answers restored from the browser's own copy; empty when nothing
         did. Written by the app itself, that copy needs no account of how it was checked, only of what
-        changed: a checker fixed since the answer was marked, say, or a hand edited in the browser."""
+        changed: a checker fixed since the answer was marked, say, or an edit made in the browser's storage."""
         said = []
         if self.now_wrong or self.now_right:
             said.append("Checked again against the model" + _changes(self.now_wrong, self.now_right, "this browser")

@@ -88,7 +88,7 @@ def test_the_readme_counts_the_bank_as_it_is():
     assert re.search(rf"\b{stored} conceptual ones keep their right choice\b", quiz_row)
 
 
-def test_only_the_conceptual_questions_store_their_answer():
+def test_a_stored_answer_is_one_of_its_choices_at_every_config():
     """A question's ``stored`` flag, which the README's count reads, is set by ``fixed``: every stored answer
     is one of the question's own choices and the same at every config."""
     from core import DEFAULT
