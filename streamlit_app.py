@@ -63,11 +63,8 @@ PAGES = [
 # canvas is left alone, for the reason above.
 FULLSCREEN_FIT = ('[data-testid="stFullScreenFrame"]:has([aria-label="Close fullscreen"]) .vega-embed > svg.marks '
                   "{ max-width: 100%; max-height: calc(100vh - 5rem); width: auto; height: auto; }")
-# The two components at the sidebar's foot draw nothing, but each one's box took a gap of the sidebar's (16 px):
-# hidden, they still run.
-NO_ROOM = ".st-key-theme_watch, .st-key-scroll_keys { display: none; }"
 CHART_BOX = ".vega-embed { max-width: 100%; overflow-x: auto; }"
-st.html(f"<style>{CHART_BOX} {FULLSCREEN_FIT} {SCROLL_KEYS_CSS} {NO_ROOM}</style>")
+st.html(f"<style>{CHART_BOX} {FULLSCREEN_FIT} {SCROLL_KEYS_CSS}</style>")
 st.html(theme_css(theme()))  # colours by theme that the config cannot set: code's, and some words'
 page = st.navigation(PAGES)
 # The page's own name leads the tab's title: it is what a screen reader announces on arriving, and
@@ -77,7 +74,12 @@ title = getattr(page, "title", None)
 st.set_page_config(page_title=f"{title} · {APP_TITLE}" if title else APP_TITLE)
 sidebar_config(getattr(page, "url_path", ""))  # the page's own choices go into its link too
 page.run()
-with st.sidebar:  # last, so that it takes no room between the sidebar's controls
+# Last in the sidebar, and hidden: these components draw nothing, but each one's box took a gap of the
+# sidebar's (16 px) at its foot. Hidden, they still run; their box (and the wrapper Streamlit puts round it)
+# hides itself, with the style beside them.
+with st.sidebar.container(key="page_helpers"):
+    st.html('<style>.st-key-page_helpers, [data-testid="stLayoutWrapper"]:has(> .st-key-page_helpers) '
+            '{ display: none; }</style>')
     watch_theme()  # a switch of theme starts a run: the charts' ink follows it
     scroll_keys()  # a map or code box that scrolls sideways takes the focus, so the keyboard scrolls it
 # What the imports made lives as long as the server: spare it Streamlit's collection after every run.
