@@ -15,9 +15,9 @@ os.environ.setdefault("TSE_MALLOC_TUNING", "0")
 import streamlit as st  # noqa: E402
 
 from core.views import limit_torch_threads  # noqa: E402
-from pages.common import sidebar_config, theme  # noqa: E402
+from pages.common import sidebar_config, theme, with_wrapper  # noqa: E402
 from pages.long_lived import freeze_long_lived  # noqa: E402
-from pages.scroll_keys import SCROLL_KEYS_CSS, scroll_keys  # noqa: E402
+from pages.scroll_keys import scroll_keys  # noqa: E402
 from pages.theme_css import theme_css  # noqa: E402
 from pages.theme_watch import watch_theme  # noqa: E402
 
@@ -63,8 +63,7 @@ PAGES = [
 # canvas is left alone, for the reason above.
 FULLSCREEN_FIT = ('[data-testid="stFullScreenFrame"]:has([aria-label="Close fullscreen"]) .vega-embed > svg.marks '
                   "{ max-width: 100%; max-height: calc(100vh - 5rem); width: auto; height: auto; }")
-CHART_BOX = ".vega-embed { max-width: 100%; overflow-x: auto; }"
-st.html(f"<style>{CHART_BOX} {FULLSCREEN_FIT} {SCROLL_KEYS_CSS}</style>")
+st.html(f"<style>.vega-embed {{ max-width: 100%; overflow-x: auto; }} {FULLSCREEN_FIT}</style>")
 st.html(theme_css(theme()))  # colours by theme that the config cannot set: code's, and some words'
 page = st.navigation(PAGES)
 # The page's own name leads the tab's title: it is what a screen reader announces on arriving, and
@@ -78,8 +77,7 @@ page.run()
 # sidebar's (16 px) at its foot. Hidden, they still run; their box (and the wrapper Streamlit puts round it)
 # hides itself, with the style beside them.
 with st.sidebar.container(key="page_helpers"):
-    st.html('<style>.st-key-page_helpers, [data-testid="stLayoutWrapper"]:has(> .st-key-page_helpers) '
-            '{ display: none; }</style>')
+    st.html(f"<style>{with_wrapper('.st-key-page_helpers')} {{ display: none; }}</style>")
     watch_theme()  # a switch of theme starts a run: the charts' ink follows it
     scroll_keys()  # a map or code box that scrolls sideways takes the focus, so the keyboard scrolls it
 # What the imports made lives as long as the server: spare it Streamlit's collection after every run.

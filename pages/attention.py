@@ -9,11 +9,9 @@ import streamlit as st
 from core import human_bytes
 from core.trace import padded_positions
 from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map, weights_row
-from pages.charts import (PHONE_COLUMN, attention_spec, full_width, mask_spec, scroll_width,
-                          scrolls_on_the_narrowest_phone)
+from pages.charts import attention_spec, full_width, mask_spec
 from pages.common import (cached_shapes, cached_trace, current_config, drawn_at_this_link, forget_link_warnings, guard,
-                          map_box, narrowest_only_caption, over_budget, shape_only_banner, show_chart, show_numbers,
-                          theme, what_to_lower)
+                          map_box, over_budget, shape_only_banner, show_chart, show_numbers, theme, what_to_lower)
 from pages.diagram import shape_text
 from pages.tables import numbers_frame
 
@@ -102,11 +100,7 @@ with guard("The attention heatmap"):
     # browser decides, as only it knows the width (see charts.full_width).
     scrolls = ("On a screen narrower than a map, the map scrolls sideways inside its box: its last keys and its "
                "colour scale are on the right.")
-    wide = full_width(weights) > PHONE_COLUMN  # a phone shows no scrollbar until the learner scrolls
-    box = map_box("maps", scrolls if wide else None, scroll_width(weights))
-    if not wide and scrolls_on_the_narrowest_phone(weights, mask):  # M = 9: 306 px drawn in a 320 px phone's 288
-        with box:
-            narrowest_only_caption(scrolls, key="maps")
+    box = map_box("maps", scrolls, weights, mask)  # M = 9: 306 px drawn in a 320 px phone's 288, said there only
     row = box.container(horizontal=True, wrap=True, gap="small")
     left = row.container(width=max(full_width(weights), WEIGHTS_BOX))
     right = row.container(width=max(full_width(mask), MASK_BOX))

@@ -26,6 +26,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from core import (DEFAULT_BUDGET_BYTES, PRESETS, DEFAULT, Trace, TransformerConfig, divisors, estimate, human_bytes,
                   trace)
 from core.config import SIZE_NAMES
+from pages.charts import PHONE_COLUMN, full_width, scroll_width, scrolls_on_the_narrowest_phone
 from pages.page_links import (PAGE_CHOICES, Choice, in_any_case, link_values, number_text, one_line, read_choices,
                               settle, whole_number)
 from pages.tables import INK, in_words
@@ -784,11 +785,16 @@ def phone_only_caption(text: str, key: str) -> None:
     st.container(key=f"phone_only_{key}").caption(text)
 
 
+def with_wrapper(box: str) -> str:
+    """A CSS selector for the keyed box ``box`` and for the wrapper Streamlit may put round it: a hidden box whose
+    wrapper stays still takes a gap of its parent's, so whatever hides a box hides both."""
+    return f'[data-testid="stLayoutWrapper"]:has(> {box}), {box}'
+
+
 # The narrowest phones (an iPhone SE's 320 px screen; its main column is 288 px, pages.charts.NARROWEST_COLUMN)
 # only. Wider, the wrapper Streamlit may put round the box goes too, so that it leaves no gap.
-_NARROWEST_ONLY_CSS = ('<style>@media (min-width: 351px) { [data-testid="stLayoutWrapper"]:has(> '
-                       '[class*="st-key-narrowest_only_"]), [class*="st-key-narrowest_only_"] { display: none; } }'
-                       '</style>')
+_NARROWEST_ONLY_CSS = ("<style>@media (min-width: 351px) { "
+                       + with_wrapper('[class*="st-key-narrowest_only_"]') + " { display: none; } }</style>")
 
 
 def narrowest_only_caption(text: str, key: str) -> None:
@@ -800,20 +806,25 @@ def narrowest_only_caption(text: str, key: str) -> None:
     box.caption(text)
 
 
-def map_box(key: str, says: str | None = None, width: int = 0) -> DeltaGenerator:
-    """A box for a wide map; with ``says``, above the map a caption shown only while the box is narrower than
-    ``width`` px, where the map scrolls sideways (pages.charts.scroll_width). The caption used to show
-    wherever the map was wider than a phone's column, on a laptop too, where the map fits with room to spare.
+def map_box(key: str, says: str, spec: dict, *beside: dict) -> DeltaGenerator:
+    """A box for the heatmap ``spec`` (and the ones drawn ``beside`` it), and above them ``says``, a caption that
+    the map scrolls sideways, shown only where it does. The map goes inside the box (``with box:``); ``key``
+    must be unique on the page.
 
-    The box is a CSS size container: a container query, which asks the box's own width, hides the caption,
-    and its wrapper with it, so that it leaves no gap. The map must go inside the box (``with box:``), and
-    ``key`` must be unique on the page."""
+    A map wider than a 360 px phone's column (pages.charts.PHONE_COLUMN) scrolls wherever the box is narrower
+    than it. The caption used to show for such a map everywhere, on a laptop too, where it fits with room to
+    spare. Now the box is a CSS size container, and a container query, which asks the box's own width, hides
+    the caption under pages.charts.scroll_width (and its wrapper with it, so that it leaves no gap). A map that
+    fits that column but not a 320 px phone's gets narrowest_only_caption, measured for that case."""
     box = st.container(key=f"map_box_{key}")
-    if says:
+    if full_width(spec) > PHONE_COLUMN:  # a phone shows no scrollbar until the learner scrolls
         note = f".st-key-map_box_{key}_note"
-        box.html(f"<style>.st-key-map_box_{key} {{ container-type: inline-size; }} @container (min-width: {width}px) "
-                 f"{{ {note}, [data-testid=\"stLayoutWrapper\"]:has(> {note}) {{ display: none; }} }}</style>")
+        box.html(f"<style>.st-key-map_box_{key} {{ container-type: inline-size; }} @container (min-width: "
+                 f"{scroll_width(spec)}px) {{ {with_wrapper(note)} {{ display: none; }} }}</style>")
         box.container(key=f"map_box_{key}_note").caption(says)
+    elif scrolls_on_the_narrowest_phone(spec, *beside):
+        with box:
+            narrowest_only_caption(says, key=key)
     return box
 
 

@@ -10,7 +10,7 @@ import streamlit as st
 from core import estimate, human_bytes
 from core.views import (MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, most_alike_pair, pair_step, positional_view,
                         sinusoid_curves)
-from pages.charts import (COLUMN_MAX, PHONE_COLUMN, curves_spec, full_width, positional_spec, scroll_width,
+from pages.charts import (COLUMN_MAX, curves_spec, full_width, positional_spec,
                           scrolls_on_the_narrowest_phone, similarity_spec, zero_vectors_caption)
 from pages.common import (cached_trace, config_over_budget, current_config, drawn_at_this_link, forget_link_warnings,
                           guard, map_box, narrowest_only_caption, show_chart, show_numbers)
@@ -126,10 +126,7 @@ with tab_table, guard("The table heatmap"):
     # in sight: its colour scale, the one key to what red and blue mean, was off screen and unsaid.
     scrolls = ("On a screen narrower than the map, the map scrolls sideways inside its box: its last dimensions "
                "and its colour scale are on the right.")
-    wide = full_width(spec) > PHONE_COLUMN
-    with map_box("table", scrolls if wide else None, scroll_width(spec)):
-        if not wide and scrolls_on_the_narrowest_phone(spec):  # E = 9: 298 px drawn in a 320 px phone's 288
-            narrowest_only_caption(scrolls, key="table")
+    with map_box("table", scrolls, spec):  # E = 9: 298 px drawn in a 320 px phone's 288, said there only
         show_chart(drawn_at_this_link(spec), width="content")
     show_numbers(numbers_frame(v.table, [f"position {p}" for p in range(v.positions)], [f"dim {d}" for d in v.dims]))
 

@@ -56,11 +56,13 @@ export default function () {
 
 # Where the focus is, when the keyboard put it on such a box: an outline in the text's colour, which reads on
 # either theme's page.
-SCROLL_KEYS_CSS = "[data-tse-scroll-keys]:focus-visible { outline: 2px solid currentColor; outline-offset: 2px; }"
+_FOCUS_CSS = ("<style>[data-tse-scroll-keys]:focus-visible { outline: 2px solid currentColor; outline-offset: 2px; }"
+              "</style>")
 
 _scroll_keys = st.components.v2.component("tse_scroll_keys", js=_JS)
 
 
 def scroll_keys(key: str = "scroll_keys") -> None:
-    """Mount the marker (each run, under one key, so that it stays mounted)."""
+    """Mount the marker (each run, under one key, so that it stays mounted), with the outline it asks for."""
+    st.html(_FOCUS_CSS)
     _scroll_keys(key=key, height=0)
