@@ -15,9 +15,10 @@ os.environ.setdefault("TSE_MALLOC_TUNING", "0")
 import streamlit as st  # noqa: E402
 
 from core.views import limit_torch_threads  # noqa: E402
-from pages.common import sidebar_config, theme, with_wrapper  # noqa: E402
+from pages.common import theme, with_wrapper  # noqa: E402
 from pages.long_lived import freeze_long_lived  # noqa: E402
 from pages.scroll_keys import scroll_keys  # noqa: E402
+from pages.sidebar import sidebar_config  # noqa: E402
 from pages.theme_css import theme_css  # noqa: E402
 from pages.theme_watch import watch_theme  # noqa: E402
 

@@ -40,8 +40,8 @@ from streamlit.testing.v1 import app_test  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from core import DEFAULT, PRESETS, TransformerConfig  # noqa: E402
-from pages.common import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS,  # noqa: E402
-                          nhead_options, snap_config)
+from pages.sidebar import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS,  # noqa: E402
+                           nhead_options, snap_config)
 from app_rerun import timed_run as timed  # noqa: E402  (one run, timed; raises if the app did)
 from serve import without_pages_dir  # noqa: E402
 
@@ -114,7 +114,7 @@ def new_app(page: str) -> AppTest:
 
 
 def go_to(at: AppTest, cfg: TransformerConfig) -> None:
-    """Make the next run read ``cfg`` from the URL, as a session's first run does (pages.common._read_url)."""
+    """Make the next run read ``cfg`` from the URL, as a session's first run does (pages.sidebar._read_url)."""
     del at.session_state["url_read"]
     at.query_params.clear()
     at.query_params.update({k: str(getattr(cfg, k)) for k in CONFIG_FIELDS})

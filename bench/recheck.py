@@ -28,7 +28,7 @@ streamlit.logger.set_log_level("error")  # pages.common's caches warn, on import
 
 from core import DEFAULT, TransformerConfig  # noqa: E402
 from core.config import MAX_D_FF, MAX_E, MAX_LAYERS, MAX_M, MAX_N, MAX_VOCAB_SIZE  # noqa: E402
-from pages.common import LENGTHS, on_sliders  # noqa: E402
+from pages.sidebar import LENGTHS, on_sliders  # noqa: E402
 from quizzes import QUESTIONS, Context  # noqa: E402
 from quizzes.progress import new_progress, record  # noqa: E402
 from quizzes.recheck import recheck  # noqa: E402

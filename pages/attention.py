@@ -10,9 +10,10 @@ from core import human_bytes
 from core.trace import padded_positions
 from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map, weights_row
 from pages.charts import attention_spec, full_width, mask_spec
-from pages.common import (cached_shapes, cached_trace, current_config, drawn_at_this_link, forget_link_warnings, guard,
-                          map_box, over_budget, shape_only_banner, show_chart, show_numbers, theme, what_to_lower)
+from pages.common import (cached_shapes, cached_trace, drawn_at_this_link, guard, map_box, over_budget,
+                          shape_only_banner, show_chart, show_numbers, theme, what_to_lower)
 from pages.diagram import shape_text
+from pages.sidebar import current_config, forget_link_warnings
 from pages.tables import numbers_frame
 
 # Narrowest boxes, in pixels, so that the captions under small maps still read. With the small gap

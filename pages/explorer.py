@@ -10,9 +10,10 @@ import streamlit as st
 from core import human_bytes
 from core.rows import EXTRAS, ROWS
 from core.views import layer_crossover, memory_curve
-from pages.common import (LIVE_TABLE_BYTES, cached_shapes, current_config, guard, over_budget, phone_only_caption,
-                          shape_only_banner, show_chart, sidebar_closed_hint, theme)
+from pages.common import (LIVE_TABLE_BYTES, cached_shapes, guard, over_budget, phone_only_caption, shape_only_banner,
+                          show_chart, sidebar_closed_hint, theme)
 from pages.diagram import MIN_WIDTH, WIDTH, architecture_steps, architecture_svg, architecture_title
+from pages.sidebar import current_config
 from pages.tables import (STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_cells,
                           table_csv, table_file_name, table_json, table_markdown)
 

@@ -12,9 +12,10 @@ from core.views import (MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, most_alike
                         sinusoid_curves)
 from pages.charts import (COLUMN_MAX, curves_spec, full_width, positional_spec,
                           scrolls_on_the_narrowest_phone, similarity_spec, zero_vectors_caption)
-from pages.common import (cached_trace, config_over_budget, current_config, drawn_at_this_link, forget_link_warnings,
-                          guard, map_box, narrowest_only_caption, show_chart, show_numbers)
+from pages.common import (cached_trace, config_over_budget, drawn_at_this_link, guard, map_box, narrowest_only_caption,
+                          show_chart, show_numbers)
 from pages.page_links import MAX_CURVES, POSITIONAL_TABS, curve_dims
+from pages.sidebar import current_config, forget_link_warnings
 from pages.tables import numbers_frame
 
 KINDS = ("sinusoidal", "learned")

@@ -18,13 +18,14 @@ import streamlit as st
 from core import TransformerConfig
 from core.experiments import TAKES_SHAPES, Evidence, run as run_experiment
 from pages.browser_store import browser_store, conflict, report
-from pages.common import (CONFIG_FIELDS, announce, as_literal, cached_shape_only, cached_shapes, current_config,
-                          drawn_at_this_link, forget_link_warnings, guard, on_sliders, show_chart, theme)
+from pages.common import (announce, as_literal, cached_shape_only, cached_shapes, drawn_at_this_link, guard, show_chart,
+                          theme)
 from pages.enter_checks import enter_checks
 from pages.evidence import ASKED, RECORD_PHONE_CSS, charts, label, literal_frame, marked_table, plain, table_height
 from pages.expander_closed import on_expander_closed
 from pages.scroll_to import scroll_to
 from pages.page_links import ALL_TOPICS, LINKED, MAX_SEED, ONE, SET, quiz_order
+from pages.sidebar import CONFIG_FIELDS, current_config, forget_link_warnings, on_sliders
 from pages.tables import sizes_text
 from quizzes import BY_ID, KIND_LABELS, QUESTIONS, TOPICS, Context, Question, answer_key, check, format_answer
 from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name, key_rows

@@ -21,11 +21,12 @@ import streamlit as st
 from core.config import divisors
 from core.train import (LMSettings, ReversalSettings, load_text, make_tokenizer, train_lm, train_reversal,
                         warm_up_in_background)
-from pages.common import drawn_at_this_link, forget_link_warnings, guard, show_chart, theme
+from pages.common import drawn_at_this_link, guard, show_chart, theme
 from pages.lab_charts import (MASK_OFF, MASK_ON, accuracy_chart, attention_chart, examples_table, live_loss_spec,
                                loss_chart)
 from pages.lab_runs import LabRun, start_run
 from pages.page_links import LAB_TASKS
+from pages.sidebar import forget_link_warnings
 from pages.tables import in_words
 
 MAX_SECONDS = 60.0  # a safety net: the sliders' worst corner could otherwise train for minutes

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from core import PRESETS, TransformerConfig, trace
-from pages.common import FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS, nhead_options
+from pages.sidebar import FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS, nhead_options
 from pages.diagram import shape_text
 from pages.tables import DESCRIPTION_CELL_CHARS, READ_ON, STACKED_COLUMN, cell_text, table_csv, table_file_name
 from tests.app.conftest import make_app
@@ -121,7 +121,7 @@ def test_a_link_or_back_that_snaps_nhead_keeps_the_heads_asked_for():
     at.query_params.clear()
     at.query_params.update(back)
     with pytest.MonkeyPatch.context() as patch:  # Back: the run reads the entry's link
-        patch.setattr("pages.common._history_navigation", lambda: True)
+        patch.setattr("pages.sidebar._history_navigation", lambda: True)
         at.run()
     assert (at.session_state["cfg"].E, at.session_state["cfg"].nhead) == (17, 1)
     at.sidebar.select_slider(key="w_E").set_value(20).run()
@@ -456,15 +456,15 @@ def test_a_preset_sets_what_the_followers_follow_before_its_run_ends(monkeypatch
     """M_target and d_ff follow from a preset's M and E even when the learner's next move comes before
     the run that would have recorded them (Streamlit cuts that run short): the preset's callback
     records them itself. Without it, Paper base then E = 256 left d_ff at 2048."""
-    import pages.common as common
+    import pages.sidebar as sidebar
 
     state: dict = {"w_preset": next(n for n in PRESETS if n.startswith("Paper base"))}
-    monkeypatch.setattr(common.st, "session_state", state)
-    common._apply_preset()  # the preset's callback, and no run after it
+    monkeypatch.setattr(sidebar.st, "session_state", state)
+    sidebar._apply_preset()  # the preset's callback, and no run after it
     assert (state["w_M"], state["w_M_target"], state["w_E"], state["w_d_ff"]) == (16, 16, 512, 2048)
     state["w_E"], state["w_M"] = 256, 64  # two moves, each with its callback
-    common._follow("E", "d_ff", lambda e: 4 * e)
-    common._follow("M", "M_target", lambda m: m)
+    sidebar._follow("E", "d_ff", lambda e: 4 * e)
+    sidebar._follow("M", "M_target", lambda m: m)
     assert (state["w_M"], state["w_M_target"], state["w_E"], state["w_d_ff"]) == (64, 64, 256, 1024)
 
 

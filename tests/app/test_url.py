@@ -7,7 +7,7 @@ import re
 import pytest
 
 from core import DEFAULT, PRESETS
-from pages.common import CONFIG_FIELDS, link_params, snap_config
+from pages.sidebar import CONFIG_FIELDS, link_params, snap_config
 from pages.page_links import PAGE_CHOICES, in_any_case, quiz_order, read_choice, read_choices
 from quizzes import Context
 from tests.app.conftest import make_app, open_page
@@ -529,7 +529,7 @@ def follow(at, choices: dict[str, str]) -> None:
     """The app's tab follows a link to the quiz as Back or Forward brings one (come_back_to)."""
     come_back_to(at, choices)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("pages.common._history_navigation", lambda: True)
+        patch.setattr("pages.sidebar._history_navigation", lambda: True)
         at.run()
     assert not at.exception
 
