@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import MISSING, fields
 
-from .config import POSITIONAL_KINDS, TransformerConfig
+from .config import POSITIONAL_KINDS, RANGES, TransformerConfig
 
 _DEFAULTS = {f.name: f.default for f in fields(TransformerConfig) if f.default is not MISSING}
 
@@ -61,7 +61,8 @@ def add_config_arguments(parser: argparse.ArgumentParser) -> None:
         elif name == "positional":
             parser.add_argument(*spellings, dest=name, choices=POSITIONAL_KINDS, help=f"{text} (default {default})")
         else:
-            parser.add_argument(*spellings, dest=name, type=int, help=f"{text} (default {default})")
+            low, high = RANGES[name]
+            parser.add_argument(*spellings, dest=name, type=int, help=f"{text} ({low} to {high:,}; default {default})")
 
 
 def config_from(args: argparse.Namespace) -> TransformerConfig:

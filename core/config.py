@@ -30,6 +30,21 @@ FLOAT32_BYTES = 4
 
 POSITIONAL_KINDS = ("sinusoidal", "learned")
 
+# Each whole-number field's range, lowest and highest allowed, in one place: the config checks against
+# it, ``--help`` prints it and the README's table of limits is tested against it.
+RANGES: dict[str, tuple[int, int]] = {
+    "N": (1, MAX_N),
+    "M": (1, MAX_M),
+    "E": (1, MAX_E),
+    "nhead": (1, MAX_NHEAD),
+    "vocab_size": (2, MAX_VOCAB_SIZE),
+    "M_target": (1, MAX_M),
+    "layers": (1, MAX_LAYERS),
+    "d_ff": (1, MAX_D_FF),
+    "max_len": (1, MAX_M),
+    "seed": (0, MAX_SEED),
+}
+
 
 def divisors(n: int) -> list[int]:
     """All positive divisors of n, ascending: the nhead values a given E allows."""
@@ -71,32 +86,32 @@ class TransformerConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        _check_int("N", self.N, 1, MAX_N)
-        _check_int("M", self.M, 1, MAX_M)
-        _check_int("E", self.E, 1, MAX_E)
-        _check_int("nhead", self.nhead, 1, MAX_NHEAD)
+        _check_int("N", self.N, *RANGES["N"])
+        _check_int("M", self.M, *RANGES["M"])
+        _check_int("E", self.E, *RANGES["E"])
+        _check_int("nhead", self.nhead, *RANGES["nhead"])
         if self.E % self.nhead:
             options = ", ".join(str(d) for d in divisors(self.E) if d <= MAX_NHEAD)
             raise ValueError(
                 f"nhead={self.nhead} must divide E={self.E} so every head gets d_k = E/nhead "
                 f"whole dimensions; try one of {options}"
             )
-        _check_int("vocab_size", self.vocab_size, 2, MAX_VOCAB_SIZE, "a vocabulary needs at least 2 tokens")
+        _check_int("vocab_size", self.vocab_size, *RANGES["vocab_size"], "a vocabulary needs at least 2 tokens")
         if self.M_target is None:
             object.__setattr__(self, "M_target", self.M)
-        _check_int("M_target", self.M_target, 1, MAX_M)
-        _check_int("layers", self.layers, 1, MAX_LAYERS)
+        _check_int("M_target", self.M_target, *RANGES["M_target"])
+        _check_int("layers", self.layers, *RANGES["layers"])
         if self.d_ff is None:
             object.__setattr__(self, "d_ff", 4 * self.E)
-        _check_int("d_ff", self.d_ff, 1, MAX_D_FF)
+        _check_int("d_ff", self.d_ff, *RANGES["d_ff"])
         if self.positional not in POSITIONAL_KINDS:
             raise ValueError(f"positional={self.positional!r} must be one of {', '.join(POSITIONAL_KINDS)}")
         if self.max_len is None:
             object.__setattr__(self, "max_len", max(self.M, self.M_target))
-        _check_int("max_len", self.max_len, 1, MAX_M)
+        _check_int("max_len", self.max_len, *RANGES["max_len"])
         if not isinstance(self.tie_embeddings, bool):
             raise ValueError(f"tie_embeddings={self.tie_embeddings!r} must be True or False")
-        _check_int("seed", self.seed, 0, MAX_SEED)
+        _check_int("seed", self.seed, *RANGES["seed"])
         self._check_attention_map()
 
     def _check_attention_map(self) -> None:
@@ -219,5 +234,5 @@ __all__ = [
     "TransformerConfig", "PRESETS", "DEFAULT", "SEED_NOTE", "SEED_NOTEBOOK", "PAPER_BASE", "PAPER_BIG",
     "GPT2_SMALL_SIZES", "LLAMA_70B_SIZES", "GPT3_SIZES", "divisors", "POSITIONAL_KINDS",
     "MAX_N", "MAX_M", "MAX_E", "MAX_NHEAD", "MAX_D_FF", "MAX_VOCAB_SIZE", "MAX_LAYERS", "MAX_SEED", "MAX_TENSOR_BYTES",
-    "longest_sequence",
+    "RANGES", "longest_sequence",
 ]

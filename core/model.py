@@ -76,7 +76,8 @@ def attention_bias(attn_mask: Tensor | None, key_padding_mask: Tensor | None,
     every layer as its attn_mask at no further cost.
     """
     bias = None
-    for mask in (attn_mask, None if key_padding_mask is None else key_padding_mask[:, None, None, :]):
+    padding = None if key_padding_mask is None else key_padding_mask[:, None, None, :]  # (N, S) -> (N, 1, 1, S)
+    for mask in (attn_mask, padding):
         if mask is None:
             continue
         if mask.dtype == torch.bool:
@@ -483,7 +484,7 @@ def init_weights(model: nn.Module, seed: int) -> nn.Module:
         if not random:
             tensor.fill_(bound)
             continue
-        flat = tensor.detach().view(-1).numpy()  # shares the tensor's memory
+        flat = tensor.detach().view(-1).numpy()  # any shape -> (numel,), sharing the tensor's memory
         while flat.size:
             if room == 0:
                 chunks.append([])

@@ -125,3 +125,39 @@ def test_the_readme_counts_the_rows_and_extras_a_trace_records():
     row = next(line for line in readme.splitlines() if line.startswith("| **Explorer** |"))
     t = trace(DEFAULT)
     assert re.search(rf"The {len(t.rows)}-row table", row) and re.search(rf"The {len(t.extras)} extras", row)
+
+
+def test_the_readme_and_help_give_each_fields_range_as_the_config_checks_it():
+    """The README's table of limits and ``--help`` quote core.config.RANGES, and the config refuses a value
+    just outside each range and takes each end. The limits were named constants stated nowhere but in a
+    comment, so a learner who asked for too much learnt the ceiling only from the error."""
+    import re
+    from pathlib import Path
+
+    from core import TransformerConfig
+    from core.cli import OneLineParser, add_config_arguments
+    from core.config import RANGES
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    head, _, cells = re.search(r"^\| N \|.*\n\|[-| ]+\|\n\|.*\|$", readme, re.M).group(0).split("\n")
+    quoted = {}
+    for names, cell in zip(head.strip("| ").split(" | "), cells.strip("| ").split(" | ")):
+        low, high = (int(n.replace(",", "")) for n in cell.split(" to "))
+        quoted |= {name: (low, high) for name in names.split(", ")}
+    assert quoted == RANGES
+
+    parser = OneLineParser(prog="python -m core")
+    add_config_arguments(parser)
+    for name, (low, high) in RANGES.items():
+        flag = parser._option_string_actions[f"--{name.replace('_', '-')}"]
+        assert f"({low} to {high:,}; default" in flag.help, name
+        small = {"E": 1, "nhead": 1, "d_ff": 4} if name in ("E", "nhead", "d_ff") else {}
+        for value, ok in ((low, True), (high, True), (low - 1, False), (high + 1, False)):
+            fields = {"N": 1, "M": 1, "E": 1, "nhead": 1, "vocab_size": 2} | small | {name: value}
+            if name == "nhead":
+                fields["E"] = max(value, 1)  # a head count must divide E
+            if ok:
+                assert getattr(TransformerConfig(**fields), name) == value, (name, value)
+            else:
+                with pytest.raises(ValueError, match=rf"{name}={value}"):
+                    TransformerConfig(**fields)

@@ -9,9 +9,15 @@ from core.trace import PAD_ID, make_batch
 
 
 def test_paper_base_is_about_65M_and_big_about_213M():
+    """Table 3's figures against the formula, and the formula against the models themselves: each is built
+    on the meta device (no memory for the weights) and its parameters counted one by one."""
     base, big = param_counts(PAPER_BASE)["total"], param_counts(PAPER_BIG)["total"]
     assert abs(base - 65e6) / 65e6 < 0.05, base
     assert abs(big - 213e6) / 213e6 < 0.05, big
+    for cfg, total in ((PAPER_BASE, base), (PAPER_BIG, big)):
+        model = Transformer.from_config(cfg, device="meta")
+        assert sum(p.numel() for p in model.parameters()) == total, cfg
+        assert trace(cfg, shape_only=True).params["total"] == total, cfg
 
 
 def test_counts_on_the_live_model_equal_the_formulas():
