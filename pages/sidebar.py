@@ -525,12 +525,19 @@ def sidebar_config(page: str = "") -> TransformerConfig:
     more = len(divisors(st.session_state["w_E"])) > len(heads)  # divisors above MAX_NHEAD_OPTION not offered
     d_k = st.session_state["w_E"] // st.session_state["w_nhead"]
     if len(heads) == 1:
-        sb.caption(f"E = {st.session_state['w_E']} has one divisor, so nhead = 1 is the only choice; a larger E "
-                   f"offers more heads. d_k = {d_k}.")
+        said = (f"E = {st.session_state['w_E']} has one divisor, so nhead = 1 is the only choice; a larger E "
+                f"offers more heads. d_k = {d_k}.")
     else:
-        sb.caption(f"E = {st.session_state['w_E']} splits evenly into nhead ∈ {{{', '.join(map(str, heads))}"
-                   f"{', …' if more else ''}}}{f' (the slider stops at {MAX_NHEAD_OPTION})' if more else ''}; "
-                   f"d_k = {d_k}.")
+        said = (f"E = {st.session_state['w_E']} splits evenly into nhead ∈ {{{', '.join(map(str, heads))}"
+                f"{', …' if more else ''}}}{f' (the slider stops at {MAX_NHEAD_OPTION})' if more else ''}; "
+                f"d_k = {d_k}.")
+    # Said where the learner is looking: a step of E moved nhead with no word, and the table's new head
+    # count went unnoticed (a newcomer's test: E from 16 to 15 took nhead from 2 to 3 and back).
+    wanted = st.session_state.get(_WANTED_NHEAD)
+    if wanted and wanted != nhead and len(heads) > 1:  # with one divisor, the words above say it already
+        said += (f" The {wanted} heads you chose do not divide E = {st.session_state['w_E']}, so nhead is {nhead} "
+                 f"for now, the nearest that does; it goes back to {wanted} when E allows.")
+    sb.caption(said)
     sb.select_slider(LABELS["vocab_size"], VOCABS, key="w_vocab_size", **custom, **_current("w_vocab_size"))
     sb.slider(LABELS["layers"], *LAYER_RANGE, key="w_layers", **custom, **_current("w_layers"))
     sb.select_slider(LABELS["d_ff"], FFS, key="w_d_ff", **custom, **_current("w_d_ff"),

@@ -349,7 +349,12 @@ def lm_tab() -> None:
         return
     s = res["settings"]
     cols = st.columns(4)
-    cols[0].metric("final training loss", f"{res['loss'][-1]:.3f}" if res["loss"] else "–")
+    # The mean of the last steps, as the sentence under the chart reads the training loss: a learner saw the
+    # last step's own loss here (1.455) and 1.466 for the same step in that sentence.
+    steps = len(res["loss"])
+    cols[0].metric("final training loss", f"{_training_loss_before(res, steps):.3f}" if steps else "–",
+                   f"mean of the last {min(steps, TRAIN_WINDOW)} steps" if steps else None, delta_color="off",
+                   delta_arrow="off", help="One step's batch is noisy, so the last steps' losses are averaged.")
     val = held_out(res)  # rounded once, for the metric and the sentence under the chart alike
     best = lowest_held_out(val)
     cols[1].metric("lowest held-out loss", f"{best[1]:.3f}" if best else "–",

@@ -172,6 +172,25 @@ def test_the_divisors_caption_says_when_the_slider_offers_only_some():
     assert at.session_state["cfg"].nhead == 3 and not at.exception
 
 
+def test_the_sidebar_says_when_a_step_of_E_moves_the_heads_the_learner_chose():
+    """A newcomer stepped E from 16 to 15: nhead went from 2 to 3, and back at 16, with no word said, so the
+    table's new head count went unnoticed. The caption under the slider now says so while it lasts."""
+    at = make_app().run()
+    note = ("The 2 heads you chose do not divide E = 15, so nhead is 3 for now, the nearest that does; it goes "
+            "back to 2 when E allows.")
+    at.sidebar.select_slider(key="w_E").set_value(15).run()
+    assert at.session_state["cfg"].nhead == 3
+    assert [c.value for c in at.sidebar.caption if c.value.startswith("E = 15")] == [
+        "E = 15 splits evenly into nhead ∈ {1, 3, 5, 15}; d_k = 5. " + note]
+    at.sidebar.select_slider(key="w_E").set_value(16).run()
+    assert at.session_state["cfg"].nhead == 2
+    assert not any("you chose" in c.value for c in at.sidebar.caption)
+    at.sidebar.select_slider(key="w_E").set_value(15).run()
+    at.sidebar.select_slider(key="w_nhead").set_value(5).run()  # chosen now: nothing to say
+    assert at.session_state["cfg"].nhead == 5 and not any("you chose" in c.value for c in at.sidebar.caption)
+    assert not at.exception
+
+
 def test_target_length_and_d_ff_follow_M_and_E_until_set_apart():
     """A teacher who sets M = 32 and E = 512 gets M_target = 32 and d_ff = 2048 with them, as the paper
     ties them; once set apart by hand, they stay where they were put."""

@@ -169,6 +169,8 @@ def test_the_held_out_sentence_says_what_this_runs_held_out_loss_did(lab):
         lab.session_state["tl_lm_result"] = {**res, "val_loss": val_loss, "loss": list(loss)}
         lab.run()
         assert not lab.exception
+        final = lab.metric[0]  # the training loss the sentence gives for the last step, as it averages it
+        assert (final.value, final.delta) == (f"{sum(loss) / len(loss):.3f}", f"mean of the last {len(loss)} steps")
         lowest = lab.metric[1]  # the metric beside the chart names the step the sentence names
         return next(c.value for c in lab.caption if c.value.startswith(counts)), (lowest.value, lowest.delta)
 
