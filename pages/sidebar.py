@@ -533,8 +533,9 @@ def sidebar_config(page: str = "") -> TransformerConfig:
                 f"d_k = {d_k}.")
     # Said where the learner is looking: a step of E moved nhead with no word, and the table's new head
     # count went unnoticed (a newcomer's test: E from 16 to 15 took nhead from 2 to 3 and back).
+    # Not with one divisor, which the words above explain, nor for heads that divide E past the slider's end.
     wanted = st.session_state.get(_WANTED_NHEAD)
-    if wanted and wanted != nhead and len(heads) > 1:  # with one divisor, the words above say it already
+    if wanted and wanted != nhead and len(heads) > 1 and st.session_state["w_E"] % wanted:
         said += (f" The {wanted} heads you chose do not divide E = {st.session_state['w_E']}, so nhead is {nhead} "
                  f"for now, the nearest that does; it goes back to {wanted} when E allows.")
     sb.caption(said)

@@ -189,6 +189,10 @@ def test_the_sidebar_says_when_a_step_of_E_moves_the_heads_the_learner_chose():
     at.sidebar.select_slider(key="w_nhead").set_value(5).run()  # chosen now: nothing to say
     assert at.session_state["cfg"].nhead == 5 and not any("you chose" in c.value for c in at.sidebar.caption)
     assert not at.exception
+    # Heads that divide E but lie past the slider's end are not said not to divide it (the link's warning and
+    # "the slider stops at 128" say what happened).
+    at = make_app({"E": "256", "nhead": "256"}).run()
+    assert at.session_state["cfg"].nhead == 128 and not any("you chose" in c.value for c in at.sidebar.caption)
 
 
 def test_target_length_and_d_ff_follow_M_and_E_until_set_apart():
