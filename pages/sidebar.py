@@ -536,8 +536,8 @@ def sidebar_config(page: str = "") -> TransformerConfig:
     # Not with one divisor, which the words above explain, nor for heads that divide E past the slider's end.
     wanted = st.session_state.get(_WANTED_NHEAD)
     if wanted and wanted != nhead and len(heads) > 1 and st.session_state["w_E"] % wanted:
-        said += (f" The {wanted} heads you chose do not divide E = {st.session_state['w_E']}, so nhead is {nhead} "
-                 f"for now, the nearest that does; it goes back to {wanted} when E allows.")
+        said += (f" nhead = {wanted}, as set before, does not divide E = {st.session_state['w_E']}, so nhead is "
+                 f"{nhead} for now, the nearest divisor; it goes back to {wanted} when E allows.")
     sb.caption(said)
     sb.select_slider(LABELS["vocab_size"], VOCABS, key="w_vocab_size", **custom, **_current("w_vocab_size"))
     sb.slider(LABELS["layers"], *LAYER_RANGE, key="w_layers", **custom, **_current("w_layers"))

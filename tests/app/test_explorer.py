@@ -176,7 +176,7 @@ def test_the_sidebar_says_when_a_step_of_E_moves_the_heads_the_learner_chose():
     """A newcomer stepped E from 16 to 15: nhead went from 2 to 3, and back at 16, with no word said, so the
     table's new head count went unnoticed. The caption under the slider now says so while it lasts."""
     at = make_app().run()
-    note = ("The 2 heads you chose do not divide E = 15, so nhead is 3 for now, the nearest that does; it goes "
+    note = ("nhead = 2, as set before, does not divide E = 15, so nhead is 3 for now, the nearest divisor; it goes "
             "back to 2 when E allows.")
     at.sidebar.select_slider(key="w_E").set_value(15).run()
     assert at.session_state["cfg"].nhead == 3
@@ -184,15 +184,15 @@ def test_the_sidebar_says_when_a_step_of_E_moves_the_heads_the_learner_chose():
         "E = 15 splits evenly into nhead ∈ {1, 3, 5, 15}; d_k = 5. " + note]
     at.sidebar.select_slider(key="w_E").set_value(16).run()
     assert at.session_state["cfg"].nhead == 2
-    assert not any("you chose" in c.value for c in at.sidebar.caption)
+    assert not any("as set before" in c.value for c in at.sidebar.caption)
     at.sidebar.select_slider(key="w_E").set_value(15).run()
     at.sidebar.select_slider(key="w_nhead").set_value(5).run()  # chosen now: nothing to say
-    assert at.session_state["cfg"].nhead == 5 and not any("you chose" in c.value for c in at.sidebar.caption)
+    assert at.session_state["cfg"].nhead == 5 and not any("as set before" in c.value for c in at.sidebar.caption)
     assert not at.exception
     # Heads that divide E but lie past the slider's end are not said not to divide it (the link's warning and
     # "the slider stops at 128" say what happened).
     at = make_app({"E": "256", "nhead": "256"}).run()
-    assert at.session_state["cfg"].nhead == 128 and not any("you chose" in c.value for c in at.sidebar.caption)
+    assert at.session_state["cfg"].nhead == 128 and not any("as set before" in c.value for c in at.sidebar.caption)
 
 
 def test_target_length_and_d_ff_follow_M_and_E_until_set_apart():
