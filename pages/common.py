@@ -264,8 +264,8 @@ def map_box(key: str, says: str, spec: dict, *beside: dict) -> DeltaGenerator:
 
 # Streamlit starts the sidebar closed on a window 768 px wide or less (its theme's "md" breakpoint). Wider,
 # the hint's wrapper goes too: hidden, the hint alone left the page a gap taller than the hint's absence.
-_SIDEBAR_CLOSED_CSS = ('<style>@media (min-width: 769px) { [data-testid="stLayoutWrapper"]:has(> '
-                       '.st-key-sidebar_closed_hint) { display: none; } }</style>')
+_SIDEBAR_CLOSED_CSS = ("<style>@media (min-width: 769px) { " + with_wrapper(".st-key-sidebar_closed_hint")
+                       + " { display: none; } }</style>")
 
 
 def sidebar_closed_hint() -> None:

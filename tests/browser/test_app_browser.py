@@ -1802,6 +1802,14 @@ def hex_rgb(colour: str) -> tuple[int, int, int]:
     return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
 
 
+def theme_style_came(page, colour: str) -> None:
+    """Wait for the theme's <style> (pages.theme_css), known by a ``colour`` only that theme's has. The server
+    learns the browser's theme with a run (pages.theme_watch asks for one when it changes), and a first run may
+    end before it: one CI run read the dark primary words' colour before the dark theme's style had come."""
+    page.wait_for_function("c => [...document.querySelectorAll('style')].some(s => s.textContent.includes(c))",
+                           arg=colour, timeout=LOAD)
+
+
 def css_hex(css: str) -> str:
     """A colour as getComputedStyle gives it, "rgb(35, 38, 47)", as #rrggbb (the alpha, if any, dropped)."""
     return "#" + "".join(f"{int(c):02x}" for c in re.findall(r"\d+", css)[:3])
@@ -1869,10 +1877,7 @@ def test_the_explorers_code_and_a_captions_code_read_at_4_5_to_1(app_url, browse
         page = context.new_page()
         page.goto(app_url + "/explorer")
         idle(page)
-        # The server learns the browser's theme with a run (pages.theme_watch asks for one when it changes), and a
-        # first run may end before it: the theme's <style> (pages.theme_css) is waited for.
-        page.wait_for_function("c => [...document.querySelectorAll('style')].some(s => s.textContent.includes(c))",
-                               arg=CODE_INK[scheme]["muted"], timeout=LOAD)
+        theme_style_came(page, CODE_INK[scheme]["muted"])
         box = page.locator('[data-testid="stMain"] [data-testid="stCode"]:visible').filter(
             has_text="MultiHeadAttention")
         expect(box).to_have_count(1, timeout=LOAD)
@@ -1906,9 +1911,7 @@ def test_the_dark_themes_primary_words_and_buttons_read_at_4_5_to_1(app_url, bro
         ground = css_hex(page.locator('[data-testid="stApp"]').evaluate("e => getComputedStyle(e).backgroundColor"))
         values = main.locator('[data-testid="stSliderThumbValue"] p')
         expect(values.first).to_be_visible(timeout=LOAD)
-        # The server learns the browser's theme with a run (pages.theme_watch asks for one when it changes), and
-        # a first run may end before it: one CI run read the colour before the dark theme's <style> had come.
-        expect(values.first).to_have_css("color", f"rgb{hex_rgb(PRIMARY_WORDS['dark'])}", timeout=LOAD)
+        theme_style_came(page, PRIMARY_WORDS["dark"])
         tab = main.locator('[data-testid="stTab"][aria-selected="true"] p')
         inks = {css_hex(c) for c in values.evaluate_all("es => es.map(e => getComputedStyle(e).color)")}
         inks.add(css_hex(tab.evaluate("e => getComputedStyle(e).color")))
