@@ -452,14 +452,26 @@ def _fill_chunk(seed: int, chunk: int, pieces: list[tuple[np.ndarray, float]]) -
     them, in a fraction of the time (bench/init_weights.py). numpy releases Python's
     lock while it works, so two chunks fill side by side.
     """
-    bits = np.random.SFC64([seed, chunk])
-    n = sum(out.size for out, _ in pieces)
-    words = bits.random_raw((n + 3) // 4).view(np.int16)  # n (up to n + 3) uniform int16
+    words = stream_words(seed, chunk, sum(out.size for out, _ in pieces))
     start = 0
     for out, bound in pieces:
-        np.multiply(words[start:start + out.size], np.float32(bound / 2**15), out=out,
-                    dtype=np.float32, casting="unsafe")
+        scale_words(words[start:start + out.size], bound, out)
         start += out.size
+
+
+def stream_words(seed: int, chunk: int, n: int) -> np.ndarray:
+    """The first ``n`` 16-bit words of chunk ``chunk`` of the weight stream (see init_weights).
+
+    A generator's output is one sequence, so the first n words are the same however many are
+    drawn: core.slim draws a prefix of a chunk and gets the very words a whole model's drawing
+    gave those positions.
+    """
+    return np.random.SFC64([seed, chunk]).random_raw((n + 3) // 4).view(np.int16)[:n]  # n uniform int16
+
+
+def scale_words(words: np.ndarray, bound: float, out: np.ndarray) -> None:
+    """Write ``words`` (int16) into ``out`` as float32 weights evenly spread over [-bound, bound)."""
+    np.multiply(words, np.float32(bound / 2**15), out=out, dtype=np.float32, casting="unsafe")
 
 
 @torch.no_grad()

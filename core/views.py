@@ -17,6 +17,7 @@ from .config import TransformerConfig, longest_sequence
 from .memory import every_layer
 from .model import PositionalEncoding, init_weights, sinusoidal_table
 from .rows import EXTRAS, ROWS
+from .slim import slim_attention
 from .trace import Trace
 
 MAX_POSITIONS = 64  # rows and columns drawn in a heatmap
@@ -74,26 +75,45 @@ def attention_map(t: Trace, kind: str, layer: int = 0, head: int = 0, item: int 
     """Weights and mask of one head, for sequence ``item``; ValueError on a shape-only trace."""
     if t.shape_only:
         raise ValueError("this trace is shape-only (no values were computed), so there are no weights to draw")
+    _check_map(t.config, kind, layer, head, item)
+    return _cut_map(t.tensors, kind, layer, head, item, item, cap)
+
+
+def slim_attention_maps(cfg: TransformerConfig, kind: str, layer: int = 0, item: int = 0,
+                        cap: int = MAX_POSITIONS) -> tuple[AttentionMap, ...]:
+    """Every head's map for one layer, kind and sequence, from a slim pass (core.slim): what
+    ``attention_map`` cuts from a whole trace, for a config too big to trace whole."""
+    _check_map(cfg, kind, layer, 0, item)
+    stack, block = ATTENTION_KINDS[kind]
+    tensors = slim_attention(cfg, stack, block, layer, item)  # batch item ``item`` alone, as row 0
+    return tuple(_cut_map(tensors, kind, layer, head, item, 0, cap) for head in range(cfg.nhead))
+
+
+def _check_map(cfg: TransformerConfig, kind: str, layer: int, head: int, item: int) -> None:
     if kind not in ATTENTION_KINDS:
         raise ValueError(f"kind={kind!r} must be one of {', '.join(ATTENTION_KINDS)}")
-    cfg = t.config
     for name, value, limit in (("layer", layer, cfg.layers), ("head", head, cfg.nhead), ("item", item, cfg.N)):
         if not 0 <= value < limit:
             raise ValueError(f"{name}={value} is out of range: this config has {limit} (0 to {limit - 1})")
+
+
+def _cut_map(tensors: dict[str, Tensor], kind: str, layer: int, head: int, item: int, row: int,
+             cap: int) -> AttentionMap:
+    """One head's capped map out of recorded tensors whose batch row ``row`` holds sequence ``item``."""
     stack, block = ATTENTION_KINDS[kind]
-    weights: Tensor = t.tensors[f"{stack}.{layer}.{block}.weights"][item, head]  # (L_q, S)
+    weights: Tensor = tensors[f"{stack}.{layer}.{block}.weights"][row, head]  # (L_q, S)
     Lq, S = weights.shape
     q, k = min(Lq, cap), min(S, cap)
     weights = weights[:q, :k]  # (q, k)
     hidden_beyond = 0
     if kind == "decoder masked self-attention":
-        blocked = t.tensors["tgt_mask"][:q, :k]  # (q, k): True above the diagonal
+        blocked = tensors["tgt_mask"][:q, :k]  # (q, k): True above the diagonal
     else:  # encoder self and cross both hide the source's padding keys
-        padding = t.tensors["src_key_padding_mask"][item]  # (S,)
+        padding = tensors["src_key_padding_mask"][row]  # (S,)
         blocked = padding[:k].unsqueeze(0).expand(q, k)  # (1, k) -> (q, k): same keys hidden for every query
         hidden_beyond = int(padding[k:].sum())
-    query_ids = t.tensors["src.tokens" if stack == "enc" else "tgt.tokens"][item, :q]  # (q,)
-    key_ids = t.tensors["tgt.tokens" if kind == "decoder masked self-attention" else "src.tokens"][item, :k]  # (k,)
+    query_ids = tensors["src.tokens" if stack == "enc" else "tgt.tokens"][row, :q]  # (q,)
+    key_ids = tensors["tgt.tokens" if kind == "decoder masked self-attention" else "src.tokens"][row, :k]  # (k,)
     return AttentionMap(kind=kind, layer=layer, head=head, item=item, queries=Lq, keys=S,
                         weights=weights.float().tolist(), blocked=blocked.tolist(),
                         query_tokens=query_ids.tolist(), key_tokens=key_ids.tolist(), hidden_beyond=hidden_beyond)

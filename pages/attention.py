@@ -1,14 +1,16 @@
 """Attention: one head's weights as a heatmap, for any layer, kind and sequence, with its mask.
 
 The weights come from the cached live trace; core.views cuts one (capped) map out of it, so a
-huge M still draws at most MAX_POSITIONS x MAX_POSITIONS cells. No tensor maths here.
+huge M still draws at most MAX_POSITIONS x MAX_POSITIONS cells. A config over the memory budget
+has no live trace, so its maps come from a slim pass (core.slim) when that fits. No tensor maths here.
 """
 
 import streamlit as st
 
 from core import human_bytes
 from core.trace import padded_positions
-from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map, weights_row
+from core.slim import slim_bytes
+from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map, slim_attention_maps, weights_row
 from pages.charts import attention_spec, full_width, mask_spec
 from pages.common import (cached_shapes, cached_trace, drawn_at_this_link, guard, map_box, over_budget,
                           shape_only_banner, show_chart, show_numbers, theme, what_to_lower)
@@ -57,6 +59,13 @@ def _map(cfg, kind: str, layer: int, head: int, item: int):
     return attention_map(cached_trace(cfg), kind, layer, head, item)
 
 
+# Few entries: each holds every head's map (up to nhead x MAX_POSITIONS^2 numbers), and a miss costs
+# about a second at the paper's big sizes (the weights of each layer are drawn again).
+@st.cache_data(max_entries=8, show_spinner=False)
+def _slim_maps(cfg, kind: str, layer: int, item: int):
+    return slim_attention_maps(cfg, kind, layer, item)
+
+
 cfg = current_config()
 st.title("Attention")
 # A newcomer looks for meaning in the pattern (which word attends to which); here there is none to find.
@@ -66,8 +75,19 @@ st.caption("Each cell is how much one query position takes from one key position
            "and the row sums. The Training lab shows where a trained model looks.")
 
 shapes = cached_shapes(cfg)
-shape_only_banner(shapes)
-if over_budget(shapes):
+slim = over_budget(shapes) and slim_bytes(cfg) <= shapes.budget_bytes  # maps from a slim pass (core.slim)
+if slim:
+    st.info(
+        f"**A slim pass.** A whole pass of this model would need about {human_bytes(shapes.estimate.total)}, over "
+        f"the {human_bytes(shapes.budget_bytes)} budget, so the other pages trace it shape-only. A map needs far "
+        "less, so this page runs a slim pass: the chosen batch item alone, through the layers up to the one shown, "
+        "each built in turn and freed, with the very weights the whole model draws; at most about "
+        f"{human_bytes(slim_bytes(cfg))} at once. Its numbers are the ones a whole pass gives this sequence.",
+        icon=":material/straighten:",
+    )
+else:
+    shape_only_banner(shapes)
+if over_budget(shapes) and not slim:
     # The kind on show, or the one a link chose (kind=cross): the message named encoder self-attention
     # whatever the kind, and a link to the cross-attention of a large model got the encoder's shape.
     kind = st.session_state.get("a_kind", next(iter(ATTENTION_KINDS)))
@@ -75,7 +95,8 @@ if over_budget(shapes):
     st.info(
         f"**No values to draw.** This config is traced shape-only, so no attention weights were computed. "
         f"Each {kind} layer's weights would be {shape_text(weights.shape)} = {weights.numel:,} numbers "
-        f"({human_bytes(weights.bytes)}). "
+        f"({human_bytes(weights.bytes)}). Even a slim pass, one sequence through one layer at a time, would "
+        f"need about {human_bytes(slim_bytes(cfg))}. "
         f"To see the heatmaps, bring it under {human_bytes(shapes.budget_bytes)}. {what_to_lower(shapes)}",
         icon=":material/info:",
     )
@@ -92,7 +113,11 @@ head = c3.selectbox("head", range(cfg.nhead), key="a_head", help=f"nhead = {cfg.
 item = c4.selectbox("batch item", range(cfg.N), key="a_item", help=f"N = {cfg.N} sequences", **view)
 
 with guard("The attention heatmap"):
-    a = _map(cfg, kind, layer, head, item)
+    if slim:
+        with st.spinner(f"Slim pass: batch item {item} through {kind} layer {layer}…"):
+            a = _slim_maps(cfg, kind, layer, item)[head]
+    else:
+        a = _map(cfg, kind, layer, head, item)
     if a.capped:
         st.caption(f"Showing the first {len(a.weights)} of {a.queries} queries and {len(a.weights[0])} of "
                    f"{a.keys} keys (capped at {MAX_POSITIONS} so large M stays fast); the full rows still sum to 1.")

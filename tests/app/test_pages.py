@@ -123,9 +123,35 @@ def test_attention_page_says_when_there_are_no_values():
     # It names what is too big, and the sliders that shrink it: at GPT-3's sizes, the attention maps.
     assert any("The largest part is the attention maps, " in i.value
                and "lowering N, nhead, M, M_target and layers" in i.value for i in at.info)
-    at.sidebar.selectbox(key="w_preset").set_value("Paper big (E=1024, 6+6 layers)").run()  # 214 M weights
-    assert any("The largest part is the weights, 817.4 MiB: lowering E, d_ff, layers and vocab_size" in i.value
+    assert any("Even a slim pass, one sequence through one layer at a time, would need about " in i.value
                for i in at.info), [i.value for i in at.info]
+    # A vocabulary whose embedding alone is over the budget: no slim pass either, and the weights are named.
+    at.sidebar.selectbox(key="w_preset").set_value("Paper big (E=1024, 6+6 layers)").run()  # 214 M weights
+    at.sidebar.select_slider(key="w_vocab_size").set_value(65536).run()  # 256 MiB of embedding alone
+    assert any("No values to draw" in i.value for i in at.info), [i.value for i in at.info]
+    assert any("The largest part is the weights, " in i.value and "lowering E, d_ff, layers and vocab_size" in i.value
+               for i in at.info), [i.value for i in at.info]
+
+
+def test_attention_page_draws_the_paper_big_model_from_a_slim_pass():
+    """Over the budget (838 MiB) but one sequence through one layer at a time fits: the maps are drawn,
+    the page says how, and every layer, kind and head can be picked."""
+    at = make_app().run()
+    at.switch_page("pages/attention.py").run()
+    at.sidebar.selectbox(key="w_preset").set_value("Paper big (E=1024, 6+6 layers)").run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert any("**A slim pass.** A whole pass of this model would need about 838.0 MiB" in i.value
+               for i in at.info), [i.value for i in at.info]
+    assert not any("No values to draw" in i.value for i in at.info)
+    assert not any("Shape-only pass" in w.value for w in at.warning)
+    assert len(at.get("vega_lite_chart")) == 2  # the weights and the mask
+    at.radio(key="a_kind").set_value("cross-attention").run()
+    at.selectbox(key="a_layer").set_value(5).run()
+    at.selectbox(key="a_head").set_value(15).run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert len(at.get("vega_lite_chart")) == 2
 
 
 def test_attention_page_caps_long_sequences():

@@ -1517,6 +1517,18 @@ def test_the_default_attention_map_fits_the_narrowest_phone_unsaid(app_url, brow
         no_exception(page)
 
 
+def test_a_model_over_the_budget_gets_its_attention_maps_from_a_slim_pass(app_url, laptop):
+    """The paper's big model (838 MiB for a whole pass) opened on its deepest cross-attention: the
+    page says it ran a slim pass, and both heatmaps are drawn whole, where it once had no values."""
+    page = laptop
+    page.goto(app_url + "/attention?N=1&M=16&E=1024&nhead=16&vocab_size=37000&layers=6&d_ff=4096"
+              "&tie_embeddings=true&kind=cross&layer=5&head=15")
+    expect(page.get_by_text("A slim pass.")).to_be_visible(timeout=LOAD)
+    expect(page.get_by_text("No values to draw")).to_have_count(0)
+    expect_whole_charts(page.locator(".vega-embed"), 2)
+    no_exception(page)
+
+
 @pytest.mark.parametrize("M", [8, 12, 29, 30, 64])  # 29 and 30 straddle the switch to stacked charts
 def test_attention_charts_fit_their_columns_on_a_laptop_screen(app_url, laptop, M):
     """Both heatmaps show whole, at map sizes on either side of each switch: the mask goes below the
