@@ -20,6 +20,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core import DEFAULT_BUDGET_BYTES, Trace, TransformerConfig, estimate, human_bytes, trace
+from core.slim import slim_bytes
 from pages.charts import PHONE_COLUMN, full_width, scroll_width, scrolls_on_the_narrowest_phone
 from pages.tables import INK
 from pages.trace_cache import shared_trace
@@ -167,7 +168,9 @@ def shape_only_banner(t: Trace) -> None:
         st.warning(
             f"**Shape-only pass.** A real forward pass of this model would need about "
             f"{human_bytes(t.estimate.total)}, over the {human_bytes(t.budget_bytes)} budget, so the "
-            "same code ran on PyTorch's meta device: every shape is real, but no values were computed.",
+            "same code ran on PyTorch's meta device: every shape is real, but no values were computed."
+            + (" The Attention page still draws its heatmaps, from a slim pass: one sequence, through one layer "
+               "at a time." if slim_bytes(t.config) <= t.budget_bytes else ""),
             icon=":material/straighten:",
         )
 
