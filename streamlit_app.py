@@ -15,7 +15,7 @@ os.environ.setdefault("TSE_MALLOC_TUNING", "0")
 import streamlit as st  # noqa: E402
 
 from core.views import limit_torch_threads  # noqa: E402
-from pages.common import theme, with_wrapper  # noqa: E402
+from pages.common import said_theme, with_wrapper  # noqa: E402
 from pages.long_lived import freeze_long_lived  # noqa: E402
 from pages.scroll_keys import scroll_keys  # noqa: E402
 from pages.sidebar import sidebar_config  # noqa: E402
@@ -65,7 +65,7 @@ PAGES = [
 FULLSCREEN_FIT = ('[data-testid="stFullScreenFrame"]:has([aria-label="Close fullscreen"]) .vega-embed > svg.marks '
                   "{ max-width: 100%; max-height: calc(100vh - 5rem); width: auto; height: auto; }")
 st.html(f"<style>.vega-embed {{ max-width: 100%; overflow-x: auto; }} {FULLSCREEN_FIT}</style>")
-st.html(theme_css(theme()))  # colours by theme that the config cannot set: code's, and some words'
+st.html(theme_css(said_theme()))  # colours by theme that the config cannot set: code's, and some words'
 page = st.navigation(PAGES)
 # The page's own name leads the tab's title: it is what a screen reader announces on arriving, and
 # what the tab, the window list and the browser's history show. One title for all five pages left

@@ -67,13 +67,24 @@ _PRIMARY_WORDS_AT = ('[data-testid="stMain"] [data-testid="stSliderThumbValue"] 
                      '[data-testid="stMain"] [data-testid="stTab"]:is([aria-selected="true"], :hover) p')
 
 
-def theme_css(theme: str) -> str:
+def theme_css(theme: str | None) -> str:
     """A <style> for ``theme`` ("light" or "dark"): code boxes' tokens in its palette, a caption's inline code
-    in the caption's own colour, and the main area's words in the primary colour in PRIMARY_WORDS."""
+    in the caption's own colour, and the main area's words in the primary colour in PRIMARY_WORDS.
+
+    ``None``, when the server does not know the theme yet (a session's first run can end before the
+    browser has said): the light rules, and the dark ones under the browser's own ``prefers-color-scheme:
+    dark``, which is what the app follows until a learner picks a theme in its menu. A dark system's
+    slider values and code were drawn in the light theme's colours until the next run."""
+    if theme is None:
+        return f"<style>{_rules('light')} @media (prefers-color-scheme: dark) {{ {_rules('dark')} }}</style>"
+    return f"<style>{_rules(theme)}</style>"
+
+
+def _rules(theme: str) -> str:
     ink = CODE_INK[theme]
     rules = [", ".join(f"{_BOX} .token.{token}" for token in tokens) + f" {{ color: {ink[group]}; }}"
              for group, tokens in TOKEN_GROUPS.items()]
     rules.append('[data-testid="stCaptionContainer"] code { color: inherit; }')
     if PRIMARY_WORDS[theme]:
         rules.append(f"{', '.join(_PRIMARY_WORDS_AT)} {{ color: {PRIMARY_WORDS[theme]}; }}")
-    return "<style>" + " ".join(rules) + "</style>"
+    return " ".join(rules)

@@ -176,6 +176,13 @@ def test_each_themes_code_colours_read_on_its_code_box(theme):
     assert css.count("{ color: ") == len(TOKEN_GROUPS) + 1 + bool(PRIMARY_WORDS[theme])
 
 
+def test_a_style_sent_before_the_theme_is_known_holds_both_themes_rules_the_dark_under_a_dark_system():
+    """The browser applies it (tests/browser: ..._its_colours_follow_the_system)."""
+    light, dark = (theme_css(theme)[len("<style>"):-len("</style>")] for theme in ("light", "dark"))
+    assert theme_css(None) == f"<style>{light} @media (prefers-color-scheme: dark) {{ {dark} }}</style>"
+    assert CODE_INK["light"]["muted"] in light and CODE_INK["dark"]["muted"] in dark
+
+
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_inline_code_in_a_caption_reads_once_faded(theme):
     """A caption is drawn at 60 % opacity, its inline code and the code's chip with it. In the caption's own

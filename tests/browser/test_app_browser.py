@@ -24,7 +24,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 from core import PRESETS
-from pages.theme_css import CODE_INK, PRIMARY_WORDS
+from pages.theme_css import CODE_INK, PRIMARY_WORDS, theme_css
 from pages.tables import INK
 from tests.app.test_theme_ink import contrast
 from tests.browser.conftest import page_in
@@ -1812,6 +1812,30 @@ def test_a_dark_system_setting_gets_the_dark_theme_and_a_readable_figure(app_url
 
 def hex_rgb(colour: str) -> tuple[int, int, int]:
     return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_before_the_server_knows_the_theme_its_colours_follow_the_system(browser, scheme):
+    """A session's first run can end before the browser has told the server its theme. The style sent
+    then (pages.theme_css with no theme) gives each system scheme its own colours: a dark system's
+    slider values and code comments were drawn in the light theme's until the next run. Drawn here on a
+    page of our own, so that no run of the app can bring the known theme's style first."""
+    context = browser.new_context(color_scheme=scheme)
+    try:
+        page = context.new_page()
+        page.set_content(theme_css(None) + '<div data-testid="stMain"><div data-testid="stSliderThumbValue">'
+                         '<p id="value">16</p></div></div><div data-testid="stCode"><pre>'
+                         '<span id="comment" class="token comment"># (N, M, E)</span></pre></div>')
+        colour = "getComputedStyle(document.getElementById(id)).color"
+        comment = css_hex(page.evaluate(f"id => {colour}", "comment"))
+        assert comment == CODE_INK[scheme]["muted"]
+        value = css_hex(page.evaluate(f"id => {colour}", "value"))
+        if PRIMARY_WORDS[scheme]:
+            assert value == PRIMARY_WORDS[scheme]
+        else:
+            assert value != PRIMARY_WORDS["dark"]
+    finally:
+        context.close()
 
 
 def theme_style_came(page, colour: str) -> None:
