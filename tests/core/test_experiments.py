@@ -161,7 +161,7 @@ def test_ffn_layers_differ_and_are_position_wise():
 def test_ffn_layers_would_show_a_model_that_shares_one_ffn(monkeypatch):
     """The evidence reads the model's own layers: a Transformer whose layer 1 reused layer 0's FFN
     shows up as one tensor, and the quiz's rule then picks the 'shared' answer."""
-    import core.experiments as experiments
+    import core.experiments.layers as experiments  # where ffn_layers builds its model
     from quizzes import BY_ID, Context
 
     class SharedFFN(experiments.Transformer):
@@ -181,7 +181,7 @@ def test_the_ffn_nonlinearity_is_read_off_the_ffn_itself_over_many_inputs(monkey
     the FFN did; and at M=1, E=2 the FFN's two outputs were both above 0, which made the quiz's answer
     'after the FFN'. Now the FFN's own recorded tensors, over 64 inputs, decide, and a model whose
     FFN put its ReLU after the second layer would get that answer."""
-    import core.experiments as experiments
+    import core.experiments.layers as experiments  # where ffn_layers builds its model
     from core.model import record
     from quizzes import BY_ID, Context
 
@@ -259,7 +259,7 @@ def test_the_model_is_asked_which_width_it_scales_by(monkeypatch):
     """score_scaling reads the scaling off the model's own attention: d_k at every config (with one
     head it asks a copy with four, where d_k and E differ); an attention that divided by sqrt(E)
     instead would be named, and dk-which-width would then expect E."""
-    import core.experiments as experiments
+    import core.experiments.attention as experiments  # where score_scaling builds its attention
     from core.model import MultiHeadAttention
     from quizzes import BY_ID, Context
 
