@@ -1,6 +1,5 @@
 """Live experiments: they run at several configs, stay bounded, and show what they claim."""
 
-import importlib
 import inspect
 import math
 from pathlib import Path
@@ -13,7 +12,6 @@ from core.config import GPT3_SIZES, LLAMA_70B_SIZES
 from core.experiments import (EXPERIMENTS, MAX_GRU_STEPS, MAX_LEN, MAX_WIDTH, TAKES_SHAPES, Evidence, bounded,
                               run)
 
-core_trace = importlib.import_module("core.trace")  # the module: ``core.trace`` names the function
 
 CONFIGS = [
     TransformerConfig(N=2, M=8, E=16, nhead=2, vocab_size=100),
@@ -450,8 +448,10 @@ def test_shape_experiments_read_a_shape_only_trace_they_are_given(name, monkeypa
     alone = run(name, cfg)
     given = trace(cfg, shape_only=True)
     calls = []
-    original = core_trace.trace
-    monkeypatch.setattr(core_trace, "trace", lambda *a, **k: calls.append(a) or original(*a, **k))
+    import core.experiments.shapes as shapes  # where the two look trace up
+
+    original = shapes.trace
+    monkeypatch.setattr(shapes, "trace", lambda *a, **k: calls.append(a) or original(*a, **k))
     assert run(name, cfg, given) == alone and calls == []
     # A trace with values, or of another config, is not taken: the experiment traces shape-only itself.
     assert run(name, cfg, trace(cfg)) == alone and len(calls) == 1
