@@ -12,8 +12,9 @@ sliver cheap and still exact:
   model would have.
 
 So the model is laid out on PyTorch's meta device (no memory), and each block is made real, run
-and made meta again in turn: the embeddings, then each layer. What is held at once is the largest
-block's weights and one sequence's activations (``slim_bytes``), not the whole model.
+and made meta again in turn: the embeddings, then each layer (for a decoder map, the whole encoder
+first). What is held at once is the largest block's weights and one sequence's activations, not the
+whole model (``slim_estimate``, which also caps the weights drawn: MAX_SLIM_DRAWS).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ import torch
 from torch import Tensor, nn
 
 from .config import TransformerConfig
-from .memory import DEFAULT_BUDGET_BYTES, FLOAT_BYTES, attention_params, estimate, ffn_params, layernorm_params
+from .memory import (DEFAULT_BUDGET_BYTES, FLOAT_BYTES, INDEX_BYTES, attention_params, estimate, ffn_params,
+                     layernorm_params, param_counts)
 from .model import (_INIT_POOL, CHUNK_NUMEL, Transformer, _draws, attention_bias, generate_key_padding_mask,
                     generate_square_subsequent_mask, scale_words, stream_words)
 from .trace import PAD_ID, make_batch
@@ -77,8 +79,8 @@ def _draw(module: nn.Module, slots: dict[tuple[int, str], _Slot], seed: int) -> 
             while flat.numel():  # a tensor may run over chunk boundaries
                 chunk, start = divmod(offset, CHUNK_NUMEL)
                 take = min(flat.numel(), CHUNK_NUMEL - start)
-                wanted.setdefault(chunk, []).append((start, flat[:take], slot.bound))
-                flat, offset = flat[take:], offset + take
+                wanted.setdefault(chunk, []).append((start, flat[:take], slot.bound))  # (take,) in this chunk
+                flat, offset = flat[take:], offset + take  # (numel,) -> (numel - take,): the rest, on
 
     def fill(chunk: int, pieces: list[tuple[int, Tensor, float]]) -> None:
         words = stream_words(seed, chunk, max(start + piece.numel() for start, piece, _ in pieces))
@@ -127,6 +129,8 @@ class _Blocks:
 
 
 def _check(cfg: TransformerConfig, stack: str, block: str, layer: int, item: int) -> None:
+    """ValueError, naming the way out, for an attention this model does not have or a layer or item
+    out of range: the recorder's names (enc.3.self_attn) would otherwise fail as a bare KeyError."""
     if stack not in STACKS or block not in BLOCKS or (stack, block) == ("enc", "cross_attn"):
         raise ValueError(f"({stack!r}, {block!r}) is not an attention of this model: the encoder has "
                          "'self_attn', the decoder 'self_attn' and 'cross_attn'")
@@ -135,16 +139,56 @@ def _check(cfg: TransformerConfig, stack: str, block: str, layer: int, item: int
             raise ValueError(f"{name}={value} is out of range: this config has {limit} (0 to {limit - 1})")
 
 
-def slim_bytes(cfg: TransformerConfig) -> int:
-    """Bytes a slim pass holds at most, for any layer and kind: the largest block's weights, plus
-    a one-layer, one-sequence trace's activations and temporaries (which count more than one
-    layer holds at a time, so this is an upper bound)."""
+MAX_SLIM_DRAWS = 300_000_000  # weights one slim pass may draw: the paper's big model's deepest map draws
+# 214 million in about 0.6 s here. The budget bounds a slim pass's memory, not its work: 96 + 96 layers
+# of E = 1536 fit in 173.8 MiB a layer at a time, and their deepest map took 13.5 s (6.3 billion weights).
+
+
+@dataclass(frozen=True)
+class SlimEstimate:
+    """What a slim pass holds and does, for its deepest map (the decoder's last layer), in parts:
+    the pages name the largest part when it does not fit."""
+
+    tables: int  # bytes of one token table (vocab_size x E) with a learned positional table, if any
+    layer: int  # bytes of the largest layer's weights, a decoder layer's
+    maps: int  # bytes of one sequence's attention scores and weights, through one layer of each kind
+    rest: int  # one sequence's other activations, and the temporaries of a layer while it runs
+    ids: int  # the whole batch's token ids, which make_batch draws before one sequence is taken
+    draws: int  # weights drawn: every one but the output layer's
+
+    @property
+    def total(self) -> int:
+        """Bytes held at most: one block's weights at a time (the buffer), and the activations."""
+        return max(self.tables, self.layer) + self.maps + self.rest + self.ids
+
+    def over(self, budget_bytes: int) -> bool:
+        """True when a slim pass is refused: over the memory budget, or more weights to draw than
+        MAX_SLIM_DRAWS."""
+        return self.total > budget_bytes or self.draws > MAX_SLIM_DRAWS
+
+
+def slim_estimate(cfg: TransformerConfig) -> SlimEstimate:
+    """The bound ``slim_attention`` checks, from the config alone.
+
+    Activations are those of a one-sequence, one-layer trace (core.memory.estimate), which counts
+    every kind of layer at once, more than a slim pass holds at a time.
+    """
     E = cfg.E
-    embedding = cfg.vocab_size * E + (cfg.max_len * E if cfg.positional == "learned" else 0)
-    enc_layer = attention_params(E) + ffn_params(E, cfg.d_ff) + 2 * layernorm_params(E)
-    dec_layer = 2 * attention_params(E) + ffn_params(E, cfg.d_ff) + 3 * layernorm_params(E)
     one = estimate(replace(cfg, N=1, layers=1))
-    return FLOAT_BYTES * max(embedding, enc_layer, dec_layer) + one.linear + one.attention + one.transient
+    counts = param_counts(cfg)
+    return SlimEstimate(
+        tables=FLOAT_BYTES * (cfg.vocab_size * E + (cfg.max_len * E if cfg.positional == "learned" else 0)),
+        layer=FLOAT_BYTES * (2 * attention_params(E) + ffn_params(E, cfg.d_ff) + 3 * layernorm_params(E)),
+        maps=one.attention,
+        rest=one.linear + one.transient,
+        ids=INDEX_BYTES * cfg.N * (cfg.M + cfg.M_target),
+        draws=counts["total"] - counts["output layer"],
+    )
+
+
+def slim_bytes(cfg: TransformerConfig) -> int:
+    """Bytes a slim pass holds at most, for any layer and kind (``slim_estimate(cfg).total``)."""
+    return slim_estimate(cfg).total
 
 
 def slim_attention(cfg: TransformerConfig, stack: str, block: str, layer: int, item: int, *,
@@ -155,9 +199,13 @@ def slim_attention(cfg: TransformerConfig, stack: str, block: str, layer: int, i
     ValueError when even this would not fit ``budget_bytes``, as ``trace`` refuses a real pass.
     """
     _check(cfg, stack, block, layer, item)
-    if slim_bytes(cfg) > budget_bytes:
-        raise ValueError(f"a slim pass of this config needs about {slim_bytes(cfg)} bytes, over the budget of "
+    est = slim_estimate(cfg)
+    if est.total > budget_bytes:
+        raise ValueError(f"a slim pass of this config needs about {est.total} bytes, over the budget of "
                          f"{budget_bytes}; only a shape-only trace fits")
+    if est.draws > MAX_SLIM_DRAWS:
+        raise ValueError(f"a slim pass of this config draws up to {est.draws:,} weights, more than "
+                         f"MAX_SLIM_DRAWS ({MAX_SLIM_DRAWS:,}); use fewer layers or a smaller E or d_ff")
     model = Transformer.from_config(cfg, device="meta")  # the layout only: nothing allocated
     last = layer if stack == "enc" else cfg.layers - 1  # a decoder map needs the whole memory
     untied = stack == "dec" and not cfg.tie_embeddings  # the target side has a table of its own
@@ -166,7 +214,7 @@ def slim_attention(cfg: TransformerConfig, stack: str, block: str, layer: int, i
     layers += [[b] for b in model.decoder[:layer + 1]] if stack == "dec" else []
     blocks = _Blocks(model, cfg.seed, tables + layers)
     src, tgt = make_batch(cfg)  # (N, M), (N, M_target): the trace's own batch
-    src, tgt = src[item:item + 1], tgt[item:item + 1]  # (1, M), (1, M_target)
+    src, tgt = src[item:item + 1].clone(), tgt[item:item + 1].clone()  # (1, M), (1, M_target); the batch goes
     padding = generate_key_padding_mask(src, PAD_ID)  # (1, M)
     tgt_mask = generate_square_subsequent_mask(cfg.M_target)  # (M_target, M_target)
     rec: dict[str, Tensor] = {"src.tokens": src, "tgt.tokens": tgt, "src_key_padding_mask": padding,

@@ -9,13 +9,14 @@ import streamlit as st
 
 from core import human_bytes
 from core.trace import padded_positions
-from core.slim import slim_bytes
+from core.slim import slim_bytes, slim_estimate
 from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map, slim_attention_maps, weights_row
 from pages.charts import attention_spec, full_width, mask_spec
 from pages.common import (cached_shapes, cached_trace, drawn_at_this_link, guard, map_box, over_budget,
-                          shape_only_banner, show_chart, show_numbers, theme, what_to_lower)
+                          shape_only_banner, show_chart, show_numbers, slim_refusal, theme)
 from pages.diagram import shape_text
 from pages.sidebar import current_config, forget_link_warnings
+from pages.trace_cache import GATE
 from pages.tables import numbers_frame
 
 # Narrowest boxes, in pixels, so that the captions under small maps still read. With the small gap
@@ -60,10 +61,12 @@ def _map(cfg, kind: str, layer: int, head: int, item: int):
 
 
 # Few entries: each holds every head's map (up to nhead x MAX_POSITIONS^2 numbers), and a miss costs
-# about a second at the paper's big sizes (the weights of each layer are drawn again).
+# up to about a second (core.slim.MAX_SLIM_DRAWS). A pass holds real memory, so it waits its turn at the
+# gate the whole traces share (pages.trace_cache): sessions' passes together stay under its bound.
 @st.cache_data(max_entries=8, show_spinner=False)
 def _slim_maps(cfg, kind: str, layer: int, item: int):
-    return slim_attention_maps(cfg, kind, layer, item)
+    with GATE.reserve(slim_bytes(cfg)):
+        return slim_attention_maps(cfg, kind, layer, item)
 
 
 cfg = current_config()
@@ -75,14 +78,13 @@ st.caption("Each cell is how much one query position takes from one key position
            "and the row sums. The Training lab shows where a trained model looks.")
 
 shapes = cached_shapes(cfg)
-slim = over_budget(shapes) and slim_bytes(cfg) <= shapes.budget_bytes  # maps from a slim pass (core.slim)
+slim = over_budget(shapes) and not slim_estimate(cfg).over(shapes.budget_bytes)  # maps from a slim pass (core.slim)
 if slim:
     st.info(
         f"**A slim pass.** A whole pass of this model would need about {human_bytes(shapes.estimate.total)}, over "
-        f"the {human_bytes(shapes.budget_bytes)} budget, so the other pages trace it shape-only. A map needs far "
-        "less, so this page runs a slim pass: the chosen batch item alone, through the layers up to the one shown, "
-        "each built in turn and freed, with the very weights the whole model draws; at most about "
-        f"{human_bytes(slim_bytes(cfg))} at once. Its numbers are the ones a whole pass gives this sequence.",
+        f"the {human_bytes(shapes.budget_bytes)} budget. This map comes from the batch item shown alone, run through "
+        "only the layers it needs (for a decoder map, the whole encoder first), one layer at a time, with the whole "
+        f"model's own weights: about {human_bytes(slim_bytes(cfg))} at once. Its numbers are a whole pass's.",
         icon=":material/straighten:",
     )
 else:
@@ -95,9 +97,7 @@ if over_budget(shapes) and not slim:
     st.info(
         f"**No values to draw.** This config is traced shape-only, so no attention weights were computed. "
         f"Each {kind} layer's weights would be {shape_text(weights.shape)} = {weights.numel:,} numbers "
-        f"({human_bytes(weights.bytes)}). Even a slim pass, one sequence through one layer at a time, would "
-        f"need about {human_bytes(slim_bytes(cfg))}. "
-        f"To see the heatmaps, bring it under {human_bytes(shapes.budget_bytes)}. {what_to_lower(shapes)}",
+        f"({human_bytes(weights.bytes)}). {slim_refusal(cfg, shapes.budget_bytes)}",
         icon=":material/info:",
     )
     st.stop()

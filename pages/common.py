@@ -20,7 +20,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core import DEFAULT_BUDGET_BYTES, Trace, TransformerConfig, estimate, human_bytes, trace
-from core.slim import slim_bytes
+from core.slim import MAX_SLIM_DRAWS, slim_estimate
 from pages.charts import PHONE_COLUMN, full_width, scroll_width, scrolls_on_the_narrowest_phone
 from pages.tables import INK
 from pages.trace_cache import shared_trace
@@ -146,25 +146,29 @@ def config_over_budget(cfg: TransformerConfig) -> bool:
     return estimate(cfg).over(DEFAULT_BUDGET_BYTES)
 
 
-# What each part of a pass's bytes is, and the sliders it grows with (core.memory.MemoryEstimate).
-_PARTS = {
-    "params": ("the weights", "E, d_ff, layers and vocab_size"),
-    # The pass keeps every tensor of layer 0 but only the attention weights of deeper layers, so the
-    # number of layers multiplies the maps, not the other activations (core.memory.estimate).
-    "linear": ("the activations that grow with length", "N, M, M_target, E and d_ff"),
-    "attention": ("the attention maps", "N, nhead, M, M_target and layers (they grow with the square of the "
-                  "length, and the pass keeps every layer's attention weights)"),
-    "vocab": ("the logits and probabilities", "N, M_target and vocab_size"),
+# The parts of a slim pass (core.slim.SlimEstimate) and the sliders that shrink each most.
+_SLIM_PARTS = {
+    "tables": ("its token table", "vocab_size and E"),
+    "layer": ("one decoder layer's weights", "E and d_ff"),
+    "maps": ("one sequence's attention maps", "M, M_target and nhead"),
+    "rest": ("one sequence's other activations", "M, M_target, E, d_ff and nhead"),
+    "ids": ("the batch's token ids", "N, M and M_target"),
 }
 
 
-def what_to_lower(t: Trace) -> str:
-    """A sentence naming the largest part of a pass that is over budget, and the sliders that shrink
-    it, so that a learner who wants values knows which one to move first."""
-    part = max(_PARTS, key=lambda name: getattr(t.estimate, name))
-    what, sizes = _PARTS[part]
-    return (f"The largest part is {what}, {human_bytes(getattr(t.estimate, part))}: lowering {sizes} shrinks it "
-            "most. Or pick a smaller preset.")
+def slim_refusal(cfg: TransformerConfig, budget_bytes: int) -> str:
+    """Why not even a slim pass, and which sliders to move first, for the 'No values to draw' message:
+    its memory first, as more layers never help that; then the weights it would draw."""
+    est = slim_estimate(cfg)
+    if est.total <= budget_bytes:
+        return (f"A slim pass, one sequence with one layer at a time in memory, would draw {est.draws / 1e6:,.0f} "
+                f"million weights for the deepest map, more than the {MAX_SLIM_DRAWS / 1e6:,.0f} million it may draw "
+                "(about a second): lowering layers, E and d_ff shrinks that.")
+    part = max(_SLIM_PARTS, key=lambda name: getattr(est, name))
+    what, sizes = _SLIM_PARTS[part]
+    return (f"A slim pass, one sequence with one layer at a time in memory, would need about "
+            f"{human_bytes(est.total)}, over the {human_bytes(budget_bytes)} budget. Its largest part is {what}, "
+            f"{human_bytes(getattr(est, part))}: lowering {sizes} shrinks it most.")
 
 
 def shape_only_banner(t: Trace) -> None:
@@ -174,8 +178,8 @@ def shape_only_banner(t: Trace) -> None:
             f"**Shape-only pass.** A real forward pass of this model would need about "
             f"{human_bytes(t.estimate.total)}, over the {human_bytes(t.budget_bytes)} budget, so the "
             "same code ran on PyTorch's meta device: every shape is real, but no values were computed."
-            + (" The Attention page still draws its heatmaps, from a slim pass: one sequence, through one layer "
-               "at a time." if slim_bytes(t.config) <= t.budget_bytes else ""),
+            + (" The Attention page still draws its heatmaps, from a slim pass: one sequence, with one layer at a "
+               "time in memory." if not slim_estimate(t.config).over(t.budget_bytes) else ""),
             icon=":material/straighten:",
         )
 

@@ -42,22 +42,23 @@ def test_the_meta_table_note_names_what_makes_the_pass_large():
     assert "parameters)" not in notes[0]
 
 
-def test_what_to_lower_names_the_sizes_each_part_of_a_pass_grows_with():
-    """The attention page's advice for a pass over budget. It said the activations shrink with fewer
-    layers, but the pass keeps only layer 0's activations (and every layer's attention weights), so
-    layers moves the attention maps instead. Each part must grow with every size it names, and with
-    no other."""
-    from core import TransformerConfig, estimate
-    from pages.common import _PARTS
+def test_the_slim_pass_refusal_names_the_sizes_each_part_grows_with():
+    """The attention page's advice when not even a slim pass fits names its largest part and the sliders
+    that shrink it. (Its advice used to be about the whole pass: at GPT-2's sizes it said to lower N and
+    layers, which leave a slim pass as big as it was.) Each part must grow with every size it names, and
+    with no other."""
+    from core import TransformerConfig
+    from core.slim import slim_estimate
+    from pages.common import _SLIM_PARTS
 
     base = TransformerConfig(N=2, M=8, M_target=6, E=16, nhead=2, vocab_size=100, layers=2, d_ff=40, max_len=16)
     sizes = ("N", "M", "M_target", "E", "nhead", "d_ff", "layers", "vocab_size")
-    for part, (_, named) in _PARTS.items():
-        names = set(named.split(" (")[0].replace(" and ", ", ").split(", "))
+    for part, (_, named) in _SLIM_PARTS.items():
+        names = set(named.replace(" and ", ", ").split(", "))
         assert names <= set(sizes), names
         for size in sizes:
-            grown = getattr(estimate(base.replace(**{size: 2 * getattr(base, size)})), part)
-            assert (grown > getattr(estimate(base), part)) is (size in names), (part, size)
+            grown = getattr(slim_estimate(base.replace(**{size: 2 * getattr(base, size)})), part)
+            assert (grown > getattr(slim_estimate(base), part)) is (size in names), (part, size)
 
 
 def test_the_pass_metric_says_where_the_table_goes_shape_only():

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
-from core import PRESETS
+from core import PAPER_BIG, PRESETS
 from tests.app.conftest import make_app, open_page
 
 PAGES = ["pages/explorer.py", "pages/attention.py", "pages/positional.py", "pages/quiz.py", "pages/training_lab.py"]
@@ -115,27 +116,47 @@ def test_no_values_to_draw_names_the_kind_a_link_chose():
 
 
 def test_attention_page_says_when_there_are_no_values():
+    """Not even a slim pass fits: the page says why, and names the sliders that shrink a slim pass (it
+    once named the whole pass's, and at GPT-2's sizes said to lower N and layers, which change nothing)."""
     at = make_app().run()
     at.switch_page("pages/attention.py").run()
     at.sidebar.selectbox(key="w_preset").set_value(GPT3).run()
     assert any("No values to draw" in i.value for i in at.info)
     assert not at.get("vega_lite_chart")
-    # It names what is too big, and the sliders that shrink it: at GPT-3's sizes, the attention maps.
-    assert any("The largest part is the attention maps, " in i.value
-               and "lowering N, nhead, M, M_target and layers" in i.value for i in at.info)
-    assert any("Even a slim pass, one sequence through one layer at a time, would need about " in i.value
-               for i in at.info), [i.value for i in at.info]
-    # A vocabulary whose embedding alone is over the budget: no slim pass either, and the weights are named.
+    assert any("A slim pass, one sequence with one layer at a time in memory, would need about 28.0 GiB, over the "
+               "256.0 MiB budget. Its largest part is one sequence's other activations, 10.0 GiB: lowering M, "
+               "M_target, E, d_ff and nhead shrinks it most." in i.value for i in at.info), [i.value for i in at.info]
+    # A vocabulary whose table takes the whole budget: its table is named, with the sliders that shrink it.
     at.sidebar.selectbox(key="w_preset").set_value("Paper big (E=1024, 6+6 layers)").run()  # 214 M weights
-    at.sidebar.select_slider(key="w_vocab_size").set_value(65536).run()  # 256 MiB of embedding alone
+    at.sidebar.select_slider(key="w_vocab_size").set_value(65536).run()  # 256 MiB of table, before any activations
     assert any("No values to draw" in i.value for i in at.info), [i.value for i in at.info]
-    assert any("The largest part is the weights, " in i.value and "lowering E, d_ff, layers and vocab_size" in i.value
-               for i in at.info), [i.value for i in at.info]
+    assert any("Its largest part is its token table, 256.0 MiB: lowering vocab_size and E shrinks it most."
+               in i.value for i in at.info), [i.value for i in at.info]
+    # Within the budget a layer at a time, but 24 + 24 layers of E = 1024 are too many weights to draw.
+    at.sidebar.select_slider(key="w_vocab_size").set_value(37000).run()
+    at.sidebar.slider(key="w_layers").set_value(24).run()
+    assert any("would draw 743 million weights for the deepest map, more than the 300 million it may draw "
+               "(about a second): lowering layers, E and d_ff shrinks that." in i.value for i in at.info), \
+        [i.value for i in at.info]
 
 
-def test_attention_page_draws_the_paper_big_model_from_a_slim_pass():
+def drawn_map(at) -> tuple[str, list[float]]:
+    """The weights heatmap's description and its weights, cell by cell, as the page sent them."""
+    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    return spec["description"], [cell["weight"] for cell in spec["layer"][0]["data"]["values"]]
+
+
+def test_attention_page_draws_the_paper_big_model_from_a_slim_pass(monkeypatch):
     """Over the budget (838 MiB) but one sequence through one layer at a time fits: the maps are drawn,
-    the page says how, and every layer, kind and head can be picked."""
+    the page says how, and a pick of kind, layer and head draws that map, the slim pass's own, after the
+    pass waited its turn at the memory gate the whole traces share."""
+    from core.slim import slim_bytes
+    from core.views import slim_attention_maps
+    from pages.trace_cache import GATE
+
+    reserved = []
+    reserve = GATE.reserve
+    monkeypatch.setattr(GATE, "reserve", lambda nbytes: reserved.append(nbytes) or reserve(nbytes))
     at = make_app().run()
     at.switch_page("pages/attention.py").run()
     at.sidebar.selectbox(key="w_preset").set_value("Paper big (E=1024, 6+6 layers)").run()
@@ -146,12 +167,18 @@ def test_attention_page_draws_the_paper_big_model_from_a_slim_pass():
     assert not any("No values to draw" in i.value for i in at.info)
     assert not any("Shape-only pass" in w.value for w in at.warning)
     assert len(at.get("vega_lite_chart")) == 2  # the weights and the mask
+    assert drawn_map(at)[0].startswith("Heatmap of the encoder self-attention weights of layer 0, head 0, ")
     at.radio(key="a_kind").set_value("cross-attention").run()
     at.selectbox(key="a_layer").set_value(5).run()
     at.selectbox(key="a_head").set_value(15).run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     assert len(at.get("vega_lite_chart")) == 2
+    description, weights = drawn_map(at)
+    assert description.startswith("Heatmap of the cross-attention weights of layer 5, head 15, batch item 0")
+    want = slim_attention_maps(PAPER_BIG, "cross-attention", 5, 0)[15].weights
+    assert weights == [w for row in want for w in row]
+    assert reserved and set(reserved) == {slim_bytes(PAPER_BIG)}, reserved
 
 
 def test_attention_page_caps_long_sequences():
