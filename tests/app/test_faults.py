@@ -57,7 +57,7 @@ def test_checking_an_answer_whose_experiment_fails_says_so_and_records_nothing(m
     assert not at.exception
     monkeypatch.setattr(core.experiments, "run", broken)
     st.cache_data.clear()
-    at.run()  # the page imports run afresh each run; Check's callback is the one this run defines
+    at.run()  # pages.quiz_state looks core.experiments.run up at each call, so the patch is what Check runs
     assert not at.exception
     answer = at.radio(key="ans_dk-params-nhead")
     answer.set_value(answer.options[0])
