@@ -16,8 +16,8 @@ from pages.common import (cached_shapes, cached_trace, drawn_at_this_link, guard
                           shape_only_banner, show_chart, show_numbers, slim_refusal, theme)
 from pages.diagram import shape_text
 from pages.sidebar import current_config, forget_link_warnings
-from pages.trace_cache import GATE
 from pages.tables import numbers_frame
+from pages.trace_cache import GATE
 
 # Narrowest boxes, in pixels, so that the captions under small maps still read. With the small gap
 # (16 px) the two boxes of the default M = 8 (300 and 244 px; its mask draws 241 px) take 560 of
