@@ -442,8 +442,11 @@ def _draws(model: nn.Module) -> list[tuple[Tensor, float, bool]]:
     return draws
 
 
-def _fill_chunk(seed: int, chunk: int, pieces: list[tuple[np.ndarray, float]]) -> None:
-    """Fill one chunk of the weight stream from its own generator.
+Piece = tuple[int, np.ndarray, float]  # (start in its chunk, flat float32 target, bound)
+
+
+def _fill_chunk(seed: int, chunk: int, pieces: list[Piece]) -> None:
+    """Fill pieces of one chunk of the weight stream from that chunk's own generator.
 
     Each weight takes 16 random bits: the generator's raw 64-bit words, read as signed 16-bit
     integers, are uniform on [-2^15, 2^15), and one multiply turns them into 65,536 evenly spaced
@@ -451,27 +454,29 @@ def _fill_chunk(seed: int, chunk: int, pieces: list[tuple[np.ndarray, float]]) -
     bound / 32768), and it takes half the random bits of drawing floats on [0, 1) and stretching
     them, in a fraction of the time (bench/init_weights.py). numpy releases Python's
     lock while it works, so two chunks fill side by side.
+
+    Each piece says where in the chunk it starts, so a part of a model (core.slim) gets the words
+    the whole model's drawing gives those positions: a generator's output is one sequence, so the
+    first n words are the same however many are drawn.
     """
-    words = stream_words(seed, chunk, sum(out.size for out, _ in pieces))
-    start = 0
-    for out, bound in pieces:
-        scale_words(words[start:start + out.size], bound, out)
-        start += out.size
+    words = stream_words(seed, chunk, max((start + out.size for start, out, _ in pieces), default=0))
+    for start, out, bound in pieces:
+        np.multiply(words[start:start + out.size], np.float32(bound / 2**15), out=out,
+                    dtype=np.float32, casting="unsafe")
 
 
 def stream_words(seed: int, chunk: int, n: int) -> np.ndarray:
-    """The first ``n`` 16-bit words of chunk ``chunk`` of the weight stream (see init_weights).
-
-    A generator's output is one sequence, so the first n words are the same however many are
-    drawn: core.slim draws a prefix of a chunk and gets the very words a whole model's drawing
-    gave those positions.
-    """
+    """The first ``n`` 16-bit words of chunk ``chunk`` of the weight stream (see init_weights)."""
     return np.random.SFC64([seed, chunk]).random_raw((n + 3) // 4).view(np.int16)[:n]  # n uniform int16
 
 
-def scale_words(words: np.ndarray, bound: float, out: np.ndarray) -> None:
-    """Write ``words`` (int16) into ``out`` as float32 weights evenly spread over [-bound, bound)."""
-    np.multiply(words, np.float32(bound / 2**15), out=out, dtype=np.float32, casting="unsafe")
+def fill_chunks(seed: int, chunks: dict[int, list[Piece]]) -> None:
+    """Fill every chunk's pieces: one chunk inline, more on the two drawing threads."""
+    if len(chunks) == 1:
+        _fill_chunk(seed, *next(iter(chunks.items())))
+        return
+    for done in [_INIT_POOL.submit(_fill_chunk, seed, c, pieces) for c, pieces in chunks.items()]:
+        done.result()
 
 
 @torch.no_grad()
@@ -490,7 +495,7 @@ def init_weights(model: nn.Module, seed: int) -> nn.Module:
     more than one chunk is drawn on two threads, a small one inline. Private generators also keep
     concurrent sessions' random streams apart.
     """
-    chunks: list[list[tuple[np.ndarray, float]]] = [[]]
+    chunks: list[list[Piece]] = [[]]
     room = CHUNK_NUMEL  # what is left of the current chunk
     for tensor, bound, random in _draws(model):
         if not random:
@@ -501,14 +506,10 @@ def init_weights(model: nn.Module, seed: int) -> nn.Module:
             if room == 0:
                 chunks.append([])
                 room = CHUNK_NUMEL
-            piece, flat = flat[:room], flat[room:]
-            chunks[-1].append((piece, bound))
+            piece, flat = flat[:room], flat[room:]  # (room,) or less, and the rest
+            chunks[-1].append((CHUNK_NUMEL - room, piece, bound))
             room -= piece.size
-    if len(chunks) == 1:
-        _fill_chunk(seed, 0, chunks[0])
-        return model
-    for done in [_INIT_POOL.submit(_fill_chunk, seed, c, pieces) for c, pieces in enumerate(chunks)]:
-        done.result()
+    fill_chunks(seed, dict(enumerate(chunks)))
     return model
 
 

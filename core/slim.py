@@ -29,8 +29,8 @@ from torch import Tensor, nn
 from .config import TransformerConfig
 from .memory import (DEFAULT_BUDGET_BYTES, FLOAT_BYTES, INDEX_BYTES, attention_params, estimate, ffn_params,
                      layernorm_params, param_counts)
-from .model import (_INIT_POOL, CHUNK_NUMEL, Transformer, _draws, attention_bias, generate_key_padding_mask,
-                    generate_square_subsequent_mask, scale_words, stream_words)
+from .model import (CHUNK_NUMEL, Piece, Transformer, _draws, attention_bias, fill_chunks, generate_key_padding_mask,
+                    generate_square_subsequent_mask)
 from .trace import PAD_ID, make_batch
 
 STACKS = ("enc", "dec")
@@ -68,7 +68,7 @@ def _layout(model: Transformer) -> dict[tuple[int, str], _Slot]:
 
 def _draw(module: nn.Module, slots: dict[tuple[int, str], _Slot], seed: int) -> None:
     """Fill a freshly made-real module from its slots: the values init_weights gives the whole model."""
-    wanted: dict[int, list[tuple[int, Tensor, float]]] = {}  # chunk -> (start in chunk, flat target, bound)
+    wanted: dict[int, list[Piece]] = {}  # chunk -> its pieces, as init_weights lays them out
     for m in module.modules():
         for name, p in m.named_parameters(recurse=False):
             slot = slots[(id(m), name)]
@@ -79,19 +79,9 @@ def _draw(module: nn.Module, slots: dict[tuple[int, str], _Slot], seed: int) -> 
             while flat.numel():  # a tensor may run over chunk boundaries
                 chunk, start = divmod(offset, CHUNK_NUMEL)
                 take = min(flat.numel(), CHUNK_NUMEL - start)
-                wanted.setdefault(chunk, []).append((start, flat[:take], slot.bound))  # (take,) in this chunk
+                wanted.setdefault(chunk, []).append((start, flat[:take].numpy(), slot.bound))  # (take,) in this chunk
                 flat, offset = flat[take:], offset + take  # (numel,) -> (numel - take,): the rest, on
-
-    def fill(chunk: int, pieces: list[tuple[int, Tensor, float]]) -> None:
-        words = stream_words(seed, chunk, max(start + piece.numel() for start, piece, _ in pieces))
-        for start, piece, bound in pieces:
-            scale_words(words[start:start + piece.numel()], bound, piece.numpy())
-
-    if len(wanted) == 1:
-        fill(*next(iter(wanted.items())))
-        return
-    for done in [_INIT_POOL.submit(fill, chunk, pieces) for chunk, pieces in wanted.items()]:  # as init_weights
-        done.result()
+    fill_chunks(seed, wanted)
 
 
 class _Blocks:
