@@ -11,6 +11,12 @@ import os
 # the server's peak with 32 sessions from 579 to 728 MiB (bench/load.py). So the server keeps
 # glibc's defaults unless TSE_MALLOC_TUNING=1 asks otherwise. This must run before core is imported.
 os.environ.setdefault("TSE_MALLOC_TUNING", "0")
+# For the same reason the server keeps PyTorch's own F.linear for every product rather than oneDNN's
+# kernel for large ones (core/onednn.py): on the server's one thread it saved 4.5% of a trace at the
+# benchmark's largest size and nothing at the medium one, and a process tracing many configs with it
+# peaked up to 40 MiB higher (python bench/linear_kernels.py --threads 1 --memory). TSE_ONEDNN=1
+# asks for it anyway.
+os.environ.setdefault("TSE_ONEDNN", "0")
 
 import streamlit as st  # noqa: E402
 

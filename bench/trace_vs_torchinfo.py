@@ -9,7 +9,8 @@ With --runs K it measures every size K times over and ends with the median of th
 and how many runs met each target, since on a shared machine one run can land on either side.
 With --breakdown it then splits one trace per size into its parts: building the modules, drawing
 the weights, the recorded forward pass, and within that pass the matrix products (aten::addmm,
-mm and bmm, summed by torch.profiler), which no implementation of the same model can skip. Beside
+mm and bmm, and oneDNN's linear kernel, which core uses for large products: summed by
+torch.profiler), which no implementation of the same model can skip. Beside
 them, the floor: our model's forward with nothing recorded, and nn.Transformer's own forward
 (eval, no_grad), both on models built beforehand and timed in turn.
 
@@ -144,7 +145,7 @@ def breakdown(cfg: TransformerConfig, repeats: int) -> dict[str, float]:
             reference(src, tgt)
         torch_end = time.perf_counter()
         products = sum(e.self_cpu_time_total for e in prof.key_averages()
-                       if e.key in ("aten::addmm", "aten::mm", "aten::bmm")) / 1e6
+                       if e.key in ("aten::addmm", "aten::mm", "aten::bmm", "mkldnn::_linear_pointwise")) / 1e6
         if rep:  # the first round warms up
             for key, value in zip(parts, (built - start, drawn - built, forward_end - forward_start, products,
                                           bare_end - bare_start, torch_end - bare_end)):

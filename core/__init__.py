@@ -1,8 +1,11 @@
 """Transformer Shape Explorer core: the model, its recorded forward pass, and experiments.
 
 PyTorch, numpy and the standard library only; nothing here knows it is being displayed.
-Importing it tunes glibc's malloc for repeated passes (see core/allocator.py).
+Importing it tunes glibc's malloc for repeated passes (see core/allocator.py) and bounds oneDNN's
+caches for large products (see core/onednn.py).
 """
+
+from . import onednn  # noqa: F401  (first: it bounds oneDNN's caches before any oneDNN operator runs)
 
 from .allocator import MALLOC_TUNED
 

@@ -29,16 +29,37 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
+from . import onednn
 from .config import TransformerConfig
 
 Recorder = MutableMapping[str, Tensor]
 
 
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+    """x @ weight.T + bias, as F.linear; a large product without gradients goes to oneDNN's kernel instead.
+
+    Why: it took 0.58-0.87 of F.linear's time for the benchmark's large products (core/onednn.py has
+    the figures, and says when it is off). It has no backward pass, so whatever needs gradients
+    (training) takes F.linear; so do small products, where its fixed cost per call loses, and the
+    meta device. The two kernels round differently: values agree to float32 rounding, not bit for
+    bit. The choice depends on shapes and modes only, never on values.
+    """
+    # rows x in_features x out_features first: the cheapest test, and it turns most small products away
+    if (onednn.LINEAR and x.numel() * weight.shape[0] >= onednn.MIN_MACS and x.dtype == torch.float32
+            and x.device.type == "cpu" and not torch.is_grad_enabled()):
+        return torch.ops.mkldnn._linear_pointwise(x, weight, bias, "none", [], "")  # (..., in) -> (..., out)
+    return F.linear(x, weight, bias)  # (..., in) -> (..., out)
+
+
 class Linear(nn.Linear):
-    """nn.Linear whose weights are drawn once, by ``init_weights``, not at construction."""
+    """nn.Linear whose weights are drawn once, by ``init_weights``, not at construction, and whose
+    product goes through ``linear`` (oneDNN for large products without gradients)."""
 
     def reset_parameters(self) -> None:
         pass
+
+    def forward(self, x: Tensor) -> Tensor:
+        return linear(x, self.weight, self.bias)  # (..., in_features) -> (..., out_features)
 
 
 class Embedding(nn.Embedding):
@@ -193,8 +214,8 @@ class MultiHeadAttention(nn.Module):
             q, k, v = self.in_proj(x).split(E, dim=-1)  # (N, L, 3E) -> 3 x (N, L, E)
         else:  # cross-attention: q from x with W^Q; k and v from context with W^K and W^V
             W, b = self.in_proj.weight, self.in_proj.bias  # (3E, E), (3E,)
-            q = F.linear(x, W[:E], b[:E])  # (N, L, E)
-            k, v = F.linear(context, W[E:], b[E:]).split(E, dim=-1)  # (N, S, 2E) -> 2 x (N, S, E)
+            q = linear(x, W[:E], b[:E])  # (N, L, E)
+            k, v = linear(context, W[E:], b[E:]).split(E, dim=-1)  # (N, S, 2E) -> 2 x (N, S, E)
         q = q.view(N, L, self.nhead, self.d_k).transpose(1, 2)  # (N, L, E) -> (N, nhead, L, d_k)
         k = k.view(N, S, self.nhead, self.d_k).transpose(1, 2)  # (N, S, E) -> (N, nhead, S, d_k)
         v = v.view(N, S, self.nhead, self.d_k).transpose(1, 2)  # (N, S, E) -> (N, nhead, S, d_k)

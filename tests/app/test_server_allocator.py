@@ -1,4 +1,5 @@
-"""The server keeps glibc's malloc defaults: the tuning for one user costs memory with many sessions."""
+"""The server keeps glibc's malloc defaults and PyTorch's own F.linear: the tuning and oneDNN's kernel, good for
+one user, cost memory with many sessions."""
 
 import sys
 
@@ -16,3 +17,12 @@ def tuned_after_importing_the_app(**env) -> str:
 def test_the_app_leaves_malloc_untuned_unless_asked():
     assert tuned_after_importing_the_app() == "False"
     assert tuned_after_importing_the_app(TSE_MALLOC_TUNING="1") == "True"
+
+
+def test_the_app_leaves_onednn_off_unless_asked():
+    def after_importing_the_app(**env) -> str:
+        code = "import os, streamlit_app, core; print(core.onednn.LINEAR, os.environ.get('LRU_CACHE_CAPACITY'))"
+        return fresh_python(code, timeout=120, **env).splitlines()[-1]
+
+    assert after_importing_the_app() == "False None"  # off, and oneDNN's caches left alone
+    assert after_importing_the_app(TSE_ONEDNN="1") == "True 16"

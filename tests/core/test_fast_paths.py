@@ -105,7 +105,11 @@ def test_malloc_tuning_stops_repeated_traces_faulting_their_memory_in_again():
         "    core.trace(cfg)\n"
         "print((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) // 3)\n"
     )
-    tuned, untuned = int(fresh_python(code)), int(fresh_python(code, TSE_MALLOC_TUNING="0"))
+    # With F.linear only: oneDNN's long-lived cache entries (core/onednn.py) sit among the freed blocks and
+    # keep glibc from trimming much even untuned (1,622 faults a trace here, against 5,670 without them;
+    # tuned, 319 and 338), which would make this a test of the heap's layout rather than of the tuning.
+    tuned = int(fresh_python(code, TSE_ONEDNN="0"))
+    untuned = int(fresh_python(code, TSE_MALLOC_TUNING="0", TSE_ONEDNN="0"))
     assert tuned * 5 < untuned, (tuned, untuned)
 
 
@@ -137,3 +141,4 @@ def test_optimizer_warm_up_imports_torch_dynamo_once_and_adam_needs_it():
         "print(before, 'torch._dynamo' in sys.modules)\n"
     )
     assert adam == "False True"  # if PyTorch stops needing it, the warm-up can go
+

@@ -5,6 +5,7 @@ import torch
 from torch import nn
 
 from core import Transformer, TransformerConfig, generate_key_padding_mask, generate_square_subsequent_mask
+from tests.op_log import ONEDNN_OP, OpLog
 
 
 def copy_attention(dst: nn.MultiheadAttention, src) -> None:
@@ -63,6 +64,29 @@ def test_logits_match_torch_transformer_with_causal_and_padding_masks(cfg):
                  tgt_key_padding_mask=tgt_pad, memory_key_padding_mask=src_pad)
     ref_logits = ours.generator(hidden)  # (N, M_target, vocab_size)
     torch.testing.assert_close(ours_logits, ref_logits, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")
+def test_logits_match_when_the_large_products_run_on_onednn(kernel_on):
+    """A pass without gradients, the way core.trace runs, at sizes where most products are over
+    onednn.MIN_MACS (core/onednn.py): every self-attention projection, the FFNs and the output layer
+    run on oneDNN's kernel, 2+2 layers deep. It rounds differently from MKL's, and the difference
+    stays under 1e-5 through both stacks."""
+    cfg = TransformerConfig(N=2, M=64, M_target=56, E=256, nhead=8, vocab_size=1000, layers=2, seed=3)
+    torch.manual_seed(0)
+    ours = Transformer.from_config(cfg)
+    ref = reference_from(ours, cfg)
+    src = torch.randint(1, cfg.vocab_size, (cfg.N, cfg.M))  # (N, M)
+    src[-1, -5:] = 0
+    tgt = torch.randint(1, cfg.vocab_size, (cfg.N, cfg.M_target))  # (N, M_target)
+    tgt_mask, src_pad = generate_square_subsequent_mask(cfg.M_target), generate_key_padding_mask(src)
+    with torch.inference_mode(), OpLog() as log:
+        ours_logits = ours(src, tgt, tgt_mask=tgt_mask, src_key_padding_mask=src_pad, memory_key_padding_mask=src_pad)
+    # per layer: the self-attention projections and two FFN layers (3 each side), then the output layer
+    assert log.names.count(ONEDNN_OP) == 3 * cfg.layers * 2 + 1
+    hidden = ref(ours.embed(src, "src"), ours.embed(tgt, "tgt"), tgt_mask=tgt_mask, src_key_padding_mask=src_pad,
+                 memory_key_padding_mask=src_pad)
+    torch.testing.assert_close(ours_logits, ours.generator(hidden).detach(), atol=1e-5, rtol=1e-5)
 
 
 def test_encoder_alone_matches_with_a_source_mask():
