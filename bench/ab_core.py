@@ -5,8 +5,10 @@ trace_vs_torchinfo.py cannot show a change of a few percent. Here both versions 
 sizes alternately (who goes first swaps every round), and the script reports the median of the
 per-round ratios new/old. The old `core` is taken with `git archive` into a temporary folder and
 imported under another name; its modules import each other relatively, so nothing else changes.
+With --part build or --part init it times only that part of a trace: building the modules
+(Transformer.from_config without weights), or drawing the weights into a model built beforehand.
 
-    python bench/ab_core.py 8e62925 [--rounds 61]
+    python bench/ab_core.py 8e62925 [--rounds 61] [--part trace|build|init]
 """
 
 from __future__ import annotations
@@ -40,19 +42,31 @@ def import_core_at(rev: str, folder: Path):
     return importlib.import_module(name)
 
 
+def part_of(package, part: str, sizes: dict):
+    """(function, argument) that does ``part`` of a trace with ``package``, a version of core."""
+    cfg = package.TransformerConfig(**sizes)
+    if part == "build":
+        return (lambda c: package.model.Transformer.from_config(c, draw_weights=False)), cfg
+    if part == "init":
+        model = package.model.Transformer.from_config(cfg, draw_weights=False)
+        return (lambda c: package.model.init_weights(model, c.seed)), cfg
+    return package.trace, cfg
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rev", help="the git revision to compare against, e.g. a commit or HEAD~1")
     parser.add_argument("--rounds", type=int, default=61)
+    parser.add_argument("--part", choices=("trace", "build", "init"), default="trace",
+                        help="time whole traces (default), only building the modules, or only drawing the weights")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         old_core = import_core_at(args.rev, Path(tmp))
-        print(f"{args.rounds} rounds, layers={LAYERS}; new = this tree, old = {args.rev}")
+        print(f"{args.rounds} rounds, layers={LAYERS}, timing {args.part}; new = this tree, old = {args.rev}")
         print(f"{'N, M, E, nhead, vocab':>24} | {'new ms':>7} {'old ms':>7} | {'new/old':>7}")
         for N, M, E, nhead, vocab in SIZES:
             sizes = dict(N=N, M=M, E=E, nhead=nhead, vocab_size=vocab, layers=LAYERS)
-            runners = {"new": (core.trace, core.TransformerConfig(**sizes)),
-                       "old": (old_core.trace, old_core.TransformerConfig(**sizes))}
+            runners = {"new": part_of(core, args.part, sizes), "old": part_of(old_core, args.part, sizes)}
             times: dict[str, list[float]] = {name: [] for name in runners}
             for rnd in range(args.rounds + 2):  # the first two rounds warm up and are dropped
                 for name in (("new", "old") if rnd % 2 else ("old", "new")):
