@@ -142,3 +142,53 @@ def test_optimizer_warm_up_imports_torch_dynamo_once_and_adam_needs_it():
     )
     assert adam == "False True"  # if PyTorch stops needing it, the warm-up can go
 
+
+def module_state(model: torch.nn.Module) -> list:
+    """Everything nn.Module keeps for a model: each module's kind, plain attributes, parameters (by
+    identity of shared ones), buffers and children, in order."""
+    ids: dict[int, int] = {}
+    state = []
+    for name, module in model.named_modules(remove_duplicate=False):
+        plain = {k: v for k, v in vars(module).items() if not k.startswith("_") and k != "training"}
+        state.append((name, type(module).__name__, plain, module.training,
+                      [(k, None if p is None else (tuple(p.shape), ids.setdefault(id(p), len(ids))))
+                       for k, p in module._parameters.items()],
+                      list(module._buffers), list(module._modules)))
+    return state
+
+
+@pytest.mark.parametrize("sizes", [dict(), dict(tie_embeddings=True, positional="learned", layers=3)])
+def test_the_quick_attribute_set_builds_what_nn_modules_own_builds(monkeypatch, sizes):
+    """Box.__setattr__ skips nn.Module's checks for new names; the model it builds must be the one
+    nn.Module.__setattr__ builds, tied weights included."""
+    quick = Transformer(vocab_size=50, E=16, nhead=2, **sizes)
+    monkeypatch.setattr(model_module.Box, "__setattr__", torch.nn.Module.__setattr__)
+    plain = Transformer(vocab_size=50, E=16, nhead=2, **sizes)
+    assert module_state(quick) == module_state(plain)
+    assert list(quick.state_dict()) == list(plain.state_dict())
+
+
+def test_the_quick_attribute_set_keeps_nn_modules_rules():
+    """Names nn.Module already tracks, tensors, and global registration hooks take nn.Module's own path."""
+    from torch.nn.modules.module import register_module_parameter_registration_hook
+
+    layer = Linear(3, 2)
+    layer.bias = None  # a tracked parameter set to None stays a (None) parameter
+    assert "bias" in layer._parameters and layer._parameters["bias"] is None and "bias" not in vars(layer)
+    ffn = model_module.FeedForward(4, 8)
+    with pytest.raises(TypeError, match="child module"):
+        ffn.linear1 = 5  # a submodule's name cannot take a plain value
+    ffn.register_buffer("scale", torch.ones(1))
+    ffn.scale = torch.zeros(1)  # a tensor set on a buffer's name replaces the buffer
+    assert torch.equal(ffn._buffers["scale"], torch.zeros(1))
+    ffn.note = "plain"  # a new plain value is an ordinary attribute
+    assert vars(ffn)["note"] == "plain"
+    seen = []
+    handle = register_module_parameter_registration_hook(lambda module, name, p: seen.append(name))
+    try:
+        Linear(3, 2)
+    finally:
+        handle.remove()
+    assert seen == ["weight", "bias"]
+    with pytest.raises(AttributeError, match="before Module.__init__"):
+        model_module.Box.__new__(model_module.Box).weight = torch.nn.Parameter(torch.ones(1))
