@@ -226,12 +226,13 @@ class MultiHeadAttention(Box):
 
     def head_weights(self, head: int) -> dict[str, Tensor]:
         """Head ``head``'s W^Q, W^K, W^V as (E, d_k) matrices, so that q_h = x @ W^Q_h + b."""
+        return {name: W[head] for name, W in self.all_head_weights().items()}  # (nhead, E, d_k) -> (E, d_k)
+
+    def all_head_weights(self) -> dict[str, Tensor]:
+        """W^Q, W^K, W^V of every head at once, each (nhead, E, d_k): views of ``in_proj``'s weight, no copies."""
         W = self.in_proj.weight.view(3, self.nhead, self.d_k, self.E)  # (3E, E) -> (3, nhead, d_k, E)
-        return {
-            "W_Q": W[0, head].T,  # (d_k, E) -> (E, d_k)
-            "W_K": W[1, head].T,  # (E, d_k)
-            "W_V": W[2, head].T,  # (E, d_k)
-        }
+        W = W.transpose(-1, -2)  # (3, nhead, E, d_k)
+        return {"W_Q": W[0], "W_K": W[1], "W_V": W[2]}  # 3 x (nhead, E, d_k)
 
     def forward(self, x: Tensor, context: Tensor, attn_mask: Tensor | None = None,
                 key_padding_mask: Tensor | None = None, rec: Recorder | None = None,

@@ -196,10 +196,8 @@ def trace(cfg: TransformerConfig, *, budget_bytes: int = DEFAULT_BUDGET_BYTES,
         padding = record_mask(rec, "src_key_padding_mask", generate_key_padding_mask(src, PAD_ID))  # (N, M)
         model(src, tgt, tgt_mask=tgt_mask, src_key_padding_mask=padding,
               memory_key_padding_mask=padding, rec=rec)
-        attn = model.encoder[0].self_attn
-        heads = [attn.head_weights(h) for h in range(cfg.nhead)]
-        for name in ("W_Q", "W_K", "W_V"):
-            rec[f"enc.0.self_attn.{name}"] = torch.stack([h[name] for h in heads])  # (nhead, E, d_k)
+        for name, W in model.encoder[0].self_attn.all_head_weights().items():
+            rec[f"enc.0.self_attn.{name}"] = W.detach()  # (nhead, E, d_k), a view of the weight
         params = _param_groups(model)
     return Trace(
         config=cfg,
