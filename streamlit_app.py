@@ -13,9 +13,9 @@ import os
 os.environ.setdefault("TSE_MALLOC_TUNING", "0")
 # For the same reason the server keeps PyTorch's own F.linear for every product rather than oneDNN's
 # kernel for large ones (core/onednn.py): on the server's one thread it saved 4.5% of a trace at the
-# benchmark's largest size and nothing at the medium one, and a process tracing many configs with it
-# peaked up to 40 MiB higher (python bench/linear_kernels.py --threads 1 --memory). TSE_ONEDNN=1
-# asks for it anyway.
+# benchmark's largest size and nothing at the medium one, and a process tracing 150 random configs
+# with it peaked up to 31 MiB higher (six runs of python bench/linear_kernels.py --threads 1
+# --memory). TSE_ONEDNN=1 asks for it anyway.
 os.environ.setdefault("TSE_ONEDNN", "0")
 
 import streamlit as st  # noqa: E402

@@ -8,8 +8,9 @@ Three parts, each interleaved in one process so machine noise hits both sides al
             thresholds (core.onednn.MIN_MACS among them), in turn;
   memory    (--memory) what oneDNN's caches cost: fresh interpreters, each making one product of each of
             150 new shapes, then each tracing 150 random configs, with F.linear, with oneDNN at its default
-            cache sizes and with oneDNN at core's (core.onednn.ENTRIES); the growth of the resident set,
-            and for the configs also after glibc's malloc_trim, which gives free memory back.
+            cache sizes and with oneDNN at core's (core.onednn.ENTRIES), the last also with PyTorch
+            imported before core, as the main benchmark does; the growth of the resident set, and for
+            the configs also after glibc's malloc_trim, which gives free memory back.
 
     python bench/linear_kernels.py [--rounds 41] [--memory] [--threads 1]
 """
@@ -101,6 +102,8 @@ def traces(rounds: int) -> None:
 MEMORY_CHILD = r"""
 import ctypes, json, random, sys
 mode = sys.argv[1]
+if sys.argv[2] == "torch first":  # as bench/trace_vs_torchinfo.py does: core sets the sizes after PyTorch loads
+    import torch
 import core, torch
 from torch.nn import functional as F
 torch.set_num_threads(1)
@@ -129,18 +132,21 @@ print(json.dumps({"shapes": shapes, "configs": configs, "peak": peak - start, "t
 
 def memory() -> None:
     """Each setting in a fresh interpreter, with glibc's own malloc thresholds, as the app's server has."""
-    print(f"\n{'kernel, cache entries':>30} | {'150 shapes':>10} | {'150 configs':>11} {'peak':>6} "
+    print(f"\n{'kernel, cache entries':>42} | {'150 shapes':>10} | {'150 configs':>11} {'peak':>6} "
           f"{'after malloc_trim':>17}  (MiB of resident-set growth)")
     default = {"ONEDNN_PRIMITIVE_CACHE_CAPACITY": "1024", "LRU_CACHE_CAPACITY": "1024"}
-    for label, mode, env in (("F.linear", "F.linear", {}), ("oneDNN, 1,024 (its default)", "oneDNN", default),
-                             (f"oneDNN, {onednn.ENTRIES} (core's)", "oneDNN", {})):
+    for label, mode, env, order in (
+            ("F.linear", "F.linear", {}, "core first"),
+            ("oneDNN, 1,024 (its default)", "oneDNN", default, "core first"),
+            (f"oneDNN, {onednn.ENTRIES} (core's)", "oneDNN", {}, "core first"),
+            (f"oneDNN, {onednn.ENTRIES}, torch imported first", "oneDNN", {}, "torch first")):
         child_env = {k: v for k, v in os.environ.items()
                      if k not in ("TSE_ONEDNN", "ONEDNN_PRIMITIVE_CACHE_CAPACITY", "LRU_CACHE_CAPACITY")}
         child_env.update(env, TSE_MALLOC_TUNING="0")
-        out = subprocess.run([sys.executable, "-c", MEMORY_CHILD, mode], cwd=ROOT, env=child_env, check=True,
+        out = subprocess.run([sys.executable, "-c", MEMORY_CHILD, mode, order], cwd=ROOT, env=child_env, check=True,
                              capture_output=True, text=True).stdout
         grew = json.loads(out.splitlines()[-1])
-        print(f"{label:>30} | {grew['shapes']:10.1f} | {grew['configs']:11.1f} {grew['peak']:6.1f} "
+        print(f"{label:>42} | {grew['shapes']:10.1f} | {grew['configs']:11.1f} {grew['peak']:6.1f} "
               f"{grew['trimmed']:17.1f}")
 
 

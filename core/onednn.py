@@ -6,20 +6,21 @@ torch.compile's CPU backend calls) did the linear-layer products of the benchmar
 in 0.58-0.87 of F.linear's time, and whole traces there in 0.91-0.92 of it. It adds the bias inside
 the product, where F.linear first copies the bias into the output. Small products lose: with every
 product on oneDNN, a trace at the smallest size took 1.28-1.30 of the time, so only products of at
-least MIN_MACS multiply-adds go to it (the benchmark's medium size then breaks even, 0.99-1.01).
+least MIN_MACS multiply-adds go to it (the benchmark's medium size then breaks even, 0.97-1.01).
 ``python bench/linear_kernels.py`` measures all of this; ``core.model.linear`` makes the choice.
 
 Its cost is memory. For every new shape of product oneDNN keeps a compiled kernel (its primitive
 cache) and PyTorch's oneDNN layer, ideep, an entry of its own (its LRU cache), each up to 1,024
-entries by default: one product of each of 150 new shapes grew a process by 93-110 MiB, against
-17-20 MiB with F.linear, and tracing 150 random configs then grew it by 457-471 MiB, 237-253 MiB of
-that still in use after glibc's malloc_trim. Both read their capacity from the environment when
-first used, not when PyTorch is imported, so this module sets both to ENTRIES before its own first
-oneDNN call; a value already in the environment wins. One trace meets about a dozen shapes at
-most, so 16 entries hold a pass, and an evicted shape costs one kernel build when next met. With
-16, the same runs grew by 20-27 MiB and 131-187 MiB, against F.linear's 106-186 MiB, with peaks
-of 187-200 MiB against 160-186 MiB (``--memory``). A process that ran oneDNN operators before
-importing core keeps the cache sizes it started with.
+entries by default: one product of each of 150 new shapes grew a process by 93-111 MiB, against
+16-20 MiB with F.linear, and tracing 150 random configs then grew it by 450-471 MiB, 236-253 MiB of
+that still in use after glibc's malloc_trim, against 106-186 MiB. Both caches read their capacity
+from the environment when first used, not when PyTorch is imported, so this module sets both to
+ENTRIES before its own first oneDNN call, even in a process that imported PyTorch first; a value
+already in the environment wins. One trace meets about a dozen shapes at most, so 16 entries hold
+a pass, and an evicted shape costs one kernel build when next met. With 16, the same runs grew by
+20-28 MiB and 108-187 MiB, and peaked 3 MiB lower to 31 MiB higher than with F.linear (six runs of
+``--memory``). A process that ran oneDNN operators before importing core keeps the cache sizes it
+started with.
 
 TSE_ONEDNN=0 in the environment turns it off; the app's server does (streamlit_app.py).
 """
