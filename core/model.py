@@ -81,7 +81,7 @@ class Box(nn.Module):
 
 
 def _registration_hooks() -> bool:
-    """Whether anyone registered a global hook on new parameters, modules or buffers (nn.Module's own path runs them)."""
+    """Whether a global hook on new parameters, modules or buffers is registered (nn.Module's own path runs them)."""
     return bool(_PARAMETER_HOOKS or _MODULE_HOOKS or _BUFFER_HOOKS)
 
 
