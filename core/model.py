@@ -28,9 +28,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
-from torch.nn.modules.module import _global_buffer_registration_hooks as _BUFFER_HOOKS
-from torch.nn.modules.module import _global_module_registration_hooks as _MODULE_HOOKS
-from torch.nn.modules.module import _global_parameter_registration_hooks as _PARAMETER_HOOKS
+from torch.nn.modules import module as nn_module
 
 from . import onednn
 from .config import TransformerConfig
@@ -80,9 +78,15 @@ class Box(nn.Module):
             object.__setattr__(self, name, value)  # a plain value: what nn.Module.__setattr__ ends with
 
 
+# nn.Module's global registration hooks, dicts that registering and removing a hook change in place;
+# private names, so a PyTorch without them reads as having none.
+_HOOKS = tuple(getattr(nn_module, f"_global_{kind}_registration_hooks", {})
+               for kind in ("parameter", "module", "buffer"))
+
+
 def _registration_hooks() -> bool:
     """Whether a global hook on new parameters, modules or buffers is registered (nn.Module's own path runs them)."""
-    return bool(_PARAMETER_HOOKS or _MODULE_HOOKS or _BUFFER_HOOKS)
+    return any(_HOOKS)
 
 
 class Linear(Box, nn.Linear):
