@@ -6,8 +6,9 @@ Three parts, each interleaved in one process so machine noise hits both sides al
             beside the product's multiply-adds, which decide the kernel (core.onednn.MIN_MACS);
   traces    whole core.trace calls at those sizes with F.linear only and with oneDNN from three
             thresholds (core.onednn.MIN_MACS among them), in turn;
-  memory    (--memory) what oneDNN's caches cost: fresh interpreters, each making one product of each of
-            150 new shapes, then each tracing 150 random configs, with F.linear, with oneDNN at its default
+  memory    (--memory) what oneDNN's caches cost: fresh interpreters on one thread with glibc's own malloc
+            thresholds, as the app's server runs, each making one product of each of 150 new shapes,
+            then each tracing 150 random configs, with F.linear, with oneDNN at its default
             cache sizes and with oneDNN at core's (core.onednn.ENTRIES), the last also with PyTorch
             imported before core, as the main benchmark does; the growth of the resident set, and for
             the configs also after glibc's malloc_trim, which gives free memory back.
@@ -105,7 +106,6 @@ mode = sys.argv[1]
 if sys.argv[2] == "torch first":  # as bench/trace_vs_torchinfo.py does: core sets the sizes after PyTorch loads
     import torch
 import core, torch
-from torch.nn import functional as F
 torch.set_num_threads(1)
 core.onednn.LINEAR = mode != "F.linear"
 def rss():

@@ -53,7 +53,7 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
 
 
 class Box(nn.Module):
-    """nn.Module with a quicker attribute set: the base of every module in this file (one box of the figure each).
+    """nn.Module with a quicker attribute set: the base of every module in this file.
 
     Why: a trace builds its model afresh, and nn.Module.__setattr__ runs a dozen checks on every
     attribute an __init__ sets, plain numbers included. Here a parameter or a submodule set under a
