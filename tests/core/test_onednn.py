@@ -71,7 +71,7 @@ def test_turned_off_every_product_is_f_linear_to_the_bit(monkeypatch):
 
 def test_a_trace_shows_the_same_numbers_with_either_kernel(kernel_on, monkeypatch):
     """What a learner sees does not depend on the kernel, beyond float32 rounding: a config whose
-    products all reach oneDNN, traced with it and without."""
+    large products reach oneDNN, traced with it and without."""
     cfg = TransformerConfig(N=2, M=64, M_target=48, E=256, nhead=8, vocab_size=1000, layers=2)
     with OpLog() as log:
         fast = trace(cfg)
@@ -88,7 +88,7 @@ def test_training_keeps_f_linear_so_every_parameter_gets_its_gradient(kernel_on)
     """oneDNN's kernel has no backward pass; with gradients on it is never chosen, even for products
     over MIN_MACS, so a training step reaches every parameter."""
     model = Transformer(vocab_size=1000, E=256, nhead=8, layers=1)
-    src = torch.randint(0, 1000, (2, 64))  # (N, M): 128 rows, so every product is over MIN_MACS
+    src = torch.randint(0, 1000, (2, 64))  # (N, M): 128 rows, so the QKV, FFN and output products are over MIN_MACS
     with OpLog() as log:
         loss = model(src, src).logsumexp(-1).mean()
     assert ONEDNN_OP not in log.names
