@@ -82,22 +82,26 @@ def products(rounds: int) -> None:
 def traces(rounds: int) -> None:
     """Whole traces with F.linear only, and with oneDNN from three thresholds: every product, core's
     MIN_MACS, and 10^8 multiply-adds (at the largest size, only the QKV, FFN and output products)."""
+    saved = onednn.LINEAR, onednn.MIN_MACS
     default = onednn.MIN_MACS
     thresholds = {"every product": 0, f"from {default:.0e}": default, "from 1e+08": 10**8}
     print("\nwhole traces, time relative to F.linear only, with oneDNN for the products of at least")
     print(f"{'N, M, E, nhead, vocab':>24} | {'F.linear ms':>11} | " + " ".join(f"{k:>14}" for k in thresholds))
-    for size in SIZES:
-        cfg = config_for(size)
+    try:
+        for size in SIZES:
+            cfg = config_for(size)
 
-        def run(on: bool, threshold: int):
-            onednn.LINEAR, onednn.MIN_MACS = on, threshold
-            core.trace(cfg)
+            def run(on: bool, threshold: int):
+                onednn.LINEAR, onednn.MIN_MACS = on, threshold
+                core.trace(cfg)
 
-        runners = {"off": lambda: run(False, default)}
-        runners.update({k: (lambda t=t: run(True, t)) for k, t in thresholds.items()})
-        med, ratios = interleaved(runners, rounds)
-        print(f"{str(size):>24} | {med['off'] * 1e3:11.1f} | " + " ".join(f"{ratios[k]:14.3f}" for k in thresholds))
-    onednn.LINEAR, onednn.MIN_MACS = onednn.WANTED and onednn._kernel_works(), default
+            runners = {"off": lambda: run(False, default)}
+            runners.update({k: (lambda t=t: run(True, t)) for k, t in thresholds.items()})
+            med, ratios = interleaved(runners, rounds)
+            print(f"{str(size):>24} | {med['off'] * 1e3:11.1f} | "
+                  + " ".join(f"{ratios[k]:14.3f}" for k in thresholds))
+    finally:
+        onednn.LINEAR, onednn.MIN_MACS = saved  # as core set them at import
 
 
 MEMORY_CHILD = r"""
