@@ -23,9 +23,9 @@ current foot. On a phone, an import's result lies near the foot of the quiz, ins
 expander, and the scroll stopped 1 to 17 px short of showing it whole (in each of 6 imports in a loop
 here; the phone's import test failed in 2 runs of 4). And a request that stopped once the target had
 stood still for 600 ms still left part of a laptop's result out of the window in 3 test runs of 15
-(7% of it, in the run whose output was kept), moved by something later. So the request watches the target for WATCH_MS, a frame at a time, and
-brings it back wherever it has gone; the learner's own wheel, touch, key or click ends it at once, so
-it never fights a hand on the page.
+(7% of it, in the run whose output was kept), moved by something later. So the request watches the
+target for WATCH_MS, a frame at a time, and brings it back wherever it has gone; the learner's own
+wheel, touch, key or click ends it at once, so it never fights a hand on the page.
 """
 
 from __future__ import annotations

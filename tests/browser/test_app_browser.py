@@ -966,8 +966,8 @@ def test_a_progress_file_shows_as_written_never_as_markup(app_url, browser):
 # failed, from 393 px to 481 in half a second). Held by a style sheet's !important, which Streamlit's own
 # animation does not override, and for longer than that animation. Held instead just above the result, the
 # laptop's case failed every time without scroll_to's page-only scroll (8 runs of 8). Held as now, the phone's
-# case failed in 2 runs of 2 without scroll_to's retries until the page stops growing: the page's foot stopped
-# the one scroll short of the result, which lies near that foot on a phone.
+# case failed in 2 runs of 2 without scroll_to's watch over the frames that follow its first scroll: the page's
+# foot stopped that one scroll short of the result, which lies near that foot on a phone.
 HELD_MS = 2000
 STILL_GROWING = """(() => {
   let before = null;  // the box's height in the last frame before the result came
