@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import torch  # noqa: E402
 
 from core.config import DEFAULT, PRESETS  # noqa: E402
-from core.experiments import EXPERIMENTS  # noqa: E402
+from quizzes.experiments import EXPERIMENTS  # noqa: E402
 
 
 def time_one(name: str, cfg, repeat: int) -> dict:

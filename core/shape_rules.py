@@ -6,7 +6,7 @@ and 70 MiB), and several import sympy (half a second). So the first shape-only t
 process, a CLI run say, took over a second at GPT-3 sizes, several times the second one. The
 layout of an output (shape, strides, dtype) follows from its inputs' layouts by simple rules, so
 for the operators ``core.model`` uses, and those PyTorch's own encoder layer uses when a quiz asks
-it for shapes (``core.experiments.batch_first``), we apply them here.
+it for shapes (``quizzes.experiments.batch_first``), we apply them here.
 
 Each rule returns a fresh meta tensor, or None for any argument pattern it does not cover; the
 caller then runs PyTorch's own kernel, so an unusual call costs time, never a wrong answer.

@@ -1,7 +1,7 @@
 """The quiz's evidence, as tables and charts: pure builders, no Streamlit calls.
 
 pages/quiz.py shows them (show_evidence); here they are made, so that each can be read and tested
-on its own. An experiment's Evidence (core.experiments) carries its values, its records and how to
+on its own. An experiment's Evidence (quizzes.experiments) carries its values, its records and how to
 draw them (``chart``): a line, bar or heatmap chart, each described in words for screen readers, or
 a table of records, with the row the question asks about marked.
 """
@@ -15,7 +15,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from core.experiments import Evidence
+from quizzes.experiments import Evidence
 from core.rows import SYMBOLS
 from pages.common import as_literal
 from pages.tables import FIT_WIDTH, INK, described_chart, label_lines, title_lines

@@ -1,7 +1,7 @@
 """Quiz: questions whose answers are computed from the live model for the sidebar's config.
 
 Reads the shared config, asks the quizzes package for questions and expected answers and
-core.experiments (cached in pages/quiz_state.py) for the evidence, and shows that evidence as
+quizzes.experiments (cached in pages/quiz_state.py) for the evidence, and shows that evidence as
 pages/evidence.py draws it. Progress is a JSON-able dict in st.session_state, mirrored into the
 learner's browser (pages/quiz_sync.py, pages/browser_store.py) so that a closed tab or a server
 restart does not lose it; it can also be exported and imported. This script draws; its session
@@ -17,7 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from core import TransformerConfig
-from core.experiments import Evidence
+from quizzes.experiments import Evidence
 from pages.common import announce, as_literal, drawn_at_this_link, guard, show_chart, theme
 from pages.enter_checks import enter_checks
 from pages.evidence import ASKED, RECORD_PHONE_CSS, charts, label, literal_frame, marked_table, plain, table_height

@@ -13,9 +13,9 @@ from typing import Any
 
 import streamlit as st
 
-import core.experiments as experiments
+import quizzes.experiments as experiments
 from core import TransformerConfig
-from core.experiments import TAKES_SHAPES, Evidence
+from quizzes.experiments import TAKES_SHAPES, Evidence
 from pages.common import as_literal, cached_shape_only, cached_shapes
 from pages.page_links import ALL_TOPICS, quiz_order
 from pages.sidebar import current_config, forget_link_warnings, on_sliders
@@ -57,7 +57,7 @@ KEY_OPEN = "quiz_key_open"  # the answer key's expander: its open state (the key
 def cached_evidence(name: str, cfg) -> Evidence:
     """One experiment per (name, config), shared by every session (each gets a copy). The shape
     experiments share one shape-only trace of the config, the page's own when it is one, rather
-    than each tracing the config again (core.experiments.TAKES_SHAPES): at 96+96 layers each
+    than each tracing the config again (quizzes.experiments.TAKES_SHAPES): at 96+96 layers each
     trace took most of a second."""
     return experiments.run(name, cfg, cached_shape_only(cfg) if name in TAKES_SHAPES else None)
 

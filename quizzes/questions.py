@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from core import TransformerConfig, trace as run_trace
-from core.experiments import Evidence, run as run_experiment
+from quizzes.experiments import Evidence, run as run_experiment
 from core.trace import Trace
 
 KINDS = ("choice", "numeric", "shape", "predict")

@@ -1,6 +1,6 @@
 """The choice of d_k: how E is split across heads, and why the scores are scaled."""
 
-from core.experiments import SCALE_WIDTHS
+from quizzes.experiments import SCALE_WIDTHS
 from quizzes.questions import Question, compare, fixed, outcome, row_shape, value
 
 TOPIC = "The choice of d_k"

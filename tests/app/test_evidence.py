@@ -3,7 +3,7 @@ through what a run draws."""
 
 import math
 
-from core.experiments import Evidence
+from quizzes.experiments import Evidence
 from pages.evidence import (ASKED, ASKED_STYLE, HEADER_PX, ROW_PX, ROWS_IN_VIEW, chart_description, charts, facets,
                             label, marked_table, plain, table_height)
 

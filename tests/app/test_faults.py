@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-import core.experiments
+import quizzes.experiments
 from tests.app.conftest import make_app
 
 
@@ -32,10 +32,10 @@ def test_a_failing_experiment_shows_an_error_and_keeps_the_score(monkeypatch):
     score_before = next(m.value for m in at.markdown if m.value.startswith("Score:"))
     assert "0 right**, **0 wrong" not in score_before
 
-    def broken(name, cfg, shapes=None):  # core.experiments.run's signature
+    def broken(name, cfg, shapes=None):  # quizzes.experiments.run's signature
         raise RuntimeError(f"injected failure in {name}")
 
-    monkeypatch.setattr(core.experiments, "run", broken)
+    monkeypatch.setattr(quizzes.experiments, "run", broken)
     st.cache_data.clear()
     at.run()
     assert not at.exception
@@ -49,15 +49,15 @@ def test_checking_an_answer_whose_experiment_fails_says_so_and_records_nothing(m
     """The answer to dk-params-nhead is measured by the head_options experiment. With that experiment
     failing, Check says the expected answer could not be computed; it neither raises nor marks the
     learner wrong."""
-    def broken(name, cfg, shapes=None):  # core.experiments.run's signature
+    def broken(name, cfg, shapes=None):  # quizzes.experiments.run's signature
         raise RuntimeError(f"injected failure in {name}")
 
     at = make_app({"q": "dk-params-nhead"})
     at.switch_page("pages/quiz.py").run()
     assert not at.exception
-    monkeypatch.setattr(core.experiments, "run", broken)
+    monkeypatch.setattr(quizzes.experiments, "run", broken)
     st.cache_data.clear()
-    at.run()  # pages.quiz_state looks core.experiments.run up at each call, so the patch is what Check runs
+    at.run()  # pages.quiz_state looks quizzes.experiments.run up at each call, so the patch is what Check runs
     assert not at.exception
     answer = at.radio(key="ans_dk-params-nhead")
     answer.set_value(answer.options[0])

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from core import DEFAULT
-from core.experiments import EXPERIMENTS
+from quizzes.experiments import EXPERIMENTS
 from quizzes import BY_ID, QUESTIONS, Context, Question, format_answer, questions_for
 from quizzes.progress import FORMAT
 from pages.tables import title_lines
@@ -1413,7 +1413,7 @@ def test_the_softmax_axis_probe_gives_no_layernorm_reason_at_a_narrow_E():
     """The probe is attention alone, with no LayerNorm, yet at E = 1 its note said it ran at E = 4 because a
     LayerNorm over one number always gives its bias."""
     from core import TransformerConfig
-    from core.experiments import run
+    from quizzes.experiments import run
 
     ev = run("softmax_axis", TransformerConfig(N=1, M=4, E=1, nhead=1, vocab_size=20))
     assert "LayerNorm" not in ev.note and ev.values["row_sums_all_one"]

@@ -784,7 +784,7 @@ def test_the_evidences_names_and_values_read_whole_on_a_laptop_and_a_phone(app_u
     past the screen's edge. The values are an HTML table now: a header over each column, and every name and
     value wraps inside its cell and inside the screen, as written (no Markdown, no escaping's backslashes)."""
     from core import DEFAULT
-    from core.experiments import learned_positions
+    from quizzes.experiments import learned_positions
 
     error = learned_positions(DEFAULT).values["learned_error"]
     context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch)

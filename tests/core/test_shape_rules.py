@@ -223,7 +223,7 @@ def test_quiz_evidence_imports_neither_dynamo_nor_sympy():
     app needs no background import for them (each config in its own fresh process)."""
     code = (
         "import sys, core\n"
-        "from core.experiments import EXPERIMENTS, run\n"
+        "from quizzes.experiments import EXPERIMENTS, run\n"
         "cfg = {cfg}\n"
         "for name in EXPERIMENTS:\n"
         "    run(name, cfg)\n"

@@ -28,7 +28,7 @@ def test_size_and_mix():
 
 
 def test_no_question_has_only_its_prompt_as_evidence():
-    from core.experiments import EXPERIMENTS
+    from quizzes.experiments import EXPERIMENTS
     assert all(q.evidence in EXPERIMENTS for q in QUESTIONS)
     assert all(q.explanation.strip() for q in QUESTIONS)
 

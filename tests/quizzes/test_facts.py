@@ -64,7 +64,7 @@ def test_the_skip_output_explanation_lets_the_cosine_fall_with_depth():
     with skips falls with depth (about 0.12 at 16 layers of the default sizes), and at d_ff=1 and 16
     layers it came out below the one without skips."""
     from core import DEFAULT, TransformerConfig
-    from core.experiments import run
+    from quizzes.experiments import run
     from quizzes import Context
 
     q = BY_ID["skip-output"]

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import torch
 
-from ..config import TransformerConfig
-from ..model import Transformer, generate_square_subsequent_mask
-from ..shapes import MetaShapeCache
-from ..trace import BOS_ID
+from core.config import TransformerConfig
+from core.model import Transformer, generate_square_subsequent_mask
+from core.shapes import MetaShapeCache
+from core.trace import BOS_ID
 from .base import MAX_LEN, MAX_MASK_DRAWN, MAX_MASK_SIDE, SIZE_LABELS, Evidence, bounded, generator
 
 CAUSAL_PROBE_LABELS = {

@@ -8,8 +8,8 @@ import math
 import torch
 from torch import Tensor
 
-from ..config import TransformerConfig
-from ..model import MultiHeadAttention, generate_square_subsequent_mask, init_weights
+from core.config import TransformerConfig
+from core.model import MultiHeadAttention, generate_square_subsequent_mask, init_weights
 from .base import MAX_HEAD_TRIES, MAX_LEN, MAX_SCORE_WIDTH, SIZE_LABELS, Evidence, bounded, generator
 
 SCALE_WIDTHS = ("d_k", "E", "M")  # what attention could divide q.k by: a head's width, the model's, the length

@@ -8,8 +8,8 @@ import math
 import torch
 from torch import Tensor, nn
 
-from ..config import TransformerConfig
-from ..model import EncoderLayer, FeedForward, Transformer, init_weights
+from core.config import TransformerConfig
+from core.model import EncoderLayer, FeedForward, Transformer, init_weights
 from .base import (MAX_DEPTH, MAX_FF, MAX_FFN_PROBE_WIDTH, MAX_LEN, MAX_WIDTH, NUDGES, PROBE_INPUTS, PROBE_WIDTH,
                    Evidence, bounded, generator, largest_divisor_at_most)
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..config import TransformerConfig
-from ..trace import Trace
+from core.config import TransformerConfig
+from core.trace import Trace
 from .attention import SCALE_WIDTHS, head_options, model_scale_width, score_scaling, softmax_axis
 from .base import (MAX_DEPTH, MAX_FF, MAX_FFN_PROBE_WIDTH, MAX_GRU_ELEMENTS, MAX_GRU_STEPS, MAX_GRU_WIDTH, MAX_GRU_WORK,
                    MAX_HEAD_TRIES, MAX_LEN, MAX_MASK_DRAWN, MAX_MASK_SIDE, MAX_SCORE_WIDTH, MAX_VOCAB, MAX_WIDTH,

@@ -9,10 +9,10 @@ from typing import Any, Callable
 import torch
 from torch import Tensor, nn
 
-from ..config import TransformerConfig
-from ..model import (DecoderLayer, EncoderLayer, PositionalEncoding, generate_square_subsequent_mask, init_weights,
+from core.config import TransformerConfig
+from core.model import (DecoderLayer, EncoderLayer, PositionalEncoding, generate_square_subsequent_mask, init_weights,
                      sinusoidal_table)
-from ..shapes import MetaShapeCache
+from core.shapes import MetaShapeCache
 from .base import (MAX_GRU_ELEMENTS, MAX_GRU_STEPS, MAX_GRU_WIDTH, MAX_GRU_WORK, MAX_LEN, MAX_WIDTH, Evidence, bounded,
                    generator, raised_note)
 

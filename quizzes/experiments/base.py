@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 
-from ..config import SIZE_NAMES, TransformerConfig, divisors
+from core.config import SIZE_NAMES, TransformerConfig, divisors
 
 # Caps that keep every experiment well under a second and a few MiB, whatever the sliders say.
 MAX_LEN = 16  # positions in a probe

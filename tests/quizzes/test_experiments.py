@@ -9,7 +9,7 @@ import torch
 
 from core import DEFAULT, PAPER_BASE, PAPER_BIG, TransformerConfig, divisors, param_counts, trace
 from core.config import GPT3_SIZES, LLAMA_70B_SIZES
-from core.experiments import (EXPERIMENTS, MAX_GRU_STEPS, MAX_LEN, MAX_WIDTH, TAKES_SHAPES, Evidence, bounded,
+from quizzes.experiments import (EXPERIMENTS, MAX_GRU_STEPS, MAX_LEN, MAX_WIDTH, TAKES_SHAPES, Evidence, bounded,
                               run)
 
 
@@ -90,7 +90,7 @@ def test_big_configs_allocate_little(sizes):
     code = ("import resource, sys, core\n"
             "from core import TransformerConfig\n"
             "from core.config import GPT3_SIZES, LLAMA_70B_SIZES\n"
-            "from core.experiments import run\n"
+            "from quizzes.experiments import run\n"
             "run('mask_counts', core.DEFAULT)  # imports and first-use costs, before the measure\n"
             "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
             f"big = {sizes}\n"
@@ -159,7 +159,7 @@ def test_ffn_layers_differ_and_are_position_wise():
 def test_ffn_layers_would_show_a_model_that_shares_one_ffn(monkeypatch):
     """The evidence reads the model's own layers: a Transformer whose layer 1 reused layer 0's FFN
     shows up as one tensor, and the quiz's rule then picks the 'shared' answer."""
-    import core.experiments.layers as experiments  # where ffn_layers builds its model
+    import quizzes.experiments.layers as experiments  # where ffn_layers builds its model
     from quizzes import BY_ID, Context
 
     class SharedFFN(experiments.Transformer):
@@ -179,7 +179,7 @@ def test_the_ffn_nonlinearity_is_read_off_the_ffn_itself_over_many_inputs(monkey
     the FFN did; and at M=1, E=2 the FFN's two outputs were both above 0, which made the quiz's answer
     'after the FFN'. Now the FFN's own recorded tensors, over 64 inputs, decide, and a model whose
     FFN put its ReLU after the second layer would get that answer."""
-    import core.experiments.layers as experiments  # where ffn_layers builds its model
+    import quizzes.experiments.layers as experiments  # where ffn_layers builds its model
     from core.model import record
     from quizzes import BY_ID, Context
 
@@ -234,7 +234,7 @@ def test_probes_below_three_dimensions_run_where_a_layer_norm_passes_something_o
     """A LayerNorm over one number always gives its bias (over two, only which one is larger), so at
     E=1 no nudge moved any output of our layers: the all-white encoder map was read as 'only the
     output at position j', and sinusoids 'changed nothing'. The probes run at E=4 and say why."""
-    from core.experiments import RAISED_WIDTH
+    from quizzes.experiments import RAISED_WIDTH
     from core.model import EncoderLayer, init_weights
 
     layer = init_weights(EncoderLayer(1, 1, 4), 0)
@@ -257,7 +257,7 @@ def test_the_model_is_asked_which_width_it_scales_by(monkeypatch):
     """score_scaling reads the scaling off the model's own attention: d_k at every config (with one
     head it asks a copy with four, where d_k and E differ); an attention that divided by sqrt(E)
     instead would be named, and dk-which-width would then expect E."""
-    import core.experiments.attention as experiments  # where score_scaling builds its attention
+    import quizzes.experiments.attention as experiments  # where score_scaling builds its attention
     from core.model import MultiHeadAttention
     from quizzes import BY_ID, Context
 
@@ -448,7 +448,7 @@ def test_shape_experiments_read_a_shape_only_trace_they_are_given(name, monkeypa
     alone = run(name, cfg)
     given = trace(cfg, shape_only=True)
     calls = []
-    import core.experiments.shapes as shapes  # where the two look trace up
+    import quizzes.experiments.shapes as shapes  # where the two look trace up
 
     original = shapes.trace
     monkeypatch.setattr(shapes, "trace", lambda *a, **k: calls.append(a) or original(*a, **k))

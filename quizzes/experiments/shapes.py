@@ -6,10 +6,10 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..config import LLAMA_70B_SIZES, PAPER_BASE, PAPER_BIG, TransformerConfig
-from ..model import Embedding, FeedForward, MultiHeadAttention, Transformer
-from ..shapes import MetaShapeCache
-from ..trace import Trace, trace
+from core.config import LLAMA_70B_SIZES, PAPER_BASE, PAPER_BIG, TransformerConfig
+from core.model import Embedding, FeedForward, MultiHeadAttention, Transformer
+from core.shapes import MetaShapeCache
+from core.trace import Trace, trace
 from .base import SIZE_LABELS, Evidence
 
 
