@@ -1,13 +1,8 @@
 """Transformer Shape Explorer core: the model, its recorded forward pass, and experiments.
 
-PyTorch, numpy and the standard library only; nothing here knows it is being displayed.
-Importing it tunes glibc's malloc for repeated passes (see core/allocator.py) and bounds oneDNN's
-caches for large products (see core/onednn.py).
+PyTorch and the standard library only; nothing here knows it is being displayed. Importing it
+has no side effects: it sets no environment variable, runs no kernel and starts no thread.
 """
-
-from . import onednn  # noqa: F401  (first: it bounds oneDNN's caches before any oneDNN operator runs)
-
-from .allocator import MALLOC_TUNED
 
 from .config import (DEFAULT, PAPER_BASE, PAPER_BIG, PRESETS, SEED_NOTE, SEED_NOTEBOOK, TransformerConfig,
                      divisors)
@@ -22,5 +17,5 @@ __all__ = [
     "DEFAULT_BUDGET_BYTES", "estimate", "human_bytes", "param_counts",
     "Transformer", "CausalLM", "EncoderLayer", "DecoderLayer", "MultiHeadAttention", "FeedForward",
     "PositionalEncoding", "generate_square_subsequent_mask", "generate_key_padding_mask",
-    "ROWS", "EXTRAS", "formula_shape", "Trace", "TensorRow", "trace", "MALLOC_TUNED",
+    "ROWS", "EXTRAS", "formula_shape", "Trace", "TensorRow", "trace",
 ]

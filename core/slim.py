@@ -1,20 +1,19 @@
 """A slim pass: one layer's attention weights for one sequence, when a whole pass is over budget.
 
 Why: a shape-only trace has no values, so a model over the memory budget (the paper's big model,
-say) had no heatmaps at all, though one map needs only a sliver of the pass. Three facts make the
-sliver cheap and still exact:
+say) would have no heatmaps at all, though one map needs only a sliver of the pass. Three facts make
+the sliver cheap and still exact:
 
 - Sequences do not mix: attention, the FFN and LayerNorm all work within one batch item, so item
-  ``item`` run alone (N = 1) gives the weights it gets in the whole batch.
+  ``item`` run alone (N = 1) gets the weights it gets in the whole batch.
 - Layers after the one shown, and the output layer, do not touch it, so they are never built.
-- The weights are drawn from one seeded stream in module order (core.model.init_weights), so any
-  one module can be drawn on its own at its place in the stream: it gets the very values the whole
-  model would have.
+- Each block of the model draws its weights from its own seeded generator (core.weights), so a
+  block made real on its own gets the very values the whole model would give it.
 
 So the model is laid out on PyTorch's meta device (no memory), and each block is made real, run
 and made meta again in turn: the embeddings, then each layer (for a decoder map, the whole encoder
-first). What is held at once is the largest block's weights and one sequence's activations, not the
-whole model (``slim_estimate``, which also caps the weights drawn: MAX_SLIM_DRAWS).
+first). What is held at once is one block's weights and one sequence's activations, not the whole
+model (``slim_estimate``, which also caps the weights drawn: MAX_SLIM_DRAWS).
 """
 
 from __future__ import annotations
@@ -29,93 +28,38 @@ from torch import Tensor, nn
 from .config import TransformerConfig
 from .memory import (DEFAULT_BUDGET_BYTES, FLOAT_BYTES, INDEX_BYTES, attention_params, estimate, ffn_params,
                      layernorm_params, param_counts)
-from .model import (CHUNK_NUMEL, Piece, Transformer, _draws, attention_bias, fill_chunks, generate_key_padding_mask,
-                    generate_square_subsequent_mask)
+from .model import Transformer, generate_key_padding_mask, generate_square_subsequent_mask
 from .trace import PAD_ID, make_batch
+from .weights import blocks, init_block
 
 STACKS = ("enc", "dec")
 BLOCKS = ("self_attn", "cross_attn")
 
 
-@dataclass(frozen=True)
-class _Slot:
-    """Where one parameter's values come from: ``offset`` in the weight stream, spread ``bound``;
-    or, when not ``random``, the constant ``bound`` (LayerNorm gains and biases)."""
+@contextlib.contextmanager
+def made_real(model: Transformer, seed: int, modules: list[nn.Module]) -> Iterator[None]:
+    """Blocks of a meta-laid-out ``model`` on the CPU for the duration, with the weights the whole
+    model would have; back on the meta device after.
 
-    offset: int
-    bound: float
-    random: bool
-
-
-def _layout(model: Transformer) -> dict[tuple[int, str], _Slot]:
-    """Each parameter's slot, keyed by (id of the module that holds it, its name there).
-
-    Keyed by module, not by tensor, because making a module real or meta replaces its tensors
-    while the module objects stay.
+    Their weights share one allocation, given back whole afterwards: made real tensor by tensor, a
+    big model's layers left holes in the C heap that the next layer did not fit, and the process
+    grew layer by layer.
     """
-    owner: dict[int, list[tuple[int, str]]] = {}
-    for module in model.modules():
-        for name, p in module.named_parameters(recurse=False):
-            owner.setdefault(id(p), []).append((id(module), name))
-    slots: dict[tuple[int, str], _Slot] = {}
-    offset = 0
-    for tensor, bound, random in _draws(model):  # the order init_weights draws in
-        for key in owner[id(tensor)]:
-            slots[key] = _Slot(offset, bound, random)
-        offset += tensor.numel() if random else 0
-    return slots
-
-
-def _draw(module: nn.Module, slots: dict[tuple[int, str], _Slot], seed: int) -> None:
-    """Fill a freshly made-real module from its slots: the values init_weights gives the whole model."""
-    wanted: dict[int, list[Piece]] = {}  # chunk -> its pieces, as init_weights lays them out
-    for m in module.modules():
-        for name, p in m.named_parameters(recurse=False):
-            slot = slots[(id(m), name)]
-            if not slot.random:
-                p.data.fill_(slot.bound)
-                continue
-            flat, offset = p.data.view(-1), slot.offset  # any shape -> (numel,)
-            while flat.numel():  # a tensor may run over chunk boundaries
-                chunk, start = divmod(offset, CHUNK_NUMEL)
-                take = min(flat.numel(), CHUNK_NUMEL - start)
-                wanted.setdefault(chunk, []).append((start, flat[:take].numpy(), slot.bound))  # (take,) in this chunk
-                flat, offset = flat[take:], offset + take  # (numel,) -> (numel - take,): the rest, on
-    fill_chunks(seed, wanted)
-
-
-class _Blocks:
-    """Makes blocks of the meta-laid-out model real one at a time, all in one reused buffer.
-
-    Why one buffer: made real tensor by tensor, a layer's weights came from the C heap piece by
-    piece and, freed, left holes that the next layer did not always fit (a slim pass of the paper's
-    big model grew by about 32 MiB a layer); and a fresh buffer per block, given back whole, made
-    every block fault its pages in again (there, the deepest map took 1.5 s that way against 0.66 to
-    0.83 s with one buffer, both drawn on one thread). The buffer is as large as the largest block
-    that will be used, and each block overwrites it.
-    """
-
-    def __init__(self, model: Transformer, seed: int, blocks: list[list[nn.Module]]):
-        self.slots, self.seed = _layout(model), seed
-        largest = max(sum(p.numel() for module in block for p in module.parameters()) for block in blocks)
-        self.buffer = torch.empty(largest)  # (largest block's numel,)
-
-    @contextlib.contextmanager
-    def real(self, modules: list[nn.Module]) -> Iterator[None]:
-        """Hold ``modules`` in the buffer, with their weights drawn, for the block; meta again after."""
-        start = 0
+    index = {id(block): i for i, block in enumerate(blocks(model))}
+    params = [(m, name, p) for module in modules for m in module.modules()
+              for name, p in m.named_parameters(recurse=False)]
+    buffer = torch.empty(sum(p.numel() for *_, p in params))  # (every weight of the blocks,)
+    start = 0
+    for m, name, p in params:
+        setattr(m, name, nn.Parameter(buffer[start:start + p.numel()].view(p.shape), requires_grad=False))
+        start += p.numel()
+    try:
         for module in modules:
-            for m in module.modules():
-                for name, p in m.named_parameters(recurse=False):
-                    view = self.buffer[start:start + p.numel()].view(p.shape)  # (numel,) -> the parameter's shape
-                    m._parameters[name] = nn.Parameter(view, requires_grad=False)
-                    start += p.numel()
-            _draw(module, self.slots, self.seed)
-        try:
-            yield
-        finally:
-            for module in modules:
-                module.to_empty(device="meta")
+            init_block(module, seed, index[id(module)])
+        yield
+    finally:
+        for module in modules:
+            module.to_empty(device="meta")
 
 
 def _check(cfg: TransformerConfig, stack: str, block: str, layer: int, item: int) -> None:
@@ -129,9 +73,9 @@ def _check(cfg: TransformerConfig, stack: str, block: str, layer: int, item: int
             raise ValueError(f"{name}={value} is out of range: this config has {limit} (0 to {limit - 1})")
 
 
-MAX_SLIM_DRAWS = 300_000_000  # weights one slim pass may draw: the paper's big model's deepest map draws
-# 214 million in about 0.6 s here. The budget bounds a slim pass's memory, not its work: 96 + 96 layers
-# of E = 1536 fit in 173.8 MiB a layer at a time, and their deepest map took 13.5 s (6.3 billion weights).
+# Weights one slim pass may draw: enough for the paper's big model's deepest map. The memory budget
+# bounds a slim pass's memory, not its work, and a deep stack that fits a layer at a time can take seconds.
+MAX_SLIM_DRAWS = 300_000_000
 
 
 @dataclass(frozen=True)
@@ -148,7 +92,7 @@ class SlimEstimate:
 
     @property
     def total(self) -> int:
-        """Bytes held at most: one block's weights at a time (the buffer), and the activations."""
+        """Bytes held at most: one block's weights at a time, and the activations."""
         return max(self.tables, self.layer) + self.maps + self.rest + self.ids
 
     def over(self, budget_bytes: int) -> bool:
@@ -202,7 +146,6 @@ def slim_attention(cfg: TransformerConfig, stack: str, block: str, layer: int, i
     tables = [[model.src_embed, model.positional]] + ([[model.tgt_embed, model.positional]] if untied else [])
     layers = [[b] for b in model.encoder[:last + 1]]
     layers += [[b] for b in model.decoder[:layer + 1]] if stack == "dec" else []
-    blocks = _Blocks(model, cfg.seed, tables + layers)
     src, tgt = make_batch(cfg)  # (N, M), (N, M_target): the trace's own batch
     src, tgt = src[item:item + 1].clone(), tgt[item:item + 1].clone()  # (1, M), (1, M_target); the batch goes
     padding = generate_key_padding_mask(src, PAD_ID)  # (1, M)
@@ -211,24 +154,21 @@ def slim_attention(cfg: TransformerConfig, stack: str, block: str, layer: int, i
                               "tgt_mask": tgt_mask}
     with torch.inference_mode():
         # Both sides' embeddings first; a tied table is drawn once for both.
-        with blocks.real(tables[0]):
+        with made_real(model, cfg.seed, tables[0]):
             x = model.embed(src, "src")  # (1, M, E)
             y = model.embed(tgt, "tgt") if stack == "dec" and not untied else None  # (1, M_target, E)
         if untied:
-            with blocks.real(tables[1]):
+            with made_real(model, cfg.seed, tables[1]):
                 y = model.embed(tgt, "tgt")  # (1, M_target, E)
-        # The same masks, made into biases the same way, as Transformer.encode and .decode make them.
-        bias = attention_bias(None, padding, x.dtype)  # (1, 1, 1, M)
         for i in range(last + 1):
-            with blocks.real([model.encoder[i]]):
+            with made_real(model, cfg.seed, [model.encoder[i]]):
                 keep = rec if stack == "enc" and i == layer else None
-                x = model.encoder[i](x, bias, None, keep, f"enc.{i}.")  # (1, M, E)
+                x = model.encoder[i](x, None, padding, keep, f"enc.{i}.")  # (1, M, E)
         if stack == "dec":
-            self_bias = attention_bias(tgt_mask, None, y.dtype)  # (M_target, M_target)
             for i in range(layer + 1):
-                with blocks.real([model.decoder[i]]):
+                with made_real(model, cfg.seed, [model.decoder[i]]):
                     keep = rec if i == layer else None
-                    y = model.decoder[i](y, x, self_bias, bias, None, None, keep, f"dec.{i}.")  # x is the memory
+                    y = model.decoder[i](y, x, tgt_mask, None, None, padding, keep, f"dec.{i}.")  # x is the memory
     name = f"{stack}.{layer}.{block}.weights"
     return {name: rec[name], **{k: rec[k] for k in ("src.tokens", "tgt.tokens", "src_key_padding_mask",
                                                        "tgt_mask")}}

@@ -196,7 +196,7 @@ def trace(cfg: TransformerConfig, *, budget_bytes: int = DEFAULT_BUDGET_BYTES,
         padding = record_mask(rec, "src_key_padding_mask", generate_key_padding_mask(src, PAD_ID))  # (N, M)
         model(src, tgt, tgt_mask=tgt_mask, src_key_padding_mask=padding,
               memory_key_padding_mask=padding, rec=rec)
-        for name, W in model.encoder[0].self_attn.all_head_weights().items():
+        for name, W in model.encoder[0].self_attn.head_weights().items():
             rec[f"enc.0.self_attn.{name}"] = W.detach()  # (nhead, E, d_k), a view of the weight
         params = _param_groups(model)
     return Trace(

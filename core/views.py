@@ -15,10 +15,11 @@ from torch import Tensor
 
 from .config import TransformerConfig, longest_sequence
 from .memory import every_layer
-from .model import PositionalEncoding, init_weights, sinusoidal_table
+from .model import PositionalEncoding, sinusoidal_table
 from .rows import EXTRAS, ROWS
 from .slim import slim_attention
 from .trace import Trace
+from .weights import init_weights
 
 MAX_POSITIONS = 64  # rows and columns drawn in a heatmap
 MAX_DIMS = 64  # embedding dimensions drawn in a heatmap

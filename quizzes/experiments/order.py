@@ -10,9 +10,8 @@ import torch
 from torch import Tensor, nn
 
 from core.config import TransformerConfig
-from core.model import (DecoderLayer, EncoderLayer, PositionalEncoding, generate_square_subsequent_mask, init_weights,
-                     sinusoidal_table)
-from core.shapes import MetaShapeCache
+from core.model import DecoderLayer, EncoderLayer, PositionalEncoding, generate_square_subsequent_mask, sinusoidal_table
+from core.weights import init_weights
 from .base import (MAX_GRU_ELEMENTS, MAX_GRU_STEPS, MAX_GRU_WIDTH, MAX_GRU_WORK, MAX_LEN, MAX_WIDTH, Evidence, bounded,
                    generator, raised_note)
 
@@ -266,8 +265,7 @@ def learned_positions(cfg: TransformerConfig) -> Evidence:
         error = ""
     except ValueError as exc:
         error = str(exc)
-    with MetaShapeCache():  # shapes by rule, without PyTorch's slow first meta call
-        past_shape = tuple(sinusoidal_table(max_len + 1, E, device="meta").shape)  # (max_len + 1, E)
+    past_shape = tuple(sinusoidal_table(max_len + 1, E, device="meta").shape)  # (max_len + 1, E)
     L = min(max_len + 1, 4 * MAX_LEN)
     start = max_len + 1 - L  # chart the last L positions, up to and including position max_len
     width = min(E, 8)

@@ -7,8 +7,7 @@ import torch
 from torch import nn
 
 from core.config import LLAMA_70B_SIZES, PAPER_BASE, PAPER_BIG, TransformerConfig
-from core.model import Embedding, FeedForward, MultiHeadAttention, Transformer
-from core.shapes import MetaShapeCache
+from core.model import FeedForward, MultiHeadAttention, Transformer
 from core.trace import Trace, trace
 from .base import SIZE_LABELS, Evidence
 
@@ -40,12 +39,12 @@ def parameter_counts(cfg: TransformerConfig) -> Evidence:
     (E=8192, 32000 tokens) and our model at the paper's base and big sizes.
     """
     mha = MultiHeadAttention(cfg.E, cfg.nhead, device="meta")
-    qkv_weights = mha.in_proj.weight.numel()  # W^Q, W^K and W^V, stacked as one (3E, E) matrix
-    qkv_all = _count(mha.in_proj)
-    embedding = Embedding(cfg.vocab_size, cfg.E, device="meta")  # ours draws nothing, even on meta
+    qkv_weights = sum(W.weight.numel() for W in (mha.W_q, mha.W_k, mha.W_v))  # one (E, E) matrix each
+    qkv_all = sum(_count(W) for W in (mha.W_q, mha.W_k, mha.W_v))
+    embedding = nn.Embedding(cfg.vocab_size, cfg.E, device="meta")
     llama = MultiHeadAttention(LLAMA_70B_SIZES.E, LLAMA_70B_SIZES.nhead, device="meta")
-    llama_qkv = llama.in_proj.weight.numel()
-    llama_embed = Embedding(LLAMA_70B_SIZES.vocab_size, LLAMA_70B_SIZES.E, device="meta").weight.numel()
+    llama_qkv = sum(W.weight.numel() for W in (llama.W_q, llama.W_k, llama.W_v))
+    llama_embed = nn.Embedding(LLAMA_70B_SIZES.vocab_size, LLAMA_70B_SIZES.E, device="meta").weight.numel()
     model = Transformer.from_config(cfg, device="meta")
     base = _count(Transformer.from_config(PAPER_BASE, device="meta"))
     big = _count(Transformer.from_config(PAPER_BIG, device="meta"))
@@ -81,9 +80,8 @@ def batch_first(cfg: TransformerConfig) -> Evidence:
     """PyTorch's nn.TransformerEncoderLayer with its default batch_first=False, on the meta device."""
     ours = (cfg.N, cfg.M, cfg.E)
     theirs = (cfg.M, cfg.N, cfg.E)
-    with MetaShapeCache():  # shapes by rule, without PyTorch's slow first meta call
-        layer = nn.TransformerEncoderLayer(cfg.E, cfg.nhead, cfg.d_ff, device="meta")
-        out = layer(torch.empty(*theirs, device="meta"))  # (M, N, E)
+    layer = nn.TransformerEncoderLayer(cfg.E, cfg.nhead, cfg.d_ff, device="meta")
+    out = layer(torch.empty(*theirs, device="meta"))  # (M, N, E)
     values = {"ours": ours, "pytorch_default": tuple(out.shape),
               "pytorch_batch_first_flag": layer.self_attn.batch_first}
     records = [{"layout": "ours (batch_first)", "axis": i, "size": s} for i, s in enumerate(ours)] + \

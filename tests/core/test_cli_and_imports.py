@@ -129,3 +129,17 @@ def test_a_reader_that_stops_early_gets_no_traceback(args):
         status = proc.wait(timeout=120)
     assert first  # the command did start writing
     assert stderr == "" and status == 1, stderr
+
+
+def test_import_core_has_no_side_effects():
+    """No environment variable set, no thread started: the app may import core anywhere, in any order."""
+    code = ("import os, threading; before = dict(os.environ); "
+            "import core, core.trace, core.slim, core.views, core.shapes, core.train; "
+            "print(dict(os.environ) == before, threading.active_count())")
+    out = run("-c", code)
+    assert out.stdout.split() == ["True", "1"], out.stderr
+
+
+def test_warm_up_is_a_tiny_meta_pass_that_leaves_no_thread():
+    out = run("-c", "import threading, core.shapes; core.shapes.warm_up(); print(threading.active_count())")
+    assert out.stdout.strip() == "1", out.stderr

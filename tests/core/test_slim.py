@@ -11,45 +11,29 @@ import torch
 from core import PAPER_BIG, PRESETS, TransformerConfig, trace
 from core.memory import DEFAULT_BUDGET_BYTES
 from core.model import Transformer
-from core.model import CHUNK_NUMEL
-from core.slim import MAX_SLIM_DRAWS, _Blocks, _layout, slim_attention, slim_bytes, slim_estimate
+from core.slim import MAX_SLIM_DRAWS, made_real, slim_attention, slim_bytes, slim_estimate
 from core.views import ATTENTION_KINDS, attention_map, slim_attention_maps
-from tests.fresh_python import fresh_python
+from tests.support.fresh_python import fresh_python
 
 CONFIGS = [
     TransformerConfig(N=3, M=9, M_target=7, E=16, nhead=4, vocab_size=50, layers=3),  # the last item padded
     TransformerConfig(N=2, M=8, E=12, nhead=3, vocab_size=30, layers=2, tie_embeddings=True,
                       positional="learned", max_len=10, seed=7),
-    # 3.9 million weights, 8 chunks of the stream (CHUNK_NUMEL): tables' and layers' tensors cross their edges.
     TransformerConfig(N=2, M=40, M_target=5, E=256, nhead=4, vocab_size=300, layers=2, d_ff=1024),
 ]
 
 
-def test_the_big_config_has_layer_weights_across_chunk_edges():
-    """So that the tests below draw a layer's tensor from two chunks' generators, as a big model's are."""
-    model = Transformer.from_config(CONFIGS[2], device="meta")
-    slots = _layout(model)
-    crossing = [name for module_name, module in model.named_modules() if module_name.startswith(("encoder", "decoder"))
-                for name, p in module.named_parameters(recurse=False)
-                if slots[(id(module), name)].random
-                and slots[(id(module), name)].offset // CHUNK_NUMEL
-                != (slots[(id(module), name)].offset + p.numel() - 1) // CHUNK_NUMEL]
-    assert crossing
-
-
 @pytest.mark.parametrize("cfg", CONFIGS)
 def test_each_block_made_real_gets_the_whole_models_weights(cfg):
-    """Drawn on its own at its place in the seeded stream, a block has exactly the values
-    init_weights gives it in the whole model, chunk boundaries and constant fills included."""
+    """Made real on its own, a block has exactly the values init_weights gives it in the whole model."""
     whole = dict(Transformer.from_config(cfg).named_parameters())
     model = Transformer.from_config(cfg, device="meta")
     tables = [[model.src_embed, model.positional]] + ([] if cfg.tie_embeddings else [[model.tgt_embed]])
     blocks = tables + [[b] for b in model.encoder] + [[b] for b in model.decoder]
-    maker = _Blocks(model, cfg.seed, blocks)  # one buffer, overwritten by each block in turn
     checked = 0
     with torch.inference_mode():
         for block in blocks:
-            with maker.real(block):
+            with made_real(model, cfg.seed, block):
                 for module in block:
                     prefix = next(n for n, m in model.named_modules() if m is module)
                     for name, p in module.named_parameters():
