@@ -27,7 +27,7 @@ import torch
 from torch import Tensor, nn
 
 from .config import TransformerConfig
-from .weights import init_weights, skip_default_init
+from .weights import init_weights, seeded, skip_default_init
 
 Recorder = MutableMapping[str, Tensor]
 
@@ -346,6 +346,4 @@ class CausalLM(nn.Module):
 
 def build_causal_lm(seed: int = 0, device=None, **sizes) -> CausalLM:
     """A CausalLM with weights seeded by ``seed``, as Transformer.from_config seeds its own."""
-    with skip_default_init():
-        model = CausalLM(device=device, **sizes)
-    return init_weights(model, seed)
+    return seeded(CausalLM, device=device, seed=seed, **sizes)

@@ -19,7 +19,7 @@ from .model import PositionalEncoding, sinusoidal_table
 from .rows import EXTRAS, ROWS
 from .slim import slim_attention
 from .trace import Trace
-from .weights import init_weights
+from .weights import seeded
 
 MAX_POSITIONS = 64  # rows and columns drawn in a heatmap
 MAX_DIMS = 64  # embedding dimensions drawn in a heatmap
@@ -167,7 +167,7 @@ def positional_view(cfg: TransformerConfig, kind: str, t: Trace | None = None,
             note = "the traced model's own table, at initialisation (untrained)"
         else:
             with torch.no_grad():
-                pe = init_weights(PositionalEncoding(cfg.E, "learned", P), cfg.seed)
+                pe = seeded(PositionalEncoding, cfg.E, "learned", P, seed=cfg.seed)
                 table = pe(P)  # (P, E)
             note = "a freshly seeded table of this size, at initialisation (untrained: random)"
     else:

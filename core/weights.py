@@ -14,10 +14,13 @@ vector, which the paper multiplies by sqrt(E), starts at about unit size, as a p
 from __future__ import annotations
 
 import math
+from typing import Callable, TypeVar
 
 import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode
+
+M = TypeVar("M", bound=nn.Module)
 
 # The nn.init functions PyTorch's layers call from reset_parameters as they are made.
 DEFAULT_FILLS = frozenset({nn.init.kaiming_uniform_, nn.init.uniform_, nn.init.normal_, nn.init.ones_,
@@ -78,3 +81,10 @@ def init_weights(model: nn.Module, seed: int) -> nn.Module:
         init_block(block, seed, index, skip=drawn)
         drawn.update(id(p) for p in block.parameters())
     return model
+
+
+def seeded(cls: Callable[..., M], *args, seed: int, **kwargs) -> M:
+    """``cls(*args, **kwargs)`` with its weights drawn only from its own seeded generators, never the global one."""
+    with skip_default_init():
+        module = cls(*args, **kwargs)
+    return init_weights(module, seed)

@@ -9,7 +9,8 @@ import torch
 from torch import Tensor
 
 from core.config import TransformerConfig
-from core.model import MultiHeadAttention, generate_square_subsequent_mask, init_weights
+from core.model import MultiHeadAttention, generate_square_subsequent_mask
+from core.weights import seeded
 from .base import MAX_HEAD_TRIES, MAX_LEN, MAX_SCORE_WIDTH, SIZE_LABELS, Evidence, bounded, generator
 
 SCALE_WIDTHS = ("d_k", "E", "M")  # what attention could divide q.k by: a head's width, the model's, the length
@@ -25,7 +26,7 @@ def model_scale_width(cfg: TransformerConfig) -> tuple[str, str]:
     small, _ = bounded(cfg)
     E, nhead = (small.E, small.nhead) if small.nhead > 1 else (16, 4)
     L = next(n for n in (3, 5, 7) if n not in (E // nhead, E))
-    mha = init_weights(MultiHeadAttention(E, nhead), cfg.seed)
+    mha = seeded(MultiHeadAttention, E, nhead, seed=cfg.seed)
     x = torch.randn(1, L, E, generator=generator(cfg.seed))  # (1, L, E)
     rec: dict[str, Tensor] = {}
     with torch.no_grad():
@@ -157,7 +158,7 @@ def softmax_axis(cfg: TransformerConfig) -> Evidence:
     The probe is the decoder's masked self-attention, so it runs over the target's M_target positions.
     """
     small, note = bounded(cfg, uses=("M_target", "E", "nhead"), layer_norm=False)  # attention alone
-    mha = init_weights(MultiHeadAttention(small.E, small.nhead), small.seed)
+    mha = seeded(MultiHeadAttention, small.E, small.nhead, seed=small.seed)
     L = small.M_target
     x = torch.randn(1, L, small.E, generator=generator(small.seed))  # (1, M_target, E)
     rec: dict[str, Tensor] = {}

@@ -9,7 +9,8 @@ import torch
 from torch import Tensor, nn
 
 from core.config import TransformerConfig
-from core.model import EncoderLayer, FeedForward, Transformer, init_weights
+from core.model import EncoderLayer, FeedForward, Transformer
+from core.weights import seeded
 from .base import (MAX_DEPTH, MAX_FF, MAX_FFN_PROBE_WIDTH, MAX_LEN, MAX_WIDTH, NUDGES, PROBE_INPUTS, PROBE_WIDTH,
                    Evidence, bounded, generator, largest_divisor_at_most)
 
@@ -38,8 +39,8 @@ def residual_ablation(cfg: TransformerConfig) -> Evidence:
     if cfg.layers > MAX_DEPTH:
         note = (note + " " if note else "") + f"Depth capped at {MAX_DEPTH} layers."
     depths = sorted({1, 2, 4, 8, depth_cfg})
-    stack = init_weights(nn.ModuleList(EncoderLayer(E, small.nhead, small.d_ff) for _ in range(max(depths))),
-                         small.seed)
+    stack = seeded(nn.ModuleList, (EncoderLayer(E, small.nhead, small.d_ff) for _ in range(max(depths))),
+                   seed=small.seed)
     x = torch.randn(1, L, E, generator=generator(small.seed))  # (1, L, E)
     target = torch.randn(1, L, E, generator=generator(small.seed + 1))  # (1, L, E)
     records, by_depth = [], {}
@@ -127,7 +128,7 @@ def ffn_layers(cfg: TransformerConfig) -> Evidence:
     if cfg.layers < 2:
         note = (note + " " if note else "") + "The config has one layer; a second was built to compare."
     nhead = largest_divisor_at_most(E, cfg.nhead)  # as bounded() picks it; the FFNs do not depend on it
-    model = init_weights(Transformer(vocab_size=2, E=E, nhead=nhead, layers=2, d_ff=d_ff), cfg.seed)
+    model = seeded(Transformer, vocab_size=2, E=E, nhead=nhead, layers=2, d_ff=d_ff, seed=cfg.seed)
     stack = [layer.ffn for layer in model.requires_grad_(False).encoder]  # the model's own two FFNs
     w0, w1 = stack[0].linear1.weight, stack[1].linear1.weight  # (d_ff, E) each
     L = min(cfg.M, MAX_LEN)
@@ -149,7 +150,7 @@ def ffn_layers(cfg: TransformerConfig) -> Evidence:
     hidden_negative, output_negative = _below_zero(stack[0], cfg.seed)
     if output_negative == 0:  # then an activation after the second layer would change nothing seen here
         width = max(E, PROBE_WIDTH)
-        hidden_negative, output_negative = _below_zero(init_weights(type(stack[0])(width, d_ff), cfg.seed), cfg.seed)
+        hidden_negative, output_negative = _below_zero(seeded(type(stack[0]), width, d_ff, seed=cfg.seed), cfg.seed)
         note = (note + " " if note else "") + (
             f"Your FFN's outputs (E={E}, d_ff={d_ff}) stayed at 0 or above for all {PROBE_INPUTS} inputs, which "
             "would hide whether anything nonlinear follows its second layer, so the shares below 0 are from a "

@@ -11,7 +11,7 @@ from torch import Tensor, nn
 
 from core.config import TransformerConfig
 from core.model import DecoderLayer, EncoderLayer, PositionalEncoding, generate_square_subsequent_mask, sinusoidal_table
-from core.weights import init_weights
+from core.weights import seeded
 from .base import (MAX_GRU_ELEMENTS, MAX_GRU_STEPS, MAX_GRU_WIDTH, MAX_GRU_WORK, MAX_LEN, MAX_WIDTH, Evidence, bounded,
                    generator, raised_note)
 
@@ -175,8 +175,8 @@ def dependency_maps(cfg: TransformerConfig) -> Evidence:
     # position'), so a one-token sequence is measured at two positions, and the note says so.
     L, T, E = max(small.M, 2), max(small.M_target, 2), small.E
     gru = _seeded_gru(E, small.seed)
-    enc = init_weights(EncoderLayer(E, small.nhead, small.d_ff), small.seed)
-    dec = init_weights(DecoderLayer(E, small.nhead, small.d_ff), small.seed)
+    enc = seeded(EncoderLayer, E, small.nhead, small.d_ff, seed=small.seed)
+    dec = seeded(DecoderLayer, E, small.nhead, small.d_ff, seed=small.seed)
     x = torch.randn(1, L, E, generator=generator(small.seed)) + sinusoidal_table(L, E)  # (1, M, E)
     target = torch.randn(1, T, E, generator=generator(small.seed))  # (1, M_target, E): x's draws, when T = M
     target = target + sinusoidal_table(T, E)  # (1, M_target, E)
@@ -223,7 +223,7 @@ def permutation(cfg: TransformerConfig) -> Evidence:
     """
     small, note = bounded(cfg, uses=("M", "E", "nhead", "d_ff"))  # one encoder layer, one sequence
     L, E = small.M, small.E
-    enc = init_weights(EncoderLayer(E, small.nhead, small.d_ff), small.seed).train(False)
+    enc = seeded(EncoderLayer, E, small.nhead, small.d_ff, seed=small.seed).train(False)
     x = torch.randn(1, L, E, generator=generator(small.seed))  # (1, L, E)
     perm = torch.arange(L).flip(0)  # reverse the sequence: a permutation that moves every pair
     pos = sinusoidal_table(L, E)  # (L, E)
