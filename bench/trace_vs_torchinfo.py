@@ -9,8 +9,7 @@ With --runs K it measures every size K times over and ends with the median of th
 and how many runs met each target, since on a shared machine one run can land on either side.
 With --breakdown it then splits one trace per size into its parts: building the modules, drawing
 the weights, the recorded forward pass, and within that pass the matrix products (aten::addmm,
-mm and bmm, and oneDNN's linear kernel, which core uses for large products: summed by
-torch.profiler), which no implementation of the same model can skip. Beside
+mm and bmm, summed by torch.profiler), which no implementation of the same model can skip. Beside
 them, the floor: our model's forward with nothing recorded, and nn.Transformer's own forward
 (eval, no_grad), both on models built beforehand and timed in turn.
 
@@ -37,7 +36,7 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core import MALLOC_TUNED, TransformerConfig, trace  # noqa: E402
+from core import TransformerConfig, trace  # noqa: E402
 from core.memory import DEFAULT_BUDGET_BYTES, estimate  # noqa: E402
 
 SIZES = [(2, 8, 16, 2, 100), (8, 64, 128, 8, 1000), (4, 128, 256, 8, 8000)]  # (N, M, E, nhead, vocab_size)
@@ -115,7 +114,8 @@ def breakdown(cfg: TransformerConfig, repeats: int) -> dict[str, float]:
     """Median milliseconds of each part of a trace at ``cfg``."""
     from torch.profiler import ProfilerActivity, profile
 
-    from core.model import Transformer, generate_key_padding_mask, generate_square_subsequent_mask, init_weights
+    from core.model import Transformer, generate_key_padding_mask, generate_square_subsequent_mask
+    from core.weights import init_weights, skip_default_init
     from core.trace import PAD_ID, TraceRecorder, make_batch
 
     parts: dict[str, list[float]] = {"build": [], "init": [], "forward": [], "matrix products": [],
@@ -123,7 +123,8 @@ def breakdown(cfg: TransformerConfig, repeats: int) -> dict[str, float]:
     reference = TorchSeq2Seq(cfg).eval()
     for rep in range(repeats + 1):
         start = time.perf_counter()
-        model = Transformer.from_config(cfg, draw_weights=False)
+        with skip_default_init():
+            model = Transformer(vocab_size=cfg.vocab_size, E=cfg.E, nhead=cfg.nhead, layers=cfg.layers, d_ff=cfg.d_ff)
         built = time.perf_counter()
         init_weights(model, cfg.seed)
         drawn = time.perf_counter()
@@ -145,7 +146,7 @@ def breakdown(cfg: TransformerConfig, repeats: int) -> dict[str, float]:
             reference(src, tgt)
         torch_end = time.perf_counter()
         products = sum(e.self_cpu_time_total for e in prof.key_averages()
-                       if e.key in ("aten::addmm", "aten::mm", "aten::bmm", "mkldnn::_linear_pointwise")) / 1e6
+                       if e.key in ("aten::addmm", "aten::mm", "aten::bmm")) / 1e6
         if rep:  # the first round warms up
             for key, value in zip(parts, (built - start, drawn - built, forward_end - forward_start, products,
                                           bare_end - bare_start, torch_end - bare_end)):
@@ -197,8 +198,7 @@ def main() -> None:
                      f"over core's {DEFAULT_BUDGET_BYTES / 2**20:.0f} MiB budget, so trace would run shape-only")
     torch.manual_seed(0)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, layers={args.layers}, d_ff=4E, "
-          f"{args.repeats} interleaved repeats (first call per size discarded), "
-          f"malloc tuning {'on' if MALLOC_TUNED else 'off'} for all three (core/allocator.py)")
+          f"{args.repeats} interleaved repeats (first call per size discarded)")
     first = timed(run_trace, TransformerConfig(N=2, M=8, E=16, nhead=2, vocab_size=100))
     ratios: dict[tuple, list[tuple[float, float]]] = {size: [] for size in SIZES}
     for run in range(args.runs):

@@ -23,8 +23,8 @@ MAX_LAYERS = 256
 MAX_SEED = 2**31 - 1
 # One limit binds the fields together: PyTorch counts a tensor's bytes in a signed 64-bit integer,
 # even on the meta device, so an attention map, N x nhead x L x S float32 numbers, must stay under
-# 2**63 bytes. The single limits above allow 2**64 (N=4096, nhead=1024, M=2**20), where the trace
-# stopped with PyTorch's "Storage size calculation overflowed".
+# 2**63 bytes. The single limits above would allow 2**64 (N=4096, nhead=1024, M=2**20), which PyTorch
+# refuses with "Storage size calculation overflowed".
 MAX_TENSOR_BYTES = 2**63 - 1
 FLOAT32_BYTES = 4
 

@@ -126,7 +126,7 @@ def estimate(cfg: TransformerConfig) -> MemoryEstimate:
     stack_outputs = N * (M + T) * E if L > 1 else 0  # memory and dec.out, when not layer 0's own output
     linear_floats = f.enc_layer + f.dec_layer + f.embed + stack_outputs
     attention_floats = 2 * f.square + (L - 1) * f.square  # layer 0: scores and weights; deeper: weights
-    head_weights = 3 * E * E  # layer 0's W^Q, W^K, W^V, all heads: views that keep its (3E, E) weight alive
+    head_weights = 3 * E * E  # layer 0's W^Q, W^K, W^V, all heads: views that keep its three (E, E) weights alive
     # Temporaries of a deeper layer while it runs: its activations and an unmasked score tensor.
     widest = max(M, T)
     transient = FLOAT_BYTES * (max(f.enc_layer, f.dec_layer) + 2 * N * H * widest * widest)

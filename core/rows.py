@@ -67,9 +67,9 @@ ROWS: tuple[RowSpec, ...] = (
 
 EXTRAS: tuple[RowSpec, ...] = (
     RowSpec(0, "q_stacked", "Q, all heads stacked (PyTorch's layout)", "(N, nhead, M, d_k)", "enc.0.self_attn.q",
-            "How the model really computes Q: one product with the stacked (3E, E) in_proj gives Q, K and V "
-            "side by side, Q's E columns are split off, a view splits E into nhead x d_k, and a transpose "
-            "puts the head axis before M."),
+            "How the model computes Q for every head at once: one product with W_q (E x E, every head's "
+            "E x d_k W^Q side by side), then a view splits E into nhead x d_k and a transpose puts the head "
+            "axis before M."),
     RowSpec(0, "k_stacked", "K, all heads stacked", "(N, nhead, M, d_k)", "enc.0.self_attn.k",
             "Keys for every head at once."),
     RowSpec(0, "v_stacked", "V, all heads stacked", "(N, nhead, M, d_k)", "enc.0.self_attn.v",

@@ -68,10 +68,9 @@ def warm_up_in_background() -> threading.Thread | None:
     """Import torch._dynamo now, on a daemon thread, once per process; returns the thread.
 
     PyTorch's optimizers use torch._dynamo, and making the first Adam optimizer in a process
-    imports it: about a second and 70 MiB. The training lab calls this when its page is drawn, so
-    a learner's first run does not wait for that import. Nothing else in the app needs the module
-    (``core.shape_rules`` keeps shape-only passes and quiz evidence free of it), so a server pays
-    for it only once somebody opens the lab. None when it is already imported.
+    imports it, which takes a while and a good deal of memory. The training lab calls this when its
+    page is drawn, so a learner's first run does not wait for that import; a server pays for it only
+    once somebody opens the lab. None when it is already imported.
     """
     global _warm_up_thread
     with _warm_up_lock:
@@ -120,11 +119,9 @@ _threads_before_runs = 1  # the count to put back when the last of them closes
 def one_thread() -> Iterator[None]:
     """Run torch on one intra-op thread for the duration of a training run.
 
-    Why: these models are tiny, so a second thread buys nothing (measured on 2 cores: the same
-    median time), and when other processes compete for the cores the threads wait on each other
-    (some 2-thread runs took 8 to 20 times longer). The summation order, hence the last bits of
-    every loss, also depends on the thread count. One thread makes a seed's run steady and
-    repeatable.
+    Why: these models are tiny, so a second thread buys nothing, and when other processes compete
+    for the cores the threads wait on each other. The summation order, hence the last bits of every
+    loss, also depends on the thread count. One thread makes a seed's run steady and repeatable.
 
     ``torch.set_num_threads`` sets the calling thread's count and also the count that threads
     started later begin with. So when runs overlap in different threads, the count to put back is

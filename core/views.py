@@ -176,11 +176,9 @@ def positional_view(cfg: TransformerConfig, kind: str, t: Trace | None = None,
     with torch.no_grad():
         unit = torch.nn.functional.normalize(table.float(), dim=1)  # (P, E), each row length 1 (a zero row stays 0)
         similarity = unit @ unit.T  # (P, E) @ (E, P) -> (P, P)
-        # A zero vector has no direction, so its cosine with anything, itself too, is 0 / 0. normalize
-        # left its row at 0, and the heatmap showed a similarity of 0 to itself, against the page's
-        # "each position is most alike with itself". At E = 1 the sinusoidal PE[0] is [sin 0] = [0];
-        # for E >= 2 the cosine column cos(p) keeps every row nonzero. A learned row is 0 only if
-        # each of its E draws is (a chance of 1 in 65,536 per number, see core.model._fill_chunk).
+        # A zero vector has no direction, so its cosine with anything, itself too, is 0 / 0: NaN, not
+        # the 0 normalize leaves. At E = 1 the sinusoidal PE[0] is [sin 0] = [0]; for E >= 2 the
+        # cosine column cos(p) keeps every row nonzero.
         zero = table.float().abs().amax(dim=1) == 0  # (P,)
         similarity[zero, :] = float("nan")
         similarity[:, zero] = float("nan")
@@ -272,8 +270,7 @@ def limit_torch_threads(n: int = 1) -> None:
 
     The app's passes are many small operators. On a machine whose cores are shared (a hosted
     app, or a laptop busy with other work) PyTorch's default pool of one thread per core spends
-    most of its time waiting at barriers: measured here on 2 shared cores, a default-size trace
-    took a median 400 ms on two threads and 8 ms on one, and a paper-base trace 1.0 s against
-    0.3 s. One thread per pass also lets concurrent sessions use the other cores.
+    most of its time waiting at barriers. One thread per pass also lets concurrent sessions use
+    the other cores.
     """
     torch.set_num_threads(max(1, int(n)))

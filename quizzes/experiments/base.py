@@ -29,7 +29,7 @@ MAX_HEAD_TRIES = 1024
 MAX_SCORE_WIDTH = 1024  # widest q and k sampled in score_scaling
 # The GRU behind the RNN questions' shape and step count runs at the learner's own (N, M, E) within
 # these; past them, at the maps' caps for N and E but still over every position up to
-# MAX_GRU_STEPS. Its steps, about 15 us each, dominate: about 0.1 s at M=4096 (README, Performance).
+# MAX_GRU_STEPS, whose one-at-a-time steps dominate its cost.
 MAX_GRU_WORK = 2**24  # N * M * E**2, the multiply-adds of its matrix products over 6
 MAX_GRU_ELEMENTS = 2**20  # N * M * E, its input and its output: 4 MiB each
 MAX_GRU_WIDTH = 512  # E: its 6 E**2 weights, 6 MiB
