@@ -51,7 +51,7 @@ QUESTIONS = (
         explanation="The first layer widens every position from E to d_ff: (N, M, d_ff).",
     ),
     Question(
-        id="ffn-linear1", topic=TOPIC, kind="shape", parametric=True,
+        id="ffn-linear1", topic=TOPIC, kind="shape", parametric=True, expression="(d_ff, E)",
         prompt="In PyTorch's (out_features, in_features) order, what is the shape of the FFN's first weight matrix?",
         answer=value("ffn_layers", "linear1_shape_layer0"), evidence="ffn_layers",
         explanation="nn.Linear(E, d_ff) stores its weight as (d_ff, E); y = x @ W.T + b.",

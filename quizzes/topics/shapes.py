@@ -45,7 +45,7 @@ QUESTIONS = (
         explanation="The FFN returns to width E so the residual add works: (N, M, E).",
     ),
     Question(
-        id="shape-pytorch-default", topic=TOPIC, kind="shape", parametric=True,
+        id="shape-pytorch-default", topic=TOPIC, kind="shape", parametric=True, expression="(M, N, E)",
         prompt="nn.TransformerEncoderLayer defaults to batch_first=False. What shape must the source embeddings "
                "have for it (our batch is N={N}, M={M}, E={E})?",
         answer=value("batch_first", "pytorch_default"), evidence="batch_first",

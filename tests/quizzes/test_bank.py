@@ -192,7 +192,7 @@ EXPRESSION_CONFIGS = [TransformerConfig(), CONFIG_B, TransformerConfig(N=1, M=1,
                                         max_len=70, tie_embeddings=True)]
 
 
-@pytest.mark.parametrize("q", [q for q in QUESTIONS if q.expression], ids=lambda q: q.id)
+@pytest.mark.parametrize("q", [q for q in QUESTIONS if q.expression and q.kind == "numeric"], ids=lambda q: q.id)
 def test_every_answer_in_symbols_is_the_live_answer_at_every_config(q):
     """A number's expression (what a reply in symbols is held to) is never written wrong: at each
     config it gives the answer computed from the live model (exactly, or for a measured value within
@@ -203,6 +203,20 @@ def test_every_answer_in_symbols_is_the_live_answer_at_every_config(q):
         ctx = Context(cfg)
         expected, formula = q.expected(ctx), q.formula(ctx)
         assert parse_expression(formula, ctx.symbols) == pytest.approx(expected, rel=q.tolerance or 1e-12), cfg
+        assert check(q, expected, formula, ctx.symbols, formula)
+
+
+@pytest.mark.parametrize("q", [q for q in QUESTIONS if q.kind == "shape" and q.row is None], ids=lambda q: q.id)
+def test_every_shape_that_no_row_holds_has_a_formula_that_gives_the_live_shape(q):
+    """A shape question whose answer is no row of the pass (PyTorch's default layout, a weight's (out, in)
+    order) has its formula as an ``expression``: read at each config, it is the live shape, and a reply of it
+    is right."""
+    from quizzes.check import parse_shape
+
+    for cfg in EXPRESSION_CONFIGS:
+        ctx = Context(cfg)
+        expected, formula = q.expected(ctx), q.formula(ctx)
+        assert formula and parse_shape(formula, ctx.symbols) == expected, cfg
         assert check(q, expected, formula, ctx.symbols, formula)
 
 

@@ -273,3 +273,29 @@ def test_a_shape_in_symbols_must_be_the_rows_formula_not_just_its_numbers():
     assert not check(q, expected, "(N, M_target, E)", ctx.symbols, formula)
     assert check(q, expected, "(N, M_target, E)", ctx.symbols)  # without the formula, only the numbers count
     assert check(q, expected, "(2, 8, 16)", ctx.symbols, formula)
+
+
+def test_a_shape_that_no_row_holds_is_held_to_its_own_formula():
+    """shape-pytorch-default and ffn-linear1 had no formula, so a reply in symbols was checked by its value
+    only: (M_target, N, E) passed for PyTorch's (M, N, E) at the default M_target = M, and (E, d_ff) for the
+    (d_ff, E) weight whenever d_ff = E."""
+    from core import TransformerConfig
+
+    q = BY_ID["shape-pytorch-default"]
+    ctx = Context(TransformerConfig())  # M_target = M = 8
+    expected, formula = q.expected(ctx), q.formula(ctx)
+    assert expected == (8, 2, 16) and formula == "(M, N, E)"
+    assert not check(q, expected, "(M_target, N, E)", ctx.symbols, formula)
+    for right in ("(M, N, E)", "M x N x E", "(M, N, d_model)", "(8, 2, 16)", "8x2x16"):
+        assert check(q, expected, right, ctx.symbols, formula), right
+
+    q = BY_ID["ffn-linear1"]
+    ctx = Context(TransformerConfig(E=16, nhead=2, d_ff=16))  # d_ff = E
+    expected, formula = q.expected(ctx), q.formula(ctx)
+    assert expected == (16, 16) and formula == "(d_ff, E)"
+    assert not check(q, expected, "(E, d_ff)", ctx.symbols, formula)
+    for right in ("(d_ff, E)", "d_ff x E", "(16, 16)"):
+        assert check(q, expected, right, ctx.symbols, formula), right
+    default = Context(TransformerConfig())  # d_ff = 4E: writing 4E for d_ff is no mistake there
+    assert check(q, q.expected(default), "(4E, E)", default.symbols, q.formula(default))
+    assert not check(q, q.expected(default), "(E, 4E)", default.symbols, q.formula(default))
