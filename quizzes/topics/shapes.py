@@ -7,12 +7,12 @@ TOPIC = "Shapes"
 QUESTIONS = (
     Question(
         id="shape-tokens", topic=TOPIC, kind="shape", parametric=True,
-        prompt="Shape of the input token ids?", answer=row_shape("input_tokens"), evidence="pass_shapes",
+        prompt="Shape of the source's input token ids (the encoder's input)?", answer=row_shape("input_tokens"), evidence="pass_shapes",
         explanation="N sequences of M integer ids: (N, M).",
     ),
     Question(
         id="shape-embedding", topic=TOPIC, kind="shape", parametric=True,
-        prompt="Shape of the token embedding?", answer=row_shape("token_embedding"), evidence="pass_shapes",
+        prompt="Shape of the source's token embedding?", answer=row_shape("token_embedding"), evidence="pass_shapes",
         explanation="Every id becomes an E-wide row of the embedding table: (N, M, E).",
     ),
     Question(

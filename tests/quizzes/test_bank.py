@@ -257,3 +257,50 @@ def test_no_prompt_counts_one_thing_in_the_plural():
     ctx = Context(TransformerConfig(N=1, M=1, E=1, nhead=1, vocab_size=2, layers=1))
     plural = re.compile(r"(?<![=\w.])1 (?:\w+ )?(?:layers|heads|tokens|positions|sequences|steps|rows)\b")
     assert not [(q.id, q.text(ctx)) for q in QUESTIONS if plural.search(q.text(ctx))]
+
+
+def test_qkv_stacked_says_which_stacked_layout_it_asks_for():
+    """'PyTorch's layout' is half true: nn.MultiheadAttention's reference path holds Q as (N·nhead, M, d_k), and
+    only its scaled-dot-product call takes (N, nhead, M, d_k). The prompt asks for this model's Q with the heads
+    on an axis of their own, so the folded layout is not what it asks for, and the explanation names both."""
+    q = BY_ID["qkv-stacked"]
+    ctx = Context(CONFIG_B)
+    expected, formula = q.expected(ctx), q.formula(ctx)
+    assert expected == (CONFIG_B.N, CONFIG_B.nhead, CONFIG_B.M, CONFIG_B.d_k)
+    assert "not folded into the batch axis" in q.text(ctx)
+    assert not check(q, expected, "(N*nhead, M, d_k)", ctx.symbols, formula)
+    assert "F.multi_head_attention_forward" in q.explanation and "(N·nhead, M, d_k)" in q.explanation
+    assert "scaled_dot_product_attention" in q.explanation
+
+
+def test_no_quiz_text_says_pytorchs_layout_without_saying_which():
+    """Wherever a question, its choices or its evidence says 'PyTorch layout', it names which of PyTorch's
+    layouts it means."""
+    from quizzes.experiments import run
+
+    texts = [text for q in QUESTIONS for text in (q.text(Context(CONFIG_A)), q.explanation, *q.choices)]
+    for name in {q.evidence for q in QUESTIONS}:
+        ev = run(name, CONFIG_A)
+        texts += [ev.title, ev.note, *ev.labels.values(), *(str(r) for r in ev.records)]
+    for text in texts:
+        if "pytorch's layout" in text.casefold() or "pytorch layout" in text.casefold():
+            assert "scaled_dot_product_attention" in text or "multi_head_attention_forward" in text, text
+        if "attn_output_weights" in text:
+            assert "average_attn_weights" in text and "(N, L, S)" in text, text
+
+
+def test_the_source_shape_prompts_say_source_and_the_positional_count_says_shared():
+    """shape-tokens and shape-embedding asked for 'the input token ids' and 'the token embedding': at
+    M_target ≠ M, a learner who gave the decoder's input was marked wrong by a prompt that never said which.
+    pos-params counts the one learned table the encoder and the decoder share."""
+    ctx = Context(CONFIG_B)  # M = 6, M_target = 5
+    for qid, source, target in (("shape-tokens", "(N, M)", "(N, M_target)"),
+                                ("shape-embedding", "(N, M, E)", "(N, M_target, E)")):
+        q = BY_ID[qid]
+        assert "source" in q.text(ctx), qid
+        expected, formula = q.expected(ctx), q.formula(ctx)
+        assert check(q, expected, source, ctx.symbols, formula) and not check(q, expected, target, ctx.symbols,
+                                                                               formula)
+    q = BY_ID["pos-params"]
+    assert "The encoder and the decoder share it" in q.text(ctx)
+    assert q.expected(ctx) == CONFIG_B.max_len * CONFIG_B.E  # one table, not one per stack
