@@ -7,7 +7,8 @@ TOPIC = "Shapes"
 QUESTIONS = (
     Question(
         id="shape-tokens", topic=TOPIC, kind="shape", parametric=True,
-        prompt="Shape of the source's input token ids (the encoder's input)?", answer=row_shape("input_tokens"), evidence="pass_shapes",
+        prompt="Shape of the source's input token ids (the encoder's input)?", answer=row_shape("input_tokens"),
+        evidence="pass_shapes",
         explanation="N sequences of M integer ids: (N, M).",
     ),
     Question(
