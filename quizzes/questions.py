@@ -86,6 +86,8 @@ class Question:
     choices: tuple[str, ...] = ()
     parametric: bool = False
     tolerance: float = 0.0
+    # "millions": the question asks in millions; "count": a count, which a reply may round with a unit,
+    # K, M or B ('63.1M', read as 63,100,000 and not as 63.1 times the symbol M; see check.parse_rounded_count).
     unit: str = ""
     # The sizes a question names in its own text (Llama-2-70B's E=8192, say), when they are not the
     # sidebar's: a reply written in symbols ('3*E^2') is read at these, as the learner meant it.

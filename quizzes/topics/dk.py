@@ -74,7 +74,7 @@ QUESTIONS = (
                     "is nothing to compare at that E, but the formula holds at every E.)",
     ),
     Question(
-        id="dk-attn-params", topic=TOPIC, kind="numeric", parametric=True, expression="4*E^2 + 4*E",
+        id="dk-attn-params", topic=TOPIC, kind="numeric", parametric=True, unit="count", expression="4*E^2 + 4*E",
         prompt="How many parameters (weights and biases of W^Q, W^K, W^V and W^O) does one attention block "
                "have at E={E}?",
         answer=value("parameter_counts", "attention_block"), evidence="parameter_counts",

@@ -71,7 +71,7 @@ QUESTIONS = (
                     "because nothing nonlinear follows the second linear layer before the residual add.",
     ),
     Question(
-        id="ffn-params", topic=TOPIC, kind="numeric", parametric=True, expression="2*E*d_ff + d_ff + E",
+        id="ffn-params", topic=TOPIC, kind="numeric", parametric=True, unit="count", expression="2*E*d_ff + d_ff + E",
         prompt="How many parameters does one FFN have at E={E}, d_ff={d_ff}?",
         answer=value("ffn_layers", "params_per_ffn"), evidence="ffn_layers",
         explanation="E × d_ff + d_ff for the first layer, d_ff × E + E for the second: 2·E·d_ff + d_ff + E.",

@@ -49,7 +49,7 @@ QUESTIONS = (
                     "formula, so they give a vector for any position.",
     ),
     Question(
-        id="pos-params", topic=TOPIC, kind="numeric", parametric=True,
+        id="pos-params", topic=TOPIC, kind="numeric", parametric=True, unit="count",
         expression=lambda c: "max_len*E" if c.positional == "learned" else "0",
         prompt="With {positional} positional encoding and max_len={max_len}, how many trainable parameters does "
                "the model's positional encoding have? (The encoder and the decoder share it.)",
