@@ -478,7 +478,9 @@ def test_the_skip_ablations_note_names_only_the_sizes_it_capped():
     own depth of 3 (and has no target, batch or vocabulary at all)."""
     ev = run("residual_ablation", TransformerConfig(layers=3, M=20, E=16, nhead=2, N=4, vocab_size=1000))
     assert ev.values["depth"] == 3
-    assert ev.note == "Run at capped sizes to stay fast: M=16."
+    assert ev.note == ""  # its length is its own, SKIP_POSITIONS whatever M is: no M was capped
+    assert run("residual_ablation", TransformerConfig(layers=3, M=20, E=100, nhead=2, d_ff=200)).note == (
+        "Run at capped sizes to stay fast: E=64.")
 
 
 @pytest.mark.parametrize("M, M_target", [(1, 64), (8, 1), (3, 5), (1, 1)])
