@@ -12,6 +12,7 @@ import math
 import operator
 import re
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from core import TransformerConfig
@@ -248,6 +249,26 @@ def parse_millions(text: Any) -> float | None:
     return number
 
 
+_COUNT_SCALES = {"k": 10**3, "thousand": 10**3, "m": 10**6, "mn": 10**6, "million": 10**6, "b": 10**9, "bn": 10**9,
+                 "billion": 10**9}
+_ROUNDED_COUNT = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)\s*(k|thousand|mn?|million|bn?|billion)s?$", re.IGNORECASE)
+ROUNDED_WITHIN = 0.01  # a rounded count, like an answer in millions, within 1% (and rounded as its digits say)
+
+
+def parse_rounded_count(text: Any) -> tuple[float, float] | None:
+    """A count written with a unit, '63.1M', '1.09k', '2 billion' -> (the count, half a step of its last
+    digit): 63.1M is (63,100,000, 50,000). A trailing K, M or B after a plain number is a unit here, not
+    the symbol M. None for anything else."""
+    if not isinstance(text, str) or len(text) > MAX_INPUT:
+        return None
+    match = _ROUNDED_COUNT.match(_THOUSANDS.sub("", _half_width(text).strip()))
+    if not match:
+        return None
+    digits, scale = match[1], _COUNT_SCALES[match[2].casefold()]
+    decimals = len(digits.partition(".")[2])
+    return float(Decimal(digits) * scale), float(Decimal(scale) / 10**decimals / 2)
+
+
 def choice_index(text: Any, choices: tuple[str, ...]) -> int | None:
     """Which choice a reply names: its full text (any case), or its letter 'A', 'b', ..."""
     try:
@@ -265,8 +286,12 @@ def choice_index(text: Any, choices: tuple[str, ...]) -> int | None:
 
 
 def _plain_number(question: Question, given: Any) -> float | None:
-    """A numeric reply written as a plain number ('1,088', '63.1M' for a question in millions)."""
-    return parse_millions(given) if question.unit == "millions" else parse_number(given)
+    """A numeric reply written as a plain number ('1,088', '63.1M' for a question in millions, and for a
+    count, where it means 63,100,000)."""
+    if question.unit == "millions":
+        return parse_millions(given)
+    rounded = parse_rounded_count(given) if question.unit == "count" else None
+    return rounded[0] if rounded else parse_number(given)
 
 
 def read_numeric(question: Question, given: Any, symbols: Mapping[str, Any] | None = None) -> float | None:
@@ -350,6 +375,11 @@ def check(question: Question, expected: Any, given: Any, symbols: Mapping[str, A
             return False
         return not (formula and in_symbols(question, given)) or same_formula(given, formula, symbols or {})
     if question.kind == "numeric":
+        rounded = parse_rounded_count(given) if question.unit == "count" else None
+        if rounded is not None:  # '63.1M': the count rounded to the digits given, and within 1%
+            count, half_step = rounded
+            off = abs(count - float(expected))
+            return off <= half_step * (1 + 1e-12) and off <= ROUNDED_WITHIN * abs(float(expected))
         number = read_numeric(question, given, symbols)
         if number is None:
             return False

@@ -86,12 +86,15 @@ class Question:
     choices: tuple[str, ...] = ()
     parametric: bool = False
     tolerance: float = 0.0
+    # "millions": the question asks in millions; "count": a count, which a reply may round with a unit,
+    # K, M or B ('63.1M', read as 63,100,000 and not as 63.1 times the symbol M; see check.parse_rounded_count).
     unit: str = ""
     # The sizes a question names in its own text (Llama-2-70B's E=8192, say), when they are not the
     # sidebar's: a reply written in symbols ('3*E^2') is read at these, as the learner meant it.
     sizes: TransformerConfig | None = None
-    # A number's answer in the learner's symbols ('M_target*(M_target - 1)/2'), when it has one: a reply
-    # in symbols must be this expression, not another that is equal at this config (check.same_formula).
+    # A number's answer in the learner's symbols ('M_target*(M_target - 1)/2'), or the formula of a shape
+    # that no row of the pass holds ('(M, N, E)'), when it has one: a reply in symbols must be this
+    # expression, not another that is equal at this config (check.same_formula).
     # A function of the config when the formula itself depends on it: a learned positional table has
     # max_len*E parameters, sinusoids none.
     expression: str | Callable[[TransformerConfig], str] = ""
@@ -117,8 +120,8 @@ class Question:
         return symbols_of(self.sizes) if self.sizes is not None else ctx.symbols
 
     def formula(self, ctx: Context, cfg: TransformerConfig | None = None) -> str | None:
-        """The answer in symbols: the formula of the row whose shape is asked, e.g. '(N, M, E)', or a
-        number's ``expression``; None if there is none. A reply in symbols is checked against it
+        """The answer in symbols: the formula of the row whose shape is asked, e.g. '(N, M, E)', or the
+        question's ``expression``; None if there is none. A reply in symbols is checked against it
         (quizzes.check.same_formula). ``cfg``, when given, is the config an earlier attempt was
         answered at: the page shows that attempt's formula, not the sidebar's."""
         if self.row is not None:

@@ -26,7 +26,7 @@ from typing import Callable
 
 from core.config import TransformerConfig
 from core.trace import Trace
-from .attention import SCALE_WIDTHS, head_options, model_scale_width, score_scaling, softmax_axis
+from .attention import ENTROPY_KEYS, SCALE_WIDTHS, head_options, model_scale_width, score_scaling, softmax_axis
 from .base import (MAX_DEPTH, MAX_FF, MAX_FFN_PROBE_WIDTH, MAX_GRU_ELEMENTS, MAX_GRU_STEPS, MAX_GRU_WIDTH, MAX_GRU_WORK,
                    MAX_HEAD_TRIES, MAX_LEN, MAX_MASK_DRAWN, MAX_MASK_SIDE, MAX_SCORE_WIDTH, MAX_VOCAB, MAX_WIDTH,
                    MIN_WIDTH, NUDGES, PROBE_INPUTS, PROBE_WIDTH, RAISED_WIDTH, SIZE_LABELS, Evidence, bounded,
@@ -63,5 +63,5 @@ __all__ = [
     "SCALE_WIDTHS", "SIZE_LABELS", "MAX_DEPTH", "MAX_FF", "MAX_FFN_PROBE_WIDTH", "MAX_GRU_ELEMENTS", "MAX_GRU_STEPS",
     "MAX_GRU_WIDTH", "MAX_GRU_WORK", "MAX_HEAD_TRIES", "MAX_LEN", "MAX_MASK_DRAWN", "MAX_MASK_SIDE",
     "MAX_SCORE_WIDTH", "MAX_VOCAB", "MAX_WIDTH", "MIN_WIDTH", "NUDGES", "PROBE_INPUTS", "PROBE_WIDTH",
-    "RAISED_WIDTH", *EXPERIMENTS,
+    "RAISED_WIDTH", "ENTROPY_KEYS", *EXPERIMENTS,
 ]

@@ -11,9 +11,12 @@ from torch import Tensor
 from core.config import TransformerConfig
 from core.model import MultiHeadAttention, generate_square_subsequent_mask
 from core.weights import seeded
-from .base import MAX_HEAD_TRIES, MAX_LEN, MAX_SCORE_WIDTH, SIZE_LABELS, Evidence, bounded, generator
+from .base import MAX_HEAD_TRIES, MAX_SCORE_WIDTH, SIZE_LABELS, Evidence, bounded, generator
 
 SCALE_WIDTHS = ("d_k", "E", "M")  # what attention could divide q.k by: a head's width, the model's, the length
+# Keys per softmax in the entropy probe, whatever M is: over one key (M = 1) every entropy is 0, scaled or
+# not, which would say nothing about the scaling.
+ENTROPY_KEYS = 16
 
 
 def model_scale_width(cfg: TransformerConfig) -> tuple[str, str]:
@@ -40,7 +43,7 @@ def model_scale_width(cfg: TransformerConfig) -> tuple[str, str]:
 
 SCORE_SCALING_LABELS = {
     "d_k": SIZE_LABELS["d_k"],
-    "keys": "keys per softmax: the most yours have, max(M, M_target), at most 64",
+    "keys": f"keys per softmax: {ENTROPY_KEYS}, whatever M is",
     "variance_unscaled": "variance of q·k at the width measured",
     "measured_at_d_k": "width measured: your d_k (at most 1024)",
     "variance_unscaled_at_d_k": "variance of q·k at your d_k",
@@ -58,13 +61,11 @@ def score_scaling(cfg: TransformerConfig) -> Evidence:
     """Variance of q.k grows with d_k; dividing by sqrt(d_k) keeps it near 1 and the softmax soft.
 
     q and k have unit-variance entries, as after a LayerNorm and a well-scaled projection. The
-    entropy is the mean over queries of the softmax over S keys; its maximum is log(S). Also asks
-    the model's own attention which width it divides by (``model_scale_width``).
+    entropy is the mean over queries of the softmax over S = ENTROPY_KEYS keys; its maximum is
+    log(S). Also asks the model's own attention which width it divides by (``model_scale_width``).
     """
     d_k = cfg.d_k
-    # The most keys any of the model's softmaxes has: M in the encoder and the cross-attention, M_target in
-    # the decoder's last query. With one key (M = M_target = 1) every weight is 1 and every entropy 0.
-    S = min(max(cfg.M, cfg.M_target), MAX_LEN * 4)
+    S = ENTROPY_KEYS
     gen = generator(cfg.seed)
     widths = sorted({1, 4, 16, 64, 256, min(d_k, MAX_SCORE_WIDTH)})
     records, at = [], {}
@@ -76,12 +77,11 @@ def score_scaling(cfg: TransformerConfig) -> Evidence:
             dots = (q * k).sum(-1)  # (samples,)
             qs = torch.randn(64, w, generator=gen)  # (64 queries, w)
             ks = torch.randn(S, w, generator=gen)  # (S keys, w)
-            raw = qs @ ks.T  # (64, S)
+            raw = qs.double() @ ks.double().T  # (64, S), in float64 so that only a real change moves the entropy
             ent = {}
             for label, scores in (("unscaled", raw), ("scaled", raw / math.sqrt(w))):
                 p = torch.softmax(scores, dim=-1)  # (64, S)
-                # + 0.0: one key gives -(1 * log 1) = -0.0, which the evidence would print as "-0"
-                ent[label] = -(p * p.clamp_min(1e-30).log()).sum(-1).mean().item() + 0.0
+                ent[label] = -(p * p.clamp_min(1e-300).log()).sum(-1).mean().item()
             var_raw, var_scaled = dots.var().item(), (dots / math.sqrt(w)).var().item()
             at[w] = (var_raw, var_scaled, ent["unscaled"], ent["scaled"])
             records += [{"d_k": w, "scores": "q·k", "variance": var_raw, "softmax entropy": ent["unscaled"]},
@@ -90,9 +90,6 @@ def score_scaling(cfg: TransformerConfig) -> Evidence:
     var_raw, var_scaled, ent_raw, ent_scaled = at[min(d_k, MAX_SCORE_WIDTH)]
     note = ("" if d_k <= MAX_SCORE_WIDTH
             else f"Measured at d_k={MAX_SCORE_WIDTH} (capped); the variance keeps growing like d_k.")
-    if S == 1:
-        note = " ".join(n for n in (note, "Every softmax in your model has one key (M = M_target = 1): its one "
-                                          "weight is 1, so its entropy is 0, scaled or not.") if n)
     measured = min(d_k, MAX_SCORE_WIDTH)
     values = {"d_k": d_k, "keys": S, "variance_unscaled": var_raw, "measured_at_d_k": measured,
               # Past the cap, the variance per dimension measured at the cap, times d_k.

@@ -14,8 +14,13 @@ from core.weights import seeded
 from .base import (MAX_DEPTH, MAX_FF, MAX_FFN_PROBE_WIDTH, MAX_LEN, MAX_WIDTH, NUDGES, PROBE_INPUTS, PROBE_WIDTH,
                    Evidence, bounded, generator, largest_divisor_at_most)
 
+# Positions in the skip ablation, whatever M is: over one position attention has nothing to mix, and
+# without the skips the token's own direction can then survive many layers.
+SKIP_POSITIONS = 16
+
 RESIDUAL_ABLATION_LABELS = {
     "depth": "your depth: layers (at most 16)",
+    "positions": f"positions in the probe: {SKIP_POSITIONS}, whatever M is",
     "depths": "depths tried, in layers",
     "grad_with_skips": "gradient norm at the embeddings, your depth, with skips",
     "grad_without_skips": "gradient norm at the embeddings, your depth, no skips",
@@ -31,10 +36,11 @@ def residual_ablation(cfg: TransformerConfig) -> Evidence:
     """Gradient norm at the embeddings, and output/input resemblance, with and without skip paths.
 
     One stack of encoder layers, seeded once; its skip paths are switched off and on, so only the
-    path changes. The loss at depth d is a fixed random projection of layer d's output.
+    path changes. The loss at depth d is a fixed random projection of layer d's output. It runs over
+    SKIP_POSITIONS positions whatever M is.
     """
-    small, note = bounded(cfg, uses=("M", "E", "nhead", "d_ff"))  # its depths are its own
-    E, L = small.E, small.M
+    small, note = bounded(cfg, uses=("E", "nhead", "d_ff"))  # its depths and its length are its own
+    E, L = small.E, SKIP_POSITIONS
     depth_cfg = min(cfg.layers, MAX_DEPTH)
     if cfg.layers > MAX_DEPTH:
         note = (note + " " if note else "") + f"Depth capped at {MAX_DEPTH} layers."
@@ -61,7 +67,7 @@ def residual_ablation(cfg: TransformerConfig) -> Evidence:
                             "gradient norm at embeddings": by_depth[(d, residual)][0], "output-input cosine": cos})
     g_on, c_on = by_depth[(depth_cfg, True)]
     g_off, c_off = by_depth[(depth_cfg, False)]
-    values = {"depth": depth_cfg, "depths": depths,
+    values = {"depth": depth_cfg, "depths": depths, "positions": L,
               # No gradient at all without the skips (d_ff=1, say): the ratio is infinite, not 0.
               "grad_with_skips": g_on, "grad_without_skips": g_off,
               "grad_ratio": g_on / g_off if g_off else (math.inf if g_on else math.nan),

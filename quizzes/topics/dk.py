@@ -1,7 +1,7 @@
 """The choice of d_k: how E is split across heads, and why the scores are scaled."""
 
-from quizzes.experiments import SCALE_WIDTHS
-from quizzes.questions import Question, compare, fixed, outcome, row_shape, value
+from quizzes.experiments import ENTROPY_KEYS, SCALE_WIDTHS
+from quizzes.questions import Question, fixed, outcome, row_shape, value
 
 TOPIC = "The choice of d_k"
 
@@ -19,6 +19,17 @@ _WIDTH = (
 )
 _NHEAD = ("It stays the same", "It grows with nhead", "It shrinks as nhead grows")
 _ENTROPY = ("Lower: the softmax is more peaked", "Higher: the softmax is flatter", "The same")
+ROUNDING = 1e-9  # relative: the entropies are computed in float64
+
+
+def entropy_change(v: dict) -> int:
+    """The unscaled softmax's entropy against the scaled one's, by the sign of the difference alone:
+    multiplying scores by sqrt(d_k) > 1 strictly lowers a softmax's entropy unless all its scores are
+    equal, so any difference beyond float rounding is the answer, however small."""
+    unscaled, scaled = v["entropy_unscaled"], v["entropy_scaled"]
+    if abs(unscaled - scaled) <= ROUNDING * max(1.0, abs(unscaled), abs(scaled)):
+        return 2
+    return 0 if unscaled < scaled else 1
 
 QUESTIONS = (
     Question(
@@ -63,7 +74,7 @@ QUESTIONS = (
                     "is nothing to compare at that E, but the formula holds at every E.)",
     ),
     Question(
-        id="dk-attn-params", topic=TOPIC, kind="numeric", parametric=True, expression="4*E^2 + 4*E",
+        id="dk-attn-params", topic=TOPIC, kind="numeric", parametric=True, unit="count", expression="4*E^2 + 4*E",
         prompt="How many parameters (weights and biases of W^Q, W^K, W^V and W^O) does one attention block "
                "have at E={E}?",
         answer=value("parameter_counts", "attention_block"), evidence="parameter_counts",
@@ -98,13 +109,16 @@ QUESTIONS = (
     ),
     Question(
         id="dk-entropy", topic=TOPIC, kind="predict",
-        prompt="Predict, then run: at d_k={d_k}, compared with the scaled scores, the softmax of the unscaled "
-               "scores has an entropy that is...",
+        prompt=f"Predict, then run: at d_k={{d_k}}, over {ENTROPY_KEYS} keys per softmax, compared with the scaled "
+               "scores, the softmax of the unscaled scores has an entropy that is...",
         choices=_ENTROPY,
-        answer=outcome("score_scaling", lambda v: compare(v["entropy_unscaled"], v["entropy_scaled"]), _ENTROPY),
+        answer=outcome("score_scaling", entropy_change, _ENTROPY),
         evidence="score_scaling",
         explanation="Unscaled scores are sqrt(d_k) times larger, which sharpens the softmax; its entropy drops "
-                    "towards 0 (all weight on one key). At d_k = 1 the two are identical, and so they are when "
-                    "every softmax has a single key (M = M_target = 1): its one weight is 1 and both entropies 0.",
+                    "towards 0 (all weight on one key). That holds for any d_k above 1, however small the drop: "
+                    "multiplying scores by a number above 1 always lowers a softmax's entropy unless all the scores "
+                    "are equal. At d_k = 1 the two are identical. The run uses "
+                    f"{ENTROPY_KEYS} keys whatever M is: over a single key (M = 1) the one weight is 1 and both "
+                    "entropies are 0, which would say nothing about the scaling.",
     ),
 )

@@ -51,7 +51,7 @@ QUESTIONS = (
         explanation="The first layer widens every position from E to d_ff: (N, M, d_ff).",
     ),
     Question(
-        id="ffn-linear1", topic=TOPIC, kind="shape", parametric=True,
+        id="ffn-linear1", topic=TOPIC, kind="shape", parametric=True, expression="(d_ff, E)",
         prompt="In PyTorch's (out_features, in_features) order, what is the shape of the FFN's first weight matrix?",
         answer=value("ffn_layers", "linear1_shape_layer0"), evidence="ffn_layers",
         explanation="nn.Linear(E, d_ff) stores its weight as (d_ff, E); y = x @ W.T + b.",
@@ -71,7 +71,7 @@ QUESTIONS = (
                     "because nothing nonlinear follows the second linear layer before the residual add.",
     ),
     Question(
-        id="ffn-params", topic=TOPIC, kind="numeric", parametric=True, expression="2*E*d_ff + d_ff + E",
+        id="ffn-params", topic=TOPIC, kind="numeric", parametric=True, unit="count", expression="2*E*d_ff + d_ff + E",
         prompt="How many parameters does one FFN have at E={E}, d_ff={d_ff}?",
         answer=value("ffn_layers", "params_per_ffn"), evidence="ffn_layers",
         explanation="E × d_ff + d_ff for the first layer, d_ff × E + E for the second: 2·E·d_ff + d_ff + E.",

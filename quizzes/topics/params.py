@@ -28,7 +28,7 @@ def total_formula(c: TransformerConfig) -> str:
 
 QUESTIONS = (
     Question(
-        id="params-qkv", topic=TOPIC, kind="numeric", parametric=True, expression="3*E^2",
+        id="params-qkv", topic=TOPIC, kind="numeric", parametric=True, unit="count", expression="3*E^2",
         prompt="How many weights (biases not counted) do W^Q, W^K and W^V hold together in one attention block "
                "at E={E}?",
         answer=value("parameter_counts", "qkv_weights"), evidence="parameter_counts",
@@ -36,13 +36,13 @@ QUESTIONS = (
                     "The heads split these matrices; they do not add to them.",
     ),
     Question(
-        id="params-qkv-bias", topic=TOPIC, kind="numeric", parametric=True, expression="3*E^2 + 3*E",
+        id="params-qkv-bias", topic=TOPIC, kind="numeric", parametric=True, unit="count", expression="3*E^2 + 3*E",
         prompt="And with their biases, how many parameters do the Q, K and V projections have at E={E}?",
         answer=value("parameter_counts", "qkv_with_bias"), evidence="parameter_counts",
         explanation="3E² weights plus three E-long biases: 3E² + 3E.",
     ),
     Question(
-        id="params-embedding", topic=TOPIC, kind="numeric", parametric=True, expression="vocab_size*E",
+        id="params-embedding", topic=TOPIC, kind="numeric", parametric=True, unit="count", expression="vocab_size*E",
         prompt="How many parameters does one token embedding table have with vocab_size={vocab_size} and E={E}?",
         answer=value("parameter_counts", "embedding"), evidence="parameter_counts",
         explanation="One E-wide row per token: vocab_size x E.",
@@ -88,8 +88,9 @@ QUESTIONS = (
                     "grows by less than four times.",
     ),
     Question(
-        id="params-total", topic=TOPIC, kind="numeric", parametric=True, expression=total_formula,
-        prompt="How many parameters does the model in the sidebar have in total?",
+        id="params-total", topic=TOPIC, kind="numeric", parametric=True, unit="count", expression=total_formula,
+        prompt="How many parameters does the model in the sidebar have in total? (Exact, or rounded with K, M or B, "
+               "as in 12.3K or 63.1M: the count rounded to the digits you give, within 1%.)",
         answer=param("total"), evidence="parameter_counts",
         explanation="Embeddings, positional table, every attention block, FFN and LayerNorm, and the output layer, "
                     "with a tied matrix counted once.",

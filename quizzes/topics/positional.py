@@ -49,11 +49,12 @@ QUESTIONS = (
                     "formula, so they give a vector for any position.",
     ),
     Question(
-        id="pos-params", topic=TOPIC, kind="numeric", parametric=True,
+        id="pos-params", topic=TOPIC, kind="numeric", parametric=True, unit="count",
         expression=lambda c: "max_len*E" if c.positional == "learned" else "0",
         prompt="With {positional} positional encoding and max_len={max_len}, how many trainable parameters does "
-               "the positional encoding have?",
+               "the model's positional encoding have? (The encoder and the decoder share it.)",
         answer=param("positional table"), evidence="learned_positions",
-        explanation="Sinusoids are computed, not learned: 0. A learned table has max_len x E entries.",
+        explanation="Sinusoids are computed, not learned: 0. A learned table has max_len x E entries, and there is "
+                    "one: the encoder and the decoder both read their positions from it.",
     ),
 )

@@ -31,11 +31,15 @@ QUESTIONS = (
     ),
     Question(
         id="qkv-stacked", topic=TOPIC, kind="shape", parametric=True,
-        prompt="The model computes all heads at once. What is the shape of Q with every head stacked?",
+        prompt="This model computes all heads at once, with the heads on an axis of their own (not folded into the "
+               "batch axis). What is the shape of its Q with every head stacked?",
         answer=row_shape("q_stacked"), evidence="attention_shapes",
         explanation="One projection (Q's E columns of the stacked E -> 3E product), then view(N, M, nhead, d_k) "
                     "and transpose(1, 2): (N, nhead, M, d_k), so each head is a batch of its own for the matrix "
-                    "product.",
+                    "product. That is the layout PyTorch's scaled_dot_product_attention takes. nn.MultiheadAttention's "
+                    "reference path, F.multi_head_attention_forward, folds the heads into the batch instead: it holds "
+                    "Q as (N·nhead, M, d_k), and views it as (N, nhead, M, d_k) only to call "
+                    "scaled_dot_product_attention.",
     ),
     Question(
         id="qkv-scores", topic=TOPIC, kind="shape", parametric=True,

@@ -7,12 +7,13 @@ TOPIC = "Shapes"
 QUESTIONS = (
     Question(
         id="shape-tokens", topic=TOPIC, kind="shape", parametric=True,
-        prompt="Shape of the input token ids?", answer=row_shape("input_tokens"), evidence="pass_shapes",
+        prompt="Shape of the source's input token ids (the encoder's input)?", answer=row_shape("input_tokens"),
+        evidence="pass_shapes",
         explanation="N sequences of M integer ids: (N, M).",
     ),
     Question(
         id="shape-embedding", topic=TOPIC, kind="shape", parametric=True,
-        prompt="Shape of the token embedding?", answer=row_shape("token_embedding"), evidence="pass_shapes",
+        prompt="Shape of the source's token embedding?", answer=row_shape("token_embedding"), evidence="pass_shapes",
         explanation="Every id becomes an E-wide row of the embedding table: (N, M, E).",
     ),
     Question(
@@ -45,7 +46,7 @@ QUESTIONS = (
         explanation="The FFN returns to width E so the residual add works: (N, M, E).",
     ),
     Question(
-        id="shape-pytorch-default", topic=TOPIC, kind="shape", parametric=True,
+        id="shape-pytorch-default", topic=TOPIC, kind="shape", parametric=True, expression="(M, N, E)",
         prompt="nn.TransformerEncoderLayer defaults to batch_first=False. What shape must the source embeddings "
                "have for it (our batch is N={N}, M={M}, E={E})?",
         answer=value("batch_first", "pytorch_default"), evidence="batch_first",

@@ -1,5 +1,6 @@
 """Skip (residual) connections: why every sub-layer sits inside one."""
 
+from quizzes.experiments.layers import SKIP_POSITIONS
 from quizzes.questions import Question, compare, fixed, outcome, value
 
 TOPIC = "Skip connections"
@@ -37,8 +38,12 @@ QUESTIONS = (
         explanation="Without skips, the gradient reaches the embeddings only through every sub-layer's Jacobian, "
                     "one after another, and such a product tends to shrink (or blow up) with depth. A skip adds the "
                     "identity to each sub-layer's Jacobian, so one route passes no weight matrix; in this post-norm "
-                    "model it still passes every LayerNorm, so it is not a clean copy. At a given depth the two "
-                    "norms can come out close, or either way round: the chart shows several depths.",
+                    "model it still passes every LayerNorm, so it is not a clean copy. Each LayerNorm also rescales "
+                    "what reaches it, skips or not, so without them the norm need not shrink at these depths: for "
+                    "most random weights it comes out smaller, but for some about the same or larger; it can come "
+                    "out either way round at any depth from 1 layer, most often at a wide E (above 16). Which one your "
+                    "run gives depends on its random weights, not on a rule. The chart shows several depths; the "
+                    f"run uses {SKIP_POSITIONS} positions whatever M is.",
     ),
     Question(
         id="skip-output", topic=TOPIC, kind="predict",
@@ -51,8 +56,12 @@ QUESTIONS = (
         explanation="With skips each layer adds a change to its input, so the input is still inside the output: "
                     "the cosine starts near 1 and falls as layers add up (in this post-norm model each LayerNorm "
                     "rescales the sum, and the input fades). Without them each layer rebuilds its output from its "
-                    "sub-layers alone, and the token's own direction is usually gone after one layer. At a large "
-                    "depth both can end up low, and then either may come out higher.",
+                    "sub-layers alone, and the token's own direction is usually gone after one layer. The run uses "
+                    f"{SKIP_POSITIONS} positions whatever M is: over a single position attention has nothing to mix, "
+                    "and the token's direction could last without the skips. So from 1 to 8 layers the output with "
+                    "skips is the more like its input at E = 5 and above. At the narrowest widths (E of 4 or "
+                    "less, where a LayerNorm keeps little of its input) both can end up low by 8 layers, and past "
+                    "8 layers at any width; then either may come out higher.",
     ),
     Question(
         id="skip-count", topic=TOPIC, kind="numeric", parametric=True, expression="5*layers",

@@ -192,7 +192,7 @@ EXPRESSION_CONFIGS = [TransformerConfig(), CONFIG_B, TransformerConfig(N=1, M=1,
                                         max_len=70, tie_embeddings=True)]
 
 
-@pytest.mark.parametrize("q", [q for q in QUESTIONS if q.expression], ids=lambda q: q.id)
+@pytest.mark.parametrize("q", [q for q in QUESTIONS if q.expression and q.kind == "numeric"], ids=lambda q: q.id)
 def test_every_answer_in_symbols_is_the_live_answer_at_every_config(q):
     """A number's expression (what a reply in symbols is held to) is never written wrong: at each
     config it gives the answer computed from the live model (exactly, or for a measured value within
@@ -203,6 +203,20 @@ def test_every_answer_in_symbols_is_the_live_answer_at_every_config(q):
         ctx = Context(cfg)
         expected, formula = q.expected(ctx), q.formula(ctx)
         assert parse_expression(formula, ctx.symbols) == pytest.approx(expected, rel=q.tolerance or 1e-12), cfg
+        assert check(q, expected, formula, ctx.symbols, formula)
+
+
+@pytest.mark.parametrize("q", [q for q in QUESTIONS if q.kind == "shape" and q.row is None], ids=lambda q: q.id)
+def test_every_shape_that_no_row_holds_has_a_formula_that_gives_the_live_shape(q):
+    """A shape question whose answer is no row of the pass (PyTorch's default layout, a weight's (out, in)
+    order) has its formula as an ``expression``: read at each config, it is the live shape, and a reply of it
+    is right."""
+    from quizzes.check import parse_shape
+
+    for cfg in EXPRESSION_CONFIGS:
+        ctx = Context(cfg)
+        expected, formula = q.expected(ctx), q.formula(ctx)
+        assert formula and parse_shape(formula, ctx.symbols) == expected, cfg
         assert check(q, expected, formula, ctx.symbols, formula)
 
 
@@ -243,3 +257,50 @@ def test_no_prompt_counts_one_thing_in_the_plural():
     ctx = Context(TransformerConfig(N=1, M=1, E=1, nhead=1, vocab_size=2, layers=1))
     plural = re.compile(r"(?<![=\w.])1 (?:\w+ )?(?:layers|heads|tokens|positions|sequences|steps|rows)\b")
     assert not [(q.id, q.text(ctx)) for q in QUESTIONS if plural.search(q.text(ctx))]
+
+
+def test_qkv_stacked_says_which_stacked_layout_it_asks_for():
+    """'PyTorch's layout' is half true: nn.MultiheadAttention's reference path holds Q as (N·nhead, M, d_k), and
+    only its scaled-dot-product call takes (N, nhead, M, d_k). The prompt asks for this model's Q with the heads
+    on an axis of their own, so the folded layout is not what it asks for, and the explanation names both."""
+    q = BY_ID["qkv-stacked"]
+    ctx = Context(CONFIG_B)
+    expected, formula = q.expected(ctx), q.formula(ctx)
+    assert expected == (CONFIG_B.N, CONFIG_B.nhead, CONFIG_B.M, CONFIG_B.d_k)
+    assert "not folded into the batch axis" in q.text(ctx)
+    assert not check(q, expected, "(N*nhead, M, d_k)", ctx.symbols, formula)
+    assert "F.multi_head_attention_forward" in q.explanation and "(N·nhead, M, d_k)" in q.explanation
+    assert "scaled_dot_product_attention" in q.explanation
+
+
+def test_no_quiz_text_says_pytorchs_layout_without_saying_which():
+    """Wherever a question, its choices or its evidence says 'PyTorch layout', it names which of PyTorch's
+    layouts it means."""
+    from quizzes.experiments import run
+
+    texts = [text for q in QUESTIONS for text in (q.text(Context(CONFIG_A)), q.explanation, *q.choices)]
+    for name in {q.evidence for q in QUESTIONS}:
+        ev = run(name, CONFIG_A)
+        texts += [ev.title, ev.note, *ev.labels.values(), *(str(r) for r in ev.records)]
+    for text in texts:
+        if "pytorch's layout" in text.casefold() or "pytorch layout" in text.casefold():
+            assert "scaled_dot_product_attention" in text or "multi_head_attention_forward" in text, text
+        if "attn_output_weights" in text:
+            assert "average_attn_weights" in text and "(N, L, S)" in text, text
+
+
+def test_the_source_shape_prompts_say_source_and_the_positional_count_says_shared():
+    """shape-tokens and shape-embedding asked for 'the input token ids' and 'the token embedding': at
+    M_target ≠ M, a learner who gave the decoder's input was marked wrong by a prompt that never said which.
+    pos-params counts the one learned table the encoder and the decoder share."""
+    ctx = Context(CONFIG_B)  # M = 6, M_target = 5
+    for qid, source, target in (("shape-tokens", "(N, M)", "(N, M_target)"),
+                                ("shape-embedding", "(N, M, E)", "(N, M_target, E)")):
+        q = BY_ID[qid]
+        assert "source" in q.text(ctx), qid
+        expected, formula = q.expected(ctx), q.formula(ctx)
+        assert check(q, expected, source, ctx.symbols, formula) and not check(q, expected, target, ctx.symbols,
+                                                                               formula)
+    q = BY_ID["pos-params"]
+    assert "The encoder and the decoder share it" in q.text(ctx)
+    assert q.expected(ctx) == CONFIG_B.max_len * CONFIG_B.E  # one table, not one per stack

@@ -273,3 +273,59 @@ def test_a_shape_in_symbols_must_be_the_rows_formula_not_just_its_numbers():
     assert not check(q, expected, "(N, M_target, E)", ctx.symbols, formula)
     assert check(q, expected, "(N, M_target, E)", ctx.symbols)  # without the formula, only the numbers count
     assert check(q, expected, "(2, 8, 16)", ctx.symbols, formula)
+
+
+def test_a_shape_that_no_row_holds_is_held_to_its_own_formula():
+    """shape-pytorch-default and ffn-linear1 had no formula, so a reply in symbols was checked by its value
+    only: (M_target, N, E) passed for PyTorch's (M, N, E) at the default M_target = M, and (E, d_ff) for the
+    (d_ff, E) weight whenever d_ff = E."""
+    from core import TransformerConfig
+
+    q = BY_ID["shape-pytorch-default"]
+    ctx = Context(TransformerConfig())  # M_target = M = 8
+    expected, formula = q.expected(ctx), q.formula(ctx)
+    assert expected == (8, 2, 16) and formula == "(M, N, E)"
+    assert not check(q, expected, "(M_target, N, E)", ctx.symbols, formula)
+    for right in ("(M, N, E)", "M x N x E", "(M, N, d_model)", "(8, 2, 16)", "8x2x16"):
+        assert check(q, expected, right, ctx.symbols, formula), right
+
+    q = BY_ID["ffn-linear1"]
+    ctx = Context(TransformerConfig(E=16, nhead=2, d_ff=16))  # d_ff = E
+    expected, formula = q.expected(ctx), q.formula(ctx)
+    assert expected == (16, 16) and formula == "(d_ff, E)"
+    assert not check(q, expected, "(E, d_ff)", ctx.symbols, formula)
+    for right in ("(d_ff, E)", "d_ff x E", "(16, 16)"):
+        assert check(q, expected, right, ctx.symbols, formula), right
+    default = Context(TransformerConfig())  # d_ff = 4E: writing 4E for d_ff is no mistake there
+    assert check(q, q.expected(default), "(4E, E)", default.symbols, q.formula(default))
+    assert not check(q, q.expected(default), "(E, 4E)", default.symbols, q.formula(default))
+
+
+def test_a_count_with_a_trailing_k_m_or_b_is_read_as_a_unit_rounded_to_its_digits():
+    """params-total read '63.1M' as 63.1 times M, the source length, so a reply in millions of parameters was
+    marked wrong for an absurd reason. A plain number with a trailing K, M or B is a unit in any question
+    that asks for a count; it is right when it is the count rounded to the digits given and within 1%,
+    as the prompt says, the way the questions asked in millions accept their answers within 1%."""
+    from core import TransformerConfig
+    from quizzes.check import parse_rounded_count
+
+    assert parse_rounded_count("63.1M") == (63_100_000, 50_000) and parse_rounded_count("1.09 k") == (1090, 5)
+    assert parse_rounded_count("2 billion") == (2e9, 5e8) and parse_rounded_count("63.1") is None
+    assert parse_rounded_count("3*M") is None and parse_rounded_count("M") is None
+
+    q = BY_ID["params-total"]
+    assert "63.1M" in q.text(Context(DEFAULT)) and "within 1%" in q.text(Context(DEFAULT))
+    ctx = Context(TransformerConfig(N=1, M=8, E=256, nhead=4, vocab_size=20000, layers=2))
+    total, formula = q.expected(ctx), q.formula(ctx)
+    millions = total / 1e6
+    assert 1 < millions < 100
+    for right in (f"{millions:.1f}M", f"{millions:.2f}M", f"{millions:.3f} million", f"{total / 1e3:.0f}K",
+                  f"{total / 1e3:,.1f}k", str(total)):
+        assert readable(q, right, ctx.symbols) and check(q, total, right, ctx.symbols, formula), right
+    for wrong in (f"{millions + 0.1:.1f}M",  # not the count rounded
+                  f"{round(millions) + 1}M", "0B", f"{millions:.1f}", f"{millions:.1f}*M"):
+        assert not check(q, total, wrong, ctx.symbols, formula), wrong
+    # The unit is read in every parameter count; elsewhere M stays the symbol.
+    attn = BY_ID["dk-attn-params"]
+    assert check(attn, 1088, "1.09K", SYMBOLS, attn.formula(Context(DEFAULT)))
+    assert check(BY_ID["rnn-steps"], 8, "1M", {**SYMBOLS, "M": 8}, "M")  # a step count, not a parameter count
