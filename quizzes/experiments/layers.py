@@ -20,7 +20,6 @@ SKIP_POSITIONS = 16
 
 RESIDUAL_ABLATION_LABELS = {
     "depth": "your depth: layers (at most 16)",
-    "positions": f"positions in the probe: {SKIP_POSITIONS}, whatever M is",
     "depths": "depths tried, in layers",
     "grad_with_skips": "gradient norm at the embeddings, your depth, with skips",
     "grad_without_skips": "gradient norm at the embeddings, your depth, no skips",
@@ -67,7 +66,7 @@ def residual_ablation(cfg: TransformerConfig) -> Evidence:
                             "gradient norm at embeddings": by_depth[(d, residual)][0], "output-input cosine": cos})
     g_on, c_on = by_depth[(depth_cfg, True)]
     g_off, c_off = by_depth[(depth_cfg, False)]
-    values = {"depth": depth_cfg, "depths": depths, "positions": L,
+    values = {"depth": depth_cfg, "depths": depths,
               # No gradient at all without the skips (d_ff=1, say): the ratio is infinite, not 0.
               "grad_with_skips": g_on, "grad_without_skips": g_off,
               "grad_ratio": g_on / g_off if g_off else (math.inf if g_on else math.nan),
@@ -79,7 +78,8 @@ def residual_ablation(cfg: TransformerConfig) -> Evidence:
                 else "and none with them either, so the ratio has no value")
         note = " ".join(n for n in (note, f"Without the skips no gradient reaches the embeddings at your depth "
                                           f"(its norm is exactly 0), {said}.") if n)
-    return Evidence("residual_ablation", "Skip connections on and off, across depth", values, records,
+    title = f"Skip connections on and off, across depth, over {L} positions"  # whatever M is
+    return Evidence("residual_ablation", title, values, records,
                     {"kind": "line", "x": "layers", "y": "gradient norm at embeddings", "color": "path",
                      "log_y": "true"}, note, RESIDUAL_ABLATION_LABELS)
 

@@ -4,7 +4,7 @@ from hypothesis import given, settings, strategies as st
 
 from core import DEFAULT
 from quizzes import BY_ID, QUESTIONS, Context, check, parse_number, parse_shape
-from quizzes.check import choice_index, parse_expression, parse_millions, readable
+from quizzes.check import choice_index, parse_expression, parse_millions, parse_rounded_count, readable
 
 SYMBOLS = {"N": 2, "M": 8, "M_target": 6, "E": 16, "nhead": 2, "d_k": 8, "d_ff": 64, "vocab_size": 100,
            "layers": 2, "max_len": 8, "max_len_plus_one": 9, "positional": "sinusoidal"}
@@ -200,6 +200,10 @@ def test_parsers_never_raise(text):
         assert check(q, q.choices[0] if q.choices else (2, 2, 8, 8) if q.kind == "shape" else 8.0, text) in (True,
                                                                                                           False)
     assert choice_index(text, QUESTIONS[0].choices) in (None, 0, 1, 2, 3)
+    rounded = parse_rounded_count(text)
+    assert rounded is None or all(isinstance(x, float) and x >= 0 for x in rounded)
+    assert check(BY_ID["params-total"], 20260, text, SYMBOLS, BY_ID["params-total"].formula(Context(DEFAULT))) in (
+        True, False)
 
 
 @settings(max_examples=200, deadline=None)
@@ -307,7 +311,6 @@ def test_a_count_with_a_trailing_k_m_or_b_is_read_as_a_unit_rounded_to_its_digit
     that asks for a count; it is right when it is the count rounded to the digits given and within 1%,
     as the prompt says, the way the questions asked in millions accept their answers within 1%."""
     from core import TransformerConfig
-    from quizzes.check import parse_rounded_count
 
     assert parse_rounded_count("63.1M") == (63_100_000, 50_000) and parse_rounded_count("1.09 k") == (1090, 5)
     assert parse_rounded_count("2 billion") == (2e9, 5e8) and parse_rounded_count("63.1") is None
