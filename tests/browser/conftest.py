@@ -1,6 +1,6 @@
 """A real Streamlit server on a free loopback port and Debian's Chromium driven by Playwright.
 
-The server (bench/serve.py, which bench/load.py shares) runs ``streamlit run streamlit_app.py``
+The server (harness/server.py, which the load test and bench/ share) runs ``streamlit run streamlit_app.py``
 exactly as a learner would, headless, bound to 127.0.0.1, and is stopped in ``finally`` whatever
 the tests do. Chromium is the system one (/usr/bin/chromium, installed by apt); nothing is
 downloaded.
@@ -8,15 +8,12 @@ downloaded.
 
 from __future__ import annotations
 
-import sys
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-
-from serve import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server, wait_healthy  # noqa: E402
+from harness.server import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server, wait_healthy
 
 START_TIMEOUT = 60  # seconds for the server to answer its health check
 
