@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.support.browser import LOAD, idle, no_exception, page_in, settled_box, shape_cell, slider, still_box
-from tests.support.browser_theme import INK
+from tests.support.browser_app import plot_height
 
 pytestmark = pytest.mark.browser
 
@@ -183,14 +183,14 @@ def test_the_explorers_figures_keep_their_units_on_a_tablet(app_url, browser, qu
             assert not cut, cut
 
 
-@pytest.mark.parametrize("where,tab,template,width,height", [
-    ("/", "Memory against M", "pages.tables:_memory_template", 360, 740),
-    ("/?positional=learned", "Memory against M", "pages.tables:_memory_template", 360, 740),  # longer label
-    ("/", "Memory against M", "pages.tables:_memory_template", 320, 568),
-    ("/?positional=learned", "Memory against M", "pages.tables:_memory_template", 320, 568),
-    ("/positional", "Dimensions as curves", "pages.charts:_curves_template", 360, 740),
+@pytest.mark.parametrize("where,tab,chart,width,height", [
+    ("/", "Memory against M", "memory", 360, 740),
+    ("/?positional=learned", "Memory against M", "memory", 360, 740),  # longer label
+    ("/", "Memory against M", "memory", 320, 568),
+    ("/?positional=learned", "Memory against M", "memory", 320, 568),
+    ("/positional", "Dimensions as curves", "curves", 360, 740),
 ])
-def test_a_legend_below_a_chart_does_not_take_its_plot_height(app_url, browser, where, tab, template, width,
+def test_a_legend_below_a_chart_does_not_take_its_plot_height(app_url, browser, where, tab, chart, width,
                                                                height):
     """A chart as wide as its column keeps its plot's height, and its axes and legend come on top:
     drawn with Streamlit's default sizing, the memory chart's four-line legend left its plot about
@@ -199,12 +199,7 @@ def test_a_legend_below_a_chart_does_not_take_its_plot_height(app_url, browser, 
     cut its fourth label to "dim", and the memory chart's longest label lost its last letters. On a
     320 px phone two memory labels (three with a learned table) ran up to 36 px past the chart's edge:
     there their brackets take a second line (pages.tables.LEGEND_LINES); on a 360 px phone each keeps one."""
-    import importlib
-
-    module, name = template.split(":")
-    built = getattr(importlib.import_module(module), name)
-    plot_height = (built(INK["light"]["label"], "learned" in where, ("left",)) if name == "_memory_template"
-                   else built())["height"]
+    plot = plot_height(chart, learned="learned" in where)
     with page_in(browser, width, height) as page:
         page.goto(app_url + where)
         page.get_by_role("tab", name=tab).click(timeout=LOAD)
@@ -212,13 +207,13 @@ def test_a_legend_below_a_chart_does_not_take_its_plot_height(app_url, browser, 
         expect(drawing).to_be_visible(timeout=LOAD)
         no_exception(page)
         # The x axis and its title take about 50 px, and every legend here has two rows or more.
-        assert drawing.bounding_box()["height"] >= plot_height + 90
-        chart = page.locator(".vega-embed:visible").last
-        box = chart.bounding_box()
-        labels = chart.evaluate("""e => [...e.querySelectorAll('.role-legend-label text')]
+        assert drawing.bounding_box()["height"] >= plot + 90
+        drawn = page.locator(".vega-embed:visible").last
+        box = drawn.bounding_box()
+        labels = drawn.evaluate("""e => [...e.querySelectorAll('.role-legend-label text')]
             .map(t => [t.textContent, t.getBoundingClientRect().right, t.querySelectorAll('tspan').length])""")
         assert len(labels) >= 4 and all(right <= box["x"] + box["width"] for _, right, _ in labels), (labels, box)
-        if name == "_memory_template":  # two lines at 320 px, where one would not fit; one at 360 px
+        if chart == "memory":  # two lines at 320 px, where one would not fit; one at 360 px
             assert any(lines for _, _, lines in labels) == (width < 350), labels
 
 

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.support.browser import LOAD, idle, keep, no_exception
-from tests.support.browser_theme import CODE_INK, INK, PRIMARY_WORDS, contrast, css_hex, hex_rgb, theme_css
+from tests.support.browser_app import CODE_INK, INK, PRIMARY_WORDS, contrast, css_hex, hex_rgb, theme_css
 
 pytestmark = pytest.mark.browser
 

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.support.browser import LOAD, go_to, idle, no_exception, page_in, shape_cell
-from tests.support.browser_theme import INK
+from tests.support.browser_app import INK
 
 pytestmark = pytest.mark.browser
 

@@ -1,6 +1,7 @@
-"""The app's theme palette as the browser tests check it, and WCAG's contrast ratio.
+"""What the browser tests read from the app's own modules (its theme palette, a chart's plot height),
+and WCAG's contrast ratio.
 
-The one place the browser tests import the app's theme modules from.
+The one place the browser tests import the app's rendering modules from.
 """
 
 from __future__ import annotations
@@ -10,7 +11,19 @@ import re
 from pages.tables import INK
 from pages.theme_css import CODE_INK, PRIMARY_WORDS, theme_css
 
-__all__ = ["CODE_INK", "INK", "PRIMARY_WORDS", "theme_css", "luminance", "contrast", "hex_rgb", "css_hex"]
+__all__ = ["CODE_INK", "INK", "PRIMARY_WORDS", "theme_css", "plot_height", "luminance", "contrast", "hex_rgb",
+           "css_hex"]
+
+
+def plot_height(chart: str, learned: bool = False) -> int:
+    """The plot height the app's builder asks for: "memory" (the Explorer's memory against M, with a
+    learned table's longer legend when ``learned``) or "curves" (the Positional page's)."""
+    from pages.charts import _curves_template
+    from pages.tables import _memory_template
+
+    if chart == "memory":
+        return _memory_template(INK["light"]["label"], learned, ("left",))["height"]
+    return _curves_template()["height"]
 
 
 def luminance(colour: str) -> float:
