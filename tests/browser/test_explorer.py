@@ -1,6 +1,6 @@
 """The Explorer page in a real browser: the architecture figure, the glossary, the table's descriptions
 and the figures above it read whole from a phone to a projector, a phone says where the sliders are,
-and its charts keep their plots and rows."""
+and its charts keep their plots."""
 
 from __future__ import annotations
 
@@ -217,21 +217,3 @@ def test_a_legend_below_a_chart_does_not_take_its_plot_height(app_url, browser, 
             assert any(lines for _, _, lines in labels) == (width < 350), labels
 
 
-def test_charts_are_drawn_with_their_rows_from_the_first_paint(app_url, laptop):
-    """Streamlit hands a chart's top-level rows to the browser after its first paint, and Vega warned
-    "Infinite extent" for each scale it had fitted to no rows (the parameter chart, the positional
-    page's three). pages.tables.one_layer keeps the rows in the spec: no such warning on any tab."""
-    page = laptop
-    warnings: list[str] = []
-    page.on("console", lambda message: warnings.append(message.text))
-    for where in ("/explorer", "/positional"):
-        page.goto(app_url + where)
-        expect(page.get_by_role("tab").first).to_be_visible(timeout=LOAD)
-        for tab in page.get_by_role("tab").all():
-            tab.click()
-            charts = page.locator(".vega-embed:visible")
-            if charts.count():  # the explorer's first tab is the figure, an image
-                expect(charts.last.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
-        no_exception(page)
-    page.wait_for_timeout(500)
-    assert not [w for w in warnings if "Infinite extent" in w]
