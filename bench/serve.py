@@ -1,67 +1,20 @@
-"""The app started as a learner starts it, on a free loopback port, and Debian's Chromium to open it.
+"""Re-exports harness.server for bench scripts, and keeps the AppTest pages-folder workaround.
 
-Shared by bench/load.py and the browser tests (tests/browser/conftest.py), so both run the same
-server the same way: `streamlit run streamlit_app.py`, headless, bound to 127.0.0.1, without usage
-statistics or a file watcher. Chromium is the system one (/usr/bin/chromium, from apt); nothing is
-downloaded. ``without_pages_dir`` makes Streamlit's in-process AppTest run the app as that server
-does; the AppTest page tests and bench/app_rerun.py use it.
+``without_pages_dir`` stays here until it moves into the app's ui package; bench/app_rerun.py and
+bench/page_latency.py use it.
 """
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # a script: the repo root holds harness/
 
+from harness.server import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, start_server, stop_server, wait_healthy  # noqa: E402
 
-def free_port() -> int:
-    """A loopback port nothing listens on right now (the OS picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server(port: int, log_path: Path) -> subprocess.Popen:
-    """Start `streamlit run streamlit_app.py` on ``port``; its output goes to ``log_path``."""
-    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false", STREAMLIT_SERVER_FILE_WATCHER_TYPE="none")
-    cmd = [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
-           "--server.port", str(port), "--server.address", "127.0.0.1"]
-    with open(log_path, "w") as log:  # the child keeps its own copy of the descriptor
-        return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-
-
-def wait_healthy(url: str, proc: subprocess.Popen, timeout: float) -> None:
-    """Return once the server answers its health check; raise if it exits or ``timeout`` passes."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited early with code {proc.returncode}")
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.3)
-    raise RuntimeError(f"streamlit did not answer at {url} within {timeout} s")
-
-
-def stop_server(proc: subprocess.Popen) -> None:
-    """Terminate, and kill if it has not ended within 10 s."""
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=10)
+__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "ROOT", "free_port", "start_server", "stop_server", "wait_healthy",
+           "without_pages_dir"]
 
 
 def without_pages_dir(original_init):

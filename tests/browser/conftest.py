@@ -1,31 +1,29 @@
 """A real Streamlit server on a free loopback port and Debian's Chromium driven by Playwright.
 
-The server (bench/serve.py, which bench/load.py shares) runs ``streamlit run streamlit_app.py``
-exactly as a learner would, headless, bound to 127.0.0.1, and is stopped in ``finally`` whatever
-the tests do. Chromium is the system one (/usr/bin/chromium, installed by apt); nothing is
-downloaded.
+The server (harness/server.py, which the load test and bench/ share) runs ``streamlit run
+streamlit_app.py`` exactly as a learner would, headless, bound to 127.0.0.1, and is stopped in
+``finally`` whatever the tests do. Chromium is the system one (/usr/bin/chromium, installed by apt);
+nothing is downloaded.
 """
 
 from __future__ import annotations
 
-import sys
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-
-from serve import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server, wait_healthy  # noqa: E402
+from harness.server import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server, wait_healthy
+from tests.support.browser import page_in
 
 START_TIMEOUT = 60  # seconds for the server to answer its health check
 
 
-@pytest.fixture(scope="session")
-def app_url(tmp_path_factory):
+@contextmanager
+def running_app(log_dir: Path):
     """Start the app on a free loopback port; yield its URL; always stop it."""
     port = free_port()
-    log_path = tmp_path_factory.mktemp("server") / "streamlit.log"
+    log_path = log_dir / "streamlit.log"
     proc = start_server(port, log_path)
     try:
         url = f"http://127.0.0.1:{port}"
@@ -36,6 +34,20 @@ def app_url(tmp_path_factory):
         yield url
     finally:
         stop_server(proc)
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory):
+    """One server for the whole session, as a class shares one."""
+    with running_app(tmp_path_factory.mktemp("server")) as url:
+        yield url
+
+
+@pytest.fixture
+def fresh_app_url(tmp_path):
+    """A server of its own that has run nothing yet, for what only a first run can show."""
+    with running_app(tmp_path) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -51,16 +63,6 @@ def browser():
             yield chromium
         finally:
             chromium.close()
-
-
-@contextmanager
-def page_in(browser, width: int, height: int):
-    """A page in a fresh browser context (its own session) with a window of that size."""
-    context = browser.new_context(viewport={"width": width, "height": height})
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
 
 
 @pytest.fixture
@@ -80,6 +82,6 @@ def laptop(browser):
 @pytest.fixture
 def phone(browser):
     """A phone's screen, 360 px wide, the narrowest in common use: Streamlit hides the sidebar and stacks
-    columns. (It was 420 px, where a label cut off at 360 or 390 px went unseen.)"""
+    columns."""
     with page_in(browser, 360, 740) as p:
         yield p

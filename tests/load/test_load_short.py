@@ -1,26 +1,24 @@
-"""The load script, short: K=4 browser sessions against a real server, no errors, no shared state.
+"""The load run, short: K=4 browser sessions against a real server, no errors, no shared state.
 
 Marked slow (it starts a server and four Chromium sessions for ~30 s); .ci/run runs it with the
 rest. Memory and latency figures are printed, not asserted: timings on a shared machine are noise.
 """
 
 import asyncio
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-
-import load  # noqa: E402
+from harness import load
+from harness.server import CHROMIUM
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 
 def test_four_sessions_for_a_short_while():
-    if not Path(load.CHROMIUM).exists():
-        pytest.fail(f"{load.CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
     # Its own thread: the browser tests' sync Playwright keeps an event loop running in this one.
     with ThreadPoolExecutor(max_workers=1) as pool:
         result = pool.submit(asyncio.run, load.run_load(sessions=4, seconds=30, moves=3, answers=1)).result()

@@ -1,0 +1,49 @@
+"""What the browser tests read from the app's own modules (its theme palette, a chart's plot height),
+and WCAG's contrast ratio.
+
+The one place the browser tests import the app's rendering modules from.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pages.tables import INK
+from pages.theme_css import CODE_INK, PRIMARY_WORDS, theme_css
+
+__all__ = ["CODE_INK", "INK", "PRIMARY_WORDS", "theme_css", "plot_height", "luminance", "contrast", "hex_rgb",
+           "css_hex"]
+
+
+def plot_height(chart: str, learned: bool = False) -> int:
+    """The plot height the app's builder asks for: "memory" (the Explorer's memory against M, with a
+    learned table's longer legend when ``learned``) or "curves" (the Positional page's)."""
+    from pages.charts import _curves_template
+    from pages.tables import _memory_template
+
+    if chart == "memory":
+        return _memory_template(INK["light"]["label"], learned, ("left",))["height"]
+    return _curves_template()["height"]
+
+
+def luminance(colour: str) -> float:
+    """WCAG 2's relative luminance of a #rrggbb colour."""
+    channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2's contrast ratio of two #rrggbb colours, from 1 to 21 (text wants 4.5 or more)."""
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def hex_rgb(colour: str) -> tuple[int, int, int]:
+    """A #rrggbb colour as its (red, green, blue) bytes."""
+    return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+
+
+def css_hex(css: str) -> str:
+    """A colour as getComputedStyle gives it, "rgb(35, 38, 47)", as #rrggbb (the alpha, if any, dropped)."""
+    return "#" + "".join(f"{int(c):02x}" for c in re.findall(r"\d+", css)[:3])
