@@ -6,27 +6,16 @@ Streamlit runs this file on every interaction. It sets the page up, draws the sh
 
 import os
 
-# One server process serves every session, from many threads, and glibc applies its trim threshold
-# to each thread's arena: core/allocator.py's tuning, good for one user tracing large models, raised
-# the server's peak with 32 sessions from 579 to 728 MiB (bench/load.py). So the server keeps
-# glibc's defaults unless TSE_MALLOC_TUNING=1 asks otherwise. This must run before core is imported.
-os.environ.setdefault("TSE_MALLOC_TUNING", "0")
-# For the same reason the server keeps PyTorch's own F.linear for every product rather than oneDNN's
-# kernel for large ones (core/onednn.py): on the server's one thread it saved 4.5% of a trace at the
-# benchmark's largest size and nothing at the medium one, and a process tracing 150 random configs
-# with it peaked up to 31 MiB higher (six runs of python bench/linear_kernels.py --threads 1
-# --memory). TSE_ONEDNN=1 asks for it anyway.
-os.environ.setdefault("TSE_ONEDNN", "0")
+import streamlit as st
 
-import streamlit as st  # noqa: E402
-
-from core.views import limit_torch_threads  # noqa: E402
-from pages.common import said_theme, with_wrapper  # noqa: E402
-from pages.long_lived import freeze_long_lived  # noqa: E402
-from pages.scroll_keys import scroll_keys  # noqa: E402
-from pages.sidebar import sidebar_config  # noqa: E402
-from pages.theme_css import theme_css  # noqa: E402
-from pages.theme_watch import watch_theme  # noqa: E402
+from core.views import limit_torch_threads
+from ui.components.scroll_keys import scroll_keys
+from ui.components.theme_watch import watch_theme
+from ui.layout import with_wrapper
+from ui.long_lived import freeze_long_lived
+from ui.sidebar import sidebar_config
+from ui.theme import said_theme
+from ui.theme_css import theme_css
 
 # Small passes run fastest on one thread (see limit_torch_threads); TSE_TORCH_THREADS overrides.
 _threads = os.environ.get("TSE_TORCH_THREADS", "1")
@@ -55,7 +44,7 @@ PAGES = [
     st.Page("pages/training_lab.py", title="Training lab", icon=":material/science:", url_path="training_lab"),
 ]
 
-# A heatmap is drawn at a fixed size (pages/charts.py: up to 520 px, axes and legend included),
+# A heatmap is drawn at a fixed size (render/charts.py: up to 520 px, axes and legend included),
 # wider than a phone's column, where it used to be cut off with no way to reach the last keys or
 # the colour scale. Each chart now scrolls sideways inside its own box instead. Shrinking charts to
 # fit was the alternative: Streamlit draws a chart of over 2000 data points on a canvas, and a

@@ -10,12 +10,18 @@ import streamlit as st
 from core import human_bytes
 from core.rows import EXTRAS, ROWS
 from core.views import layer_crossover, memory_curve
-from pages.common import (LIVE_TABLE_BYTES, cached_shapes, guard, over_budget, phone_only_caption, shape_only_banner,
-                          show_chart, sidebar_closed_hint, theme)
-from pages.diagram import MIN_WIDTH, WIDTH, architecture_steps, architecture_svg, architecture_title
-from pages.sidebar import current_config
-from pages.tables import (STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_cells,
+from render.diagram import MIN_WIDTH, WIDTH, architecture_steps, architecture_svg, architecture_title
+from render.tables import (STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_cells,
                           table_csv, table_file_name, table_json, table_markdown)
+from ui.charts import show_chart
+from ui.guard import guard
+from ui.layout import phone_only_caption, sidebar_closed_hint
+from ui.pages_dir import leave_legacy_pages_mode
+from ui.sidebar import current_config
+from ui.theme import theme
+from ui.traces import cached_shapes, LIVE_TABLE_BYTES, over_budget, shape_only_banner
+
+leave_legacy_pages_mode()  # before anything is drawn: see ui/pages_dir.py
 
 # On a screen of 864 px or more Streamlit leaves 5rem of margin beside the main column (1rem below:
 # measured in Chromium), and the figure may reach up to 4rem into it, on each side, as far as it needs

@@ -10,13 +10,18 @@ import streamlit as st
 from core import estimate, human_bytes
 from core.views import (MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, most_alike_pair, pair_step, positional_view,
                         sinusoid_curves)
-from pages.charts import (COLUMN_MAX, curves_spec, full_width, positional_spec,
+from render.charts import (COLUMN_MAX, curves_spec, full_width, positional_spec,
                           scrolls_on_the_narrowest_phone, similarity_spec, zero_vectors_caption)
-from pages.common import (cached_trace, config_over_budget, drawn_at_this_link, guard, map_box, narrowest_only_caption,
-                          show_chart, show_numbers)
-from pages.page_links import MAX_CURVES, POSITIONAL_TABS, curve_dims
-from pages.sidebar import current_config, forget_link_warnings
-from pages.tables import numbers_frame
+from render.tables import numbers_frame
+from ui.charts import drawn_at_this_link, map_box, show_chart, show_numbers
+from ui.guard import guard
+from ui.layout import narrowest_only_caption
+from ui.page_links import MAX_CURVES, POSITIONAL_TABS, curve_dims
+from ui.pages_dir import leave_legacy_pages_mode
+from ui.sidebar import current_config, forget_link_warnings
+from ui.traces import cached_trace, config_over_budget
+
+leave_legacy_pages_mode()  # before anything is drawn: see ui/pages_dir.py
 
 KINDS = ("sinusoidal", "learned")
 
@@ -113,7 +118,7 @@ with guard("Building the positional tables"):
                    "stay fast).")
 
 # The sidebar has put the tab and the curves' dimensions in the URL (tab=curves&dims=0,1,30,31:
-# pages.page_links) and read them from a link; the tabs keep their state (a key and on_change) for that.
+# ui.page_links) and read them from a link; the tabs keep their state (a key and on_change) for that.
 tab_table, tab_curves, tab_compare = st.tabs(list(POSITIONAL_TABS), key="p_tab", on_change=forget_link_warnings)
 with tab_table, guard("The table heatmap"):
     v = views[cfg.positional]

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-
-from serve import without_pages_dir  # noqa: E402
+from ui.pages_dir import without_pages_dir
 
 APP = str(Path(__file__).resolve().parents[2] / "streamlit_app.py")
 

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from core import PRESETS, TransformerConfig, trace
-from pages.sidebar import FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS, nhead_options
-from pages.diagram import shape_text
-from pages.tables import DESCRIPTION_CELL_CHARS, READ_ON, STACKED_COLUMN, cell_text, table_csv, table_file_name
+from render.diagram import shape_text
+from render.tables import DESCRIPTION_CELL_CHARS, READ_ON, STACKED_COLUMN, cell_text, table_csv, table_file_name
+from ui.sidebar import FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS, nhead_options
 from tests.app.conftest import make_app
 
 SLIDERS = {  # widget key -> (is a plain slider, minimum, maximum)
@@ -121,7 +121,7 @@ def test_a_link_or_back_that_snaps_nhead_keeps_the_heads_asked_for():
     at.query_params.clear()
     at.query_params.update(back)
     with pytest.MonkeyPatch.context() as patch:  # Back: the run reads the entry's link
-        patch.setattr("pages.sidebar._history_navigation", lambda: True)
+        patch.setattr("ui.sidebar._history_navigation", lambda: True)
         at.run()
     assert (at.session_state["cfg"].E, at.session_state["cfg"].nhead) == (17, 1)
     at.sidebar.select_slider(key="w_E").set_value(20).run()
@@ -482,7 +482,7 @@ def test_a_preset_sets_what_the_followers_follow_before_its_run_ends(monkeypatch
     """M_target and d_ff follow from a preset's M and E even when the learner's next move comes before
     the run that would have recorded them (Streamlit cuts that run short): the preset's callback
     records them itself. Without it, Paper base then E = 256 left d_ff at 2048."""
-    import pages.sidebar as sidebar
+    import ui.sidebar as sidebar
 
     state: dict = {"w_preset": next(n for n in PRESETS if n.startswith("Paper base"))}
     monkeypatch.setattr(sidebar.st, "session_state", state)
@@ -502,7 +502,7 @@ def test_a_preset_sets_what_the_followers_follow_before_its_run_ends(monkeypatch
 def test_the_memory_chart_says_the_parameters_grow_only_where_its_line_does(query, grows):
     """With learned positions and M_target = 4096, max_len = 4096 is the chart's last point, so the
     parameter line is flat; the legend and a caption said it rises past max_len all the same."""
-    from pages.tables import LEARNED_PARAMS, MEMORY_PARTS
+    from render.tables import LEARNED_PARAMS, MEMORY_PARTS
 
     at = make_app(query).run()
     assert not at.exception

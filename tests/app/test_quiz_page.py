@@ -8,10 +8,10 @@ import re
 import pytest
 
 from core import DEFAULT
-from quizzes.experiments import EXPERIMENTS
 from quizzes import BY_ID, QUESTIONS, Context, Question, format_answer, questions_for
+from quizzes.experiments import EXPERIMENTS
 from quizzes.progress import FORMAT
-from pages.tables import title_lines
+from render.tables import title_lines
 from tests.app.conftest import make_app, open_page
 
 
@@ -803,7 +803,7 @@ def answered(qids, query: dict[str, str] | None = None, topic: str = "All topics
 
 
 def as_read(cell: str) -> str:
-    """A cell of an st.table as the learner reads it: its Markdown's backslash escapes (pages.common.as_literal)
+    """A cell of an st.table as the learner reads it: its Markdown's backslash escapes (render.markdown.as_literal)
     unshown."""
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", cell)
 
@@ -1038,7 +1038,7 @@ def test_symbols_in_a_reply_stand_for_the_sizes_the_question_names():
 
 
 def said(at) -> list[str]:
-    """The sentences the page puts in a role="alert" box of its own (pages.common.announce)."""
+    """The sentences the page puts in a role="alert" box of its own (ui.layout.announce)."""
     return [text for h in at.get("html") for text in re.findall(r'role="alert">(.*?)</div>', h.proto.body)]
 
 
@@ -1240,7 +1240,7 @@ def asks_to_reset(at) -> bool:
 
 
 def watches_the_expander(at) -> bool:
-    """Whether the browser is to say when the expander closes (pages.expander_closed)."""
+    """Whether the browser is to say when the expander closes (ui.components.expander_closed)."""
     return "quiz_more_closed" in [getattr(e, "key", None) for e in at.sidebar]
 
 
@@ -1253,7 +1253,7 @@ def test_reset_progress_asks_until_the_learners_next_action_only():
     answer_dk_value(at, "5")
     at.button(key="quiz_ask_reset").click().run()
     assert asks_to_reset(at)
-    at.run()  # another run, as closing the expander starts (pages.expander_closed reports it)
+    at.run()  # another run, as closing the expander starts (ui.components.expander_closed reports it)
     assert not asks_to_reset(at) and "dk-value" in at.session_state["quiz_progress"]["answers"]
 
     at.button(key="quiz_ask_reset").click().run()  # a new press asks anew, and the browser watches the expander

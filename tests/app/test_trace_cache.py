@@ -4,7 +4,7 @@ import threading
 import time
 
 from core import TransformerConfig, estimate, trace
-from pages.trace_cache import MemoryGate, TraceCache, kept_bytes, shared_trace
+from ui.trace_cache import MemoryGate, TraceCache, kept_bytes, shared_trace
 
 
 def configs(n):

@@ -19,10 +19,10 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core import DEFAULT, PRESETS, TransformerConfig, divisors
 from core.config import SIZE_NAMES
-from pages.common import as_literal  # importing pages.common also leaves Streamlit's old pages mode
-from pages.page_links import (PAGE_CHOICES, Choice, in_any_case, link_values, number_text, one_line, read_choices,
+from render.markdown import as_literal
+from render.tables import in_words
+from ui.page_links import (PAGE_CHOICES, Choice, in_any_case, link_values, number_text, one_line, read_choices,
                               settle, whole_number)
-from pages.tables import in_words
 
 
 # Slider options. Small values one by one, larger ones on a coarse grid that contains every
@@ -327,7 +327,7 @@ def link_params(query: Mapping[str, str | list[str]], own: Collection[str] = (),
 
     A link typed by hand, say off a slide, often has ``?n=4&m=16`` or a near miss: those were
     dropped without a word, and the class saw the default sizes. Names are read in any case (the
-    exact one wins: pages.page_links.in_any_case, which a page's own choices share), with the aliases
+    exact one wins: ui.page_links.in_any_case, which a page's own choices share), with the aliases
     above. A name like no setting at all (``utm_source``, which a platform adds to a shared link) is
     passed over in silence, and so are the page's ``own`` names (the attention page's ``layer`` is no
     near miss of layers there), and a near miss whose setting the link also gives: a copied attention
@@ -496,7 +496,7 @@ def sidebar_config(page: str = "") -> TransformerConfig:
 
     The entry script calls it on every run, so every page sees the same config; nhead only offers
     divisors of E, so no slider position can make an invalid config. ``page`` is the url_path of the
-    page about to run: its own choices (pages.page_links) go into the URL beside the config.
+    page about to run: its own choices (ui.page_links) go into the URL beside the config.
     """
     st.session_state[_SETTLED] = None  # the callbacks of the message that started this run are done
     _read_url(page)

@@ -9,10 +9,15 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+from typing import TYPE_CHECKING
+
 import altair as alt
 
-from core.views import AttentionMap, PositionalView
-from pages.tables import FIT_WIDTH, INK, described, fill_data, in_words
+from render.palette import INK
+from render.tables import FIT_WIDTH, described, fill_data, in_words
+
+if TYPE_CHECKING:  # types only: core.views imports torch
+    from core.views import AttentionMap, PositionalView
 
 PER_CELL = 20  # pixels per heatmap cell, until the chart reaches its largest size
 MIN_PLOT = 96  # pixels for all the cells together, however few: one to three positions stay readable

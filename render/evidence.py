@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import altair as alt
 import pandas as pd
 
-from quizzes.experiments import Evidence
 from core.rows import SYMBOLS
-from pages.common import as_literal
-from pages.tables import FIT_WIDTH, INK, described_chart, label_lines, title_lines
-from quizzes.progress import counted
+from render.markdown import as_literal
+from render.palette import INK
+from render.tables import FIT_WIDTH, described_chart, label_lines, title_lines
+
+if TYPE_CHECKING:  # a type only: the experiments run torch
+    from quizzes.experiments import Evidence
 
 # The learner's symbols with an underscore in them (M_target, d_k, ...), kept whole in the evidence's labels.
 _SYMBOL = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(s for s in (*SYMBOLS, "max_len") if "_" in s)
@@ -41,6 +43,11 @@ RECORD_PHONE_CSS = ('<style>@media (max-width: 380px) { [data-testid="stTable"] 
                     '{ font-size: 13px !important; padding: 4px 2px !important; } }</style>')
 ROWS_IN_VIEW = 20  # an evidence table shows up to this many rows whole; a longer one scrolls
 ROW_PX, HEADER_PX = 30, 30  # an evidence st.table's row and header heights, one line each (RECORD_CSS)
+
+
+def _counted(n: int, noun: str) -> str:
+    """'1 row', '3 rows': counted in words, as the learner reads it."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def plain(v: Any) -> str:
@@ -97,7 +104,7 @@ def _heatmap_words(df: pd.DataFrame, spec: dict) -> str:
     """A heatmap in words: its size, and the cells that matter: the blocked ones of a mask, or the
     exact zeros, which the chart draws white, of an influence map."""
     x, y, field = spec["x"], spec["y"], spec["color"]
-    size = f"{counted(df[y].nunique(), y)} down by {counted(df[x].nunique(), x)} across"
+    size = f"{_counted(df[y].nunique(), y)} down by {_counted(df[x].nunique(), x)} across"
     if df[field].dtype == bool:
         return f"Heatmap of {field}, {size}: {int(df[field].sum())} of {len(df)} cells are {field}."
     zeros = int((df[field] == 0).sum())

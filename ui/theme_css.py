@@ -1,7 +1,7 @@
 """What the theme's config cannot say: colours by theme, given as CSS on every run (streamlit_app.py).
 
-Streamlit tells the server the browser's theme with each run (pages.common.theme), and a switch of theme
-starts one (pages/theme_watch.py), so these follow a switch as the charts' ink does (pages.tables.INK).
+Streamlit tells the server the browser's theme with each run (ui.theme.theme), and a switch of theme
+starts one (ui/components/theme_watch.py), so these follow a switch as the charts' ink does (render.palette.INK).
 
 Code. Streamlit colours code with one palette for both themes, chosen for the dark one. On the light
 theme's code box (#f8f9fc) its grey, which it gives to comments and punctuation, stood 3.53:1, and

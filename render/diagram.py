@@ -14,8 +14,10 @@ follows the paper's figure: encoder on the left, decoder on the right, read from
 from __future__ import annotations
 
 from html import escape
+from typing import TYPE_CHECKING
 
-from core import TransformerConfig
+if TYPE_CHECKING:  # a type only: importing core's package imports torch
+    from core.config import TransformerConfig
 
 # Boxes of the paper's figure: node id -> (label, fill colour).
 NODES: dict[str, tuple[str, str]] = {

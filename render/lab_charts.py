@@ -14,7 +14,8 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from pages.tables import FIT_WIDTH, INK, described, described_chart, fill_data
+from render.palette import INK
+from render.tables import FIT_WIDTH, described, described_chart, fill_data
 
 MASK_ON, MASK_OFF = "with the causal mask", "without the mask"
 # The lab's attention maps: pixels per row, so that every row's 11 px label has room. The height is
