@@ -31,7 +31,7 @@ def test_the_meta_table_note_names_what_makes_the_pass_large():
     """At M=512 the default's pass holds about 49 MiB, nearly all activations, with 20,260 parameters
     (79 KiB): the note said the *model* was large 'by its parameters'. It gives the bytes instead."""
     from core import human_bytes
-    from tests.app.conftest import make_app
+    from tests.support.apptest import make_app
 
     at = make_app({"M": "512"}).run()  # M_target follows M
     assert not at.exception, at.exception
@@ -67,7 +67,7 @@ def test_the_pass_metric_says_where_the_table_goes_shape_only():
     49 MiB: the table is shape-only, well under the budget."""
     from core import human_bytes
     from ui.traces import LIVE_TABLE_BYTES
-    from tests.app.conftest import make_app
+    from tests.support.apptest import make_app
 
     at = make_app({"M": "512"}).run()
     assert not at.exception, at.exception

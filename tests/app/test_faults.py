@@ -3,7 +3,7 @@
 import streamlit as st
 
 import quizzes.experiments
-from tests.app.conftest import make_app
+from tests.support.apptest import make_app
 
 
 def quiz_app():

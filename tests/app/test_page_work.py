@@ -11,7 +11,7 @@ import streamlit as st
 from core import DEFAULT, PAPER_BIG, PRESETS, TransformerConfig, trace
 from ui.trace_cache import CACHE
 from ui.traces import cached_shapes, config_over_budget, over_budget
-from tests.app.conftest import make_app
+from tests.support.apptest import make_app
 
 GPT3 = next(name for name in PRESETS if name.startswith("GPT-3"))
 # Over LIVE_TABLE_BYTES (the explorer's table is read off a shape-only trace) but within the budget.

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from core import PAPER_BIG, PRESETS
-from tests.app.conftest import make_app, open_page
+from tests.support.apptest import make_app, open_page
 
 PAGES = ["pages/explorer.py", "pages/attention.py", "pages/positional.py", "pages/quiz.py", "pages/training_lab.py"]
 GPT3 = next(name for name in PRESETS if name.startswith("GPT-3"))

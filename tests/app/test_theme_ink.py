@@ -20,9 +20,7 @@ from render.tables import memory_spec
 import ui.charts
 import ui.theme
 from ui.theme_css import CODE_INK, PRIMARY_WORDS, TOKEN_GROUPS, theme_css
-from tests.app.conftest import make_app
-from tests.app.test_quiz_page import answered
-from tests.app.test_training_lab import PAGE as LAB, small_model, train
+from tests.support.apptest import LAB_PAGE as LAB, answered, make_app, small_model, train
 
 CONFIG = tomllib.loads((Path(__file__).resolve().parents[2] / ".streamlit" / "config.toml").read_text())
 VISIBLE = ("#cfe0fc", "#dbe9f6")  # the visible cells of the attention page's mask and the quiz's

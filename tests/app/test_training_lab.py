@@ -13,7 +13,7 @@ import time
 import pytest
 
 from render.lab_charts import accuracy_chart, attention_chart, crossings, label_place, loss_chart
-from tests.app.conftest import make_app
+from tests.support.apptest import LAB_PAGE as PAGE, make_app, small_model, train
 
 PAGE = "pages/training_lab.py"
 
@@ -24,32 +24,6 @@ def lab():
     at.run()
     at.switch_page(PAGE).run()
     assert not at.exception
-    return at
-
-
-def small_model(at, prefix: str, steps: int) -> None:
-    """Sizes that train in well under a second."""
-    at.select_slider(key=f"{prefix}_E").set_value(16).run()
-    at.select_slider(key=f"{prefix}_nhead").set_value(2)
-    at.slider(key=f"{prefix}_layers").set_value(1)
-    at.select_slider(key=f"{prefix}_d_ff").set_value(32)
-    at.select_slider(key=f"{prefix}_N").set_value(8)
-    at.slider(key=f"{prefix}_steps").set_value(steps)
-
-
-def train(at, prefix: str):
-    """Click Train, wait for the run's thread to end, then rerun the page as its timer would.
-
-    (A run that fails at once may have ended, and been shown, within the click's own reruns.)
-    """
-    at.button(key=f"{prefix}_run").click().run()
-    assert not at.exception
-    if f"{prefix}_training" in at.session_state:
-        assert at.session_state[f"{prefix}_training"].wait(timeout=60), "the run did not end within a minute"
-        at.run()
-        assert not at.exception
-    assert f"{prefix}_training" not in at.session_state  # an ended run is taken out of session state
-    assert not at.button(key=f"{prefix}_run").disabled and at.button(key=f"{prefix}_stop").disabled
     return at
 
 
