@@ -44,34 +44,23 @@ PAGES = [
     st.Page("pages/training_lab.py", title="Training lab", icon=":material/science:", url_path="training_lab"),
 ]
 
-# A heatmap is drawn at a fixed size (render/charts.py: up to 520 px, axes and legend included),
-# wider than a phone's column, where it used to be cut off with no way to reach the last keys or
-# the colour scale. Each chart now scrolls sideways inside its own box instead. Shrinking charts to
-# fit was the alternative: Streamlit draws a chart of over 2000 data points on a canvas, and a
-# canvas resized by CSS points its tooltips at the wrong cells (Vega maps the pointer in the
-# canvas's own pixels). Drawing both attention maps as SVG, which scales cleanly, took 2.75 s
-# against 2.17 s on canvas from navigation to both drawn, at 64 positions (medians of 8 loads).
-# Streamlit's fullscreen button (in a chart's toolbar, under the pointer) sizes a chart's drawing area
-# to the window, and a heatmap's axes and legend come on top of that area (autosize "pad"), so they
-# fell past the window's right and bottom edges: at 1024 x 768 the weights map drew 1126 x 787 px. In
-# the fullscreen view, recognised by its "Close fullscreen" button, an SVG chart is scaled down to fit
-# the window whole (its tooltips still name the right cells: each SVG mark carries its own datum). A
-# canvas is left alone, for the reason above.
+# A heatmap has a fixed size, wider than a phone's column: each chart scrolls sideways in its own box
+# rather than shrinking (a canvas resized by CSS points its tooltips at the wrong cells). In Streamlit's
+# fullscreen view, known by its "Close fullscreen" button, an SVG chart is scaled to fit the window whole,
+# axes and legend included; the fullscreen frame has no key, so its test id is the only hook.
 FULLSCREEN_FIT = ('[data-testid="stFullScreenFrame"]:has([aria-label="Close fullscreen"]) .vega-embed > svg.marks '
                   "{ max-width: 100%; max-height: calc(100vh - 5rem); width: auto; height: auto; }")
 st.html(f"<style>.vega-embed {{ max-width: 100%; overflow-x: auto; }} {FULLSCREEN_FIT}</style>")
 st.html(theme_css(said_theme()))  # colours by theme that the config cannot set: code's, and some words'
 page = st.navigation(PAGES)
-# The page's own name leads the tab's title: it is what a screen reader announces on arriving, and
-# what the tab, the window list and the browser's history show. One title for all five pages left
-# them impossible to tell apart there. (Imported without a server, as a test does, the page has no title.)
+# The page's own name leads the tab's title: a screen reader announces it on arriving, and the tab and the
+# browser's history tell the pages apart by it. (Imported without a server, the page has no title.)
 title = getattr(page, "title", None)
 st.set_page_config(page_title=f"{title} · {APP_TITLE}" if title else APP_TITLE)
 sidebar_config(getattr(page, "url_path", ""))  # the page's own choices go into its link too
 page.run()
-# Last in the sidebar, and hidden: these components draw nothing, but each one's box took a gap of the
-# sidebar's (16 px) at its foot. Hidden, they still run; their box (and the wrapper Streamlit puts round it)
-# hides itself, with the style beside them.
+# Last in the sidebar, and hidden: these components draw nothing, and hidden (with the wrapper Streamlit
+# puts round their box) they leave no gap at the sidebar's foot, yet still run.
 with st.sidebar.container(key="page_helpers"):
     st.html(f"<style>{with_wrapper('.st-key-page_helpers')} {{ display: none; }}</style>")
     watch_theme()  # a switch of theme starts a run: the charts' ink follows it

@@ -156,9 +156,8 @@ with tab_compare, guard("The comparison"):
                + " Training is what gives a learned table its structure.")
     maps = {kind: (positional_spec(views[kind], most=COLUMN_MAX), similarity_spec(views[kind], most=COLUMN_MAX))
             for kind in KINDS}
-    # Drawn for two to a row on a laptop, each fits a 360 px phone's column; on a 320 px phone's (288 px) the
-    # tables of the default E = 16 took 304 and 322 px, and their colour scales were cut at the screen's
-    # edge ("valu", and "−" of "−1.69") with no word that they scroll.
+    # Drawn for two to a row on a laptop, each fits a 360 px phone's column; on a 320 px phone's even the
+    # default E's tables scroll, their colour scales past the screen's edge, so a caption says so.
     if scrolls_on_the_narrowest_phone(*(spec for pair in maps.values() for spec in pair)):
         narrowest_only_caption("On a screen this narrow, a map wider than the screen scrolls sideways inside its "
                                "box: its colour scale is on the right.", key="compare")

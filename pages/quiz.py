@@ -97,9 +97,8 @@ def show_evidence(ev: Evidence, asked: str | None = None) -> None:
             name = row.get("tensor") or row.get("step") or row["key"]
             shape = f": live shape `{row['live shape']}`" if "live shape" in row else ""
             st.markdown(f"Your question asks about **{name}**, marked *{ASKED}* in the table{shape}.")
-        # An HTML table, not st.dataframe's grid: on a 390 px phone the grid was 570 px wide in a 324 px box, and
-        # "live shape" and "formula", the evidence itself, began off-screen. These cells wrap, so every column
-        # fits the screen, and a screen reader reads the cells under their headers. Every row in view when one
+        # An HTML table, not st.dataframe's grid, whose fixed columns put "live shape" and "formula", the evidence
+        # itself, off a phone's screen: these cells wrap, and a screen reader reads them under their headers. Every row in view when one
         # is marked, however many: it must not hide below a scroll.
         st.table(table, hide_index=True, height="content" if row is not None else table_height(len(ev.records)))
     if ev.name in READING:
@@ -215,7 +214,8 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
                    + "; the evidence below is for the sidebar's config now. Check again to re-answer.")
     st.markdown(q.explanation)
     with guard(f"The {q.evidence.replace('_', ' ')} experiment"):
-        show_evidence(cached_evidence(q.evidence, ctx.cfg), q.row)
+        with st.container(key=f"evidence_{q.id}"):  # keyed: RECORD_PHONE_CSS finds its tables by it
+            show_evidence(cached_evidence(q.evidence, ctx.cfg), q.row)
 
 
 def answered_formula(q: Question, ctx: Context, then: dict[str, Any]) -> str | None:
@@ -415,8 +415,7 @@ review = controls.toggle("Review what I missed", key="quiz_review", persist_stat
 
 ctx = context(cfg)
 questions = ordered(topic, seed, review)
-# A question keeps its number in a review: numbered by its place in the review, the Q3 a learner got
-# wrong came back as Q2, and "Q2" in the review was another question than Q2 outside it.
+# A question keeps its number in a review, so that "Q3" names one question inside the review and out.
 numbers = {q.id: f"Q{i}" for i, q in enumerate(ordered(topic, seed, False), start=1)}
 if not questions:
     st.info("Nothing to review: no question's latest answer is wrong." if review else "No questions here.")
@@ -445,8 +444,8 @@ elif mode == ONE:
     with guard("This question"):
         show_question(questions[pos], ctx, numbers[questions[pos].id])
     if len(questions) > 1 and questions[pos].id in progress()["answers"]:
-        # Under an answered question too: its evidence is a screen or two of tables and charts, and the
-        # only Next was above the question, so every question ended in a scroll back up (on a phone, two).
+        # Under an answered question too: its evidence is a screen or two long, and Next above it would
+        # end every question in a scroll back up.
         st.button("Next question ▶", key="quiz_next_below", on_click=next_from_below,
                   args=(questions[(pos + 1) % len(questions)].id, went_round_to_first if pos == last else None))
     # Only on the run right after the press: a later run (a Check, say) leaves the page where it is.

@@ -39,7 +39,7 @@ RECORD_CSS = [{"selector": "th, td", "props": "padding: 4px 3px"}]
 # sizes), the formulas cut at the screen's edge. Narrower than 380 px, the tables' type is 13 px and their cells
 # 2 px from their borders: 281 px at most. Wider, nothing changes: a 390 px phone's box, 324 px, holds 311.
 # Important: RECORD_CSS comes with the table's own id, which outranks any selector written here.
-RECORD_PHONE_CSS = ('<style>@media (max-width: 380px) { [data-testid="stTable"] :is(th, td) '
+RECORD_PHONE_CSS = ('<style>@media (max-width: 380px) { [class*="st-key-evidence_"] :is(th, td) '
                     '{ font-size: 13px !important; padding: 4px 2px !important; } }</style>')
 ROWS_IN_VIEW = 20  # an evidence table shows up to this many rows whole; a longer one scrolls
 ROW_PX, HEADER_PX = 30, 30  # an evidence st.table's row and header heights, one line each (RECORD_CSS)
@@ -201,13 +201,10 @@ def _heatmap(df: pd.DataFrame, spec: dict, theme: str, domain: list[float] | Non
     ).properties(width=side, height=side)
 
 
-# A horizontal bar chart's names down the side, one line each, took "Llama-2-70B widths: W^Q, W^K, W^V"'s 184 px
-# of a 320 px phone's 256 px chart: the parameter counts' bars had 50 px, and the axis title "parameters",
-# centred under them, ran 3 px past the chart's edge, cut after "parameter". In a chart under 280 px (256 on a
-# 320 px phone, 296 on a 360 px one) a name breaks after its colon or before its bracket, in 11 px type on
-# 11 px lines (12 px lines touched the next row's, 26 px away): the bars get 145 px. Vega's containerSize, the
-# chart's box, not the plot's width: names that depended on the width they set were measured on one line,
-# then drawn on two, and the layout stayed the one line's: the names were cut at the chart's left edge.
+# A horizontal bar chart's names down the side, on one line each, left a phone's bars too little room and
+# pushed the axis title past the chart's edge: in a chart under 280 px a name breaks after its colon or before
+# its bracket. Vega's containerSize (the chart's box) decides, not the plot's width, which the names' own
+# width would set: measured on one line, drawn on two, they were cut at the chart's left edge.
 _NARROW = "containerSize()[0] < 280"
 BAR_NAME_LINES = label_lines(_NARROW, ": ", " (")
 BAR_NAME_PX = alt.ExprRef(f"{_NARROW} ? 11 : 12")  # 12: Streamlit's theme's, as before

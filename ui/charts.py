@@ -35,10 +35,8 @@ def drawn_at_this_link(chart: Any) -> Any:
 
 def show_chart(chart: Any, **kwargs: Any) -> None:
     """Draw a chart (a Vega-Lite spec or an Altair chart) with its axes', legends' and facets' words in the
-    theme's label ink. Streamlit's chart theme draws them #808495 on a light page, whatever the app's
-    theme: 3.72:1 against white (axe-core), under WCAG's 4.5:1, for the numbers a learner reads a chart
-    by. INK's label reads at 5.33:1 there and at 7.17:1 on the dark page. The spec is copied, not changed:
-    several are cached."""
+    theme's label ink: Streamlit's chart theme draws them in one grey, under WCAG's 4.5:1 on a light page.
+    The spec is copied, not changed: several are cached."""
     ink = INK[theme()]["label"]
     words = {"labelColor": ink, "titleColor": ink}
     if isinstance(chart, dict):
@@ -61,9 +59,8 @@ def show_numbers(frame, label: str = "The numbers behind the heatmap") -> None:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def numbers_table(frame) -> None:
-    """The numbers as a table, to 3 decimals. Cached, so that a rerun replays the element Streamlit
-    built for these numbers before (st.cache_data replays the elements a cached function drew):
-    building it from a pandas Styler took 0.15-0.25 s on every rerun at 64 x 64 cells."""
+    """The numbers as a table, to 3 decimals. Cached: st.cache_data replays the element a cached function
+    drew, so a rerun does not style the same frame again."""
     st.table(frame.style.format("{:.3f}"))
 
 
@@ -73,10 +70,9 @@ def map_box(key: str, says: str, spec: dict, *beside: dict) -> DeltaGenerator:
     must be unique on the page.
 
     A map wider than a 360 px phone's column (render.charts.PHONE_COLUMN) scrolls wherever the box is narrower
-    than it. The caption used to show for such a map everywhere, on a laptop too, where it fits with room to
-    spare. Now the box is a CSS size container, and a container query, which asks the box's own width, hides
-    the caption under render.charts.scroll_width (and its wrapper with it, so that it leaves no gap). A map that
-    fits that column but not a 320 px phone's gets narrowest_only_caption, measured for that case."""
+    than it. The box is a CSS size container, so a container query on its own width hides the caption (and
+    its wrapper, so it leaves no gap) where the map fits (render.charts.scroll_width). A map that fits that
+    column but not a 320 px phone's gets narrowest_only_caption."""
     box = st.container(key=f"map_box_{key}")
     if full_width(spec) > PHONE_COLUMN:  # a phone shows no scrollbar until the learner scrolls
         note = f".st-key-map_box_{key}_note"

@@ -1,20 +1,10 @@
 """Keep Python's garbage collector off the objects that live as long as the server.
 
-Streamlit runs a full collection, ``gc.collect(2)``, after every script run, fragment runs
-included (its ``runner.postScriptGC`` option), so that memory does not build up between runs. A
-full collection walks every object the collector tracks. Once torch, pandas, altair and the app
-are imported that is about 256,000 objects, and one collection took 118 ms on this 2-core machine
-when it was quiet (160-500 ms with other work running), holding Python's lock throughout: every
-other session waited, and a training run on its own thread stalled each time the lab redrew its
-progress (the default run reached its 60 s time limit instead of ending in about 8 s).
-
-``gc.freeze()`` moves every object tracked now into a permanent generation that collections skip
-(0.0 ms afterwards). A frozen object is still freed as soon as nothing refers
-to it; only a reference cycle among frozen objects would never be collected. So the app freezes
-what the imports made, after a collection, whenever a run ends with many more modules loaded
-than at the last freeze: once after the first page's imports, again after each large lazy import
-(the training lab's background import of torch._dynamo brings about 116,000 more objects).
-``TSE_GC_FREEZE=0`` in the environment turns it off (``bench/post_run_gc.py`` compares both).
+Streamlit runs a full collection after every script run (``runner.postScriptGC``), and with torch,
+pandas and altair imported that walk holds Python's lock long enough to stall other sessions and the
+lab's training thread. ``gc.freeze()`` moves what the imports made into a generation collections skip;
+a frozen object is still freed once nothing refers to it. The app freezes after a run that loaded many
+new modules. ``TSE_GC_FREEZE=0`` turns it off; ``bench/post_run_gc.py`` measures both.
 """
 
 from __future__ import annotations

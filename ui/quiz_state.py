@@ -293,9 +293,8 @@ def apply_import(data: bytes | str) -> None:
 
 def slider_config(entry: dict[str, Any]) -> TransformerConfig | None:
     """The config an imported answer names, if the sidebar could have shown it; None otherwise. A
-    config off the sliders was not made here, and checking at it costs more than any slider does: 70
-    answers, each at a config of its own at core's limits, took 42.6 s to mark, and 17.3 s at the
-    sliders' largest sizes (``python bench/recheck.py --core-max``, medians of three)."""
+    config off the sliders was not made here, and checking at it can cost far more than any slider does
+    (``python bench/recheck.py --core-max`` measures it)."""
     cfg = file_config(entry)
     return cfg if cfg is not None and on_sliders(cfg) else None
 

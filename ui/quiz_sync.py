@@ -69,7 +69,7 @@ def heard_news(found: dict[str, Any]) -> None:
     """Mark this run as the browser's (BROWSER_SPOKE) when the store's report is not the one the last run
     took: a new report is what started it. Every new report, not only those the page acts on: after a
     refused write (a full quota) the store, read only from then on, reads the browser's copy again and
-    reports it, and that run, taken for the learner's, withdrew Reset's question 1.7 s after it showed."""
+    reports it, and that run, taken for the learner's, would withdraw Reset's question."""
     if found != st.session_state.get(HEARD):
         st.session_state[HEARD] = found
         st.session_state[BROWSER_SPOKE] = True

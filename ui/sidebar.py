@@ -531,9 +531,8 @@ def sidebar_config(page: str = "") -> TransformerConfig:
         said = (f"E = {st.session_state['w_E']} splits evenly into nhead ∈ {{{', '.join(map(str, heads))}"
                 f"{', …' if more else ''}}}{f' (the slider stops at {MAX_NHEAD_OPTION})' if more else ''}; "
                 f"d_k = {d_k}.")
-    # Said where the learner is looking: a step of E moved nhead with no word, and the table's new head
-    # count went unnoticed (a newcomer's test: E from 16 to 15 took nhead from 2 to 3 and back).
-    # Not with one divisor, which the words above explain, nor for heads that divide E past the slider's end.
+    # Said where the learner is looking: a step of E can move nhead, and the table's new head count would
+    # go unnoticed. Not with one divisor, which the words above explain, nor for heads that divide E past the slider's end.
     wanted = st.session_state.get(_WANTED_NHEAD)
     if wanted and wanted != nhead and len(heads) > 1 and st.session_state["w_E"] % wanted:
         said += (f" nhead = {wanted}, as set before, does not divide E = {st.session_state['w_E']}, so nhead is "

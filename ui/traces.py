@@ -58,8 +58,8 @@ def over_budget(t: Trace) -> bool:
 
 def config_over_budget(cfg: TransformerConfig) -> bool:
     """``over_budget`` of the trace this config would get, from the estimate alone, for a page that
-    needs no pass: a shape-only trace of 96+96 layers took 0.7 s only to be asked this. Every trace
-    the pages get that is over it has core's default budget (the gate's, for the rest, is the same)."""
+    needs no pass (even a shape-only trace of the deepest model is not free). Every trace the pages get
+    that is over it has core's default budget (the gate's, for the rest, is the same)."""
     return estimate(cfg).over(DEFAULT_BUDGET_BYTES)
 
 
