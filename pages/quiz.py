@@ -29,6 +29,7 @@ from ui.charts import drawn_at_this_link, show_chart
 from ui.components.enter_checks import enter_checks
 from ui.components.expander_closed import on_expander_closed
 from ui.components.scroll_to import scroll_to
+from ui.config_link import CONFIG_FIELDS
 from ui.guard import guard
 from ui.layout import announce
 from ui.page_links import LINKED, MAX_SEED, ONE, SET
@@ -39,7 +40,7 @@ from ui.quiz_state import (ALL, AT, CHECKED, FLASH, IO, IO_NOTE, IO_REOPEN, IO_T
                               new_shuffle, new_topic, next_from_below, ordered, position, progress, reset, still_asking,
                               submit)
 from ui.quiz_sync import keep_in_browser, take_browser_report
-from ui.sidebar import CONFIG_FIELDS, current_config, forget_link_warnings
+from ui.sidebar import current_config, forget_link_warnings
 from ui.theme import theme
 
 leave_legacy_pages_mode()  # before anything is drawn: see ui/pages_dir.py

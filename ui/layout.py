@@ -41,7 +41,8 @@ def phone_only_caption(text: str, key: str) -> None:
 
 def with_wrapper(box: str) -> str:
     """A CSS selector for the keyed box ``box`` and for the wrapper Streamlit may put round it: a hidden box whose
-    wrapper stays still takes a gap of its parent's, so whatever hides a box hides both."""
+    wrapper stays still takes a gap of its parent's, so whatever hides a box hides both. The wrapper has no key
+    of its own: its test id is the only hook."""
     return f'[data-testid="stLayoutWrapper"]:has(> {box}), {box}'
 
 

@@ -228,7 +228,7 @@ def in_any_case(query: Mapping[str, V], exact: Collection[str]) -> dict[str, tup
 
     A link typed by hand, off a slide, has ``?n=4`` or ``KIND=cross``; read in any case, a name still
     counts. Where a link spells one name twice (``E=32&e=64``), the spelling in ``exact`` wins, wherever
-    it stands. The sidebar's settings (ui.sidebar.link_params) and a page's own choices are read so."""
+    it stands. The sidebar's settings (ui.config_link.link_params) and a page's own choices are read so."""
     found: dict[str, tuple[str, V]] = {}
     for name, value in sorted(query.items(), key=lambda item: item[0] not in exact):  # exact names first
         found.setdefault(name.strip().lower(), (name, value))

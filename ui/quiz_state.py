@@ -21,8 +21,9 @@ from quizzes.experiments import TAKES_SHAPES, Evidence
 from quizzes.progress import counted, load_progress, missed, new_progress, now_ms, record, restamped
 from quizzes.recheck import file_config, recheck
 from render.markdown import as_literal
+from ui.config_link import on_sliders
 from ui.page_links import ALL_TOPICS, quiz_order
-from ui.sidebar import current_config, forget_link_warnings, on_sliders
+from ui.sidebar import current_config, forget_link_warnings
 from ui.traces import cached_shape_only, cached_shapes
 
 ALL = ALL_TOPICS

@@ -71,6 +71,7 @@ def _rules(theme: str) -> str:
     ink = CODE_INK[theme]
     rules = [", ".join(f"{_BOX} .token.{token}" for token in tokens) + f" {{ color: {ink[group]}; }}"
              for group, tokens in TOKEN_GROUPS.items()]
+    # Every caption of every page: no key reaches them all, so Streamlit's test id for a caption it is.
     rules.append('[data-testid="stCaptionContainer"] code { color: inherit; }')
     if PRIMARY_WORDS[theme]:
         rules.append(f"{', '.join(_PRIMARY_WORDS_AT)} {{ color: {PRIMARY_WORDS[theme]}; }}")

@@ -12,7 +12,7 @@ import pytest
 from core import PRESETS, TransformerConfig, trace
 from render.diagram import shape_text
 from render.tables import DESCRIPTION_CELL_CHARS, READ_ON, STACKED_COLUMN, cell_text, table_csv, table_file_name
-from ui.sidebar import FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS, nhead_options
+from ui.config_link import FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS, nhead_options
 from tests.support.apptest import make_app
 
 SLIDERS = {  # widget key -> (is a plain slider, minimum, maximum)

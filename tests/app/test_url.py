@@ -8,8 +8,8 @@ import pytest
 
 from core import DEFAULT, PRESETS
 from quizzes import Context
+from ui.config_link import CONFIG_FIELDS, link_params, snap_config
 from ui.page_links import PAGE_CHOICES, in_any_case, quiz_order, read_choice, read_choices
-from ui.sidebar import CONFIG_FIELDS, link_params, snap_config
 from tests.support.apptest import answer, browser_reports, make_app, open_page, score_line, stored_copy
 
 GARBAGE = [  # query, what the config must become, a word the warning must contain
