@@ -11,8 +11,12 @@ from core.shapes import warm_up
 
 @st.cache_resource(show_spinner=False)
 def warm_shapes_in_background() -> threading.Thread:
-    """Start core.shapes.warm_up on a daemon thread, once per server process (st.cache_resource keeps the
-    thread), so that the first learner to ask for a shape-only trace does not wait for it."""
-    thread = threading.Thread(target=warm_up, name="shape-warm-up", daemon=True)
+    """Start core.shapes.warm_up on a thread of its own, once per server process (st.cache_resource keeps
+    the thread), so that the first learner to ask for a shape-only trace does not wait for it.
+
+    Not a daemon: a process that ends while it runs (a short test run) waits for it, where a daemon thread
+    still inside PyTorch at exit aborts the interpreter.
+    """
+    thread = threading.Thread(target=warm_up, name="shape-warm-up")
     thread.start()
     return thread

@@ -276,7 +276,7 @@ def test_an_extras_description_cut_off_in_its_table_can_be_read_whole():
     t = trace(at.session_state["cfg"])
     at.selectbox(key="x_code_row").set_value("extra 1. Q, all heads stacked (PyTorch's layout)").run()
     assert any(t.extras[0].description in m.value for m in at.markdown)
-    assert "q, k, v = self.in_proj(x).split(E, dim=-1)" in row_code(at)
+    assert t.extras[0].code and row_code(at) == t.extras[0].code  # the model's own lines that compute Q
     at.selectbox(key="x_code_row").set_value("extra 5. W^Q of one head").run()
     assert row_code(at) == "# (a weight or a mask: no line of the forward pass computes it)"
 
@@ -424,8 +424,9 @@ def test_a_description_too_long_for_its_cell_says_where_to_read_it_whole():
     assert row6 == ("softmax(QK^T / sqrt(d_k)) for every head: row i says how much query i takes from each key."
                     + READ_ON)
     extra1 = at.dataframe[1].value["description"][0]
-    assert extra1.startswith("How the model really computes Q: one product with the stacked (3E, E) in_proj "
-                             "gives Q…")
+    assert len(t.extras[0].description) > DESCRIPTION_CELL_CHARS  # too long: cut, and pointed to the box
+    assert extra1.endswith(READ_ON)
+    assert t.extras[0].description.startswith(extra1.removesuffix(READ_ON).rstrip("…."))
     assert "Some notes call this row" in pd.read_csv(io.StringIO(table_csv(t)))["description"][5]
     assert READ_ON.strip(" ()").startswith("more in “" + at.selectbox(key="x_code_row").label.split(",")[0])
     assert cell_text("Short.") == "Short."
