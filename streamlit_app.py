@@ -6,27 +6,16 @@ Streamlit runs this file on every interaction. It sets the page up, draws the sh
 
 import os
 
-# One server process serves every session, from many threads, and glibc applies its trim threshold
-# to each thread's arena: core/allocator.py's tuning, good for one user tracing large models, raised
-# the server's peak with 32 sessions from 579 to 728 MiB (bench/load.py). So the server keeps
-# glibc's defaults unless TSE_MALLOC_TUNING=1 asks otherwise. This must run before core is imported.
-os.environ.setdefault("TSE_MALLOC_TUNING", "0")
-# For the same reason the server keeps PyTorch's own F.linear for every product rather than oneDNN's
-# kernel for large ones (core/onednn.py): on the server's one thread it saved 4.5% of a trace at the
-# benchmark's largest size and nothing at the medium one, and a process tracing 150 random configs
-# with it peaked up to 31 MiB higher (six runs of python bench/linear_kernels.py --threads 1
-# --memory). TSE_ONEDNN=1 asks for it anyway.
-os.environ.setdefault("TSE_ONEDNN", "0")
+import streamlit as st
 
-import streamlit as st  # noqa: E402
-
-from core.views import limit_torch_threads  # noqa: E402
-from pages.common import said_theme, with_wrapper  # noqa: E402
-from pages.long_lived import freeze_long_lived  # noqa: E402
-from pages.scroll_keys import scroll_keys  # noqa: E402
-from pages.sidebar import sidebar_config  # noqa: E402
-from pages.theme_css import theme_css  # noqa: E402
-from pages.theme_watch import watch_theme  # noqa: E402
+from core.views import limit_torch_threads
+from ui.components.scroll_keys import scroll_keys
+from ui.components.theme_watch import watch_theme
+from ui.layout import with_wrapper
+from ui.long_lived import freeze_long_lived
+from ui.sidebar import sidebar_config
+from ui.theme import said_theme
+from ui.theme_css import theme_css
 
 # Small passes run fastest on one thread (see limit_torch_threads); TSE_TORCH_THREADS overrides.
 _threads = os.environ.get("TSE_TORCH_THREADS", "1")
@@ -55,34 +44,23 @@ PAGES = [
     st.Page("pages/training_lab.py", title="Training lab", icon=":material/science:", url_path="training_lab"),
 ]
 
-# A heatmap is drawn at a fixed size (pages/charts.py: up to 520 px, axes and legend included),
-# wider than a phone's column, where it used to be cut off with no way to reach the last keys or
-# the colour scale. Each chart now scrolls sideways inside its own box instead. Shrinking charts to
-# fit was the alternative: Streamlit draws a chart of over 2000 data points on a canvas, and a
-# canvas resized by CSS points its tooltips at the wrong cells (Vega maps the pointer in the
-# canvas's own pixels). Drawing both attention maps as SVG, which scales cleanly, took 2.75 s
-# against 2.17 s on canvas from navigation to both drawn, at 64 positions (medians of 8 loads).
-# Streamlit's fullscreen button (in a chart's toolbar, under the pointer) sizes a chart's drawing area
-# to the window, and a heatmap's axes and legend come on top of that area (autosize "pad"), so they
-# fell past the window's right and bottom edges: at 1024 x 768 the weights map drew 1126 x 787 px. In
-# the fullscreen view, recognised by its "Close fullscreen" button, an SVG chart is scaled down to fit
-# the window whole (its tooltips still name the right cells: each SVG mark carries its own datum). A
-# canvas is left alone, for the reason above.
+# A heatmap has a fixed size, wider than a phone's column: each chart scrolls sideways in its own box
+# rather than shrinking (a canvas resized by CSS points its tooltips at the wrong cells). In Streamlit's
+# fullscreen view, known by its "Close fullscreen" button, an SVG chart is scaled to fit the window whole,
+# axes and legend included; the fullscreen frame has no key, so its test id is the only hook.
 FULLSCREEN_FIT = ('[data-testid="stFullScreenFrame"]:has([aria-label="Close fullscreen"]) .vega-embed > svg.marks '
                   "{ max-width: 100%; max-height: calc(100vh - 5rem); width: auto; height: auto; }")
 st.html(f"<style>.vega-embed {{ max-width: 100%; overflow-x: auto; }} {FULLSCREEN_FIT}</style>")
 st.html(theme_css(said_theme()))  # colours by theme that the config cannot set: code's, and some words'
 page = st.navigation(PAGES)
-# The page's own name leads the tab's title: it is what a screen reader announces on arriving, and
-# what the tab, the window list and the browser's history show. One title for all five pages left
-# them impossible to tell apart there. (Imported without a server, as a test does, the page has no title.)
+# The page's own name leads the tab's title: a screen reader announces it on arriving, and the tab and the
+# browser's history tell the pages apart by it. (Imported without a server, the page has no title.)
 title = getattr(page, "title", None)
 st.set_page_config(page_title=f"{title} · {APP_TITLE}" if title else APP_TITLE)
 sidebar_config(getattr(page, "url_path", ""))  # the page's own choices go into its link too
 page.run()
-# Last in the sidebar, and hidden: these components draw nothing, but each one's box took a gap of the
-# sidebar's (16 px) at its foot. Hidden, they still run; their box (and the wrapper Streamlit puts round it)
-# hides itself, with the style beside them.
+# Last in the sidebar, and hidden: these components draw nothing, and hidden (with the wrapper Streamlit
+# puts round their box) they leave no gap at the sidebar's foot, yet still run.
 with st.sidebar.container(key="page_helpers"):
     st.html(f"<style>{with_wrapper('.st-key-page_helpers')} {{ display: none; }}</style>")
     watch_theme()  # a switch of theme starts a run: the charts' ink follows it

@@ -8,16 +8,21 @@ has no live trace, so its maps come from a slim pass (core.slim) when that fits.
 import streamlit as st
 
 from core import human_bytes
-from core.trace import padded_positions
 from core.slim import slim_bytes, slim_estimate
+from core.trace import padded_positions
 from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map, slim_attention_maps, weights_row
-from pages.charts import attention_spec, full_width, mask_spec
-from pages.common import (cached_shapes, cached_trace, drawn_at_this_link, guard, map_box, over_budget,
-                          shape_only_banner, show_chart, show_numbers, slim_refusal, theme)
-from pages.diagram import shape_text
-from pages.sidebar import current_config, forget_link_warnings
-from pages.tables import numbers_frame
-from pages.trace_cache import GATE
+from render.charts import attention_spec, full_width, mask_spec
+from render.diagram import shape_text
+from render.tables import numbers_frame
+from ui.charts import drawn_at_this_link, map_box, show_chart, show_numbers
+from ui.guard import guard
+from ui.pages_dir import leave_legacy_pages_mode
+from ui.sidebar import current_config, forget_link_warnings
+from ui.theme import theme
+from ui.trace_cache import GATE
+from ui.traces import cached_shapes, cached_trace, over_budget, shape_only_banner, slim_refusal
+
+leave_legacy_pages_mode()  # before anything is drawn: see ui/pages_dir.py
 
 # Narrowest boxes, in pixels, so that the captions under small maps still read. With the small gap
 # (16 px) the two boxes of the default M = 8 (300 and 244 px; its mask draws 241 px) take 560 of
@@ -62,7 +67,7 @@ def _map(cfg, kind: str, layer: int, head: int, item: int):
 
 # Few entries: each holds every head's map (up to nhead x MAX_POSITIONS^2 numbers), and a miss costs
 # up to about a second (core.slim.MAX_SLIM_DRAWS). A pass holds real memory, so it waits its turn at the
-# gate the whole traces share (pages.trace_cache): sessions' passes together stay under its bound.
+# gate the whole traces share (ui.trace_cache): sessions' passes together stay under its bound.
 @st.cache_data(max_entries=8, show_spinner=False)
 def _slim_maps(cfg, kind: str, layer: int, item: int):
     with GATE.reserve(slim_bytes(cfg)):
@@ -103,7 +108,7 @@ if over_budget(shapes) and not slim:
     st.stop()
 
 # The sidebar has already put these four choices in range for this config and in the URL (kind=, layer=,
-# head=, item=: pages.page_links), read them from a link, and will say so if one had to fall back.
+# head=, item=: ui.page_links), read them from a link, and will say so if one had to fall back.
 c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
 view = {"persist_state": "session", "on_change": forget_link_warnings}
 kind = c1.radio("kind", list(ATTENTION_KINDS), key="a_kind", **view)

@@ -10,46 +10,41 @@ import streamlit as st
 from core import human_bytes
 from core.rows import EXTRAS, ROWS
 from core.views import layer_crossover, memory_curve
-from pages.common import (LIVE_TABLE_BYTES, cached_shapes, guard, over_budget, phone_only_caption, shape_only_banner,
-                          show_chart, sidebar_closed_hint, theme)
-from pages.diagram import MIN_WIDTH, WIDTH, architecture_steps, architecture_svg, architecture_title
-from pages.sidebar import current_config
-from pages.tables import (STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_cells,
+from render.diagram import MIN_WIDTH, WIDTH, architecture_steps, architecture_svg, architecture_title
+from render.tables import (STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_cells,
                           table_csv, table_file_name, table_json, table_markdown)
+from ui.charts import show_chart
+from ui.guard import guard
+from ui.layout import phone_only_caption, sidebar_closed_hint
+from ui.pages_dir import leave_legacy_pages_mode
+from ui.sidebar import current_config
+from ui.theme import theme
+from ui.traces import cached_shapes, LIVE_TABLE_BYTES, over_budget, shape_only_banner
 
-# On a screen of 864 px or more Streamlit leaves 5rem of margin beside the main column (1rem below:
-# measured in Chromium), and the figure may reach up to 4rem into it, on each side, as far as it needs
-# to be MIN_WIDTH wide. So a 1024 px window with the sidebar open (a 564 px column, a projector's size)
-# shows it whole, where it scrolled sideways and cut the decoder off; a phone still scrolls.
+leave_legacy_pages_mode()  # before anything is drawn: see ui/pages_dir.py
+
+# On a wide screen the figure may reach up to 4rem into Streamlit's margin on each side, so a 1024 px window
+# with the sidebar open (a projector's size) shows it whole; a phone still scrolls it sideways.
 BLEED = (f"@media (min-width: 864px) {{ .st-key-architecture {{ --bleed: clamp(0px, ({MIN_WIDTH}px - 100%) / 2, 4rem); "
          "margin-inline: calc(-1 * var(--bleed)); width: calc(100% + 2 * var(--bleed)); max-width: none; } }")
-# Streamlit draws an element's toolbar (the fullscreen button) 44 px above it, and the box that scrolls
-# the figure sideways clips what sits outside it: the button was cut off under the caption, which took
-# its clicks, at 1280 and 390 px alike. Inside the figure's top right corner, which is blank, it shows.
-# Important: Streamlit sets the toolbar's top again, more specifically, while the figure is hovered or tapped.
+# The figure's box clips what sits outside it, so the toolbar (the fullscreen button), which Streamlit draws
+# above an element, goes inside the figure's blank top right corner. The toolbar has no key: its test id is
+# the only hook. Important: Streamlit sets its top again, more specifically, while the figure is hovered.
 TOOLBAR_IN = '.st-key-architecture [data-testid="stElementToolbar"] { top: 0 !important; }'
 FIGURE_CSS = (f"<style>.st-key-architecture {{ overflow-x: auto; }} .st-key-architecture img {{ width: 100%; "
               f"min-width: {MIN_WIDTH}px; max-width: {WIDTH}px; height: auto; }} {BLEED} {TOOLBAR_IN}</style>")
-# PyTorch's names in the glossary have no place to break ("num_encoder_layers,", "dim_feedforward"): on a phone
-# its table was 365 px wide in a 294 to 324 px box, and its meaning column, the one a learner opens it for, was
-# cut at the screen's edge. On a screen narrower than a tablet those names may break anywhere (only they: any
-# cell allowed to, the browser broke "here" and "meaning" too), and the cells are closer to their borders.
-# On a 320 px phone (254 px in the box) the table was still 294 px: its columns' longest words ("vocab_size",
-# the header's "nn.Transformer") need that much in 16 px type. Under 350 px the type is 14 px and
-# the cells 3 px from their sides: those words need 244 px, and no word is broken that was whole. (Allowing
-# "here" and "meaning" to break too, the browser shares the width out by each column's longest line: "here"
-# got 28 px and its names broke every few letters.) Wider screens keep 16 px and their padding.
+# PyTorch's names in the glossary ("num_encoder_layers,") have no place to break, and on a phone they pushed
+# the meaning column, the one a learner opens it for, past the screen's edge: narrower than a tablet those
+# names (only they) may break anywhere and the cells sit closer to their borders; under 350 px the type is
+# smaller too, so the longest words fit whole.
 GLOSSARY_CSS = ("<style>@media (max-width: 640px) { .st-key-glossary :is(th, td) { padding: 0.25rem 0.375rem; } "
                 ".st-key-glossary td:nth-child(2) { overflow-wrap: anywhere; } } "
                 "@media (max-width: 350px) { .st-key-glossary :is(th, td) { font-size: 0.875rem; "
                 "padding: 0.25rem 0.1875rem; } }</style>")
-# The description is what a learner reads a row for, and a 1280 x 800 laptop with the sidebar open showed
-# its first 25 or so characters: one line of a 400 px column, of which the 818 px table showed 203. Rows three
-# lines high wrap the text (Streamlit 1.67 wraps a cell's text only in rows over 64 px high), so the names,
-# shapes and formulas can take two lines in narrower columns, and beside them the description has 275 px or
-# more: on screen there, and every one whole (a long one says where to read on: tables.cell_text). On a
-# narrower screen the table scrolls sideways, as it did, to descriptions that are whole where they were cut;
-# so does it at 1280 with PyTorch's layout shown too (off unless asked for), by 84 px of 902.
+# The description is what a learner reads a row for: rows three lines high wrap it (Streamlit wraps a cell's
+# text only in rows over 64 px high), so beside the names, shapes and formulas it has DESCRIPTION_WIDTH on a
+# laptop, and every one reads whole (a long one says where to read on: tables.cell_text). Narrower, the table
+# scrolls sideways.
 ROW_HEIGHT = 68  # px: three lines of the grid's text, 18.5 px each, and a margin
 DESCRIPTION_WIDTH = 275  # px: what the extras' table, 784 px in its expander at 1280, has beside its other columns
 HEADER_HEIGHT = 38  # px
@@ -207,7 +202,7 @@ with guard("Tracing this config"):
     with st.expander("Copy the table as Markdown, for a handout or slides"):
         st.caption("The copy button is at the box's top right. The first line names the sizes, since the "
                    "sidebar will not be beside the table once it is pasted.")
-        st.code(view["markdown"], language="markdown")
+        st.container(key="code_markdown").code(view["markdown"], language="markdown")  # keyed: ui/theme_css.py
 
     # A table cuts a long description short (tables.cell_text), and on a narrow screen its column starts off
     # to the side: every row can be read whole here, the extras' too, after the rows, numbered as in their table.
@@ -221,7 +216,7 @@ with guard("Tracing this config"):
     st.caption(recorded_words(t, row))
     nothing = ("# (a weight or a mask: no line of the forward pass computes it)" if choice.startswith("extra ")
                else "# (this tensor is an input; no model code produces it)")
-    st.code(row.code or nothing, language="python")
+    st.container(key="code_row").code(row.code or nothing, language="python")  # keyed: ui/theme_css.py
 
     # The expander's padding leaves this table 784 px at 1280. Its longest name, "Q, all heads stacked
     # (PyTorch's layout)", needs 130 px to take three lines, which its formulas give up: four of them wrap
@@ -256,7 +251,7 @@ with guard("Tracing this config"):
         )
 
 st.header("Pictures")
-diagram_tab, params_tab, memory_tab = st.tabs(["Architecture", "Parameters", "Memory against M"])
+diagram_tab, params_tab, memory_tab = st.tabs(["Architecture", "Parameters", "Memory against M"], key="x_tabs")
 with diagram_tab, guard("The architecture diagram"):
     st.caption("One encoder and one decoder layer drawn; each stack repeats it `layers` times with the same "
                "shapes. Dashed arrows are residual paths. Every label is a live shape from the trace. On a narrow "

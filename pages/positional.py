@@ -10,13 +10,18 @@ import streamlit as st
 from core import estimate, human_bytes
 from core.views import (MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, most_alike_pair, pair_step, positional_view,
                         sinusoid_curves)
-from pages.charts import (COLUMN_MAX, curves_spec, full_width, positional_spec,
+from render.charts import (COLUMN_MAX, curves_spec, full_width, positional_spec,
                           scrolls_on_the_narrowest_phone, similarity_spec, zero_vectors_caption)
-from pages.common import (cached_trace, config_over_budget, drawn_at_this_link, guard, map_box, narrowest_only_caption,
-                          show_chart, show_numbers)
-from pages.page_links import MAX_CURVES, POSITIONAL_TABS, curve_dims
-from pages.sidebar import current_config, forget_link_warnings
-from pages.tables import numbers_frame
+from render.tables import numbers_frame
+from ui.charts import drawn_at_this_link, map_box, show_chart, show_numbers
+from ui.guard import guard
+from ui.layout import narrowest_only_caption
+from ui.page_links import MAX_CURVES, POSITIONAL_TABS, curve_dims
+from ui.pages_dir import leave_legacy_pages_mode
+from ui.sidebar import current_config, forget_link_warnings
+from ui.traces import cached_trace, config_over_budget
+
+leave_legacy_pages_mode()  # before anything is drawn: see ui/pages_dir.py
 
 KINDS = ("sinusoidal", "learned")
 
@@ -113,7 +118,7 @@ with guard("Building the positional tables"):
                    "stay fast).")
 
 # The sidebar has put the tab and the curves' dimensions in the URL (tab=curves&dims=0,1,30,31:
-# pages.page_links) and read them from a link; the tabs keep their state (a key and on_change) for that.
+# ui.page_links) and read them from a link; the tabs keep their state (a key and on_change) for that.
 tab_table, tab_curves, tab_compare = st.tabs(list(POSITIONAL_TABS), key="p_tab", on_change=forget_link_warnings)
 with tab_table, guard("The table heatmap"):
     v = views[cfg.positional]
@@ -151,9 +156,8 @@ with tab_compare, guard("The comparison"):
                + " Training is what gives a learned table its structure.")
     maps = {kind: (positional_spec(views[kind], most=COLUMN_MAX), similarity_spec(views[kind], most=COLUMN_MAX))
             for kind in KINDS}
-    # Drawn for two to a row on a laptop, each fits a 360 px phone's column; on a 320 px phone's (288 px) the
-    # tables of the default E = 16 took 304 and 322 px, and their colour scales were cut at the screen's
-    # edge ("valu", and "−" of "−1.69") with no word that they scroll.
+    # Drawn for two to a row on a laptop, each fits a 360 px phone's column; on a 320 px phone's even the
+    # default E's tables scroll, their colour scales past the screen's edge, so a caption says so.
     if scrolls_on_the_narrowest_phone(*(spec for pair in maps.values() for spec in pair)):
         narrowest_only_caption("On a screen this narrow, a map wider than the screen scrolls sideways inside its "
                                "box: its colour scale is on the right.", key="compare")

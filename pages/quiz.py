@@ -1,11 +1,11 @@
 """Quiz: questions whose answers are computed from the live model for the sidebar's config.
 
 Reads the shared config, asks the quizzes package for questions and expected answers and
-quizzes.experiments (cached in pages/quiz_state.py) for the evidence, and shows that evidence as
-pages/evidence.py draws it. Progress is a JSON-able dict in st.session_state, mirrored into the
-learner's browser (pages/quiz_sync.py, pages/browser_store.py) so that a closed tab or a server
+quizzes.experiments (cached in ui/quiz_state.py) for the evidence, and shows that evidence as
+render/evidence.py draws it. Progress is a JSON-able dict in st.session_state, mirrored into the
+learner's browser (ui/quiz_sync.py, ui/components/browser_store.py) so that a closed tab or a server
 restart does not lose it; it can also be exported and imported. This script draws; its session
-keys and callbacks are in pages/quiz_state.py. No tensor maths here.
+keys and callbacks are in ui/quiz_state.py. No tensor maths here.
 """
 
 from __future__ import annotations
@@ -17,25 +17,33 @@ import pandas as pd
 import streamlit as st
 
 from core import TransformerConfig
+from quizzes import KIND_LABELS, QUESTIONS, TOPICS, Context, Question, answer_key, check
+from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name, key_rows
+from quizzes.check import MAX_INPUT, in_symbols, parse_shape, shown_formula
 from quizzes.experiments import Evidence
-from pages.common import announce, as_literal, drawn_at_this_link, guard, show_chart, theme
-from pages.enter_checks import enter_checks
-from pages.evidence import ASKED, RECORD_PHONE_CSS, charts, label, literal_frame, marked_table, plain, table_height
-from pages.expander_closed import on_expander_closed
-from pages.page_links import LINKED, MAX_SEED, ONE, SET
-from pages.quiz_state import (ALL, AT, CHECKED, FLASH, IO, IO_NOTE, IO_REOPEN, IO_TOGGLED, KEY_OPEN, MORE, SAY,
+from quizzes.progress import dumps, scores
+from render.evidence import ASKED, RECORD_PHONE_CSS, charts, label, literal_frame, marked_table, plain, table_height
+from render.markdown import as_literal
+from render.tables import sizes_text
+from ui.charts import drawn_at_this_link, show_chart
+from ui.components.enter_checks import enter_checks
+from ui.components.expander_closed import on_expander_closed
+from ui.components.scroll_to import scroll_to
+from ui.config_link import CONFIG_FIELDS
+from ui.guard import guard
+from ui.layout import announce
+from ui.page_links import LINKED, MAX_SEED, ONE, SET
+from ui.pages_dir import leave_legacy_pages_mode
+from ui.quiz_state import (ALL, AT, CHECKED, FLASH, IO, IO_NOTE, IO_REOPEN, IO_TOGGLED, KEY_OPEN, MORE, SAY,
                               SCROLL_IO_NOTE, SCROLL_MESSAGES, SCROLL_UP, STORED, WRAPPED, apply_import, ask_reset,
                               cached_evidence, context, go_to_question, import_pasted, keep_answers, new_review,
                               new_shuffle, new_topic, next_from_below, ordered, position, progress, reset, still_asking,
                               submit)
-from pages.quiz_sync import keep_in_browser, take_browser_report
-from pages.scroll_to import scroll_to
-from pages.sidebar import CONFIG_FIELDS, current_config, forget_link_warnings
-from pages.tables import sizes_text
-from quizzes import KIND_LABELS, QUESTIONS, TOPICS, Context, Question, answer_key, check
-from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name, key_rows
-from quizzes.check import MAX_INPUT, in_symbols, parse_shape, shown_formula
-from quizzes.progress import dumps, scores
+from ui.quiz_sync import keep_in_browser, take_browser_report
+from ui.sidebar import current_config, forget_link_warnings
+from ui.theme import theme
+
+leave_legacy_pages_mode()  # before anything is drawn: see ui/pages_dir.py
 
 SHAPE_HINT = "e.g. (2, 8, 16), 2x8x16, [2,8,16] or (N, M, E)"
 UNREADABLE = {  # what to write instead, for a reply that cannot be read as an answer of that kind
@@ -90,9 +98,8 @@ def show_evidence(ev: Evidence, asked: str | None = None) -> None:
             name = row.get("tensor") or row.get("step") or row["key"]
             shape = f": live shape `{row['live shape']}`" if "live shape" in row else ""
             st.markdown(f"Your question asks about **{name}**, marked *{ASKED}* in the table{shape}.")
-        # An HTML table, not st.dataframe's grid: on a 390 px phone the grid was 570 px wide in a 324 px box, and
-        # "live shape" and "formula", the evidence itself, began off-screen. These cells wrap, so every column
-        # fits the screen, and a screen reader reads the cells under their headers. Every row in view when one
+        # An HTML table, not st.dataframe's grid, whose fixed columns put "live shape" and "formula", the evidence
+        # itself, off a phone's screen: these cells wrap, and a screen reader reads them under their headers. Every row in view when one
         # is marked, however many: it must not hide below a scroll.
         st.table(table, hide_index=True, height="content" if row is not None else table_height(len(ev.records)))
     if ev.name in READING:
@@ -208,7 +215,8 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
                    + "; the evidence below is for the sidebar's config now. Check again to re-answer.")
     st.markdown(q.explanation)
     with guard(f"The {q.evidence.replace('_', ' ')} experiment"):
-        show_evidence(cached_evidence(q.evidence, ctx.cfg), q.row)
+        with st.container(key=f"evidence_{q.id}"):  # keyed: RECORD_PHONE_CSS finds its tables by it
+            show_evidence(cached_evidence(q.evidence, ctx.cfg), q.row)
 
 
 def answered_formula(q: Question, ctx: Context, then: dict[str, Any]) -> str | None:
@@ -245,7 +253,7 @@ def show_more(rows: list[dict]) -> None:
     shuffles the quiz unasked. Keyed but not tracked: the key alone names the block, so it stays open
     while that label changes. A tracked one (on_change) is a widget whose identity includes its label:
     a new seed would have made it a new expander, closed, under the learner's hands. So the page learns
-    that it was closed from the browser (pages.expander_closed), and only while Reset's question waits
+    that it was closed from the browser (ui.components.expander_closed), and only while Reset's question waits
     on it."""
     seed = current_seed()
     shuffled = f" · shuffled, seed {seed}" if seed else ""
@@ -268,7 +276,7 @@ def show_more(rows: list[dict]) -> None:
                 st.button("Yes, forget my answers", key="quiz_reset", on_click=reset, type="primary")
                 st.button("Keep them", key="quiz_keep", on_click=keep_answers)
             # Closing the expander is a no too (still_asking), but it starts no run by itself: the page is
-            # told (pages.expander_closed). In the sidebar, like the store, so that it takes no room here.
+            # told (ui.components.expander_closed). In the sidebar, like the store, so that it takes no room here.
             with st.sidebar:
                 on_expander_closed(MORE, keep_answers, key="quiz_more_closed")
         if st.session_state.get(STORED) is not False:  # when it is not, the page says so at the top, in full
@@ -388,7 +396,7 @@ seed = current_seed()
 # missed" short beside a projector's sidebar (1024 px), where they do not stack.
 # Said on the controls themselves: "A topic set" and a review's list meant nothing to a newcomer until tried.
 # The sidebar has read the topic, shuffle, mode and question from a link (topic=masking&seed=0&mode=one&q=3) and
-# keeps them in the URL (pages.page_links); a change of any is a step in the browser's history.
+# keeps them in the URL (ui.page_links); a change of any is a step in the browser's history.
 controls = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", key="quiz_controls")
 mode = controls.radio("Mode", [ONE, SET], key="quiz_mode", persist_state="session", horizontal=True,
                       on_change=forget_link_warnings,
@@ -408,8 +416,7 @@ review = controls.toggle("Review what I missed", key="quiz_review", persist_stat
 
 ctx = context(cfg)
 questions = ordered(topic, seed, review)
-# A question keeps its number in a review: numbered by its place in the review, the Q3 a learner got
-# wrong came back as Q2, and "Q2" in the review was another question than Q2 outside it.
+# A question keeps its number in a review, so that "Q3" names one question inside the review and out.
 numbers = {q.id: f"Q{i}" for i, q in enumerate(ordered(topic, seed, False), start=1)}
 if not questions:
     st.info("Nothing to review: no question's latest answer is wrong." if review else "No questions here.")
@@ -438,8 +445,8 @@ elif mode == ONE:
     with guard("This question"):
         show_question(questions[pos], ctx, numbers[questions[pos].id])
     if len(questions) > 1 and questions[pos].id in progress()["answers"]:
-        # Under an answered question too: its evidence is a screen or two of tables and charts, and the
-        # only Next was above the question, so every question ended in a scroll back up (on a phone, two).
+        # Under an answered question too: its evidence is a screen or two long, and Next above it would
+        # end every question in a scroll back up.
         st.button("Next question ▶", key="quiz_next_below", on_click=next_from_below,
                   args=(questions[(pos + 1) % len(questions)].id, went_round_to_first if pos == last else None))
     # Only on the run right after the press: a later run (a Check, say) leaves the page where it is.

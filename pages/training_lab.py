@@ -3,9 +3,9 @@
 Two experiments from the learners' curriculum, both run by core.train on the CPU in seconds:
 the reversal task (does the mask work?) and a tiny language model on shipped Shakespeare. This
 page reads its own sliders, hands frozen settings to core.train, and shows the progress it
-reports and the plain values it returns, drawn by pages/lab_charts.py. No tensor maths here.
+reports and the plain values it returns, drawn by render/lab_charts.py. No tensor maths here.
 
-Running: Train starts the run on a thread of its own (pages/lab_runs.py), so it goes on whatever
+Running: Train starts the run on a thread of its own (ui/lab_runs.py), so it goes on whatever
 else the learner clicks, on this page or another; a fragment redraws its progress on a timer.
 Stop ends it before its next step, and core.train then measures the model as it stands.
 """
@@ -21,13 +21,18 @@ import streamlit as st
 from core.config import divisors
 from core.train import (LMSettings, ReversalSettings, load_text, make_tokenizer, train_lm, train_reversal,
                         warm_up_in_background)
-from pages.common import drawn_at_this_link, guard, show_chart, theme
-from pages.lab_charts import (MASK_OFF, MASK_ON, accuracy_chart, attention_chart, examples_table, live_loss_spec,
+from render.lab_charts import (MASK_OFF, MASK_ON, accuracy_chart, attention_chart, examples_table, live_loss_spec,
                                loss_chart)
-from pages.lab_runs import LabRun, start_run
-from pages.page_links import LAB_TASKS
-from pages.sidebar import forget_link_warnings
-from pages.tables import in_words
+from render.tables import in_words
+from ui.charts import drawn_at_this_link, show_chart
+from ui.guard import guard
+from ui.lab_runs import LabRun, start_run
+from ui.page_links import LAB_TASKS
+from ui.pages_dir import leave_legacy_pages_mode
+from ui.sidebar import forget_link_warnings
+from ui.theme import theme
+
+leave_legacy_pages_mode()  # before anything is drawn: see ui/pages_dir.py
 
 MAX_SECONDS = 60.0  # a safety net: the sliders' worst corner could otherwise train for minutes
 REDRAW_SECONDS = 0.25  # how often the progress bar and the live loss curve are redrawn
@@ -68,7 +73,7 @@ def run_sliders(prefix: str, defaults: Any, max_steps: int) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------------------------
-# Running on a thread of its own (pages/lab_runs.py), with live progress
+# Running on a thread of its own (ui/lab_runs.py), with live progress
 
 
 def train_buttons(prefix: str, train: Callable[..., Any], settings: Any) -> LabRun | None:
@@ -226,7 +231,7 @@ def reversal_tab() -> None:
                            persist_state="session",
                            help="How many different symbols x's random tokens are drawn from: chance is "
                                 "1/vocab_size.")
-    # In the URL (mask=off), with the tab (task=reversal): pages.page_links. No link starts a run.
+    # In the URL (mask=off), with the tab (task=reversal): ui.page_links. No link starts a run.
     no_mask = c3.toggle("Remove the causal mask", key="tl_rev_nomask", persist_state="session",
                         on_change=forget_link_warnings,
                         help="Lets every position see the future: trains and tests with "

@@ -1,19 +1,13 @@
-"""AppTest helpers shared by the page tests."""
+"""Every AppTest here runs the entry script first, as the real server does (helpers: tests/support/apptest.py)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import threading
 
 import pytest
 from streamlit.runtime.pages_manager import PagesManager
-from streamlit.testing.v1 import AppTest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-
-from serve import without_pages_dir  # noqa: E402
-
-APP = str(Path(__file__).resolve().parents[2] / "streamlit_app.py")
+from ui.pages_dir import without_pages_dir
 
 
 @pytest.fixture(autouse=True)
@@ -22,16 +16,11 @@ def navigation_not_pages_dir(monkeypatch):
     monkeypatch.setattr(PagesManager, "__init__", without_pages_dir(PagesManager.__init__))
 
 
-def make_app(query: dict[str, str] | None = None, timeout: float = 60) -> AppTest:
-    """A fresh AppTest of the whole app (entry script, sidebar, navigation)."""
-    at = AppTest.from_file(APP, default_timeout=timeout)
-    if query:
-        at.query_params.update(query)
-    return at
-
-
-def open_page(page: str, query: dict[str, str]) -> AppTest:
-    """The app opened on a link to one of its pages, as a browser opens /positional?...."""
-    at = make_app(query)
-    at.switch_page(f"pages/{page}.py")
-    return at.run()
+@pytest.fixture(autouse=True, scope="session")
+def shape_warm_up_ended():
+    """Let the server's background shape warm-up (ui/warm_up.py) end before the test process does: a process
+    that exits while that thread is still inside PyTorch aborts, and the run would fail after passing."""
+    yield
+    for thread in threading.enumerate():
+        if thread.name == "shape-warm-up":
+            thread.join()

@@ -1,10 +1,10 @@
-"""pages/evidence.py's builders on their own, without a page: the quiz page's tests see them only
+"""render/evidence.py's builders on their own, without a page: the quiz page's tests see them only
 through what a run draws."""
 
 import math
 
 from quizzes.experiments import Evidence
-from pages.evidence import (ASKED, ASKED_STYLE, HEADER_PX, ROW_PX, ROWS_IN_VIEW, chart_description, charts, facets,
+from render.evidence import (ASKED, ASKED_STYLE, HEADER_PX, ROW_PX, ROWS_IN_VIEW, chart_description, charts, facets,
                             label, marked_table, plain, table_height)
 
 

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 
 from core import PRESETS, TransformerConfig, trace
-from pages.sidebar import FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS, nhead_options
-from pages.diagram import shape_text
-from pages.tables import DESCRIPTION_CELL_CHARS, READ_ON, STACKED_COLUMN, cell_text, table_csv, table_file_name
-from tests.app.conftest import make_app
+from render.diagram import shape_text
+from render.tables import DESCRIPTION_CELL_CHARS, READ_ON, STACKED_COLUMN, cell_text, table_csv, table_file_name
+from ui.config_link import FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS, nhead_options
+from tests.support.apptest import make_app
 
 SLIDERS = {  # widget key -> (is a plain slider, minimum, maximum)
     "w_N": (True, *N_RANGE),
@@ -121,7 +121,7 @@ def test_a_link_or_back_that_snaps_nhead_keeps_the_heads_asked_for():
     at.query_params.clear()
     at.query_params.update(back)
     with pytest.MonkeyPatch.context() as patch:  # Back: the run reads the entry's link
-        patch.setattr("pages.sidebar._history_navigation", lambda: True)
+        patch.setattr("ui.sidebar._history_navigation", lambda: True)
         at.run()
     assert (at.session_state["cfg"].E, at.session_state["cfg"].nhead) == (17, 1)
     at.sidebar.select_slider(key="w_E").set_value(20).run()
@@ -276,7 +276,7 @@ def test_an_extras_description_cut_off_in_its_table_can_be_read_whole():
     t = trace(at.session_state["cfg"])
     at.selectbox(key="x_code_row").set_value("extra 1. Q, all heads stacked (PyTorch's layout)").run()
     assert any(t.extras[0].description in m.value for m in at.markdown)
-    assert "q, k, v = self.in_proj(x).split(E, dim=-1)" in row_code(at)
+    assert t.extras[0].code and row_code(at) == t.extras[0].code  # the model's own lines that compute Q
     at.selectbox(key="x_code_row").set_value("extra 5. W^Q of one head").run()
     assert row_code(at) == "# (a weight or a mask: no line of the forward pass computes it)"
 
@@ -424,8 +424,9 @@ def test_a_description_too_long_for_its_cell_says_where_to_read_it_whole():
     assert row6 == ("softmax(QK^T / sqrt(d_k)) for every head: row i says how much query i takes from each key."
                     + READ_ON)
     extra1 = at.dataframe[1].value["description"][0]
-    assert extra1.startswith("How the model really computes Q: one product with the stacked (3E, E) in_proj "
-                             "gives Q…")
+    assert len(t.extras[0].description) > DESCRIPTION_CELL_CHARS  # too long: cut, and pointed to the box
+    assert extra1.endswith(READ_ON)
+    assert t.extras[0].description.startswith(extra1.removesuffix(READ_ON).rstrip("…."))
     assert "Some notes call this row" in pd.read_csv(io.StringIO(table_csv(t)))["description"][5]
     assert READ_ON.strip(" ()").startswith("more in “" + at.selectbox(key="x_code_row").label.split(",")[0])
     assert cell_text("Short.") == "Short."
@@ -482,7 +483,7 @@ def test_a_preset_sets_what_the_followers_follow_before_its_run_ends(monkeypatch
     """M_target and d_ff follow from a preset's M and E even when the learner's next move comes before
     the run that would have recorded them (Streamlit cuts that run short): the preset's callback
     records them itself. Without it, Paper base then E = 256 left d_ff at 2048."""
-    import pages.sidebar as sidebar
+    import ui.sidebar as sidebar
 
     state: dict = {"w_preset": next(n for n in PRESETS if n.startswith("Paper base"))}
     monkeypatch.setattr(sidebar.st, "session_state", state)
@@ -502,7 +503,7 @@ def test_a_preset_sets_what_the_followers_follow_before_its_run_ends(monkeypatch
 def test_the_memory_chart_says_the_parameters_grow_only_where_its_line_does(query, grows):
     """With learned positions and M_target = 4096, max_len = 4096 is the chart's last point, so the
     parameter line is flat; the legend and a caption said it rises past max_len all the same."""
-    from pages.tables import LEARNED_PARAMS, MEMORY_PARTS
+    from render.tables import LEARNED_PARAMS, MEMORY_PARTS
 
     at = make_app(query).run()
     assert not at.exception

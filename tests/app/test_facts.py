@@ -18,7 +18,7 @@ def _scales(node) -> list[dict]:
 
 def test_the_parameter_chart_is_described_with_the_scale_it_draws():
     """Its bars are drawn on a linear axis; the sentence a screen reader hears said 'on a log scale'."""
-    from pages.tables import params_spec
+    from render.tables import params_spec
 
     spec = params_spec(trace(DEFAULT))
     log = any(s.get("type") == "log" for s in _scales(spec))
@@ -31,7 +31,7 @@ def test_the_meta_table_note_names_what_makes_the_pass_large():
     """At M=512 the default's pass holds about 49 MiB, nearly all activations, with 20,260 parameters
     (79 KiB): the note said the *model* was large 'by its parameters'. It gives the bytes instead."""
     from core import human_bytes
-    from tests.app.conftest import make_app
+    from tests.support.apptest import make_app
 
     at = make_app({"M": "512"}).run()  # M_target follows M
     assert not at.exception, at.exception
@@ -49,7 +49,7 @@ def test_the_slim_pass_refusal_names_the_sizes_each_part_grows_with():
     with no other."""
     from core import TransformerConfig
     from core.slim import slim_estimate
-    from pages.common import _SLIM_PARTS
+    from ui.traces import _SLIM_PARTS
 
     base = TransformerConfig(N=2, M=8, M_target=6, E=16, nhead=2, vocab_size=100, layers=2, d_ff=40, max_len=16)
     sizes = ("N", "M", "M_target", "E", "nhead", "d_ff", "layers", "vocab_size")
@@ -63,11 +63,11 @@ def test_the_slim_pass_refusal_names_the_sizes_each_part_grows_with():
 
 def test_the_pass_metric_says_where_the_table_goes_shape_only():
     """Its help said the table is read off a shape-only pass over the 256 MiB budget; the table goes
-    shape-only over 32 MiB (pages.common.LIVE_TABLE_BYTES). At M=512 the default's pass holds about
+    shape-only over 32 MiB (ui.traces.LIVE_TABLE_BYTES). At M=512 the default's pass holds about
     49 MiB: the table is shape-only, well under the budget."""
     from core import human_bytes
-    from pages.common import LIVE_TABLE_BYTES
-    from tests.app.conftest import make_app
+    from ui.traces import LIVE_TABLE_BYTES
+    from tests.support.apptest import make_app
 
     at = make_app({"M": "512"}).run()
     assert not at.exception, at.exception

@@ -3,7 +3,7 @@
 import streamlit as st
 
 import quizzes.experiments
-from tests.app.conftest import make_app
+from tests.support.apptest import make_app
 
 
 def quiz_app():
@@ -57,7 +57,7 @@ def test_checking_an_answer_whose_experiment_fails_says_so_and_records_nothing(m
     assert not at.exception
     monkeypatch.setattr(quizzes.experiments, "run", broken)
     st.cache_data.clear()
-    at.run()  # pages.quiz_state looks quizzes.experiments.run up at each call, so the patch is what Check runs
+    at.run()  # ui.quiz_state looks quizzes.experiments.run up at each call, so the patch is what Check runs
     assert not at.exception
     answer = at.radio(key="ans_dk-params-nhead")
     answer.set_value(answer.options[0])

@@ -6,8 +6,7 @@ CODE = """
 import sys
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
-sys.path.insert(0, "bench")
-from serve import without_pages_dir
+from ui.pages_dir import without_pages_dir
 
 PagesManager.__init__ = without_pages_dir(PagesManager.__init__)  # the entry script runs on every rerun
 at = AppTest.from_file("streamlit_app.py", default_timeout=120).run()

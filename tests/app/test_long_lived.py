@@ -1,4 +1,4 @@
-"""pages/long_lived.py: what the imports made is frozen once, so Streamlit's collections skip it."""
+"""ui/long_lived.py: what the imports made is frozen once, so Streamlit's collections skip it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import weakref
 
 import pytest
 
-import pages.long_lived as long_lived
+import ui.long_lived as long_lived
 
 
 @pytest.fixture

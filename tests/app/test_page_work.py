@@ -9,9 +9,9 @@ import pytest
 import streamlit as st
 
 from core import DEFAULT, PAPER_BIG, PRESETS, TransformerConfig, trace
-from pages.common import cached_shapes, config_over_budget, over_budget
-from pages.trace_cache import CACHE
-from tests.app.conftest import make_app
+from ui.trace_cache import CACHE
+from ui.traces import cached_shapes, config_over_budget, over_budget
+from tests.support.apptest import make_app
 
 GPT3 = next(name for name in PRESETS if name.startswith("GPT-3"))
 # Over LIVE_TABLE_BYTES (the explorer's table is read off a shape-only trace) but within the budget.
@@ -31,7 +31,7 @@ def traces(monkeypatch) -> list[tuple[TransformerConfig, bool]]:
         made.append((cfg, kwargs.get("shape_only") is True))
         return trace(cfg, *args, **kwargs)
 
-    for module in (core_trace, importlib.import_module("pages.common"), importlib.import_module("pages.trace_cache")):
+    for module in (core_trace, importlib.import_module("ui.traces"), importlib.import_module("ui.trace_cache")):
         monkeypatch.setattr(module, "trace", counted)
     yield made
     st.cache_data.clear()

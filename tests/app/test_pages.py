@@ -8,7 +8,7 @@ import re
 import pytest
 
 from core import PAPER_BIG, PRESETS
-from tests.app.conftest import make_app, open_page
+from tests.support.apptest import make_app, open_page
 
 PAGES = ["pages/explorer.py", "pages/attention.py", "pages/positional.py", "pages/quiz.py", "pages/training_lab.py"]
 GPT3 = next(name for name in PRESETS if name.startswith("GPT-3"))
@@ -152,7 +152,7 @@ def test_attention_page_draws_the_paper_big_model_from_a_slim_pass(monkeypatch):
     pass waited its turn at the memory gate the whole traces share."""
     from core.slim import slim_bytes
     from core.views import slim_attention_maps
-    from pages.trace_cache import GATE
+    from ui.trace_cache import GATE
 
     reserved = []
     reserve = GATE.reserve

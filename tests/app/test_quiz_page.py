@@ -8,11 +8,11 @@ import re
 import pytest
 
 from core import DEFAULT
-from quizzes.experiments import EXPERIMENTS
 from quizzes import BY_ID, QUESTIONS, Context, Question, format_answer, questions_for
+from quizzes.experiments import EXPERIMENTS
 from quizzes.progress import FORMAT
-from pages.tables import title_lines
-from tests.app.conftest import make_app, open_page
+from render.tables import title_lines
+from tests.support.apptest import answer, answered, browser_reports, make_app, open_page, score_line, stored_copy
 
 
 def quiz_app():
@@ -20,10 +20,6 @@ def quiz_app():
     at.switch_page("pages/quiz.py").run()
     assert not at.exception
     return at
-
-
-def score_line(at) -> str:
-    return next(m.value for m in at.markdown if m.value.startswith("Score:"))
 
 
 def step_to(at, topic: str, qid: str) -> None:
@@ -34,12 +30,6 @@ def step_to(at, topic: str, qid: str) -> None:
             return
         at.button(key="quiz_next").click().run()
     raise AssertionError(f"{qid} is not in {topic}")
-
-
-def answer(at, qid: str, text: str):
-    at.text_input(key=f"ans_{qid}").input(text).run()
-    at.button(key=f"submit_{qid}").click().run()
-    assert not at.exception
 
 
 def answer_dk_value(at, text: str) -> None:
@@ -260,7 +250,6 @@ def test_a_shape_in_symbols_is_read_and_an_unreadable_reply_keeps_the_last_attem
     assert at.session_state["quiz_progress"]["answers"]["shape-tokens"]["given"] == "(N, M)"
 
 
-
 def test_a_long_paste_reaches_the_page_and_is_told_how_long_it_is():
     """With max_chars=200, Streamlit's box dropped a longer paste whole, saying nothing: the box has no
     limit now, and a reply longer than the parsers read is told so, with the draft kept to shorten."""
@@ -467,19 +456,6 @@ def test_drafts_and_settings_outlast_other_pages_and_reset_clears_every_draft():
     assert at.text_input(key="ans_dk-value").value == ""
     at.button(key="quiz_next").click().run()
     assert at.text_input(key="ans_dk-count").value == ""
-    assert not at.exception
-
-
-def stored_copy(at) -> str | None:
-    """The text the page last handed the browser to keep; None while it waits for the browser's report."""
-    store = next(el for el in at.get("bidi_component") if el.key == "quiz_store")
-    return json.loads(store.proto.json)["save"]
-
-
-def browser_reports(at, text: str = "", available: bool = True) -> None:
-    """Play the browser's side: what it holds under the quiz's name, or that its storage is blocked."""
-    at.session_state["quiz_store"] = {"found": {"available": available, "text": text}}
-    at.run()
     assert not at.exception
 
 
@@ -786,24 +762,8 @@ def test_a_chosen_sentence_is_quoted_in_plain_type_and_as_written():
     assert expected in [m.value for m in at.markdown] and not any("bold" in m.value for m in at.markdown)
 
 
-def answered(qids, query: dict[str, str] | None = None, topic: str = "All topics"):
-    """The quiz page as a topic set, with these questions answered (imported, so wrong): their
-    evidence is on the page."""
-    doc = {"format": FORMAT, "version": 1,
-           "answers": {qid: {"correct": False, "given": "?", "expected": "x"} for qid in qids}}
-    at = make_app(query).run()
-    at.switch_page("pages/quiz.py").run()
-    at.text_area(key="quiz_paste").input(json.dumps(doc)).run()
-    at.button(key="quiz_paste_load").click().run()
-    at.radio(key="quiz_mode").set_value("A topic set").run()
-    at.selectbox(key="quiz_topic").set_value(topic).run()
-    assert not at.exception
-    assert not [e.value for e in at.error if "failed" in e.value]  # no experiment fell over
-    return at
-
-
 def as_read(cell: str) -> str:
-    """A cell of an st.table as the learner reads it: its Markdown's backslash escapes (pages.common.as_literal)
+    """A cell of an st.table as the learner reads it: its Markdown's backslash escapes (render.markdown.as_literal)
     unshown."""
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", cell)
 
@@ -1038,7 +998,7 @@ def test_symbols_in_a_reply_stand_for_the_sizes_the_question_names():
 
 
 def said(at) -> list[str]:
-    """The sentences the page puts in a role="alert" box of its own (pages.common.announce)."""
+    """The sentences the page puts in a role="alert" box of its own (ui.layout.announce)."""
     return [text for h in at.get("html") for text in re.findall(r'role="alert">(.*?)</div>', h.proto.body)]
 
 
@@ -1240,7 +1200,7 @@ def asks_to_reset(at) -> bool:
 
 
 def watches_the_expander(at) -> bool:
-    """Whether the browser is to say when the expander closes (pages.expander_closed)."""
+    """Whether the browser is to say when the expander closes (ui.components.expander_closed)."""
     return "quiz_more_closed" in [getattr(e, "key", None) for e in at.sidebar]
 
 
@@ -1253,7 +1213,7 @@ def test_reset_progress_asks_until_the_learners_next_action_only():
     answer_dk_value(at, "5")
     at.button(key="quiz_ask_reset").click().run()
     assert asks_to_reset(at)
-    at.run()  # another run, as closing the expander starts (pages.expander_closed reports it)
+    at.run()  # another run, as closing the expander starts (ui.components.expander_closed reports it)
     assert not asks_to_reset(at) and "dk-value" in at.session_state["quiz_progress"]["answers"]
 
     at.button(key="quiz_ask_reset").click().run()  # a new press asks anew, and the browser watches the expander

@@ -1,6 +1,6 @@
 """The whole app renders, and slider changes reach the config every page reads."""
 
-from tests.app.conftest import make_app
+from tests.support.apptest import make_app
 
 
 def test_app_renders_and_sliders_change_config():

@@ -1,4 +1,4 @@
-"""The colours a chart draws straight onto the page follow the page's theme (pages.tables.INK): each
+"""The colours a chart draws straight onto the page follow the page's theme (render.palette.INK): each
 reads on its own theme's background, and every page hands the learner's theme to its charts.
 
 AppTest has no browser to report a theme, so the pages' ``theme()`` is replaced here; that Streamlit
@@ -12,15 +12,15 @@ from pathlib import Path
 
 import pytest
 
-import pages.common
 from core.views import attention_map
-from pages.charts import mask_spec
-from pages.theme_css import CODE_INK, PRIMARY_WORDS, TOKEN_GROUPS, theme_css
-from pages.lab_charts import HIDDEN_CROSS
-from pages.tables import INK, memory_spec
-from tests.app.conftest import make_app
-from tests.app.test_quiz_page import answered
-from tests.app.test_training_lab import PAGE as LAB, small_model, train
+from render.charts import mask_spec
+from render.lab_charts import HIDDEN_CROSS
+from render.palette import INK
+from render.tables import memory_spec
+import ui.charts
+import ui.theme
+from ui.theme_css import CODE_INK, PRIMARY_WORDS, TOKEN_GROUPS, theme_css
+from tests.support.apptest import LAB_PAGE as LAB, answered, make_app, small_model, train
 
 CONFIG = tomllib.loads((Path(__file__).resolve().parents[2] / ".streamlit" / "config.toml").read_text())
 VISIBLE = ("#cfe0fc", "#dbe9f6")  # the visible cells of the attention page's mask and the quiz's
@@ -98,7 +98,8 @@ def test_the_chart_builders_use_the_theme_they_are_given():
 
 @pytest.fixture
 def dark(monkeypatch):
-    monkeypatch.setattr(pages.common, "theme", lambda: "dark")
+    for module in (ui.theme, ui.charts):  # ui.charts holds its own name for it
+        monkeypatch.setattr(module, "theme", lambda: "dark")
 
 
 def specs(at) -> str:
@@ -144,7 +145,8 @@ def test_every_pages_charts_write_their_axes_and_legends_in_the_themes_label_ink
     """Streamlit's chart theme writes axis and legend words #808495 on a light page: 3.72:1 against white,
     measured by axe-core on every chart, under WCAG's 4.5:1. Each chart sets the theme's label ink instead
     (test_each_themes_ink_reads_on_that_themes_page holds it to 4.5:1)."""
-    monkeypatch.setattr(pages.common, "theme", lambda: theme)
+    for module in (ui.theme, ui.charts):  # ui.charts holds its own name for it
+        monkeypatch.setattr(module, "theme", lambda: theme)
     want = {(part, prop, INK[theme]["label"]) for part in ("axis", "legend", "header")
             for prop in ("labelColor", "titleColor")}
     at = make_app().run()
@@ -163,7 +165,7 @@ def test_every_pages_charts_write_their_axes_and_legends_in_the_themes_label_ink
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_each_themes_code_colours_read_on_its_code_box(theme):
     """The explorer's code box says, in comments, what each line does to a shape. Streamlit's one syntax
-    palette put those comments at 3.53:1 on the light theme's box (pages/theme_css.py): each theme has its
+    palette put those comments at 3.53:1 on the light theme's box (ui/theme_css.py): each theme has its
     own, every colour at 5:1 or more on the code ground the config pins, and every token group coloured."""
     ground = CONFIG["theme"][theme]["codeBackgroundColor"]
     assert set(CODE_INK[theme]) == set(TOKEN_GROUPS)

@@ -4,45 +4,35 @@ import threading
 import time
 
 from core import TransformerConfig, estimate, trace
-from pages.trace_cache import MemoryGate, TraceCache, kept_bytes, shared_trace
+from ui.trace_cache import MemoryGate, kept_bytes, shared_trace, trace_cache
 
 
 def configs(n):
     return [TransformerConfig(N=2, M=8 + i, E=16, nhead=2, vocab_size=100) for i in range(n)]
 
 
-def test_cache_keeps_at_most_its_bytes_and_evicts_the_oldest():
-    cfgs = configs(5)
-    traces = [trace(c) for c in cfgs]
-    size = kept_bytes(traces[0])
-    assert size == estimate(cfgs[0]).activations > 0
-    cache = TraceCache(max_bytes=kept_bytes(traces[3]) + kept_bytes(traces[4]) + 1)
-    for c, t in zip(cfgs, traces):
-        cache.put(c, t)
-        assert cache.bytes <= cache.max_bytes
-    assert cache.get(cfgs[0]) is None and cache.get(cfgs[4]) is traces[4]
-    assert len(cache) == 2
-
-
-def test_cache_refuses_a_trace_larger_than_itself_and_counts_shape_only_as_free():
+def test_the_cache_weighs_a_trace_by_the_tensors_it_keeps_and_a_shape_only_one_as_nothing():
     cfg = configs(1)[0]
-    cache = TraceCache(max_bytes=10)
-    cache.put(cfg, trace(cfg))
-    assert len(cache) == 0
-    meta = trace(cfg, shape_only=True)
-    cache.put(cfg, meta)
-    assert cache.get(cfg) is meta and cache.bytes == 0
+    assert kept_bytes(trace(cfg)) == estimate(cfg).activations > 0
+    assert kept_bytes(trace(cfg, shape_only=True)) == 0
 
 
-def test_recently_used_entries_survive_eviction():
-    a, b, c = (TransformerConfig(seed=s) for s in range(3))  # same sizes, different weights
-    ta, tb, tc = trace(a), trace(b), trace(c)
-    cache = TraceCache(max_bytes=kept_bytes(ta) + kept_bytes(tb) + 1)
-    cache.put(a, ta)
-    cache.put(b, tb)
-    assert cache.get(a) is ta  # a is now the most recent
-    cache.put(c, tc)
-    assert cache.get(a) is ta and cache.get(b) is None
+def test_shared_traces_stay_within_the_caches_bytes_and_the_least_recently_used_go_first():
+    cfgs = configs(4)
+    sizes = [estimate(c).activations for c in cfgs]
+    cache = trace_cache(max_bytes=sizes[1] + sizes[2] + 1)
+    first = shared_trace(cfgs[0], cache, MemoryGate())
+    shared_trace(cfgs[1], cache, MemoryGate())
+    assert shared_trace(cfgs[0], cache, MemoryGate()) is first  # used again: now the most recent
+    shared_trace(cfgs[2], cache, MemoryGate())
+    assert cfgs[0] in cache and cfgs[1] not in cache and cache.currsize <= cache.maxsize
+
+
+def test_a_trace_larger_than_the_whole_cache_is_returned_but_not_kept():
+    cfg = configs(1)[0]
+    cache = trace_cache(max_bytes=10)
+    assert not shared_trace(cfg, cache, MemoryGate()).shape_only
+    assert cfg not in cache
 
 
 def test_gate_never_admits_more_than_its_bytes_at_once():
@@ -77,9 +67,8 @@ def test_gate_releases_on_error_and_lets_an_oversized_request_run_alone():
 
 
 def test_shared_trace_caches_and_goes_shape_only_over_the_gate():
-    cache, gate = TraceCache(), MemoryGate(max_bytes=estimate(configs(1)[0]).total - 1)
+    cache, gate = trace_cache(), MemoryGate(max_bytes=estimate(configs(1)[0]).total - 1)
     cfg = configs(1)[0]
     t = shared_trace(cfg, cache, gate)
     assert t.shape_only and shared_trace(cfg, cache, gate) is t
-    roomy = MemoryGate()
-    assert not shared_trace(configs(2)[1], TraceCache(), roomy).shape_only
+    assert not shared_trace(configs(2)[1], trace_cache(), MemoryGate()).shape_only

@@ -1,6 +1,6 @@
 """The training lab page runs tiny trainings to the end and renders their plain results.
 
-A run trains on a thread of its own (pages/lab_runs.py): a click on Train starts it and the page
+A run trains on a thread of its own (ui/lab_runs.py): a click on Train starts it and the page
 shows its progress; once it has ended, the next run of the page shows the result.
 """
 
@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from pages.lab_charts import accuracy_chart, attention_chart, crossings, label_place, loss_chart
-from tests.app.conftest import make_app
+from render.lab_charts import accuracy_chart, attention_chart, crossings, label_place, loss_chart
+from tests.support.apptest import LAB_PAGE as PAGE, make_app, small_model, train
 
 PAGE = "pages/training_lab.py"
 
@@ -24,32 +24,6 @@ def lab():
     at.run()
     at.switch_page(PAGE).run()
     assert not at.exception
-    return at
-
-
-def small_model(at, prefix: str, steps: int) -> None:
-    """Sizes that train in well under a second."""
-    at.select_slider(key=f"{prefix}_E").set_value(16).run()
-    at.select_slider(key=f"{prefix}_nhead").set_value(2)
-    at.slider(key=f"{prefix}_layers").set_value(1)
-    at.select_slider(key=f"{prefix}_d_ff").set_value(32)
-    at.select_slider(key=f"{prefix}_N").set_value(8)
-    at.slider(key=f"{prefix}_steps").set_value(steps)
-
-
-def train(at, prefix: str):
-    """Click Train, wait for the run's thread to end, then rerun the page as its timer would.
-
-    (A run that fails at once may have ended, and been shown, within the click's own reruns.)
-    """
-    at.button(key=f"{prefix}_run").click().run()
-    assert not at.exception
-    if f"{prefix}_training" in at.session_state:
-        assert at.session_state[f"{prefix}_training"].wait(timeout=60), "the run did not end within a minute"
-        at.run()
-        assert not at.exception
-    assert f"{prefix}_training" not in at.session_state  # an ended run is taken out of session state
-    assert not at.button(key=f"{prefix}_run").disabled and at.button(key=f"{prefix}_stop").disabled
     return at
 
 
@@ -328,7 +302,7 @@ def test_a_run_goes_on_while_the_learner_is_on_another_page(lab, held):
 
 
 def test_a_busy_server_turns_a_run_away_with_a_message(lab):
-    from pages.lab_runs import run_slots
+    from ui.lab_runs import run_slots
 
     slots = run_slots()
     assert slots.acquire(blocking=False) and slots.acquire(blocking=False)  # two runs elsewhere
@@ -381,7 +355,7 @@ def until(condition, seconds: float = 10.0) -> bool:
 def test_a_run_whose_tab_is_gone_stops_and_frees_its_slot_but_a_short_drop_does_not_stop_it(monkeypatch):
     from types import SimpleNamespace
 
-    import pages.lab_runs as lab_runs
+    import ui.lab_runs as lab_runs
 
     monkeypatch.setattr(lab_runs, "ABANDON_GRACE", 0.3)
     slot = threading.BoundedSemaphore(1)
@@ -407,7 +381,7 @@ def test_a_run_whose_tab_is_gone_stops_and_frees_its_slot_but_a_short_drop_does_
 
 
 def test_outside_a_served_app_a_run_never_asks_for_its_session():
-    from pages.lab_runs import session_alive
+    from ui.lab_runs import session_alive
 
     assert session_alive() is None  # no script run, no runtime: nothing to ask
 
@@ -415,7 +389,7 @@ def test_outside_a_served_app_a_run_never_asks_for_its_session():
 def test_a_session_check_that_fails_never_ends_a_run(monkeypatch):
     from types import SimpleNamespace
 
-    import pages.lab_runs as lab_runs
+    import ui.lab_runs as lab_runs
 
     monkeypatch.setattr(lab_runs, "ABANDON_GRACE", 0.05)
 
@@ -580,7 +554,7 @@ def test_a_dashed_lines_words_go_where_no_curve_runs_and_keep_a_halo():
     cross them (a run with no empty place) breaks off round the letters instead of striking them."""
     import math
 
-    from pages.tables import INK
+    from render.palette import INK
 
     uniform = math.log(65)  # nats per token: 4.17
     loss = [4.8 * math.exp(-step / 80) + 1.0 for step in range(200)]  # from above the line, down to 1.0

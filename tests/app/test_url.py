@@ -7,11 +7,10 @@ import re
 import pytest
 
 from core import DEFAULT, PRESETS
-from pages.sidebar import CONFIG_FIELDS, link_params, snap_config
-from pages.page_links import PAGE_CHOICES, in_any_case, quiz_order, read_choice, read_choices
 from quizzes import Context
-from tests.app.conftest import make_app, open_page
-from tests.app.test_quiz_page import answer, browser_reports, score_line, stored_copy
+from ui.config_link import CONFIG_FIELDS, link_params, snap_config
+from ui.page_links import PAGE_CHOICES, in_any_case, quiz_order, read_choice, read_choices
+from tests.support.apptest import answer, browser_reports, make_app, open_page, score_line, stored_copy
 
 GARBAGE = [  # query, what the config must become, a word the warning must contain
     ({"E": "abc"}, {"E": DEFAULT.E}, "E='abc'"),
@@ -529,7 +528,7 @@ def follow(at, choices: dict[str, str]) -> None:
     """The app's tab follows a link to the quiz as Back or Forward brings one (come_back_to)."""
     come_back_to(at, choices)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("pages.sidebar._history_navigation", lambda: True)
+        patch.setattr("ui.sidebar._history_navigation", lambda: True)
         at.run()
     assert not at.exception
 

@@ -1,4 +1,4 @@
-"""core.views (what the pages draw) and pages.diagram (the SVG figure): exact, tiny, seeded."""
+"""core.views (what the pages draw) and render.diagram (the SVG figure): exact, tiny, seeded."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from core.memory import every_layer
 from core.model import sinusoidal_table
 from core.views import (ATTENTION_KINDS, MAX_DIMS, MAX_POSITIONS, attention_map, layer_crossover, memory_curve,
                         positional_view, shown_dims, sinusoid_curves)
-from pages.diagram import (EDGES, HEIGHT, NODES, WIDTH, architecture_steps, architecture_svg, architecture_title,
+from render.diagram import (EDGES, HEIGHT, NODES, WIDTH, architecture_steps, architecture_svg, architecture_title,
                            edge_shape, shape_text)
 
 CFG = TransformerConfig(N=3, M=8, M_target=6, E=12, nhead=3, vocab_size=20, layers=2)
@@ -120,7 +120,7 @@ def test_an_undefined_similarity_is_a_blank_cell_that_says_why_and_never_nan():
     screen readers says so too, and a config without a zero vector draws as before."""
     import json
 
-    from pages.charts import UNDEFINED, similarity_spec, zero_vectors_caption
+    from render.charts import UNDEFINED, similarity_spec, zero_vectors_caption
 
     one = TransformerConfig(N=1, M=1, M_target=1, E=1, nhead=1, vocab_size=10)
     v = positional_view(one, "sinusoidal")
@@ -257,7 +257,7 @@ def test_heatmaps_give_their_cells_room_at_every_length(M):
     """The cells get their own width and height (autosize "pad": axes and legend come on top, so a
     long axis title cannot squeeze them). Few positions still get MIN_PLOT pixels; more positions
     never get a smaller chart; the whole, decor included, stays within MAX_SIDE."""
-    from pages.charts import MASK_DECOR, MAX_SIDE, MIN_PLOT, WEIGHTS_DECOR, attention_spec, mask_spec
+    from render.charts import MASK_DECOR, MAX_SIDE, MIN_PLOT, WEIGHTS_DECOR, attention_spec, mask_spec
 
     t = trace(TransformerConfig(N=2, M=M, M_target=M, E=16, nhead=2, vocab_size=100))
     a = attention_map(t, next(iter(ATTENTION_KINDS)))
@@ -277,7 +277,7 @@ def test_heatmap_axis_titles_never_run_past_their_cells(M):
     """A title longer than its side of the cells ran past them: beside a few rows the query title
     reached down into the key title. Each axis takes the longest of its titles that fits, and Vega
     is told to cut it at the cells' side in any case."""
-    from pages.charts import TITLE_CHAR_PX, attention_spec, mask_spec, positional_spec
+    from render.charts import TITLE_CHAR_PX, attention_spec, mask_spec, positional_spec
 
     cfg = TransformerConfig(N=2, M=M, M_target=M, E=min(M, 16) if M % 2 == 0 else 1, nhead=1, vocab_size=100)
     a = attention_map(trace(cfg), "decoder masked self-attention")
@@ -295,7 +295,7 @@ def test_heatmap_axis_titles_never_run_past_their_cells(M):
 def test_heatmap_labels_sit_centred_on_their_rows():
     """Streamlit's theme sets labelFlush, which on a band scale hung the first row's label half a
     line low (Vega flushes a label whose band starts at the scale's start). The heatmaps turn it off."""
-    from pages.charts import attention_spec, mask_spec, positional_spec, similarity_spec
+    from render.charts import attention_spec, mask_spec, positional_spec, similarity_spec
 
     t = trace(CFG)
     a = attention_map(t, "decoder masked self-attention")
@@ -310,7 +310,7 @@ def test_the_positional_colour_scale_is_symmetric_about_zero(M, E):
     """White is 0 and the domain is [-m, m] for the table's largest magnitude m. The scale's middle
     used to be set with domainMid, which Vega rejects when every value has one sign (E = 1, M = 1:
     the single value sin(0) = 0), and the legend then read 0.000000."""
-    from pages.charts import positional_spec
+    from render.charts import positional_spec
 
     cfg = TransformerConfig(N=1, M=M, M_target=M, E=E, nhead=1, vocab_size=10)
     for kind in ("sinusoidal", "learned"):
@@ -350,8 +350,8 @@ def test_the_crossover_is_a_fact_about_layers_not_about_how_many_the_trace_keeps
 def test_every_chart_has_a_sentence_for_screen_readers():
     """Vega turns a spec's description into the chart's aria-label; the marks are hidden from
     screen readers, which otherwise stopped at every heatmap cell."""
-    from pages.charts import attention_spec, curves_spec, mask_spec, positional_spec, similarity_spec
-    from pages.tables import memory_spec, params_spec
+    from render.charts import attention_spec, curves_spec, mask_spec, positional_spec, similarity_spec
+    from render.tables import memory_spec, params_spec
 
     t = trace(CFG)
     a = attention_map(t, "decoder masked self-attention")
@@ -363,7 +363,7 @@ def test_every_chart_has_a_sentence_for_screen_readers():
     for name, spec in specs.items():
         assert len(spec["description"]) > 40 and spec["config"]["aria"] is spec["config"]["mark"]["aria"] is False, name
         # Every chart's rows sit inside its layers, where Streamlit leaves them in the spec for the
-        # first paint (pages.tables.one_layer), never at the top, where it takes them out.
+        # first paint (render.tables.one_layer), never at the top, where it takes them out.
         assert "data" not in spec and all(layer["data"]["values"] for layer in spec["layer"]), name
     assert "6 query positions down by 6 key positions across" in specs["weights"]["description"]
     assert "15 of the 36 pairs are blocked" in specs["mask"]["description"]  # the causal mask's upper triangle
@@ -373,7 +373,7 @@ def test_every_chart_has_a_sentence_for_screen_readers():
 def test_the_parameter_charts_name_gives_every_bars_count():
     """Each bar's count was in its tooltip only, out of reach of a keyboard or a screen reader, and
     the description spoke of a log scale on a linear axis."""
-    from pages.tables import params_spec
+    from render.tables import params_spec
 
     t = trace(CFG)
     spec = params_spec(t)
@@ -390,7 +390,7 @@ def test_an_attention_maps_name_says_which_map_it_is_and_what_the_mask_blocked()
     """A screen reader hears the heatmap's description, not the four choices above it or the
     crosses in it: it names kind, layer, head and batch item, the part drawn of a capped map,
     and the number of blocked cells."""
-    from pages.charts import attention_spec
+    from render.charts import attention_spec
 
     t = trace(CFG)
     words = attention_spec(attention_map(t, "decoder masked self-attention", layer=1, head=2, item=0))["description"]
@@ -412,7 +412,7 @@ def test_the_memory_charts_labels_stay_clear_of_the_other_dashed_line(M):
     a label used to be struck through by the other line."""
     import math
 
-    from pages.tables import LABEL_CHAR_PX, PHONE_PLOT_PX, memory_spec
+    from render.tables import LABEL_CHAR_PX, PHONE_PLOT_PX, memory_spec
 
     cfg = TransformerConfig(N=2, M=M, M_target=M, E=16, nhead=2, vocab_size=100)
     points, crossover = memory_curve(cfg)
@@ -438,7 +438,7 @@ def test_the_memory_charts_labels_stay_clear_of_the_other_dashed_line(M):
 def test_the_memory_charts_parameter_line_is_labelled_as_it_runs(positional):
     """With a learned position table the parameters grow past max_len (a model that runs at M needs M
     rows), so 'constant in M' was false there: the label and the description say what the line does."""
-    from pages.tables import LEARNED_PARAMS, MEMORY_PARTS, memory_spec
+    from render.tables import LEARNED_PARAMS, MEMORY_PARTS, memory_spec
 
     cfg = TransformerConfig(N=2, M=8, E=16, nhead=2, vocab_size=100, positional=positional)
     points, crossover = memory_curve(cfg)
@@ -459,7 +459,7 @@ def test_the_memory_charts_parameter_line_is_labelled_as_it_runs(positional):
 def test_the_memory_chart_draws_no_label_layer_without_labels(M):
     """A label layer filtered down to no rows made Vega warn 'Infinite extent for field "M"' in the
     browser's console: every text layer the chart has gets at least one label."""
-    from pages.tables import memory_spec
+    from render.tables import memory_spec
 
     cfg = TransformerConfig(N=3, M=M, M_target=M, E=14, nhead=7, vocab_size=37, layers=1, d_ff=10)
     points, crossover = memory_curve(cfg)

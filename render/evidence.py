@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import altair as alt
 import pandas as pd
 
-from quizzes.experiments import Evidence
 from core.rows import SYMBOLS
-from pages.common import as_literal
-from pages.tables import FIT_WIDTH, INK, described_chart, label_lines, title_lines
-from quizzes.progress import counted
+from render.markdown import as_literal
+from render.palette import INK
+from render.tables import FIT_WIDTH, described_chart, label_lines, title_lines
+
+if TYPE_CHECKING:  # a type only: the experiments run torch
+    from quizzes.experiments import Evidence
 
 # The learner's symbols with an underscore in them (M_target, d_k, ...), kept whole in the evidence's labels.
 _SYMBOL = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(s for s in (*SYMBOLS, "max_len") if "_" in s)
@@ -37,10 +39,15 @@ RECORD_CSS = [{"selector": "th, td", "props": "padding: 4px 3px"}]
 # sizes), the formulas cut at the screen's edge. Narrower than 380 px, the tables' type is 13 px and their cells
 # 2 px from their borders: 281 px at most. Wider, nothing changes: a 390 px phone's box, 324 px, holds 311.
 # Important: RECORD_CSS comes with the table's own id, which outranks any selector written here.
-RECORD_PHONE_CSS = ('<style>@media (max-width: 380px) { [data-testid="stTable"] :is(th, td) '
+RECORD_PHONE_CSS = ('<style>@media (max-width: 380px) { [class*="st-key-evidence_"] :is(th, td) '
                     '{ font-size: 13px !important; padding: 4px 2px !important; } }</style>')
 ROWS_IN_VIEW = 20  # an evidence table shows up to this many rows whole; a longer one scrolls
 ROW_PX, HEADER_PX = 30, 30  # an evidence st.table's row and header heights, one line each (RECORD_CSS)
+
+
+def _counted(n: int, noun: str) -> str:
+    """'1 row', '3 rows': counted in words, as the learner reads it."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def plain(v: Any) -> str:
@@ -97,7 +104,7 @@ def _heatmap_words(df: pd.DataFrame, spec: dict) -> str:
     """A heatmap in words: its size, and the cells that matter: the blocked ones of a mask, or the
     exact zeros, which the chart draws white, of an influence map."""
     x, y, field = spec["x"], spec["y"], spec["color"]
-    size = f"{counted(df[y].nunique(), y)} down by {counted(df[x].nunique(), x)} across"
+    size = f"{_counted(df[y].nunique(), y)} down by {_counted(df[x].nunique(), x)} across"
     if df[field].dtype == bool:
         return f"Heatmap of {field}, {size}: {int(df[field].sum())} of {len(df)} cells are {field}."
     zeros = int((df[field] == 0).sum())
@@ -194,13 +201,10 @@ def _heatmap(df: pd.DataFrame, spec: dict, theme: str, domain: list[float] | Non
     ).properties(width=side, height=side)
 
 
-# A horizontal bar chart's names down the side, one line each, took "Llama-2-70B widths: W^Q, W^K, W^V"'s 184 px
-# of a 320 px phone's 256 px chart: the parameter counts' bars had 50 px, and the axis title "parameters",
-# centred under them, ran 3 px past the chart's edge, cut after "parameter". In a chart under 280 px (256 on a
-# 320 px phone, 296 on a 360 px one) a name breaks after its colon or before its bracket, in 11 px type on
-# 11 px lines (12 px lines touched the next row's, 26 px away): the bars get 145 px. Vega's containerSize, the
-# chart's box, not the plot's width: names that depended on the width they set were measured on one line,
-# then drawn on two, and the layout stayed the one line's: the names were cut at the chart's left edge.
+# A horizontal bar chart's names down the side, on one line each, left a phone's bars too little room and
+# pushed the axis title past the chart's edge: in a chart under 280 px a name breaks after its colon or before
+# its bracket. Vega's containerSize (the chart's box) decides, not the plot's width, which the names' own
+# width would set: measured on one line, drawn on two, they were cut at the chart's left edge.
 _NARROW = "containerSize()[0] < 280"
 BAR_NAME_LINES = label_lines(_NARROW, ": ", " (")
 BAR_NAME_PX = alt.ExprRef(f"{_NARROW} ? 11 : 12")  # 12: Streamlit's theme's, as before

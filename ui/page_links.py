@@ -1,7 +1,7 @@
 """A page's own choices in its link, next to the shared config: which names, and how bad values fall back.
 
 A teacher's link reproduced the sizes but not what the page showed: a lesson on masking could not send
-a link that opens on the decoder's masked self-attention. The sidebar (pages.sidebar) reads and writes
+a link that opens on the decoder's masked self-attention. The sidebar (ui.sidebar) reads and writes
 the URL once per run, before the page draws, so the choices a page keeps in the link are declared here,
 where the sidebar can reach them without running the page: the attention page's map, the positional
 page's tab and curves, the training lab's task and mask, and the quiz's topic, shuffle, mode and
@@ -228,7 +228,7 @@ def in_any_case(query: Mapping[str, V], exact: Collection[str]) -> dict[str, tup
 
     A link typed by hand, off a slide, has ``?n=4`` or ``KIND=cross``; read in any case, a name still
     counts. Where a link spells one name twice (``E=32&e=64``), the spelling in ``exact`` wins, wherever
-    it stands. The sidebar's settings (pages.sidebar.link_params) and a page's own choices are read so."""
+    it stands. The sidebar's settings (ui.config_link.link_params) and a page's own choices are read so."""
     found: dict[str, tuple[str, V]] = {}
     for name, value in sorted(query.items(), key=lambda item: item[0] not in exact):  # exact names first
         found.setdefault(name.strip().lower(), (name, value))

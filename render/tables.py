@@ -14,10 +14,16 @@ from functools import lru_cache
 import altair as alt
 import pandas as pd
 
-from core import Trace, human_bytes
+from typing import TYPE_CHECKING
+
 from core.config import sizes_in_a_name
-from core.views import MemoryPoint
-from pages.diagram import shape_text
+from core.memory import human_bytes
+from render.diagram import shape_text
+from render.palette import INK
+
+if TYPE_CHECKING:  # types only: importing them would import torch
+    from core.trace import Trace
+    from core.views import MemoryPoint
 
 # The live shape comes straight after the name: on a phone the table shows its first three columns,
 # and the shape is what a learner opened the explorer for; the formula that explains it is next.
@@ -28,17 +34,6 @@ STACKED_COLUMN = "PyTorch layout (heads stacked)"
 # makes the height include them, so a legend below took its rows out of the plot: the memory
 # chart's four-line legend left its plot about 110 px of 340, at every width.
 FIT_WIDTH = {"type": "fit-x", "contains": "padding"}
-# What a chart draws straight onto the page (words, dashed rules, a masked cell), by the page's theme
-# (pages.common.theme): no one grey or red reads at 4.5:1 on both white and the dark theme's #14161c,
-# and Vega's default, black, vanishes on the latter. Words: "label" is 5.33:1 on white and 7.17:1 on
-# #14161c, "alert" 5.88:1 and 6.60:1. "blocked" fills a masked cell, a shape, for which 3:1 will do:
-# against the page and against the visible cells' light blue, #6e7480 is 3.85:1 and 3.51:1. "ground"
-# is the page itself (.streamlit/config.toml's backgroundColor): a halo of it round words a curve may
-# cross keeps them readable.
-INK = {
-    "light": {"label": "#6b6b6b", "alert": "#c8102e", "blocked": "#444444", "ground": "#ffffff"},
-    "dark": {"label": "#a3a3a3", "alert": "#ff6b7f", "blocked": "#6e7480", "ground": "#14161c"},
-}
 PHONE_PLOT_PX = 300  # the memory chart's plot on a 420 px phone, about; wider screens have more room
 LABEL_CHAR_PX = 6  # Vega's 11 px text, per character, about
 
@@ -228,7 +223,7 @@ def described(spec: dict, text: str) -> dict:
     Vega makes ``description`` the chart's accessible name; without one, a screen reader read
     the marks' own labels ("× × × … 0.0 0.5 1.0 weight 0 1 2 …") and stopped at every cell of a
     heatmap, up to 4096 of them. The numbers themselves are in tables beside the charts that
-    need them (pages.common.show_numbers) and in each chart's own "Show data" menu.
+    need them (ui.charts.show_numbers) and in each chart's own "Show data" menu.
 
     Two switches, as Vega-Lite has two: the top-level ``aria`` hides the axes and legends only;
     ``mark.aria`` hides the marks. With the first alone, words drawn as marks stayed readable: the

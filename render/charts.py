@@ -9,10 +9,15 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+from typing import TYPE_CHECKING
+
 import altair as alt
 
-from core.views import AttentionMap, PositionalView
-from pages.tables import FIT_WIDTH, INK, described, fill_data, in_words
+from render.palette import INK
+from render.tables import FIT_WIDTH, described, fill_data, in_words
+
+if TYPE_CHECKING:  # types only: core.views imports torch
+    from core.views import AttentionMap, PositionalView
 
 PER_CELL = 20  # pixels per heatmap cell, until the chart reaches its largest size
 MIN_PLOT = 96  # pixels for all the cells together, however few: one to three positions stay readable
@@ -222,10 +227,8 @@ def symmetric_domain(table: list[list[float]]) -> list[float]:
     """[-m, m] for the table's largest magnitude m, so that white is exactly 0 and the two colours
     are the same strength for the same size.
 
-    The scale used to be fitted to the values with its middle at 0 (Vega's domainMid). A table all
-    of one sign (E = 1, M = 1 holds the one value sin(0) = 0) put that middle outside the domain,
-    and Vega warned "Scale domainMid exceeds domain min or max"; an all-zero table had no width at
-    all, and its legend read 0.000000. An all-zero table gets [-1, 1].
+    Not Vega's domainMid: a table all of one sign puts that middle outside the domain (and Vega
+    warns), and an all-zero table has no width. An all-zero table gets [-1, 1].
     """
     m = max((abs(x) for row in table for x in row), default=0.0)
     return [-m, m] if m > 0 else [-1.0, 1.0]

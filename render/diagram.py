@@ -5,17 +5,17 @@ recorded (``Trace.shapes``, hook name -> shape tuple) and the config, and return
 the explorer shows as an image (``st.image``, so no HTML of ours is put into the page unescaped).
 
 Why a fixed drawing and not Graphviz: the boxes and arrows never change, only the labels do, yet
-``st.graphviz_chart`` laid the figure out again in the browser after every slider move. That took
-most of the time from a key press to the new table: a median 1.51 s with the graph against
-0.52 s with this drawing (one session on this 2-core machine, figures in the README). The layout
-follows the paper's figure: encoder on the left, decoder on the right, read from the bottom up.
+``st.graphviz_chart`` lays the figure out again in the browser after every slider move, which
+dominated the time from a key press to the new table. The layout follows the paper's figure: encoder on the left, decoder on the right, read from the bottom up.
 """
 
 from __future__ import annotations
 
 from html import escape
+from typing import TYPE_CHECKING
 
-from core import TransformerConfig
+if TYPE_CHECKING:  # a type only: importing core's package imports torch
+    from core.config import TransformerConfig
 
 # Boxes of the paper's figure: node id -> (label, fill colour).
 NODES: dict[str, tuple[str, str]] = {

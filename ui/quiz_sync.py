@@ -1,4 +1,4 @@
-"""The quiz's progress, kept in step with the copy in the learner's browser (pages/browser_store.py).
+"""The quiz's progress, kept in step with the copy in the learner's browser (ui/components/browser_store.py).
 
 The copy is read once per session and merged with what the session has; every later state of the
 progress is handed to the browser to keep; and another tab's save, when the browser refused to write
@@ -11,12 +11,12 @@ from typing import Any
 
 import streamlit as st
 
-from pages.browser_store import browser_store, conflict, report
-from pages.common import as_literal
-from pages.quiz_state import (BASE, BROWSER_SPOKE, HEARD, MERGED_SEQ, PROGRESS, SEQ, STORE, STORED, context, flash,
-                              progress, slider_config)
 from quizzes.progress import counted, dumps, load_progress, merge
 from quizzes.recheck import recheck
+from render.markdown import as_literal
+from ui.components.browser_store import browser_store, conflict, report
+from ui.quiz_state import (BASE, BROWSER_SPOKE, HEARD, MERGED_SEQ, PROGRESS, SEQ, STORE, STORED, context, flash,
+                              progress, slider_config)
 
 
 def take_browser_report() -> None:
@@ -69,7 +69,7 @@ def heard_news(found: dict[str, Any]) -> None:
     """Mark this run as the browser's (BROWSER_SPOKE) when the store's report is not the one the last run
     took: a new report is what started it. Every new report, not only those the page acts on: after a
     refused write (a full quota) the store, read only from then on, reads the browser's copy again and
-    reports it, and that run, taken for the learner's, withdrew Reset's question 1.7 s after it showed."""
+    reports it, and that run, taken for the learner's, would withdraw Reset's question."""
     if found != st.session_state.get(HEARD):
         st.session_state[HEARD] = found
         st.session_state[BROWSER_SPOKE] = True
@@ -77,7 +77,7 @@ def heard_news(found: dict[str, Any]) -> None:
 
 def take_other_tabs() -> None:
     """Merge what another tab saved since this one last looked, when the browser refused to save
-    over it (pages/browser_store.py). Both tabs' answers are kept: without this, the tab that saved
+    over it (ui/components/browser_store.py). Both tabs' answers are kept: without this, the tab that saved
     last lost the other's."""
     found = conflict(STORE)
     if found is None or found["seq"] <= st.session_state.get(MERGED_SEQ, -1):

@@ -1,18 +1,14 @@
-"""Enter in a quiz answer presses that question's Check button.
+"""Enter in a quiz answer presses that question's Check button; leaving the box only keeps the draft.
 
-Why: a learner who types ``(N, M, E)`` and presses Enter expects the answer to be checked, as in
-any form on the web. Streamlit's text box only takes its value on Enter, so nothing visible
-happened and the learner had to reach for the mouse or Tab to Check. Streamlit cannot tell Enter
-from leaving the box (both send the value), and checking on leaving would turn every draft left
-with Next into a recorded attempt, so the key itself is caught in the page.
+Why not st.form, whose Enter submits: inside a form a value reaches the server only on submit, so a draft
+left with Next, Previous or another page would be lost (drafts outlast them: persist_state="session"), and
+Enter on a chosen radio option does not submit a form. Outside a form Streamlit cannot tell Enter from
+leaving the box (both send the value), so the key itself is caught in the page.
 
-How: one listener on the page's document. A keydown of Enter inside a question's answer (the
-element Streamlit tags with the class ``st-key-ans_<id>``: its text box, or one of its choices)
-clicks the button tagged ``st-key-submit_<id>``. It listens in the capture phase, since the
-choices' own handlers stop the key from bubbling up to the document, and clicks only once the
-event has been handled (a zero-delay timer): Streamlit's text box sends its value on that same
-Enter, so the value goes first and the click's run checks it. Nothing is clicked while an input
-method is still composing a character, or with a modifier held.
+How: one listener on the document, in the capture phase (the choices' own handlers stop Enter bubbling).
+Enter inside the element keyed ``ans_<id>`` clicks the button keyed ``submit_<id>`` after a zero-delay
+timer, so that Streamlit sends the typed value first; never while an input method composes, nor with a
+modifier held.
 """
 
 from __future__ import annotations

@@ -1,42 +1,25 @@
 """The shared sidebar: the sliders that set the config every page reads, and the URL that reproduces it.
 
 Data flows one way: widgets -> TransformerConfig (kept in st.session_state, so every page checks
-against the same model). A link's values are read into the widgets before they are drawn (snapped to
-the nearest option, with a warning when they move), and the config is written back into the link
-after, so that a link always reproduces what the page shows.
+against the same model). A link's values are read into the widgets before they are drawn
+(ui/config_link.py snaps them, with a warning when they move), and the config is written back into
+the link after, so that a link always reproduces what the page shows.
 """
 
 from __future__ import annotations
 
-import difflib
-import math
-from functools import partial
-from types import MappingProxyType
-from typing import Any, Collection, Mapping
+from typing import Any
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core import DEFAULT, PRESETS, TransformerConfig, divisors
 from core.config import SIZE_NAMES
-from pages.common import as_literal  # importing pages.common also leaves Streamlit's old pages mode
-from pages.page_links import (PAGE_CHOICES, Choice, in_any_case, link_values, number_text, one_line, read_choices,
-                              settle, whole_number)
-from pages.tables import in_words
+from render.markdown import as_literal
+from ui.config_link import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_OPTION, N_RANGE, VOCABS, WIDTHS,
+                            choices_twice, link_params, nearest, nhead_options, snap_config)
+from ui.page_links import PAGE_CHOICES, Choice, link_values, read_choices, settle, whole_number
 
-
-# Slider options. Small values one by one, larger ones on a coarse grid that contains every
-# preset's value; anything else in a URL snaps to the nearest option with a warning.
-_SMALL = list(range(1, 65))
-LENGTHS = _SMALL + [96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096]
-WIDTHS = _SMALL + [80, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024, 1280, 1536, 2048,
-                   2560, 3072, 4096, 5120, 6144, 8192, 12288]
-VOCABS = list(range(2, 65)) + [80, 100, 128, 256, 500, 512, 1000, 1024, 2000, 4096, 8000, 10000,
-                               16384, 32000, 37000, 50257, 65536]
-FFS = sorted(set(WIDTHS) | {4 * w for w in WIDTHS} | {28672})
-N_RANGE = (1, 64)
-LAYER_RANGE = (1, 96)
-MAX_NHEAD_OPTION = 128
 
 # Widget key -> (config field, label). Labels carry the learner's symbol; tests find sliders by it.
 LABELS = {
@@ -46,110 +29,9 @@ LABELS = {
     "positional": "positional encoding",
     "tie_embeddings": "tie_embeddings — one matrix for both embeddings and the output layer",
 }
-CONFIG_FIELDS = ("N", "M", "M_target", "E", "nhead", "vocab_size", "layers", "d_ff", "positional",
-                 "tie_embeddings")
 CUSTOM = "(custom)"
 STATE_KEY = "cfg"
 _WIDGET = "w_"  # widget keys are "w_N", "w_E", ...
-
-
-def nhead_options(E: int) -> list[int]:
-    """The nhead values the slider offers for this E: the divisors of E (so d_k is whole)."""
-    return [d for d in divisors(E) if d <= MAX_NHEAD_OPTION]
-
-
-def _nearest(value: int, options: list[int]) -> int:
-    return min(options, key=lambda o: (abs(math.log(o) - math.log(max(value, 1))), o))
-
-
-TRUE_WORDS, FALSE_WORDS = ("true", "1", "yes"), ("false", "0", "no", "")  # tie_embeddings= in a link
-
-
-def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
-    """Turn untrusted values (from a URL) into the nearest config the sliders can show.
-
-    Returns the config and one warning per value that had to change. Never raises.
-    """
-    warnings: list[str] = []
-    base = DEFAULT.to_dict()
-    out: dict[str, Any] = {}
-
-    def as_int(name: str) -> int | None:
-        raw = values.get(name)
-        if raw is None:
-            return None
-        value = whole_number(raw)
-        if value is None:
-            warnings.append(f"{name}={one_line(raw)!r} is not a whole number written in digits; "
-                            f"using {base[name]}.")
-        return value
-
-    def choose(name: str, options: list[int] | tuple[int, int], fallback: int) -> int:
-        value = as_int(name)
-        if value is None:
-            return fallback
-        if isinstance(options, tuple):
-            low, high = options
-            snapped = min(max(value, low), high)
-        else:
-            low, high = options[0], options[-1]
-            snapped = _nearest(value, options) if value >= 1 else options[0]
-        if snapped != value and low <= value <= high:  # inside the range, between two of its steps
-            warnings.append(f"{name}={value} is not one of the slider's steps; using the nearest, {snapped}.")
-        elif snapped != value:
-            warnings.append(f"{name}={number_text(value, values[name])} is outside the slider's range, {low} to "
-                            f"{high}; using {snapped}.")
-        return snapped
-
-    out["N"] = choose("N", N_RANGE, base["N"])
-    out["M"] = choose("M", LENGTHS, base["M"])
-    out["M_target"] = choose("M_target", LENGTHS, out["M"])
-    out["E"] = choose("E", WIDTHS, base["E"])
-    out["layers"] = choose("layers", LAYER_RANGE, base["layers"])
-    out["vocab_size"] = choose("vocab_size", VOCABS, base["vocab_size"])
-    out["d_ff"] = choose("d_ff", FFS, 4 * out["E"])
-    heads = nhead_options(out["E"])
-    wanted = as_int("nhead")
-    if wanted is None:
-        out["nhead"] = _nearest(min(base["nhead"], out["E"]), heads)
-    else:
-        out["nhead"] = _nearest(wanted, heads) if wanted >= 1 else heads[0]
-        allowed = f"(E allows {', '.join(map(str, heads))})"
-        asked = number_text(wanted, values["nhead"])
-        if out["nhead"] == wanted:
-            pass
-        elif wanted < 1:
-            warnings.append(f"nhead={asked} is not a number of heads (at least 1); using nhead={out['nhead']} "
-                            f"{allowed}.")
-        elif out["E"] % wanted == 0:  # a divisor, above what the slider offers
-            warnings.append(f"nhead={asked} divides E={out['E']}, but the slider stops at {MAX_NHEAD_OPTION} "
-                            f"heads; using nhead={out['nhead']} {allowed}.")
-        else:
-            warnings.append(f"nhead={asked} does not divide E={out['E']}; using nhead={out['nhead']} {allowed}.")
-    positional = values.get("positional")
-    kind = None if positional is None else str(positional).strip().lower()  # Learned = learned, as for true/false
-    if kind is None or kind in ("sinusoidal", "learned"):
-        out["positional"] = kind or base["positional"]
-    else:
-        warnings.append(f"positional={one_line(positional)!r} is not 'sinusoidal' or 'learned'; using sinusoidal.")
-        out["positional"] = "sinusoidal"
-    tie = values.get("tie_embeddings")
-    if tie is None or str(tie).strip().lower() in FALSE_WORDS:
-        out["tie_embeddings"] = False
-    elif str(tie).strip().lower() in TRUE_WORDS:
-        out["tie_embeddings"] = True
-    else:
-        warnings.append(f"tie_embeddings={one_line(tie)!r} is not true or false; using false.")
-        out["tie_embeddings"] = False
-    return TransformerConfig(**out), warnings
-
-
-def on_sliders(cfg: TransformerConfig) -> bool:
-    """Could the sidebar show ``cfg`` as it is? (snap_config would leave every value as it is; the
-    sidebar has no seed, so any seed but the default one is off the sliders.)"""
-    return snap_config(cfg.to_dict()) == (cfg, [])
-
-
 _SET_BY_CODE = "widgets_set_by_code"
 _WANTED_NHEAD = "nhead_wanted"  # the heads the learner last chose (slider, link or preset)
 
@@ -220,7 +102,7 @@ def _set_widgets(cfg: TransformerConfig, asked_nhead: int | None = None) -> None
     # The session's wanted heads come first: Back's entry has the snapped nhead = 1 in its link.
     heads = nhead_options(cfg.E)
     st.session_state[_WANTED_NHEAD] = next(
-        (n for n in (st.session_state.get(_WANTED_NHEAD), asked_nhead) if n and _nearest(n, heads) == cfg.nhead),
+        (n for n in (st.session_state.get(_WANTED_NHEAD), asked_nhead) if n and nearest(n, heads) == cfg.nhead),
         cfg.nhead)
     # What M_target and d_ff follow from here (_follow): this config's M and E, even when the learner's
     # next move comes before the run that would record them (a preset, then at once a slider).
@@ -314,136 +196,6 @@ def _matching_preset(cfg: TransformerConfig) -> str:
     return CUSTOM
 
 
-# Other names for a setting that a link typed by hand may use: the paper's and PyTorch's, which the
-# sliders' labels show in brackets.
-ALIASES = {"d_model": "E", "dim_feedforward": "d_ff"}
-
-
-def link_params(query: Mapping[str, str | list[str]], own: Collection[str] = (),
-                elsewhere: Mapping[str, str] = MappingProxyType({})) -> tuple[dict[str, str], list[str]]:
-    """The config's values in a link's query, and a warning for each name that looks like a setting
-    but is none (``nheads``, ``vocab``), which is left out, and for each setting the link gives two
-    different values (see _set_twice).
-
-    A link typed by hand, say off a slide, often has ``?n=4&m=16`` or a near miss: those were
-    dropped without a word, and the class saw the default sizes. Names are read in any case (the
-    exact one wins: pages.page_links.in_any_case, which a page's own choices share), with the aliases
-    above. A name like no setting at all (``utm_source``, which a platform adds to a shared link) is
-    passed over in silence, and so are the page's ``own`` names (the attention page's ``layer`` is no
-    near miss of layers there), and a near miss whose setting the link also gives: a copied attention
-    link with ``layers=2&layer=1`` names both on purpose.
-
-    ``elsewhere`` maps another page's choices to that page (``mode`` to ``quiz``). In a link that gives
-    no setting, such a name is said to belong to its page: ``?mode=one`` on the explorer had asked "did
-    you mean E?" (by d_model). A setting it is very near is still offered (``layer``, the attention
-    page's, for layers). In a link that gives settings, it is read as any other name: a copied link
-    (its path edited to another page) gives the setting it is near, and stays quiet.
-
-    A name the link gives more than once (``?N=3&N=5``) may come as the list of its values, as
-    st.query_params.get_all has them; its last value is read, as st.query_params.get reads it."""
-    last = {name: (value[-1] if value else "") if isinstance(value, list) else value for name, value in query.items()}
-    own = {name.lower() for name in own}
-    given = in_any_case(last, CONFIG_FIELDS)
-    by_name = {name.lower(): name for name in CONFIG_FIELDS} | {alias.lower(): f for alias, f in ALIASES.items()}
-    values: dict[str, str] = {}
-    read_as: dict[str, str] = {}  # setting -> the name, as the link spells it, whose value was read
-    warnings: list[str] = []
-    gives_settings = any(lowered in by_name for lowered in given)
-    for lowered, (name, value) in given.items():
-        field = by_name.get(lowered)
-        if field is not None:
-            if field not in values:  # E before d_model: in_any_case puts the exact names first
-                values[field], read_as[field] = value, name
-            continue
-        if lowered in own:
-            continue
-        shown = one_line(name)
-        if lowered in elsewhere and not gives_settings:
-            near = difflib.get_close_matches(lowered, by_name, n=1, cutoff=0.8)
-            warnings.append(f"{shown}={one_line(value)!r} is a choice of the /{elsewhere[lowered]} page's links, "
-                            f"not this page's, so it was left out"
-                            + (f"; did you mean {by_name[near[0]]}?" if near else "."))
-            continue
-        # The page's own names are candidates too: on the attention page heads=2 means head, not nhead.
-        candidates = by_name | {choice: choice for choice in own}
-        close = difflib.get_close_matches(lowered, candidates, n=1, cutoff=0.6)
-        # Named too, by any of its names: the quiz's mode= is near d_model, but its link gives E.
-        if close and close[0] not in given and candidates[close[0]].lower() not in given:
-            warnings.append(f"{shown}={one_line(value)!r} names no setting, so it was left out; "
-                            f"did you mean {candidates[close[0]]}?")
-    return values, warnings + _set_twice(query, by_name, read_as, values)
-
-
-def _set_twice(query: Mapping[str, str | list[str]], by_name: Mapping[str, str], read_as: Mapping[str, str],
-               values: Mapping[str, str]) -> list[str]:
-    """A sentence for each setting that the link gives two different values: by two of its names
-    (``E=32&d_model=64``, ``N=4&n=8``) or by one name twice (``N=3&N=5``). It says which value was
-    used and which were left out.
-
-    Only one value can be used (which one, link_params decides), and the others were dropped without
-    a word: a teacher who wrote d_model=64 under an old E=32 saw E = 32 and no reason why. A value
-    given again alike (E=32&d_model=32, or 032) changes nothing, so it is not mentioned; a link the
-    app writes names each setting once, so it is never mentioned there."""
-    written: dict[str, list[tuple[str, str]]] = {}  # setting -> (name as spelt, value), in the link's order
-    for name, value in query.items():
-        field = by_name.get(name.strip().lower())
-        if field is not None:
-            each = value if isinstance(value, list) else [value]
-            written.setdefault(field, []).extend((name, str(v)) for v in each)
-    sentences = [_twice(field, pairs, (read_as[field], str(values[field]))) for field, pairs in written.items()]
-    return [sentence for sentence in sentences if sentence]
-
-
-def _twice(field: str, pairs: list[tuple[str, str]], used: tuple[str, str]) -> str:
-    """The sentence for one setting or page choice that a link gives ``pairs`` of (name as spelt, value),
-    of which ``used`` was read: which was used and which left out, or "" when they all read alike."""
-    left_out = [pair for pair in dict.fromkeys(pairs) if not _read_alike(field, pair[1], used[1])]
-    if not left_out:
-        return ""
-    quoted = partial(_quoted, as_number=field not in WORD_FIELDS)
-    listed = [quoted(pair) for pair in dict.fromkeys(pairs) if pair == used or pair in left_out]
-    return (f"{in_words(listed)} {'both' if len(listed) == 2 else 'all'} set {field}; {quoted(used)} was used"
-            f"{', ' if len(left_out) > 1 else ' and '}{in_words(map(quoted, left_out))} left out.")
-
-
-def choices_twice(choices: Collection[Choice], every: Mapping[str, list[str]]) -> list[str]:
-    """A sentence for each of a page's own choices that a link gives two different values
-    (``tab=curves&tab=compare``, ``kind=cross&KIND=encoder``), as _set_twice says it of the settings.
-    The one read is the one read_choices reads: the choice's own spelling first, then the last value."""
-    sentences = []
-    for choice in choices:
-        pairs = [(name, str(value)) for name, values in every.items() if name.strip().lower() == choice.name.lower()
-                 for value in values]
-        if len(pairs) < 2:
-            continue
-        name, _ = in_any_case({n: None for n, _ in pairs}, [choice.name])[choice.name.lower()]
-        sentences.append(_twice(choice.name, pairs, (name, str(every[name][-1]))))
-    return [sentence for sentence in sentences if sentence]
-
-
-def _read_alike(field: str, a: str, b: str) -> bool:
-    """Whether two of a link's values for ``field`` come to the same, as snap_config reads them: one
-    true or false for tie_embeddings (true, 1, yes), one word in any case for positional (Learned,
-    learned), one whole number for the sizes (32, 032, +32)."""
-    x, y = a.strip().lower(), b.strip().lower()
-    if field == "tie_embeddings":  # one of WORD_FIELDS
-        return x == y or any(x in same and y in same for same in (TRUE_WORDS, FALSE_WORDS))
-    m, n = whole_number(x), whole_number(y)
-    return m == n if field != "positional" and (m is not None or n is not None) else x == y
-
-
-WORD_FIELDS = ("positional", "tie_embeddings")  # settings a link gives as words, not sizes
-
-
-def _quoted(pair: tuple[str, str], as_number: bool = True) -> str:
-    """A name and its value as a link's warning quotes them: a size as the other warnings quote it
-    (number_text: d_model=64, or a long number by its first digits and its length), else in quotes as
-    written (positional='learned', tie_embeddings='01')."""
-    name, value = pair
-    number = whole_number(value) if as_number else None
-    return f"{one_line(name)}={number_text(number, value) if number is not None else repr(one_line(value))}"
-
-
 def _read_url(page: str) -> None:
     """Take the config, and the page's own choices, from the URL on a session's first run and after
     Back or Forward.
@@ -496,7 +248,7 @@ def sidebar_config(page: str = "") -> TransformerConfig:
 
     The entry script calls it on every run, so every page sees the same config; nhead only offers
     divisors of E, so no slider position can make an invalid config. ``page`` is the url_path of the
-    page about to run: its own choices (pages.page_links) go into the URL beside the config.
+    page about to run: its own choices (ui.page_links) go into the URL beside the config.
     """
     st.session_state[_SETTLED] = None  # the callbacks of the message that started this run are done
     _read_url(page)
@@ -515,7 +267,7 @@ def sidebar_config(page: str = "") -> TransformerConfig:
     heads = nhead_options(st.session_state["w_E"])
     # nhead is the divisor of E nearest the heads the learner chose, not the last one snapped to: stepping
     # E from 16 to 20 with nhead = 4 passed the prime 17, snapped to 1 there and stayed at 1.
-    nhead = _nearest(st.session_state.get(_WANTED_NHEAD) or st.session_state.get("w_nhead") or 1, heads)
+    nhead = nearest(st.session_state.get(_WANTED_NHEAD) or st.session_state.get("w_nhead") or 1, heads)
     if st.session_state.get("w_nhead") != nhead:
         _set_widget("w_nhead", nhead)
     # With one choice (E = 1) a slider is a lone dot with no track: shown greyed out, and said in words.
@@ -531,9 +283,8 @@ def sidebar_config(page: str = "") -> TransformerConfig:
         said = (f"E = {st.session_state['w_E']} splits evenly into nhead ∈ {{{', '.join(map(str, heads))}"
                 f"{', …' if more else ''}}}{f' (the slider stops at {MAX_NHEAD_OPTION})' if more else ''}; "
                 f"d_k = {d_k}.")
-    # Said where the learner is looking: a step of E moved nhead with no word, and the table's new head
-    # count went unnoticed (a newcomer's test: E from 16 to 15 took nhead from 2 to 3 and back).
-    # Not with one divisor, which the words above explain, nor for heads that divide E past the slider's end.
+    # Said where the learner is looking: a step of E can move nhead, and the table's new head count would
+    # go unnoticed. Not with one divisor, which the words above explain, nor for heads that divide E past the slider's end.
     wanted = st.session_state.get(_WANTED_NHEAD)
     if wanted and wanted != nhead and len(heads) > 1 and st.session_state["w_E"] % wanted:
         said += (f" nhead = {wanted}, as set before, does not divide E = {st.session_state['w_E']}, so nhead is "

@@ -76,9 +76,8 @@ def report(key: str) -> dict[str, Any] | None:
     "text": str}``, or None while it has not reported in this session.
 
     It can be read anywhere in a run, before the store is mounted again: a page reads it at the
-    top, so the run that the report itself starts already draws what it changed. (Calling
-    st.rerun() for that instead raced the learner's clicks: a page switch made while the extra run
-    started was lost in 1 of 5 runs of a browser test.)
+    top, so the run that the report itself starts already draws what it changed (an extra
+    st.rerun() would race the learner's clicks: a page switch made meanwhile could be lost).
     """
     state = st.session_state.get(key)
     found = state.get("found") if isinstance(state, Mapping) else None

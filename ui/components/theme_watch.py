@@ -1,10 +1,9 @@
 """Start a run when the browser switches between the light and the dark theme.
 
-Why: a chart's words and a few of its marks are drawn in the theme's ink (pages.tables.INK, chosen by
-pages.common.theme), and Streamlit tells the server the theme only with a run. Switching the theme
-from the app's menu, or the system going dark at dusk while the page was open, starts no run: the
-charts kept the light ink on the dark page, their axis labels #6b6b6b on #14161c (3.4:1, under WCAG's
-4.5:1), until the learner next touched a control.
+Why: a chart's words and a few of its marks are drawn in the theme's ink (render.palette.INK, chosen by
+ui.theme.theme), and Streamlit tells the server the theme only with a run. Switching the theme
+from the app's menu, or the system going dark while the page is open, starts no run, and the charts
+would keep the light ink, too faint on the dark page, until the learner next touched a control.
 
 How: a component that takes no room runs in the page's own document. Twice a second it reads the
 page's background (Streamlit's ``stApp``) and, when that has turned from light to dark or back since it

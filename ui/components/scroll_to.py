@@ -8,24 +8,17 @@ and Check a screen or two above. Streamlit has no way to scroll the page, so a c
 How: a component that takes no room runs in the page's own document. Mounted under a new key for each
 request, it runs once: on the next animation frame, after the run's elements are laid out, it scrolls
 the element tagged with Streamlit's class for a key (``st-key-<key>``) to the top of the window, just
-under Streamlit's header: that bar (``stHeader``, 60 px, white, drawn over the page) covered what was
-scrolled to the window's very top, and the quiz's "Progress reset" box, 56 px tall, went wholly under it.
+under Streamlit's header (``stHeader``, a bar drawn over the page), which would cover what was scrolled
+to the window's very top.
 
 Only the page scrolls, never a box that clips: the browser's own scrollIntoView scrolls every ancestor
-that can be scrolled, and an expander whose content grows animates its height for half a second, its
-box clipped (overflow: hidden) meanwhile. An import's result that came during that animation was
-scrolled into view inside the clipped box; as the box grew, that inner scroll went back to 0 and the
-result slid 72 px down, under the foot of a laptop's window (1 import in 82 in a loop here, and 1 full
-CI run in 6). The page is scrolled to where the target already lies, and the growing box then uncovers it.
+that can be scrolled, and an expander whose content grows animates its height with its box clipped, so
+a target scrolled into view inside it slid out of the window again as the box grew. The page is scrolled
+to where the target already lies, and the growing box then uncovers it.
 
-Nor does one scroll suffice while the page still changes: the browser stops a scroll at the page's
-current foot. On a phone, an import's result lies near the foot of the quiz, inside that growing
-expander, and the scroll stopped 1 to 17 px short of showing it whole (in each of 6 imports in a loop
-here; the phone's import test failed in 2 runs of 4). And a request that stopped once the target had
-stood still for 600 ms still left part of a laptop's result out of the window in 3 test runs of 15
-(7% of it, in the run whose output was kept), moved by something later. So the request watches the
-target for WATCH_MS, a frame at a time, and brings it back wherever it has gone; the learner's own
-wheel, touch, key or click ends it at once, so it never fights a hand on the page.
+One scroll does not suffice while the page still changes (the browser stops a scroll at the page's
+current foot), so the request watches the target for WATCH_MS, a frame at a time, and brings it back
+wherever it has gone; the learner's own wheel, touch, key or click ends it at once.
 """
 
 from __future__ import annotations

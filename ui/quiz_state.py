@@ -4,7 +4,7 @@ A page script cannot be imported (importing it would draw the page), so what the
 helpers share lives here: the keys of st.session_state, the progress and its messages, and every
 callback of the page's buttons and choices. Callbacks run before the page, so the score at the top
 of a run is already up to date. The page (pages/quiz.py) draws; the browser's copy of the progress
-is kept in step by pages/quiz_sync.py.
+is kept in step by ui/quiz_sync.py.
 """
 
 from __future__ import annotations
@@ -13,16 +13,18 @@ from typing import Any
 
 import streamlit as st
 
-import quizzes.experiments as experiments
 from core import TransformerConfig
-from quizzes.experiments import TAKES_SHAPES, Evidence
-from pages.common import as_literal, cached_shape_only, cached_shapes
-from pages.page_links import ALL_TOPICS, quiz_order
-from pages.sidebar import current_config, forget_link_warnings, on_sliders
 from quizzes import BY_ID, Context, Question, format_answer
 from quizzes.check import mark, readable
+import quizzes.experiments as experiments
+from quizzes.experiments import TAKES_SHAPES, Evidence
 from quizzes.progress import counted, load_progress, missed, new_progress, now_ms, record, restamped
 from quizzes.recheck import file_config, recheck
+from render.markdown import as_literal
+from ui.config_link import on_sliders
+from ui.page_links import ALL_TOPICS, quiz_order
+from ui.sidebar import current_config, forget_link_warnings
+from ui.traces import cached_shape_only, cached_shapes
 
 ALL = ALL_TOPICS
 PROGRESS = "quiz_progress"
@@ -186,7 +188,7 @@ def _into_review() -> None:
 def new_shuffle() -> None:
     """A new shuffle starts at its first question: it asks for a new order from the top, and would
     otherwise only renumber the question in view. Decided here, before the run, so that the link the
-    sidebar writes (pages.page_links: seed= and q=) already names that question."""
+    sidebar writes (ui.page_links: seed= and q=) already names that question."""
     st.session_state.pop(AT, None)  # the sidebar then puts the quiz on the new order's first
     _into_review()  # or, in a review, the first of its list in the new order
     forget_link_warnings()
@@ -223,14 +225,14 @@ def go_to_question(qid: str, wrapped: str | None = None) -> None:
 
 
 def next_from_below(qid: str, wrapped: str | None = None) -> None:
-    """The Next under an answer's evidence: the next question, scrolled into view (pages.scroll_to). When
+    """The Next under an answer's evidence: the next question, scrolled into view (ui.components.scroll_to). When
     it is answered too, as every question of a review is, the page stayed at the foot of its evidence."""
     go_to_question(qid, wrapped)
     st.session_state[SCROLL_UP] = next_scroll()
 
 
 def next_scroll() -> int:
-    """A new number for a scroll request (pages.scroll_to mounts each under a key of its own)."""
+    """A new number for a scroll request (ui.components.scroll_to mounts each under a key of its own)."""
     st.session_state[SCROLLS] = st.session_state.get(SCROLLS, 0) + 1
     return st.session_state[SCROLLS]
 
@@ -242,7 +244,7 @@ def position(questions: list[Question], listed: tuple) -> int:
     it stays on it, at its new number. Otherwise the first question of the new list: a position
     carried over from another list named a question at random (review opened on "Question 2 of
     2"). A new shuffle starts at its first (new_shuffle), and a link's q= sets the question before
-    this (pages.page_links). A question answered right while reviewing stays in the list until the
+    this (ui.page_links). A question answered right while reviewing stays in the list until the
     review is turned off (see ordered).
     """
     ids = [q.id for q in questions]
@@ -292,9 +294,8 @@ def apply_import(data: bytes | str) -> None:
 
 def slider_config(entry: dict[str, Any]) -> TransformerConfig | None:
     """The config an imported answer names, if the sidebar could have shown it; None otherwise. A
-    config off the sliders was not made here, and checking at it costs more than any slider does: 70
-    answers, each at a config of its own at core's limits, took 42.6 s to mark, and 17.3 s at the
-    sliders' largest sizes (``python bench/recheck.py --core-max``, medians of three)."""
+    config off the sliders was not made here, and checking at it can cost far more than any slider does
+    (``python bench/recheck.py --core-max`` measures it)."""
     cfg = file_config(entry)
     return cfg if cfg is not None and on_sliders(cfg) else None
 

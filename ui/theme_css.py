@@ -1,30 +1,14 @@
 """What the theme's config cannot say: colours by theme, given as CSS on every run (streamlit_app.py).
 
-Streamlit tells the server the browser's theme with each run (pages.common.theme), and a switch of theme
-starts one (pages/theme_watch.py), so these follow a switch as the charts' ink does (pages.tables.INK).
+Streamlit tells the server the browser's theme with each run (ui.theme.theme), and a switch of theme starts
+one (ui/components/theme_watch.py), so these follow a switch as the charts' ink does (render.palette.INK).
 
-Code. Streamlit colours code with one palette for both themes, chosen for the dark one. On the light
-theme's code box (#f8f9fc) its grey, which it gives to comments and punctuation, stood 3.53:1, and
-its blue keywords 3.71:1, its numbers 2.56:1, its strings 2.89:1, its operators 2.90:1 (measured in
-Chromium, WCAG's formula): under the 4.5:1 that WCAG asks of text, for the very comments, "# (N, L,
-E) -> (N, nhead, L, d_k)", that say what every line does to a shape. On the dark theme its keywords
-stood 4.26:1 and its comments 4.48:1. Each theme here has its own palette, every colour at least
-5:1 on that theme's code box (tests/app/test_theme_ink.py), with the hues Streamlit gives each kind
-of token.
-
-Inline code inside a caption (``layers``, ``enc.0.self_attn.q``) is drawn at the caption's 60 %
-opacity, so its green faded to 2.99:1 on the light theme and 4.27:1 on the dark. Only the caption's
-own near-black reaches 4.5:1 once faded (4.6:1), so there it takes the caption's colour; the font and
-the grey chip still mark it as code.
-
-Words in the primary colour. The dark theme's primary blue fills the primary buttons under white text,
-and writes the main area's slider values and its selected tab's name on the page: no one blue reads at
-4.5:1 in both places (it would need a luminance of at most 0.183 under white and at least 0.211 on
-#14161c). axe-core measured #4c6ef5 at 4.32:1 under white (Check, Train) and 4.18:1 on the page (the
-lab's sliders and tabs). The config's dark primary is now #4567ee, 4.74:1 under white and 3.81:1 on
-the page, which is enough for what it draws there that is not text (a slider's track, a radio's dot:
-3:1); the words it would write on the page take PRIMARY_WORDS instead, the lighter blue the dark
-sidebar already has for its own slider values.
+- Code: Streamlit colours code with one palette, chosen for the dark theme, whose comments (the shape
+  comments a learner reads) fall under WCAG's 4.5:1 on the light code box. Each theme gets its own palette
+  here, in Streamlit's hues (tests/app/test_theme_ink.py holds every colour to its contrast).
+- Inline code in a caption is faded with the caption, so it takes the caption's own colour.
+- The dark primary blue cannot read at 4.5:1 both under white text and on the page, so the words it writes
+  on the page (a lab slider's value, the selected tab) take the lighter blue of PRIMARY_WORDS.
 """
 
 from __future__ import annotations
@@ -53,18 +37,19 @@ CODE_INK = {
              "string": "#5cc97e", "orange": "#f08a3c", "purple": "#b592f0", "blue": "#5aa2f5", "red": "#ff6b7f"},
 }
 
-# A code box's tokens sit in its <pre>: one element more than Streamlit's own rule names, so these win
-# whichever style sheet comes later.
-_BOX = '[data-testid="stCode"] pre'
+# The highlighted code boxes sit in containers keyed "code_..." (pages/explorer.py); their tokens sit in
+# the <pre>, one element more than Streamlit's own rule names, so these win whichever sheet comes later.
+_BOX = '[class*="st-key-code_"] pre'
 
 
 # The words the primary colour writes on the page, by theme, where it is not dark enough under white text and
-# light enough on the page at once (None: the primary itself does both). #748ffc: 6.09:1 on #14161c.
+# light enough on the page at once (None: the primary itself does both).
 PRIMARY_WORDS = {"light": None, "dark": "#748ffc"}
 # Where Streamlit writes words in the primary colour on the main area (found in Chromium by colour, on every
 # page): a slider's value over its thumb, and the selected or hovered tab's name.
-_PRIMARY_WORDS_AT = ('[data-testid="stMain"] [data-testid="stSliderThumbValue"] p',
-                     '[data-testid="stMain"] [data-testid="stTab"]:is([aria-selected="true"], :hover) p')
+# The main area's sliders are the training lab's (keys "tl_..."): a slider's value has no hook but its test id.
+_PRIMARY_WORDS_AT = ('[class*="st-key-tl_"] [data-testid="stSliderThumbValue"] p',
+                     ':is(.st-key-x_tabs, .st-key-p_tab, .st-key-tl_task) [role="tab"]:is([aria-selected="true"], :hover) p')
 
 
 def theme_css(theme: str | None) -> str:
@@ -76,7 +61,7 @@ def theme_css(theme: str | None) -> str:
     dark``, which is what the app follows until a learner picks a theme in its menu. A dark system's
     slider values and code were drawn in the light theme's colours until the next run. The reverse now
     happens instead, for that first run only, to a learner who picked Light in the menu on a dark system:
-    the dark rules on the light page (comments #a0a5b5 on the light code box, about 2.4:1)."""
+    the dark rules on the light page."""
     if theme is None:
         return f"<style>{_rules('light')} @media (prefers-color-scheme: dark) {{ {_rules('dark')} }}</style>"
     return f"<style>{_rules(theme)}</style>"
@@ -86,6 +71,7 @@ def _rules(theme: str) -> str:
     ink = CODE_INK[theme]
     rules = [", ".join(f"{_BOX} .token.{token}" for token in tokens) + f" {{ color: {ink[group]}; }}"
              for group, tokens in TOKEN_GROUPS.items()]
+    # Every caption of every page: no key reaches them all, so Streamlit's test id for a caption it is.
     rules.append('[data-testid="stCaptionContainer"] code { color: inherit; }')
     if PRIMARY_WORDS[theme]:
         rules.append(f"{', '.join(_PRIMARY_WORDS_AT)} {{ color: {PRIMARY_WORDS[theme]}; }}")

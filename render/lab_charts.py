@@ -14,7 +14,8 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from pages.tables import FIT_WIDTH, INK, described, described_chart, fill_data
+from render.palette import INK
+from render.tables import FIT_WIDTH, described, described_chart, fill_data
 
 MASK_ON, MASK_OFF = "with the causal mask", "without the mask"
 # The lab's attention maps: pixels per row, so that every row's 11 px label has room. The height is
@@ -27,8 +28,8 @@ LAB_ROW_PX = 16
 LAB_LABEL_PX = (7, 11)
 # The crosses on the attention maps' hidden cells. They stand on the palest blue of Vega's "blues"
 # (#cfe1f2, a weight of 0) in either theme, never on the page, so their colour is chosen against that
-# blue and is not one of the page's INK: 5.1:1 there, where the attention page's #ff5555 (drawn on
-# viridis' dark purple) would be 2.4:1.
+# blue and is not one of the page's INK (the attention page's red, made for viridis' dark purple, is too
+# faint there).
 HIDDEN_CROSS = "#b2182b"
 # Ticks on a loss chart's step axis: one per 120 px of plot, about. Vega's default, one per 40 px,
 # put one every 10 steps on a wide screen, and "290 300" ran together at the end of 300 steps.
@@ -207,8 +208,7 @@ def _live_loss_template(floor: float | None, steps: int, theme: str) -> dict:
 
 def live_loss_spec(loss: list[float], floor: float | None, steps: int, theme: str = "light") -> dict:
     """The loss curve of a run in progress. Redrawn a few times a second, so only its rows are
-    new: building the chart through Altair took 120-190 ms a time, and the redraws held Python's
-    lock while the run's thread needed it to train."""
+    new: building it through Altair each time would hold Python's lock while the run's thread trains."""
     spec = fill_data(_live_loss_template(floor, steps, theme), {"loss": training_rows(loss)})
     return described(spec, loss_words(loss, floor=floor, steps=steps))
 

@@ -1,0 +1,39 @@
+"""ui/pages_dir.py leans on Streamlit's private ``PagesManager.uses_pages_directory``: these fail loudly when a
+Streamlit upgrade changes what that flag means, so the workaround can be revisited (or dropped)."""
+
+import inspect
+
+import pytest
+from streamlit.commands import navigation
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.runtime.scriptrunner import script_runner
+
+from ui.pages_dir import without_pages_dir
+
+
+@pytest.fixture(autouse=True)
+def navigation_not_pages_dir():
+    """Streamlit's own PagesManager here: the conftest's patch is what these tests look under."""
+
+
+def test_a_pages_folder_beside_the_entry_script_still_turns_the_legacy_mode_on(tmp_path, monkeypatch):
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "app.py").write_text("")
+    monkeypatch.setattr(PagesManager, "uses_pages_directory", None)
+    PagesManager(str(tmp_path / "app.py"), setup_watcher=False)
+    assert PagesManager.uses_pages_directory is True
+
+
+def test_the_legacy_mode_still_runs_the_page_alone_and_st_navigation_still_ends_it():
+    assert "uses_pages_directory" in inspect.getsource(script_runner.ScriptRunner._run_script)
+    assert callable(script_runner._mpa_v1)
+    assert "PagesManager.uses_pages_directory = False" in inspect.getsource(navigation.navigation)
+
+
+def test_without_pages_dir_ends_the_legacy_mode_as_soon_as_a_manager_is_made(tmp_path, monkeypatch):
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "app.py").write_text("")
+    monkeypatch.setattr(PagesManager, "uses_pages_directory", None)
+    monkeypatch.setattr(PagesManager, "__init__", without_pages_dir(PagesManager.__init__))
+    PagesManager(str(tmp_path / "app.py"), setup_watcher=False)
+    assert PagesManager.uses_pages_directory is False

@@ -1,0 +1,94 @@
+"""AppTest helpers shared by the page tests: open the app or one of its pages, and drive the quiz and the lab
+as a learner would. tests/app/conftest.py makes each AppTest run the entry script first, as the server does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from quizzes.progress import FORMAT
+
+APP = str(Path(__file__).resolve().parents[2] / "streamlit_app.py")
+LAB_PAGE = "pages/training_lab.py"
+
+
+def make_app(query: dict[str, str] | None = None, timeout: float = 60) -> AppTest:
+    """A fresh AppTest of the whole app (entry script, sidebar, navigation)."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    if query:
+        at.query_params.update(query)
+    return at
+
+
+def open_page(page: str, query: dict[str, str]) -> AppTest:
+    """The app opened on a link to one of its pages, as a browser opens /positional?...."""
+    at = make_app(query)
+    at.switch_page(f"pages/{page}.py")
+    return at.run()
+
+
+def score_line(at) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("Score:"))
+
+
+def answer(at, qid: str, text: str):
+    at.text_input(key=f"ans_{qid}").input(text).run()
+    at.button(key=f"submit_{qid}").click().run()
+    assert not at.exception
+
+
+def stored_copy(at) -> str | None:
+    """The text the page last handed the browser to keep; None while it waits for the browser's report."""
+    store = next(el for el in at.get("bidi_component") if el.key == "quiz_store")
+    return json.loads(store.proto.json)["save"]
+
+
+def browser_reports(at, text: str = "", available: bool = True) -> None:
+    """Play the browser's side: what it holds under the quiz's name, or that its storage is blocked."""
+    at.session_state["quiz_store"] = {"found": {"available": available, "text": text}}
+    at.run()
+    assert not at.exception
+
+
+def answered(qids, query: dict[str, str] | None = None, topic: str = "All topics"):
+    """The quiz page as a topic set, with these questions answered (imported, so wrong): their
+    evidence is on the page."""
+    doc = {"format": FORMAT, "version": 1,
+           "answers": {qid: {"correct": False, "given": "?", "expected": "x"} for qid in qids}}
+    at = make_app(query).run()
+    at.switch_page("pages/quiz.py").run()
+    at.text_area(key="quiz_paste").input(json.dumps(doc)).run()
+    at.button(key="quiz_paste_load").click().run()
+    at.radio(key="quiz_mode").set_value("A topic set").run()
+    at.selectbox(key="quiz_topic").set_value(topic).run()
+    assert not at.exception
+    assert not [e.value for e in at.error if "failed" in e.value]  # no experiment fell over
+    return at
+
+
+def small_model(at, prefix: str, steps: int) -> None:
+    """Sizes that train in well under a second."""
+    at.select_slider(key=f"{prefix}_E").set_value(16).run()
+    at.select_slider(key=f"{prefix}_nhead").set_value(2)
+    at.slider(key=f"{prefix}_layers").set_value(1)
+    at.select_slider(key=f"{prefix}_d_ff").set_value(32)
+    at.select_slider(key=f"{prefix}_N").set_value(8)
+    at.slider(key=f"{prefix}_steps").set_value(steps)
+
+
+def train(at, prefix: str):
+    """Click Train, wait for the run's thread to end, then rerun the page as its timer would.
+
+    (A run that fails at once may have ended, and been shown, within the click's own reruns.)
+    """
+    at.button(key=f"{prefix}_run").click().run()
+    assert not at.exception
+    if f"{prefix}_training" in at.session_state:
+        assert at.session_state[f"{prefix}_training"].wait(timeout=60), "the run did not end within a minute"
+        at.run()
+        assert not at.exception
+    assert f"{prefix}_training" not in at.session_state  # an ended run is taken out of session state
+    assert not at.button(key=f"{prefix}_run").disabled and at.button(key=f"{prefix}_stop").disabled
+    return at

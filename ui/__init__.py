@@ -1,0 +1,1 @@
+"""Streamlit-aware helpers the pages share: sidebar and URL state, cached traces, theme, quiz session, lab runs."""

@@ -1,0 +1,1 @@
+"""JavaScript components that take no room: each does one thing in the page's own document."""
