@@ -16,6 +16,7 @@ from ui.long_lived import freeze_long_lived
 from ui.sidebar import sidebar_config
 from ui.theme import said_theme
 from ui.theme_css import theme_css
+from ui.warm_up import warm_shapes_in_background
 
 # Small passes run fastest on one thread (see limit_torch_threads); TSE_TORCH_THREADS overrides.
 _threads = os.environ.get("TSE_TORCH_THREADS", "1")
@@ -65,5 +66,7 @@ with st.sidebar.container(key="page_helpers"):
     st.html(f"<style>{with_wrapper('.st-key-page_helpers')} {{ display: none; }}</style>")
     watch_theme()  # a switch of theme starts a run: the charts' ink follows it
     scroll_keys()  # a map or code box that scrolls sideways takes the focus, so the keyboard scrolls it
+# After the first page is drawn, so that its table does not wait: PyTorch's one-time cost of a shape-only pass.
+warm_shapes_in_background()
 # What the imports made lives as long as the server: spare it Streamlit's collection after every run.
 freeze_long_lived()

@@ -8,7 +8,7 @@ trace), then moves them back over the same values (cache hits), and prints the m
 runs the script in-process, so the figures exclude the browser and the websocket, and include
 AppTest's own per-run overhead (it recompiles the page scripts on every run).
 One extra run before timing starts takes one-off imports out of the figures: they are steady-state.
-Not a test: timings depend on the machine; the README quotes what this prints.
+Not a test: timings depend on the machine; docs/performance.md says what this measures.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from streamlit.runtime.pages_manager import PagesManager  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from core import PRESETS  # noqa: E402
-from serve import without_pages_dir  # noqa: E402
+from ui.pages_dir import without_pages_dir  # noqa: E402
 
 PAPER_BASE_NAME = next(name for name in PRESETS if name.startswith("Paper base"))
 

@@ -5,7 +5,7 @@ Usage:  python bench/page_latency.py [--repeats 3] [--pages explorer,quiz] [--co
         python bench/page_latency.py --pairs         # also every two sliders at their ends together
 
 For each page and config it times (a) the page's first run at that config with every cache the app
-keeps by config emptied (Streamlit's st.cache_data and st.cache_resource, pages.trace_cache's
+keeps by config emptied (Streamlit's st.cache_data and st.cache_resource, ui.trace_cache's
 traces), as a slider moved to a value no session has asked for meets it, and (b) a rerun at the
 same config, now seen before. Every page is opened once at the default config first, untimed, so
 one-off imports and the per-process chart templates are out of the figures (see empty_caches).
@@ -16,7 +16,7 @@ Each figure is the median of ``--repeats`` runs. AppTest runs the script in-proc
 leave out the browser and the websocket. AppTest compiles the page scripts afresh on every run
 (0.1-0.25 s for pages/quiz.py), where a server compiles each once; here they are compiled once, as
 the server does, unless ``--recompile`` (bench/app_rerun.py's figures include that overhead).
-Not a test: timings depend on the machine; the README quotes what this prints.
+Not a test: timings depend on the machine; docs/performance.md says what this measures.
 """
 
 from __future__ import annotations
@@ -40,10 +40,10 @@ from streamlit.testing.v1 import app_test  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from core import DEFAULT, PRESETS, TransformerConfig  # noqa: E402
-from pages.sidebar import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS,  # noqa: E402
+from ui.config_link import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS,  # noqa: E402
                            nhead_options, snap_config)
 from app_rerun import timed_run as timed  # noqa: E402  (one run, timed; raises if the app did)
-from serve import without_pages_dir  # noqa: E402
+from ui.pages_dir import without_pages_dir  # noqa: E402
 
 PAGES = {"explorer": "pages/explorer.py", "attention": "pages/attention.py", "positional": "pages/positional.py",
          "quiz": "pages/quiz.py", "training_lab": "pages/training_lab.py"}
@@ -99,7 +99,7 @@ def empty_caches() -> None:
     the same for every config, which a running server built for its first visitor."""
     st.cache_data.clear()
     st.cache_resource.clear()
-    from pages.trace_cache import CACHE
+    from ui.trace_cache import CACHE
     CACHE.clear()
     gc.collect()
 
@@ -114,7 +114,7 @@ def new_app(page: str) -> AppTest:
 
 
 def go_to(at: AppTest, cfg: TransformerConfig) -> None:
-    """Make the next run read ``cfg`` from the URL, as a session's first run does (pages.sidebar._read_url)."""
+    """Make the next run read ``cfg`` from the URL, as a session's first run does (ui.sidebar._read_url)."""
     del at.session_state["url_read"]
     at.query_params.clear()
     at.query_params.update({k: str(getattr(cfg, k)) for k in CONFIG_FIELDS})

@@ -43,8 +43,8 @@ def in_process(repeats: int) -> None:
     import streamlit  # noqa: F401
 
     import core
-    import pages.charts  # noqa: F401
-    import pages.tables  # noqa: F401
+    import render.charts  # noqa: F401
+    import render.tables  # noqa: F401
 
     core.trace(core.TransformerConfig())
     print(f"{'state':44} {'tracked objects':>15} {'gc.collect(2) ms':>17}")
@@ -66,7 +66,7 @@ def served_run(freeze: bool) -> tuple[float, float]:
     """(training seconds on the page, seconds from the click to the result) in a fresh server."""
     from playwright.sync_api import expect, sync_playwright
 
-    from bench.serve import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server, wait_healthy
+    from harness.server import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server, wait_healthy
 
     os.environ["TSE_GC_FREEZE"] = "1" if freeze else "0"
     port = free_port()

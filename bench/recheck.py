@@ -24,11 +24,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import streamlit.logger  # noqa: E402
 
-streamlit.logger.set_log_level("error")  # pages.common's caches warn, on import, that no app is running
+streamlit.logger.set_log_level("error")  # ui.traces's caches warn, on import, that no app is running
 
 from core import DEFAULT, TransformerConfig  # noqa: E402
 from core.config import MAX_D_FF, MAX_E, MAX_LAYERS, MAX_M, MAX_N, MAX_VOCAB_SIZE  # noqa: E402
-from pages.sidebar import LENGTHS, on_sliders  # noqa: E402
+from ui.config_link import LENGTHS, on_sliders  # noqa: E402
 from quizzes import QUESTIONS, Context  # noqa: E402
 from quizzes.progress import new_progress, record  # noqa: E402
 from quizzes.recheck import recheck  # noqa: E402

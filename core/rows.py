@@ -44,8 +44,10 @@ ROWS: tuple[RowSpec, ...] = (
             head=0),
     RowSpec(6, "attention_scores", "attention weights", "(N, nhead, M, M)", "enc.0.self_attn.weights",
             "softmax(QK^T / sqrt(d_k)) for every head: row i says how much query i takes from each key. Some "
-            "notes call this row the attention scores; most texts, and PyTorch (attn_output_weights), call it the "
-            "weights and keep 'scores' for QK^T / sqrt(d_k) before the softmax (in the extras)."),
+            "notes call this row the attention scores; most texts call it the weights, and so does PyTorch "
+            "(nn.MultiheadAttention's attn_output_weights, though it averages them over the heads by default, "
+            "average_attn_weights=True, and returns (N, L, S)); they keep 'scores' for QK^T / sqrt(d_k) before the "
+            "softmax (in the extras)."),
     RowSpec(7, "head_output", "attention output of one head", "(N, M, E/nhead)", "enc.0.self_attn.heads",
             "Head 0's attention weights times its values: a weighted average of value vectors.", head=0),
     RowSpec(8, "concatenated_heads", "concatenated heads", "(N, M, E)", "enc.0.self_attn.concat",
@@ -66,10 +68,12 @@ ROWS: tuple[RowSpec, ...] = (
 )
 
 EXTRAS: tuple[RowSpec, ...] = (
-    RowSpec(0, "q_stacked", "Q, all heads stacked (PyTorch's layout)", "(N, nhead, M, d_k)", "enc.0.self_attn.q",
+    RowSpec(0, "q_stacked", "Q, all heads stacked (SDPA layout)", "(N, nhead, M, d_k)", "enc.0.self_attn.q",
             "How the model computes Q for every head at once: one product with W_q (E x E, every head's "
             "E x d_k W^Q side by side), then a view splits E into nhead x d_k and a transpose puts the head "
-            "axis before M."),
+            "axis before M. This is the layout PyTorch's scaled_dot_product_attention (SDPA) takes; "
+            "nn.MultiheadAttention's reference path (F.multi_head_attention_forward) folds the heads into the batch "
+            "instead, (N·nhead, M, d_k)."),
     RowSpec(0, "k_stacked", "K, all heads stacked", "(N, nhead, M, d_k)", "enc.0.self_attn.k",
             "Keys for every head at once."),
     RowSpec(0, "v_stacked", "V, all heads stacked", "(N, nhead, M, d_k)", "enc.0.self_attn.v",

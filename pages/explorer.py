@@ -1,7 +1,7 @@
 """Explorer: the 14 tensors of one forward pass, with the learner's own sizes.
 
 Reads the shared sidebar config, asks the cached trace for shapes, and renders: the table (with
-PyTorch's stacked layout on demand, the code behind each row and downloads), the extras, the
+the heads stacked as PyTorch's scaled_dot_product_attention takes them, on demand, the code behind each row and downloads), the extras, the
 architecture diagram, the parameter breakdown and memory against M. No tensor maths here.
 """
 
@@ -62,11 +62,11 @@ COLUMNS = {
     "tensor": st.column_config.TextColumn("tensor", width=120),
     "formula": st.column_config.TextColumn("formula", width=120, help="The shape in the learner's notation"),
     "live shape": st.column_config.TextColumn("live shape", width=90, help="Read off the tensor the model produced"),
-    # Its header says less than its name in the frame: "PyTorch layout (heads stacked)" was cut to "PyTorch
-    # layout (hea" in 120 px. The help and the toggle above the table say the rest.
+    # A short header, as 120 px cuts the frame's longer name; the help and the toggle above the table say the rest.
     STACKED_COLUMN: st.column_config.TextColumn(
-        "PyTorch layout", width=120,
-        help="How PyTorch holds it, the heads stacked: one (N, nhead, M, d_k) tensor, not nhead separate ones"),
+        "SDPA layout", width=120,
+        help="The heads stacked as PyTorch's scaled_dot_product_attention takes them: one (N, nhead, M, d_k) "
+             "tensor. nn.MultiheadAttention's reference path holds (N·nhead, M, d_k) instead."),
     # The numbers are as wide as they need: a number's cell does not wrap.
     "elements": st.column_config.NumberColumn("elements", format="localized", help="Product of the shape"),
     "memory": st.column_config.TextColumn("memory", help="float32: 4 bytes per element; ids 8; masks 1"),
@@ -180,10 +180,11 @@ with guard("Tracing this config"):
                    f"decoder layer, so the count above is larger than {model}'s own.")
 
     stacked = st.toggle(
-        "Show PyTorch's stacked layout of the heads beside the one-head view",
+        "Show the heads stacked as PyTorch's scaled_dot_product_attention takes them, beside the one-head view",
         key="x_stacked", persist_state="session",
-        help="The table shows one head's Q as (N, M, d_k). PyTorch computes all heads in one tensor, "
-             "(N, nhead, M, d_k), and the one-head view is one slice of it.")
+        help="The table shows one head's Q as (N, M, d_k). PyTorch's scaled_dot_product_attention takes all "
+             "heads in one tensor, (N, nhead, M, d_k), and the one-head view is one slice of it; "
+             "nn.MultiheadAttention's reference path folds the heads into the batch, (N·nhead, M, d_k).")
     # On a phone the formula is cut and the columns after it start off screen, and the grid draws no scrollbar
     # until touched.
     phone_only_caption("The table scrolls sideways: swipe it for the formula, elements, memory and description, "
@@ -219,7 +220,7 @@ with guard("Tracing this config"):
     st.container(key="code_row").code(row.code or nothing, language="python")  # keyed: ui/theme_css.py
 
     # The expander's padding leaves this table 784 px at 1280. Its longest name, "Q, all heads stacked
-    # (PyTorch's layout)", needs 130 px to take three lines, which its formulas give up: four of them wrap
+    # (SDPA layout)", needs 130 px to take three lines, which its formulas give up: four of them wrap
     # at either width.
     extras_columns = {
         **COLUMNS,

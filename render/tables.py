@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # types only: importing them would import torch
 # The live shape comes straight after the name: on a phone the table shows its first three columns,
 # and the shape is what a learner opened the explorer for; the formula that explains it is next.
 TABLE_COLUMNS = ["#", "tensor", "live shape", "formula", "elements", "memory", "description"]
-STACKED_COLUMN = "PyTorch layout (heads stacked)"
+STACKED_COLUMN = "SDPA layout (heads stacked)"
 # For a chart drawn as wide as its column: the width fits the column, and the height is the plot's
 # own, with the axes and a legend drawn around it. Streamlit's default for such a chart ("fit")
 # makes the height include them, so a legend below took its rows out of the plot: the memory
@@ -47,7 +47,7 @@ READ_ON = " (more in “Read a row whole”)"
 # "e.g.", "i.e.", "vs." or "cf.", in any case ("etc." most often ends one).
 SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bcf)\. ", re.IGNORECASE)
 
-# Rows whose per-head view (the note's) has a stacked twin in PyTorch's layout, and that twin.
+# Rows whose per-head view (the note's) has a stacked twin in the layout PyTorch's scaled_dot_product_attention takes, and that twin.
 STACKED_TWIN = {"qkv_one_head": "q_stacked", "head_output": "heads_stacked"}
 
 

@@ -263,7 +263,7 @@ def test_the_page_names_no_note_a_first_time_learner_has_not_read():
     and 'The note calls this row...' sent a newcomer looking for a note that is nowhere on screen."""
     at = make_app().run()
     toggle = at.toggle(key="x_stacked")
-    assert toggle.label == "Show PyTorch's stacked layout of the heads beside the one-head view"
+    assert toggle.label == "Show the heads stacked as PyTorch's scaled_dot_product_attention takes them, beside the one-head view"
     assert "note" not in toggle.label + toggle.help
     at.selectbox(key="x_code_row").set_value("6. attention weights").run()
     assert not any("The note" in m.value for m in at.markdown)
@@ -274,7 +274,7 @@ def test_an_extras_description_cut_off_in_its_table_can_be_read_whole():
     """The extras' table cut their descriptions at the column's edge too, with no row to pick."""
     at = make_app().run()
     t = trace(at.session_state["cfg"])
-    at.selectbox(key="x_code_row").set_value("extra 1. Q, all heads stacked (PyTorch's layout)").run()
+    at.selectbox(key="x_code_row").set_value("extra 1. Q, all heads stacked (SDPA layout)").run()
     assert any(t.extras[0].description in m.value for m in at.markdown)
     assert t.extras[0].code and row_code(at) == t.extras[0].code  # the model's own lines that compute Q
     at.selectbox(key="x_code_row").set_value("extra 5. W^Q of one head").run()

@@ -1361,12 +1361,13 @@ def test_a_gradient_ratio_over_no_gradient_reads_infinite():
     assert any("no gradient reaches the embeddings" in c.value for c in at.caption)
 
 
-def test_a_one_key_entropy_reads_0_not_minus_0():
-    """With one key per softmax (M = M_target = 1) the entropy -(1 * log 1) is -0.0, shown as '-0'."""
+def test_a_one_position_source_still_shows_entropies_over_16_keys():
+    """At M = 1 the entropies were taken over one key, 0 either way; the probe now always uses 16 keys."""
     at = answered(["dk-entropy"], {"M": "1"})
     [values] = [v for v in values_shown(at) if "softmax entropy of q·k, mean over queries" in v]
-    assert values["softmax entropy of q·k, mean over queries"] == "0"
-    assert values["softmax entropy of q·k / sqrt(d_k), mean over queries"] == "0"
+    assert values["keys per softmax: 16, whatever M is"] == "16"
+    assert float(values["softmax entropy of q·k, mean over queries"]) < float(
+        values["softmax entropy of q·k / sqrt(d_k), mean over queries"])
 
 
 def test_the_softmax_axis_probe_gives_no_layernorm_reason_at_a_narrow_E():

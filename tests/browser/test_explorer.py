@@ -198,7 +198,7 @@ def test_a_legend_below_a_chart_does_not_take_its_plot_height(app_url, browser, 
     Every legend label ends inside the chart: on a 360 px phone the curves' legend, four to a row,
     cut its fourth label to "dim", and the memory chart's longest label lost its last letters. On a
     320 px phone two memory labels (three with a learned table) ran up to 36 px past the chart's edge:
-    there their brackets take a second line (pages.tables.LEGEND_LINES); on a 360 px phone each keeps one."""
+    there their brackets take a second line (render.tables.LEGEND_LINES); on a 360 px phone each keeps one."""
     plot = plot_height(chart, learned="learned" in where)
     with page_in(browser, width, height) as page:
         page.goto(app_url + where)

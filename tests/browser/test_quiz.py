@@ -459,7 +459,7 @@ def test_a_progress_file_shows_as_written_never_as_markup(app_url, browser):
     from quizzes.progress import FORMAT
 
     # A bare web address still becomes a link, by Streamlit's own rule, but one that shows where it goes
-    # (pages.common.as_literal); what must not be is a link whose words hide its address.
+    # (render.markdown.as_literal); what must not be is a link whose words hide its address.
     links = 'a[href*="evil.example"], a[href*="t.co"]'
     disguised = "els => els.filter(e => e.textContent.trim() !== e.getAttribute('href')).length"
     doc = {"format": FORMAT, "version": 1, "answers": {"rnn-steps": {

@@ -59,7 +59,7 @@ def test_a_dark_system_setting_gets_the_dark_theme_and_a_readable_figure(app_url
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_before_the_server_knows_the_theme_its_colours_follow_the_system(browser, scheme):
     """A session's first run can end before the browser has told the server its theme. The style sent
-    then (pages.theme_css with no theme) gives each system scheme its own colours: a dark system's
+    then (ui.theme_css with no theme) gives each system scheme its own colours: a dark system's
     slider values and code comments were drawn in the light theme's until the next run. Drawn here on a
     page of our own, so that no run of the app can bring the known theme's style first."""
     context = browser.new_context(color_scheme=scheme)
@@ -81,7 +81,7 @@ def test_before_the_server_knows_the_theme_its_colours_follow_the_system(browser
 
 
 def theme_style_came(page, colour: str) -> None:
-    """Wait for the theme's <style> (pages.theme_css), known by a ``colour`` only that theme's has. The server
+    """Wait for the theme's <style> (ui.theme_css), known by a ``colour`` only that theme's has. The server
     learns the browser's theme with a run (pages.theme_watch asks for one when it changes), and a first run may
     end before it: one CI run read the dark primary words' colour before the dark theme's style had come."""
     page.wait_for_function("c => [...document.querySelectorAll('style')].some(s => s.textContent.includes(c))",
@@ -145,7 +145,7 @@ CAPTION_CODE_INK = """([code, ground]) => {
 def test_the_explorers_code_and_a_captions_code_read_at_4_5_to_1(app_url, browser, scheme):
     """The code box under "Read a row whole" says in its comments what each line does to a shape.
     Streamlit's syntax colours stood 2.56 to 3.71 to 1 on the light theme's code box (comments 3.53),
-    and its green inline code inside a caption, faded with the caption, 2.99:1 (pages/theme_css.py).
+    and its green inline code inside a caption, faded with the caption, 2.99:1 (ui.theme_css.py).
     Every token now reads at 4.5:1 or more in either theme, and so does a caption's code."""
     context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=scheme)
     try:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from pages.tables import INK
-from pages.theme_css import CODE_INK, PRIMARY_WORDS, theme_css
+from render.palette import INK
+from ui.theme_css import CODE_INK, PRIMARY_WORDS, theme_css
 
 __all__ = ["CODE_INK", "INK", "PRIMARY_WORDS", "theme_css", "plot_height", "luminance", "contrast", "hex_rgb",
            "css_hex"]
@@ -18,8 +18,8 @@ __all__ = ["CODE_INK", "INK", "PRIMARY_WORDS", "theme_css", "plot_height", "lumi
 def plot_height(chart: str, learned: bool = False) -> int:
     """The plot height the app's builder asks for: "memory" (the Explorer's memory against M, with a
     learned table's longer legend when ``learned``) or "curves" (the Positional page's)."""
-    from pages.charts import _curves_template
-    from pages.tables import _memory_template
+    from render.charts import _curves_template
+    from render.tables import _memory_template
 
     if chart == "memory":
         return _memory_template(INK["light"]["label"], learned, ("left",))["height"]
