@@ -84,7 +84,8 @@ def init_weights(model: nn.Module, seed: int) -> nn.Module:
 
 
 def seeded(cls: Callable[..., M], *args, seed: int, **kwargs) -> M:
-    """``cls(*args, **kwargs)`` with its weights drawn only from its own seeded generators, never the global one."""
+    """``cls(*args, **kwargs)`` with its weights drawn only from its own seeded generators, never the global
+    one; on the meta device, where there are no values, nothing is drawn."""
     with skip_default_init():
         module = cls(*args, **kwargs)
-    return init_weights(module, seed)
+    return module if any(p.is_meta for p in module.parameters()) else init_weights(module, seed)
