@@ -27,7 +27,7 @@ import torch
 from torch import Tensor, nn
 
 from .config import TransformerConfig
-from .weights import init_weights, seeded, skip_default_init
+from .weights import seeded
 
 Recorder = MutableMapping[str, Tensor]
 
@@ -268,11 +268,9 @@ class Transformer(nn.Module):
     @classmethod
     def from_config(cls, cfg: TransformerConfig, device=None, residual: bool = True) -> "Transformer":
         """Build the model a config describes, with weights seeded by ``cfg.seed`` (none on the meta device)."""
-        with skip_default_init():  # init_weights draws every weight once, below
-            model = cls(vocab_size=cfg.vocab_size, E=cfg.E, nhead=cfg.nhead, layers=cfg.layers, d_ff=cfg.d_ff,
-                        positional=cfg.positional, max_len=cfg.max_len, tie_embeddings=cfg.tie_embeddings,
-                        residual=residual, device=device)
-        return model if str(device) == "meta" else init_weights(model, cfg.seed)
+        return seeded(cls, vocab_size=cfg.vocab_size, E=cfg.E, nhead=cfg.nhead, layers=cfg.layers, d_ff=cfg.d_ff,
+                      positional=cfg.positional, max_len=cfg.max_len, tie_embeddings=cfg.tie_embeddings,
+                      residual=residual, device=device, seed=cfg.seed)
 
     generate_square_subsequent_mask = staticmethod(generate_square_subsequent_mask)
     generate_key_padding_mask = staticmethod(generate_key_padding_mask)

@@ -62,10 +62,11 @@ class MetaShapeCache(TorchFunctionMode):
 
 
 def warm_up() -> None:
-    """Pay PyTorch's one-time cost of a first meta pass (it imports its symbolic-shape machinery) now.
+    """Pay PyTorch's one-time cost of a first meta pass now: its Python meta kernels import
+    torch._dynamo and sympy on first use.
 
-    The app calls this once, in the background, when its server starts, so that the first learner
-    to ask for a shape-only trace does not wait for it.
+    The app calls this once, in the background, so that the first learner to ask for a shape-only
+    trace does not wait for those imports.
     """
     model = Transformer(vocab_size=2, E=2, nhead=1, layers=1, device="meta")
     src = torch.zeros(1, 2, dtype=torch.long, device="meta")  # (N, M)

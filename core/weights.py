@@ -63,8 +63,9 @@ def init_block(block: nn.Module, seed: int, index: int, skip: set[int] | None = 
 class skip_default_init(TorchFunctionMode):
     """Layers built inside skip PyTorch's default initialisation: their weights stay as allocated.
 
-    Why: every nn.Linear and nn.Embedding draws default weights as it is made, and ``init_weights``
-    then draws over all of them; skipping the first draw halves the cost of a model's weights.
+    Why: every nn.Linear and nn.Embedding draws default weights from the shared global generator as
+    it is made, and ``init_weights`` draws over all of them anyway: the first draw would cost as much
+    time as the second and move a random stream other sessions read.
     """
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
@@ -84,7 +85,8 @@ def init_weights(model: nn.Module, seed: int) -> nn.Module:
 
 
 def seeded(cls: Callable[..., M], *args, seed: int, **kwargs) -> M:
-    """``cls(*args, **kwargs)`` with its weights drawn only from its own seeded generators, never the global one."""
+    """``cls(*args, **kwargs)`` with its weights drawn only from its own seeded generators, never the global
+    one; on the meta device, where there are no values, nothing is drawn."""
     with skip_default_init():
         module = cls(*args, **kwargs)
-    return init_weights(module, seed)
+    return module if any(p.is_meta for p in module.parameters()) else init_weights(module, seed)

@@ -76,7 +76,7 @@ def bounded(cfg: TransformerConfig, uses: tuple[str, ...] | None = None,
     nhead is kept when it still divides the capped E, otherwise the nearest smaller divisor is used.
     An E below MIN_WIDTH is raised to RAISED_WIDTH (see raised_note), and the note says that too.
     ``uses`` names the sizes the probe reads, when not all: the note names only those (the skip
-    ablation builds its own depth, so "layers=2" there was untrue). ``layer_norm=False``: the probe has
+    ablation builds its own depth, so a capped "layers" would be untrue there). ``layer_norm=False``: the probe has
     no LayerNorm, so a narrow E is kept as it is (the reason to raise it is a LayerNorm's).
     """
     changes: dict[str, Any] = {}

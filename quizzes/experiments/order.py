@@ -77,8 +77,8 @@ def _gru_sizes(cfg: TransformerConfig) -> tuple[int, int, int]:
     The learner's own sizes when that run is cheap (see MAX_GRU_WORK and its neighbours), so the
     evidence shows their shape as measured. Otherwise N and E are capped as for the maps, but M
     is kept up to MAX_GRU_STEPS: the steps are then still counted at the learner's length. (The
-    meta device cannot help: PyTorch's GRU on meta steps through Python meta kernels, 12-15 s at
-    the sliders' largest sizes, and its first call imports sympy and torch._dynamo.)
+    meta device cannot help: PyTorch's GRU on meta steps through Python meta kernels one step at a
+    time, which at the sliders' largest sizes takes longer than the real run.)
     """
     N, M, E = cfg.N, min(cfg.M, MAX_GRU_STEPS), cfg.E
     if M == cfg.M and E <= MAX_GRU_WIDTH and N * M * E <= MAX_GRU_ELEMENTS and N * M * E * E <= MAX_GRU_WORK:
@@ -235,7 +235,7 @@ def permutation(cfg: TransformerConfig) -> Evidence:
     records = [{"input": "no positional encoding", "max |difference|": plain},
                {"input": "sinusoidal encoding added", "max |difference|": with_pos}]
     return Evidence("permutation", "Reverse the input order: do the outputs just reverse too?", values, records,
-                    # Down the side: under the bars the two names were cut to 'no positional enc…'.
+                    # Down the side: under the bars the two names would be cut short.
                     {"kind": "bar", "x": "input", "y": "max |difference|", "horizontal": "true"}, note,
                     PERMUTATION_LABELS)
 

@@ -93,8 +93,8 @@ def batch_first(cfg: TransformerConfig) -> Evidence:
 
 def _shape_trace(cfg: TransformerConfig, shapes: Trace | None) -> Trace:
     """A shape-only trace of ``cfg``: ``shapes`` when it is one (the app has traced this config
-    already), else a new one. At 96+96 layers a shape-only trace takes most of a second, and the
-    quiz page, attention_shapes and pass_shapes each made their own of the same config."""
+    already), else a new one, so that the quiz page, attention_shapes and pass_shapes share one
+    deep trace rather than making three."""
     if shapes is not None and shapes.shape_only and shapes.config == cfg:
         return shapes
     return trace(cfg, shape_only=True)
