@@ -105,7 +105,7 @@ FFN_LAYERS_LABELS = {
 
 def _below_zero(ffn: FeedForward, seed: int) -> tuple[float, float]:
     """The shares below 0 of an FFN's own recorded hidden layer and output, over PROBE_INPUTS random
-    inputs (M=1 gave E numbers only, and at E=2 both were above 0)."""
+    inputs, since one position gives only E numbers, too few to show a share at a small E."""
     rec: dict[str, Tensor] = {}
     probe = torch.randn(1, PROBE_INPUTS, ffn.linear1.in_features, generator=generator(seed + 3))  # (1, PROBE_INPUTS, E)
     with torch.no_grad():

@@ -59,9 +59,8 @@ QUESTIONS = (
         prompt="Written so that q = x @ W^Q, what is the shape of one head's W^Q?",
         answer=row_shape("W_Q"), evidence="pass_shapes",
         explanation="It maps an E-wide token vector to a d_k-wide query: (E, d_k). The model stores all heads' "
-                    "W^Q transposed, in PyTorch's (out, in) order, as the first E rows of one (3E, E) layer, "
-                    "in_proj, stacked with W^K and W^V: head h's W^Q is the transpose of its rows h·d_k to "
-                    "(h+1)·d_k − 1.",
+                    "W^Q side by side in one (E, E) layer, W_q, transposed in PyTorch's (out, in) order: head h's "
+                    "W^Q is the transpose of its rows h·d_k to (h+1)·d_k − 1.",
     ),
     Question(
         id="dk-params-nhead", topic=TOPIC, kind="predict",

@@ -32,7 +32,7 @@ QUESTIONS = (
         prompt="How many weights (biases not counted) do W^Q, W^K and W^V hold together in one attention block "
                "at E={E}?",
         answer=value("parameter_counts", "qkv_weights"), evidence="parameter_counts",
-        explanation="Three E x E matrices: 3E² (the model keeps them stacked as one 3E x E matrix, in_proj). "
+        explanation="Three E x E matrices, W_q, W_k and W_v: 3E². "
                     "The heads split these matrices; they do not add to them.",
     ),
     Question(

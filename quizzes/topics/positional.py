@@ -45,7 +45,7 @@ QUESTIONS = (
         choices=_PAST,
         answer=outcome("learned_positions", lambda v: 0 if v["learned_fails_past_max_len"] else 2, _PAST),
         evidence="learned_positions",
-        explanation="A learned table is an nn.Embedding: row p exists only for p < max_len. Sinusoids are a "
+        explanation="A learned table is a (max_len, E) parameter: row p exists only for p < max_len. Sinusoids are a "
                     "formula, so they give a vector for any position.",
     ),
     Question(
