@@ -20,22 +20,11 @@ from render.tables import memory_spec
 import ui.charts
 import ui.theme
 from ui.theme_css import CODE_INK, PRIMARY_WORDS, TOKEN_GROUPS, theme_css
+from tests.support.contrast import contrast
 from tests.support.apptest import LAB_PAGE as LAB, answered, make_app, small_model, train
 
 CONFIG = tomllib.loads((Path(__file__).resolve().parents[2] / ".streamlit" / "config.toml").read_text())
 VISIBLE = ("#cfe0fc", "#dbe9f6")  # the visible cells of the attention page's mask and the quiz's
-
-
-def luminance(colour: str) -> float:
-    """WCAG 2's relative luminance of a #rrggbb colour."""
-    channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
-    r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-def contrast(a: str, b: str) -> float:
-    high, low = sorted((luminance(a), luminance(b)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])

@@ -10,6 +10,7 @@ import re
 
 from render.palette import INK
 from ui.theme_css import CODE_INK, PRIMARY_WORDS, theme_css
+from tests.support.contrast import contrast, luminance
 
 __all__ = ["CODE_INK", "INK", "PRIMARY_WORDS", "theme_css", "plot_height", "luminance", "contrast", "hex_rgb",
            "css_hex"]
@@ -24,19 +25,6 @@ def plot_height(chart: str, learned: bool = False) -> int:
     if chart == "memory":
         return _memory_template(INK["light"]["label"], learned, ("left",))["height"]
     return _curves_template()["height"]
-
-
-def luminance(colour: str) -> float:
-    """WCAG 2's relative luminance of a #rrggbb colour."""
-    channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
-    r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-def contrast(a: str, b: str) -> float:
-    """WCAG 2's contrast ratio of two #rrggbb colours, from 1 to 21 (text wants 4.5 or more)."""
-    high, low = sorted((luminance(a), luminance(b)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
 
 
 def hex_rgb(colour: str) -> tuple[int, int, int]:
