@@ -35,6 +35,15 @@ def test_cli_json_has_the_documented_keys():
     (["--N", "abc"], "--N"),
     (["--N", "-3"], "N=-3"),
     (["--bogus"], "unrecognized"),
+    (["--arch", "gpt"], "--arch: invalid choice: 'gpt'"),
+    (["--norm", "batchnorm"], "--norm: invalid choice"),
+    (["--activation", "tanh"], "--activation: invalid choice"),
+    (["--positional", "alibi"], "--positional: invalid choice"),
+    (["--nhead-kv", "3", "--nhead", "4"], "nhead_kv=3 must divide nhead=4"),
+    (["--nhead-kv", "0"], "nhead_kv=0"),
+    (["--positional", "rope", "--E", "6", "--nhead", "2"], "needs an even d_k"),
+    (["--arch", "decoder-only", "--M-target", "4"], "M_target=4 is given for arch='decoder-only'"),
+    (["--arch", "encoder-only", "--M-target", "4"], "leave M_target out"),
     # Each field within its own limit, the attention map beyond what PyTorch can size: it was a traceback.
     (["--N", "4096", "--M", "1048576", "--E", "65536", "--nhead", "1024"], "M can be at most 741,455"),
 ])
@@ -78,13 +87,16 @@ def test_every_config_field_is_a_flag_of_both_commands_in_both_spellings():
     from core.cli import config_from
     from quizzes.__main__ import build_parser as quiz_parser
 
-    expected = TransformerConfig(N=3, M=5, E=12, nhead=3, vocab_size=50, M_target=6, layers=1, d_ff=20,
-                                 positional="learned", max_len=9, tie_embeddings=True, seed=7)
-    underscores = ["--N", "3", "--M", "5", "--E", "12", "--nhead", "3", "--vocab_size", "50", "--M_target", "6",
-                   "--layers", "1", "--d_ff", "20", "--positional", "learned", "--max_len", "9",
-                   "--tie_embeddings", "--seed", "7"]
+    expected = TransformerConfig(N=3, M=5, E=12, nhead=6, vocab_size=50, M_target=6, layers=1, d_ff=20,
+                                 positional="rope", max_len=9, tie_embeddings=True, seed=7, norm_first=True,
+                                 norm="rmsnorm", activation="swiglu", nhead_kv=2, bias=False)
+    underscores = ["--N", "3", "--M", "5", "--E", "12", "--nhead", "6", "--vocab_size", "50", "--M_target", "6",
+                   "--layers", "1", "--d_ff", "20", "--positional", "rope", "--max_len", "9",
+                   "--tie_embeddings", "--seed", "7", "--arch", "encoder-decoder", "--norm_first",
+                   "--norm", "rmsnorm", "--activation", "swiglu", "--nhead_kv", "2", "--no-bias"]
     dashes = [arg.replace("_", "-") if arg.startswith("--") else arg for arg in underscores]
-    assert len(underscores) == 2 * len(fields(TransformerConfig)) - 1  # every field; the flag takes no value
+    flags_without_value = 3  # --tie_embeddings, --norm_first, --no-bias
+    assert len(underscores) == 2 * len(fields(TransformerConfig)) - flags_without_value  # every field
     for parser in (core_parser(), quiz_parser()):
         assert config_from(parser.parse_args(underscores)) == expected
         assert config_from(parser.parse_args(dashes)) == expected
