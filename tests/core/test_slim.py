@@ -118,7 +118,7 @@ from core import TransformerConfig
 from core.config import PAPER_BIG
 from core.slim import slim_attention, slim_bytes
 cfg = {cfg}
-slim_attention(replace(cfg, N=1, E=16, nhead=2, vocab_size=50, layers=1, d_ff=32), "dec", "cross_attn", 0, 0)  # warm
+slim_attention(cfg.replace(N=1, E=16, nhead=2, vocab_size=50, layers=1, d_ff=32), "dec", "cross_attn", 0, 0)  # warm
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 slim_attention(cfg, "dec", "cross_attn", cfg.layers - 1, 0)
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
