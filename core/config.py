@@ -243,6 +243,32 @@ LLAMA_70B_SIZES = TransformerConfig(
 GPT3_SIZES = TransformerConfig(N=64, M=2048, E=12288, nhead=96, layers=96, vocab_size=50257, tie_embeddings=True)
 """GPT-3 175B's widths (decoder-only in reality). Shape-only: nothing real is allocated."""
 
+# Real models with their real parts, counted to the parameter (core.memory.param_counts, and the tests
+# against Hugging Face's own models). Traced shape-only: each is far over the memory budget.
+GPT2_SMALL = TransformerConfig(
+    arch="decoder-only", N=1, M=1024, E=768, nhead=12, layers=12, d_ff=3072, vocab_size=50257,
+    positional="learned", max_len=1024, activation="gelu", norm_first=True, tie_embeddings=True)
+"""GPT-2 small: 124,439,808 parameters."""
+
+LLAMA2_7B = TransformerConfig(
+    arch="decoder-only", N=1, M=4096, E=4096, nhead=32, layers=32, d_ff=11008, vocab_size=32000,
+    positional="rope", activation="swiglu", norm="rmsnorm", norm_first=True, bias=False)
+"""Llama-2-7B: 6,738,415,616 parameters."""
+
+LLAMA2_70B = LLAMA2_7B.replace(E=8192, nhead=64, nhead_kv=8, layers=80, d_ff=28672)
+"""Llama-2-70B: grouped-query attention, 8 K/V heads for 64 query heads; 68,976,648,192 parameters."""
+
+LLAMA3_8B = LLAMA2_7B.replace(M=8192, nhead_kv=8, d_ff=14336, vocab_size=128256)
+"""Llama-3-8B: 8 K/V heads and a 128,256-token vocabulary; 8,030,261,248 parameters."""
+
+GPT3 = GPT2_SMALL.replace(M=2048, E=12288, nhead=96, layers=96, d_ff=49152, max_len=2048)
+"""GPT-3 175B (its dense-attention layout): 174,604,259,328 parameters."""
+
+REAL_MODELS: dict[str, TransformerConfig] = {
+    "GPT-2 small": GPT2_SMALL, "GPT-3 175B": GPT3, "Llama-2-7B": LLAMA2_7B, "Llama-2-70B": LLAMA2_70B,
+    "Llama-3-8B": LLAMA3_8B,
+}
+
 # The sizes a learner sets, each named with its symbol first: the sidebar's sliders and the quiz's
 # evidence tables both say them so, from this one place.
 SIZE_NAMES = {
@@ -284,4 +310,5 @@ __all__ = [
     "GPT2_SMALL_SIZES", "LLAMA_70B_SIZES", "GPT3_SIZES", "divisors", "POSITIONAL_KINDS",
     "MAX_N", "MAX_M", "MAX_E", "MAX_NHEAD", "MAX_D_FF", "MAX_VOCAB_SIZE", "MAX_LAYERS", "MAX_SEED", "MAX_TENSOR_BYTES",
     "RANGES", "longest_sequence", "ARCHS", "NORMS", "ACTIVATIONS",
+    "REAL_MODELS", "GPT2_SMALL", "LLAMA2_7B", "LLAMA2_70B", "LLAMA3_8B", "GPT3",
 ]
