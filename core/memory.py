@@ -93,6 +93,25 @@ def param_formulas(cfg: TransformerConfig) -> dict[str, str]:
     return out
 
 
+FP16_BYTES = 2
+
+
+def kv_cache_bytes(cfg: TransformerConfig, G: int = 0, bytes_per_number: int = FLOAT_BYTES,
+                   nhead_kv: int | None = None) -> int:
+    """2 · layers · N · nhead_kv · (M + G) · d_k · bytes: K and V of every layer, every position so far
+    (core.kv_cache). ``nhead_kv=cfg.nhead`` gives multi-head attention's figure for the same model."""
+    heads = cfg.nhead_kv if nhead_kv is None else nhead_kv
+    return 2 * cfg.layers * cfg.N * heads * (cfg.M + G) * cfg.d_k * bytes_per_number
+
+
+def kv_cache_summary(cfg: TransformerConfig) -> dict[str, object]:
+    """The prompt's cache as ``python -m core --json`` reports it: its shape and bytes (float32, as traced;
+    fp16 beside it), and multi-head attention's float32 figure for the same sizes."""
+    return {"shape": [cfg.layers, 2, cfg.N, cfg.nhead_kv, cfg.M, cfg.d_k], "bytes": kv_cache_bytes(cfg),
+            "bytes_fp16": kv_cache_bytes(cfg, bytes_per_number=FP16_BYTES),
+            "bytes_mha": kv_cache_bytes(cfg, nhead_kv=cfg.nhead)}
+
+
 @dataclass(frozen=True)
 class MemoryEstimate:
     """Bytes a real trace holds, split the way the explorer's memory chart shows them.
@@ -174,6 +193,8 @@ def estimate(cfg: TransformerConfig) -> MemoryEstimate:
     stack_outputs = N * (M + T) * E if L > 1 else 0  # memory and dec.out, when not layer 0's own output
     linear_floats = f.enc_layer + f.dec_layer + f.embed + stack_outputs
     attention_floats = 2 * f.square + (L - 1) * f.square  # layer 0: scores and weights; deeper: weights
+    if cfg.arch == "decoder-only":  # the prompt's KV cache, and the stacked copy the trace shows
+        linear_floats += 2 * kv_cache_bytes(cfg) // FLOAT_BYTES
     head_weights = 3 * E * E  # layer 0's W^Q, W^K, W^V, all heads: views that keep its three (E, E) weights alive
     # Temporaries of a deeper layer while it runs: its activations and an unmasked score tensor.
     widest = max(M, T)

@@ -173,9 +173,13 @@ def _one_stack_extras(side: str, stack: str, mask: str) -> tuple[RowSpec, ...]:
 
 FAMILY_ROWS: dict[str, tuple[RowSpec, ...]] = {
     "encoder-decoder": ROWS, "decoder-only": DECODER_ONLY_ROWS, "encoder-only": ENCODER_ONLY_ROWS}
+KV_CACHE = RowSpec(0, "kv_cache", "KV cache after the prompt", "(layers, 2, N, nhead_kv, M, d_k)", "kv_cache",
+                   "Every layer's K and V for the M prompt positions, kept so each generated token computes only its "
+                   "own: 2 · layers · N · nhead_kv · M · d_k numbers, growing by one position a token.")
+
 FAMILY_EXTRAS: dict[str, tuple[RowSpec, ...]] = {
     "encoder-decoder": EXTRAS,
-    "decoder-only": _one_stack_extras("tgt", "dec", "tgt_mask"),
+    "decoder-only": _one_stack_extras("tgt", "dec", "tgt_mask") + (KV_CACHE,),
     "encoder-only": _one_stack_extras("src", "enc", "src_key_padding_mask"),
 }
 

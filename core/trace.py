@@ -17,7 +17,7 @@ import torch
 from torch import Tensor
 
 from .config import TransformerConfig
-from .memory import DEFAULT_BUDGET_BYTES, MemoryEstimate, estimate
+from .memory import DEFAULT_BUDGET_BYTES, MemoryEstimate, estimate, kv_cache_summary
 from .model import Transformer, generate_key_padding_mask, generate_square_subsequent_mask
 from .rows import RowSpec, extras_for, rows_for
 from .shapes import MetaShapeCache
@@ -80,7 +80,7 @@ class Trace:
             "params": dict(self.params),
             "estimated_bytes": self.estimate.total,
             "budget_bytes": self.budget_bytes,
-        }
+        } | ({"kv_cache": kv_cache_summary(self.config)} if self.config.arch == "decoder-only" else {})
 
 
 _DEEP_LAYER = re.compile(r"^(enc|dec)\.(\d+)\.(.+)$")
@@ -187,7 +187,9 @@ def run_pass(model: Transformer, cfg: TransformerConfig, device: str, rec: dict[
     src, tgt = make_batch(cfg, device)  # (N, M), (N, M_target)
     if cfg.arch == "decoder-only":  # no padding: the causal mask is the one to see
         causal = record_mask(rec, "tgt_mask", generate_square_subsequent_mask(cfg.M, device))  # (M, M)
-        model(None, src, tgt_mask=causal, rec=rec)
+        cache: list[dict[str, Tensor]] = [{} for _ in range(cfg.layers)]  # filled as a generation's first step would
+        model(None, src, tgt_mask=causal, rec=rec, cache=cache)
+        rec["kv_cache"] = torch.stack([torch.stack((c["k"], c["v"])) for c in cache])  # (layers, 2, N, nhead_kv, M, d_k)
         return
     padding = record_mask(rec, "src_key_padding_mask", generate_key_padding_mask(src, PAD_ID))  # (N, M)
     if cfg.arch == "encoder-only":

@@ -113,3 +113,17 @@ def test_the_encoder_decoder_default_shows_the_seeds_rows_and_extras_unchanged()
     t = trace(TransformerConfig())
     assert [r.key for r in t.rows] == [r.key for r in ROWS] and [r.key for r in t.extras] == [r.key for r in EXTRAS]
     assert [r.formula for r in t.rows + t.extras] == [r.formula for r in ROWS + EXTRAS]
+
+
+def test_the_code_shown_for_each_familys_rows_is_python_from_the_model():
+    import ast
+
+    for cfg in (TransformerConfig(arch="decoder-only", activation="swiglu", positional="rope", norm_first=True),
+                TransformerConfig(arch="encoder-only", positional="learned", norm="rmsnorm")):
+        t = trace(cfg)
+        for row in t.rows:
+            assert row.code.startswith("# core/model.py") and "record(rec" in row.code, row.key
+            ast.parse(row.code.partition("\n")[2])
+        for key in ("swiglu_gate", "swiglu_up"):
+            if cfg.activation == "swiglu":
+                assert "FeedForward.activate" in t.row(key).code
