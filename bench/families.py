@@ -112,8 +112,9 @@ def compare(name: str, ours: Callable[[], object], reference: Callable[[], objec
         ratios.append(times[ours] / times[reference])
     ratio = statistics.median(ratios)
     verdict = "ok" if ratio <= RATIO_TARGET else "OVER"
-    print(f"{name:<44} ours {statistics.median(mine) * 1e3:8.1f} ms   reference {statistics.median(theirs) * 1e3:8.1f} ms"
-          f"   ratio {ratio:.2f} ({verdict}, target <= {RATIO_TARGET})")
+    print(f"{name:<44} ours {statistics.median(mine) * 1e3:8.1f} ms   "
+          f"reference {statistics.median(theirs) * 1e3:8.1f} ms   "
+          f"ratio {ratio:.2f} ({verdict}, target <= {RATIO_TARGET})")
     return ratio
 
 

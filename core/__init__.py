@@ -13,7 +13,8 @@ from .rows import EXTRAS, ROWS, formula_shape
 from .trace import Trace, TensorRow, trace
 
 __all__ = [
-    "TransformerConfig", "PRESETS", "REAL_MODELS", "DEFAULT", "SEED_NOTE", "SEED_NOTEBOOK", "PAPER_BASE", "PAPER_BIG", "divisors",
+    "TransformerConfig", "PRESETS", "REAL_MODELS", "DEFAULT", "SEED_NOTE", "SEED_NOTEBOOK", "PAPER_BASE",
+    "PAPER_BIG", "divisors",
     "DEFAULT_BUDGET_BYTES", "estimate", "human_bytes", "param_counts",
     "Transformer", "CausalLM", "EncoderLayer", "DecoderLayer", "MultiHeadAttention", "FeedForward",
     "PositionalEncoding", "generate_square_subsequent_mask", "generate_key_padding_mask",

@@ -157,8 +157,8 @@ class TransformerConfig:
         if self.positional == "rope" and self.d_k % 2:
             evens = ", ".join(str(h) for h in divisors(self.E) if (self.E // h) % 2 == 0 and h <= MAX_NHEAD)
             raise ValueError(f"positional='rope' turns pairs of dimensions, so it needs an even d_k; d_k = E/nhead "
-                             f"= {self.E}/{self.nhead} = {self.d_k} is odd. Try nhead one of {evens or 'none: E is odd'}"
-                             ", or another positional")
+                             f"= {self.E}/{self.nhead} = {self.d_k} is odd. Try nhead one of "
+                             f"{evens or 'none: E is odd'}, or another positional")
 
     def _check_attention_map(self) -> None:
         """The largest attention map, N x nhead x L x L for the longer sequence, must be a size
@@ -284,7 +284,10 @@ SIZE_NAMES = {
 def sizes_in_a_name(cfg: TransformerConfig) -> str:
     """A config's sizes as part of a file name (N2_M8_Mtarget8_E16_...): a download saved for one
     config must not be mistaken for another's."""
-    return (f"N{cfg.N}_M{cfg.M}_Mtarget{cfg.M_target}_E{cfg.E}_nhead{cfg.nhead}_vocab{cfg.vocab_size}"
+    target = "" if cfg.M_target is None else f"_Mtarget{cfg.M_target}"  # a single stack has none
+    family = "" if cfg.arch == "encoder-decoder" else f"{cfg.arch}_"
+    kv = "" if cfg.nhead_kv == cfg.nhead else f"_kv{cfg.nhead_kv}"
+    return (f"{family}N{cfg.N}_M{cfg.M}{target}_E{cfg.E}_nhead{cfg.nhead}{kv}_vocab{cfg.vocab_size}"
             f"_layers{cfg.layers}_dff{cfg.d_ff}")
 
 

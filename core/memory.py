@@ -78,12 +78,13 @@ def param_formulas(cfg: TransformerConfig) -> dict[str, str]:
     final = f" + {norm}" if cfg.norm_first else ""
     positions = "max_len·E" if cfg.positional == "learned" else "0"
     if cfg.arch != "encoder-decoder":
-        out = {"token embeddings": "vocab_size·E", "positional table": positions, "self-attention": f"layers·({attn})",
-               "FFN": f"layers·({ffn})", "norms": f"layers·2·{norm}{final}",
+        out = {"token embeddings": "vocab_size·E", "positional table": positions,
+               "self-attention": f"layers·({attn})", "FFN": f"layers·({ffn})", "norms": f"layers·2·{norm}{final}",
                "output layer": "0 (tied)" if cfg.tie_embeddings else "E·vocab_size"}
     else:
-        out = {"token embeddings": "vocab_size·E" + ("" if cfg.tie_embeddings else "·2"), "positional table": positions,
-               "encoder self-attention": f"layers·({attn})", "encoder FFN": f"layers·({ffn})",
+        out = {"token embeddings": "vocab_size·E" + ("" if cfg.tie_embeddings else "·2"),
+               "positional table": positions, "encoder self-attention": f"layers·({attn})",
+               "encoder FFN": f"layers·({ffn})",
                "encoder LayerNorms": f"layers·2·{norm}{final}", "decoder masked self-attention": f"layers·({attn})",
                "decoder cross-attention": f"layers·({attn})", "decoder FFN": f"layers·({ffn})",
                "decoder LayerNorms": f"layers·3·{norm}{final}",

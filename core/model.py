@@ -402,8 +402,8 @@ class Transformer(nn.Module):
                 cache: list[dict[str, Tensor]] | None = None) -> Tensor:
         """Logits (N, M_target, vocab_size); the probabilities are recorded as 'probs'."""
         memory = None if self.encoder is None else self.encode(src, src_mask, src_key_padding_mask, rec)  # (N, M, E)
-        out = memory if self.decoder is None else self.decode(
-            tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask, rec, cache)  # (N, M_target, E)
+        out = memory if self.decoder is None else self.decode(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
+                                                              memory_key_padding_mask, rec, cache)  # (N, M_target, E)
         logits = record(rec, "logits", self.generator(out))  # (N, M_target, E) -> (N, M_target, vocab_size)
         if rec is not None:
             record(rec, "probs", torch.softmax(logits, dim=-1))  # (N, M_target, vocab_size)

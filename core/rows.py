@@ -211,8 +211,8 @@ def extras_for(cfg: TransformerConfig) -> tuple[RowSpec, ...]:
     out = list(FAMILY_EXTRAS[cfg.arch])
     if cfg.arch == "encoder-decoder" and cfg.nhead_kv != cfg.nhead:
         out = [replace(s, formula="(N, nhead_kv, M, d_k)") if s.key in ("k_stacked", "v_stacked") else s for s in out]
-        out.append(RowSpec(0, "kv_head_of_query", "K/V head each query head reads", "(nhead,)", attn + "self_attn.kv_head",
-                           "Query head h reads K/V head h // (nhead / nhead_kv)."))
+        out.append(RowSpec(0, "kv_head_of_query", "K/V head each query head reads", "(nhead,)",
+                           attn + "self_attn.kv_head", "Query head h reads K/V head h // (nhead / nhead_kv)."))
     if cfg.activation == "swiglu":
         out += [RowSpec(0, "swiglu_gate", "SwiGLU gate projection", "(N, M, d_ff)", ffn + "gate",
                         "x W1, before its SiLU: how much of each hidden unit passes."),

@@ -189,7 +189,8 @@ def run_pass(model: Transformer, cfg: TransformerConfig, device: str, rec: dict[
         causal = record_mask(rec, "tgt_mask", generate_square_subsequent_mask(cfg.M, device))  # (M, M)
         cache: list[dict[str, Tensor]] = [{} for _ in range(cfg.layers)]  # filled as a generation's first step would
         model(None, src, tgt_mask=causal, rec=rec, cache=cache)
-        rec["kv_cache"] = torch.stack([torch.stack((c["k"], c["v"])) for c in cache])  # (layers, 2, N, nhead_kv, M, d_k)
+        layers = [torch.stack((c["k"], c["v"])) for c in cache]  # each (2, N, nhead_kv, M, d_k)
+        rec["kv_cache"] = torch.stack(layers)  # (layers, 2, N, nhead_kv, M, d_k)
         return
     padding = record_mask(rec, "src_key_padding_mask", generate_key_padding_mask(src, PAD_ID))  # (N, M)
     if cfg.arch == "encoder-only":
@@ -236,7 +237,8 @@ def trace(cfg: TransformerConfig, *, budget_bytes: int = DEFAULT_BUDGET_BYTES,
     model = Transformer.from_config(cfg, device=device)
     with torch.inference_mode(), (MetaShapeCache() if meta else contextlib.nullcontext()):
         run_pass(model, cfg, device, rec)
-        stack, attn = ("dec", model.decoder[0].self_attn) if model.encoder is None else ("enc", model.encoder[0].self_attn)
+        stack = "dec" if model.encoder is None else "enc"
+        attn = (model.decoder if model.encoder is None else model.encoder)[0].self_attn
         for name, W in attn.head_weights().items():
             rec[f"{stack}.0.self_attn.{name}"] = W.detach()  # (nhead or nhead_kv, E, d_k), a view of the weight
         if cfg.arch != "encoder-decoder" or cfg.nhead_kv != cfg.nhead:

@@ -155,3 +155,25 @@ def test_import_core_has_no_side_effects():
 def test_warm_up_is_a_tiny_meta_pass_that_leaves_no_thread():
     out = run("-c", "import threading, core.shapes; core.shapes.warm_up(); print(threading.active_count())")
     assert out.stdout.strip() == "1", out.stderr
+
+
+def test_the_on_off_flags_take_both_forms():
+    from core import TransformerConfig
+    from core.__main__ import build_parser as core_parser
+    from core.cli import config_from
+    from quizzes.__main__ import build_parser as quiz_parser
+
+    for parser in (core_parser(), quiz_parser()):
+        on = config_from(parser.parse_args(["--tie-embeddings", "--norm-first", "--bias"]))
+        off = config_from(parser.parse_args(["--no-tie-embeddings", "--no-norm-first", "--no-bias"]))
+        assert (on.tie_embeddings, on.norm_first, on.bias) == (True, True, True)
+        assert (off.tie_embeddings, off.norm_first, off.bias) == (False, False, False)
+        assert config_from(parser.parse_args(["--no-tie-embeddings"])) == TransformerConfig()
+
+
+def test_a_decoder_only_model_prints_its_table_in_a_terminal():
+    out = run("-m", "core", "--arch", "decoder-only", "--positional", "rope", "--nhead-kv", "1", "--norm", "rmsnorm",
+              "--activation", "swiglu", "--norm-first", "--no-bias")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("arch=decoder-only N=2 M=8 E=16 nhead=2 nhead_kv=1 d_k=8")
+    assert "RoPE's rotation table" in out.stdout and "(8, 8)" in out.stdout and "final norm's output" in out.stdout

@@ -150,3 +150,11 @@ def test_a_single_stack_has_no_target_length(arch):
 def test_a_pinned_target_length_blocks_a_switch_to_one_stack():
     with pytest.raises(ValueError, match="M_target=3"):
         TransformerConfig(M=8, M_target=3).replace(arch="decoder-only")
+
+
+def test_a_file_name_tells_families_and_kv_heads_apart():
+    from core.config import sizes_in_a_name
+
+    assert sizes_in_a_name(TransformerConfig()) == "N2_M8_Mtarget8_E16_nhead2_vocab100_layers2_dff64"
+    assert sizes_in_a_name(TransformerConfig(arch="decoder-only", nhead_kv=1)) == (
+        "decoder-only_N2_M8_E16_nhead2_kv1_vocab100_layers2_dff64")

@@ -73,8 +73,9 @@ def test_cli_json_reports_the_prompts_kv_cache_for_a_decoder_only_model():
                          cwd=root, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     kv = json.loads(out.stdout)["kv_cache"]
-    assert kv == {"shape": [2, 2, 3, 2, 7, 4], "bytes": 2 * 2 * 3 * 2 * 7 * 4 * 4, "bytes_fp16": 2 * 2 * 3 * 2 * 7 * 4 * 2,
-                  "bytes_mha": 2 * 2 * 3 * 4 * 7 * 4 * 4}
+    numbers = 2 * 2 * 3 * 2 * 7 * 4  # 2 · layers · N · nhead_kv · M · d_k
+    assert kv == {"shape": [2, 2, 3, 2, 7, 4], "bytes": numbers * 4, "bytes_fp16": numbers * 2,
+                  "bytes_mha": 2 * numbers * 4}
     plain = subprocess.run([sys.executable, "-m", "core", "--json"], cwd=root, capture_output=True, text=True,
                            timeout=120)
     assert "kv_cache" not in json.loads(plain.stdout)

@@ -29,7 +29,10 @@ def unique_count(model: torch.nn.Module) -> int:
     return sum(p.numel() for p in model.parameters())  # parameters() lists a tied matrix once
 
 
-@pytest.mark.parametrize("cfg", list(PUBLISHED), ids=[next(name for name, c in REAL_MODELS.items() if c == cfg) for cfg in PUBLISHED])
+NAMES = [next(name for name, c in REAL_MODELS.items() if c == cfg) for cfg in PUBLISHED]
+
+
+@pytest.mark.parametrize("cfg", list(PUBLISHED), ids=NAMES)
 def test_a_real_models_parameters_equal_the_published_figure_and_hugging_faces(cfg):
     t = trace(cfg)
     assert t.shape_only  # far over the memory budget: the meta device
