@@ -127,3 +127,11 @@ def test_the_code_shown_for_each_familys_rows_is_python_from_the_model():
         for key in ("swiglu_gate", "swiglu_up"):
             if cfg.activation == "swiglu":
                 assert "FeedForward.activate" in t.row(key).code
+
+
+def test_the_memory_curve_runs_for_a_single_stack():
+    from core.views import memory_curve
+
+    points, crossover = memory_curve(TransformerConfig(arch="decoder-only", E=32, nhead=4))
+    assert points and crossover is not None
+    assert all(a.attention < b.attention for a, b in zip(points, points[1:]))

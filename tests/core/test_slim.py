@@ -138,3 +138,9 @@ def test_a_slim_pass_stays_within_its_estimate(cfg):
     it by 32 MiB each; and the sequence's ids, views of the whole batch's, kept 64 MiB of them alive.)"""
     grown, estimated = json.loads(fresh_python(PEAK.format(cfg=cfg)))
     assert grown <= estimated, (grown / 2**20, estimated / 2**20)
+
+
+@pytest.mark.parametrize("parts", [{"arch": "decoder-only"}, {"norm_first": True}, {"positional": "rope"}])
+def test_a_slim_pass_refuses_the_parts_it_does_not_run(parts):
+    with pytest.raises(ValueError, match="a slim pass runs the paper's post-norm encoder-decoder"):
+        slim_attention(TransformerConfig(**parts), "enc", "self_attn", 0, 0)
