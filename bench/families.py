@@ -10,7 +10,8 @@ ours / reference (target <= 1.0).
               against building the matching reference and running it once under no_grad:
               encoder-decoder: torch.nn.Transformer with embeddings and an output layer;
               decoder-only: Hugging Face's GPT2LMHeadModel and LlamaForCausalLM;
-              encoder-only: torch.nn.TransformerEncoder with an embedding and an output layer.
+              encoder-only: torch.nn.TransformerEncoder with an embedding and an output layer, and Hugging
+              Face's BertForMaskedLM.
   cli         `python -m core --json` at Llama-3-8B's sizes in a fresh process (target < 4 s).
 
     python bench/families.py [--repeats 9]
@@ -94,6 +95,16 @@ def torch_encoder(cfg: TransformerConfig) -> Callable[[], object]:
     return run
 
 
+def hf_bert(cfg: TransformerConfig) -> Callable[[], object]:
+    def run():
+        model = transformers.BertForMaskedLM(transformers.BertConfig(
+            hidden_size=cfg.E, num_hidden_layers=cfg.layers, num_attention_heads=cfg.nhead, intermediate_size=cfg.d_ff,
+            vocab_size=cfg.vocab_size, max_position_embeddings=cfg.max_len)).eval()
+        with torch.no_grad():
+            return model(torch.randint(0, cfg.vocab_size, (cfg.N, cfg.M))).logits.softmax(-1)
+    return run
+
+
 def seconds(fn: Callable[[], object]) -> float:
     start = time.perf_counter()
     fn()
@@ -151,6 +162,8 @@ def main() -> None:
          TransformerConfig(**small, arch="decoder-only", positional="rope", activation="swiglu", norm="rmsnorm",
                            norm_first=True, bias=False, nhead_kv=2), hf_llama),
         ("encoder-only vs nn.TransformerEncoder", TransformerConfig(**small, arch="encoder-only"), torch_encoder),
+        ("encoder-only (BERT parts) vs HF BERT",
+         TransformerConfig(**small, arch="encoder-only", positional="learned", activation="gelu"), hf_bert),
     ]
     for name, cfg, reference in families:
         compare(name, lambda cfg=cfg: trace(cfg, shape_only=False), reference(cfg), args.repeats)
