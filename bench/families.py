@@ -14,7 +14,9 @@ ours / reference (target <= 1.0).
               Face's BertForMaskedLM.
   cli         `python -m core --json` at Llama-3-8B's sizes in a fresh process (target < 4 s).
 
-    python bench/families.py [--repeats 9]
+    python bench/families.py [--repeats 9] [--threads 1]
+
+PyTorch runs on ``--threads`` threads, one by default as in the app (core.views.limit_torch_threads).
 """
 
 from __future__ import annotations
@@ -145,7 +147,9 @@ def cli_seconds(cfg: TransformerConfig) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=9)
+    parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
+    torch.set_num_threads(args.threads)
     print(f"torch {torch.__version__}, transformers {transformers.__version__}, {torch.get_num_threads()} threads\n")
 
     big = LLAMA2_70B.replace(N=1, M=4096)
