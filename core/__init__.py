@@ -4,8 +4,8 @@ PyTorch and the standard library only; nothing here knows it is being displayed.
 has no side effects: it sets no environment variable, runs no kernel and starts no thread.
 """
 
-from .config import (DEFAULT, PAPER_BASE, PAPER_BIG, PRESETS, SEED_NOTE, SEED_NOTEBOOK, TransformerConfig,
-                     divisors)
+from .config import (DEFAULT, PAPER_BASE, PAPER_BIG, PRESETS, REAL_MODELS, SEED_NOTE, SEED_NOTEBOOK,
+                     TransformerConfig, divisors)
 from .memory import DEFAULT_BUDGET_BYTES, estimate, human_bytes, param_counts
 from .model import (CausalLM, DecoderLayer, EncoderLayer, FeedForward, MultiHeadAttention, PositionalEncoding,
                     Transformer, generate_key_padding_mask, generate_square_subsequent_mask)
@@ -13,7 +13,8 @@ from .rows import EXTRAS, ROWS, formula_shape
 from .trace import Trace, TensorRow, trace
 
 __all__ = [
-    "TransformerConfig", "PRESETS", "DEFAULT", "SEED_NOTE", "SEED_NOTEBOOK", "PAPER_BASE", "PAPER_BIG", "divisors",
+    "TransformerConfig", "PRESETS", "REAL_MODELS", "DEFAULT", "SEED_NOTE", "SEED_NOTEBOOK", "PAPER_BASE",
+    "PAPER_BIG", "divisors",
     "DEFAULT_BUDGET_BYTES", "estimate", "human_bytes", "param_counts",
     "Transformer", "CausalLM", "EncoderLayer", "DecoderLayer", "MultiHeadAttention", "FeedForward",
     "PositionalEncoding", "generate_square_subsequent_mask", "generate_key_padding_mask",

@@ -30,10 +30,15 @@ def format_table(t: Trace) -> str:
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [head, *body]]
     lines.insert(1, "  ".join("-" * w for w in widths))
     cfg = t.config
-    title = (f"N={cfg.N} M={cfg.M} M_target={cfg.M_target} E={cfg.E} nhead={cfg.nhead} d_k={cfg.d_k} "
-             f"d_ff={cfg.d_ff} vocab_size={cfg.vocab_size} layers={cfg.layers} positional={cfg.positional}"
+    title = ((f"arch={cfg.arch} " if cfg.arch != "encoder-decoder" else "")
+             + f"N={cfg.N} M={cfg.M}" + (f" M_target={cfg.M_target}" if cfg.M_target is not None else "")
+             + f" E={cfg.E} nhead={cfg.nhead}" + (f" nhead_kv={cfg.nhead_kv}" if cfg.nhead_kv != cfg.nhead else "")
+             + f" d_k={cfg.d_k} d_ff={cfg.d_ff} vocab_size={cfg.vocab_size} layers={cfg.layers} "
+             f"positional={cfg.positional}"
              + (f" max_len={cfg.max_len}" if cfg.positional == "learned" else "")
-             + (" tie_embeddings" if cfg.tie_embeddings else ""))
+             + (" tie_embeddings" if cfg.tie_embeddings else "")
+             + (" norm_first" if cfg.norm_first else "") + (f" norm={cfg.norm}" if cfg.norm != "layernorm" else "")
+             + (f" activation={cfg.activation}" if cfg.activation != "relu" else "") + ("" if cfg.bias else " no bias"))
     if not t.shape_only:
         note = "live pass on CPU"
     elif t.estimate.over(t.budget_bytes):

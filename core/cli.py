@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import MISSING, fields
 
-from .config import POSITIONAL_KINDS, RANGES, TransformerConfig
+from .config import ACTIVATIONS, ARCHS, NORMS, POSITIONAL_KINDS, RANGES, TransformerConfig
 
 _DEFAULTS = {f.name: f.default for f in fields(TransformerConfig) if f.default is not MISSING}
 
@@ -26,14 +26,22 @@ _FLAGS: dict[str, tuple[str, str | None]] = {
     "E": ("embedding size, d_model", None),
     "nhead": ("attention heads; must divide E", None),
     "vocab_size": ("vocabulary size", None),
-    "M_target": ("target length", "M"),
-    "layers": ("encoder layers and decoder layers, each", None),
+    "M_target": ("target length, encoder-decoder only", "M"),
+    "layers": ("layers of each stack", None),
     "d_ff": ("FFN hidden width", "4E"),
     "positional": ("positional encoding", None),
     "max_len": ("rows of a learned positional table", "the longer of M and M_target"),
     "tie_embeddings": ("one matrix for both embeddings and the output layer", None),
     "seed": ("seed of the weights and the batch", None),
+    "arch": ("architecture family", None),
+    "norm_first": ("pre-norm, with a final norm after each stack (--no-norm-first: post-norm, the paper's)", None),
+    "norm": ("normalisation", None),
+    "activation": ("FFN activation; swiglu has three d_ff-wide matrices", None),
+    "nhead_kv": ("K/V heads, dividing nhead; 1 is multi-query attention", "nhead"),
+    "bias": ("biases in the linear layers and norms", None),
 }
+# The fields whose value is one word out of a list.
+_CHOICES = {"positional": POSITIONAL_KINDS, "arch": ARCHS, "norm": NORMS, "activation": ACTIVATIONS}
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -57,9 +65,12 @@ def add_config_arguments(parser: argparse.ArgumentParser) -> None:
             spellings.append(f"--{name}")
         default = derived if derived is not None else _DEFAULTS[name]
         if isinstance(_DEFAULTS[name], bool):
-            parser.add_argument(*spellings, dest=name, action="store_true", default=None, help=text)
-        elif name == "positional":
-            parser.add_argument(*spellings, dest=name, choices=POSITIONAL_KINDS, help=f"{text} (default {default})")
+            parser.add_argument(*spellings, dest=name, action=argparse.BooleanOptionalAction, default=None,
+                                help=f"{text} (default {default})")
+        elif name in _CHOICES:
+            parser.add_argument(*spellings, dest=name, choices=_CHOICES[name], help=f"{text} (default {default})")
+        elif name == "nhead_kv":  # its range depends on nhead: the config checks it
+            parser.add_argument(*spellings, dest=name, type=int, help=f"{text} (default {default})")
         else:
             low, high = RANGES[name]
             parser.add_argument(*spellings, dest=name, type=int, help=f"{text} ({low} to {high:,}; default {default})")

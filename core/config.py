@@ -28,7 +28,10 @@ MAX_SEED = 2**31 - 1
 MAX_TENSOR_BYTES = 2**63 - 1
 FLOAT32_BYTES = 4
 
-POSITIONAL_KINDS = ("sinusoidal", "learned")
+POSITIONAL_KINDS = ("sinusoidal", "learned", "rope", "none")
+ARCHS = ("encoder-decoder", "decoder-only", "encoder-only")
+NORMS = ("layernorm", "rmsnorm")
+ACTIVATIONS = ("relu", "gelu", "swiglu")
 
 # Each whole-number field's range, lowest and highest allowed, in one place: the config checks against
 # it, ``--help`` prints it and the README's table of limits is tested against it.
@@ -56,6 +59,16 @@ def longest_sequence(N: int, nhead: int) -> int:
     return min(MAX_M, math.isqrt(MAX_TENSOR_BYTES // FLOAT32_BYTES // (N * nhead)))
 
 
+def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise ValueError(f"{name}={value!r} must be one of {', '.join(choices)}")
+
+
+def _check_bool(name: str, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name}={value!r} must be True or False")
+
+
 def _check_int(name: str, value: Any, low: int, high: int, hint: str = "") -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{name}={value!r} must be a whole number between {low} and {high}")
@@ -66,10 +79,13 @@ def _check_int(name: str, value: Any, low: int, high: int, hint: str = "") -> No
 
 @dataclass(frozen=True, kw_only=True)
 class TransformerConfig:
-    """Sizes of an encoder-decoder Transformer, named as in the learner's notes.
+    """Sizes and parts of a Transformer, named as in the learner's notes.
 
-    ``M_target`` defaults to ``M``, ``d_ff`` to ``4 * E`` and ``max_len`` (the learned
-    positional table's length) to the longer of ``M`` and ``M_target``.
+    ``arch`` picks the family: the paper's encoder-decoder, a decoder-only model (GPT, Llama) or an
+    encoder-only one (BERT). ``M_target`` belongs to the encoder-decoder alone: it defaults to ``M``
+    there and stays None for a single stack. ``d_ff`` defaults to ``4 * E``, ``nhead_kv`` (K/V heads,
+    fewer for grouped-query attention) to ``nhead``, and ``max_len`` (the learned positional table's
+    length) to the longer sequence.
     """
 
     N: int = 2
@@ -84,6 +100,12 @@ class TransformerConfig:
     max_len: int | None = None
     tie_embeddings: bool = False
     seed: int = 0
+    arch: str = "encoder-decoder"
+    norm_first: bool = False
+    norm: str = "layernorm"
+    activation: str = "relu"
+    nhead_kv: int | None = None
+    bias: bool = True
 
     def __post_init__(self) -> None:
         _check_int("N", self.N, *RANGES["N"])
@@ -97,27 +119,52 @@ class TransformerConfig:
                 f"whole dimensions; try one of {options}"
             )
         _check_int("vocab_size", self.vocab_size, *RANGES["vocab_size"], "a vocabulary needs at least 2 tokens")
-        if self.M_target is None:
-            object.__setattr__(self, "M_target", self.M)
-        _check_int("M_target", self.M_target, *RANGES["M_target"])
+        _check_choice("arch", self.arch, ARCHS)
+        if self.arch != "encoder-decoder":
+            if self.M_target is not None:
+                raise ValueError(f"M_target={self.M_target!r} is given for arch={self.arch!r}, which has one stack "
+                                 "and one sequence of M tokens; leave M_target out, or use arch='encoder-decoder'")
+        else:
+            if self.M_target is None:
+                object.__setattr__(self, "M_target", self.M)
+            _check_int("M_target", self.M_target, *RANGES["M_target"])
         _check_int("layers", self.layers, *RANGES["layers"])
         if self.d_ff is None:
             object.__setattr__(self, "d_ff", 4 * self.E)
         _check_int("d_ff", self.d_ff, *RANGES["d_ff"])
-        if self.positional not in POSITIONAL_KINDS:
-            raise ValueError(f"positional={self.positional!r} must be one of {', '.join(POSITIONAL_KINDS)}")
+        _check_choice("positional", self.positional, POSITIONAL_KINDS)
         if self.max_len is None:
-            object.__setattr__(self, "max_len", max(self.M, self.M_target))
+            object.__setattr__(self, "max_len", max(self.M, self.M_target or self.M))
         _check_int("max_len", self.max_len, *RANGES["max_len"])
-        if not isinstance(self.tie_embeddings, bool):
-            raise ValueError(f"tie_embeddings={self.tie_embeddings!r} must be True or False")
+        _check_bool("tie_embeddings", self.tie_embeddings)
         _check_int("seed", self.seed, *RANGES["seed"])
+        _check_bool("norm_first", self.norm_first)
+        _check_choice("norm", self.norm, NORMS)
+        _check_choice("activation", self.activation, ACTIVATIONS)
+        _check_bool("bias", self.bias)
+        self._check_heads()
         self._check_attention_map()
+
+    def _check_heads(self) -> None:
+        """K/V heads are shared by equal groups of query heads, and RoPE turns d_k's dimensions in pairs."""
+        if self.nhead_kv is None:
+            object.__setattr__(self, "nhead_kv", self.nhead)
+        _check_int("nhead_kv", self.nhead_kv, 1, self.nhead, f"at most nhead={self.nhead}")
+        if self.nhead % self.nhead_kv:
+            options = ", ".join(str(d) for d in divisors(self.nhead))
+            raise ValueError(f"nhead_kv={self.nhead_kv} must divide nhead={self.nhead} so each K/V head serves "
+                             f"the same number of query heads; try one of {options}")
+        if self.positional == "rope" and self.d_k % 2:
+            evens = ", ".join(str(h) for h in divisors(self.E) if (self.E // h) % 2 == 0 and h <= MAX_NHEAD)
+            raise ValueError(f"positional='rope' turns pairs of dimensions, so it needs an even d_k; d_k = E/nhead "
+                             f"= {self.E}/{self.nhead} = {self.d_k} is odd. Try nhead one of "
+                             f"{evens or 'none: E is odd'}, or another positional")
 
     def _check_attention_map(self) -> None:
         """The largest attention map, N x nhead x L x L for the longer sequence, must be a size
         PyTorch can describe; the message says how long that sequence may be at this N and nhead."""
-        name, length = ("M", self.M) if self.M >= self.M_target else ("M_target", self.M_target)
+        target = self.M_target or 0
+        name, length = ("M", self.M) if self.M >= target else ("M_target", target)
         longest = longest_sequence(self.N, self.nhead)
         if length <= longest:
             return
@@ -153,12 +200,14 @@ class TransformerConfig:
         """A copy with some fields changed; derived defaults are recomputed when not given."""
         base = self.to_dict()
         # Derived defaults follow their sources unless the caller pins them.
-        if "M" in changes and "M_target" not in changes and self.M_target == self.M:
+        if ("M" in changes or "arch" in changes) and "M_target" not in changes and self.M_target in (self.M, None):
             base["M_target"] = None
         if "E" in changes and "d_ff" not in changes and self.d_ff == 4 * self.E:
             base["d_ff"] = None
-        if ("M" in changes or "M_target" in changes) and "max_len" not in changes:
-            if self.max_len == max(self.M, self.M_target):
+        if "nhead" in changes and "nhead_kv" not in changes and self.nhead_kv == self.nhead:
+            base["nhead_kv"] = None
+        if ("M" in changes or "M_target" in changes or "arch" in changes) and "max_len" not in changes:
+            if self.max_len == max(self.M, self.M_target or self.M):
                 base["max_len"] = None
         base.update(changes)
         return TransformerConfig(**base)
@@ -194,6 +243,32 @@ LLAMA_70B_SIZES = TransformerConfig(
 GPT3_SIZES = TransformerConfig(N=64, M=2048, E=12288, nhead=96, layers=96, vocab_size=50257, tie_embeddings=True)
 """GPT-3 175B's widths (decoder-only in reality). Shape-only: nothing real is allocated."""
 
+# Real models with their real parts, counted to the parameter (core.memory.param_counts, and the tests
+# against Hugging Face's own models). Traced shape-only: each is far over the memory budget.
+GPT2_SMALL = TransformerConfig(
+    arch="decoder-only", N=1, M=1024, E=768, nhead=12, layers=12, d_ff=3072, vocab_size=50257,
+    positional="learned", max_len=1024, activation="gelu", norm_first=True, tie_embeddings=True)
+"""GPT-2 small: 124,439,808 parameters."""
+
+LLAMA2_7B = TransformerConfig(
+    arch="decoder-only", N=1, M=4096, E=4096, nhead=32, layers=32, d_ff=11008, vocab_size=32000,
+    positional="rope", activation="swiglu", norm="rmsnorm", norm_first=True, bias=False)
+"""Llama-2-7B: 6,738,415,616 parameters."""
+
+LLAMA2_70B = LLAMA2_7B.replace(E=8192, nhead=64, nhead_kv=8, layers=80, d_ff=28672)
+"""Llama-2-70B: grouped-query attention, 8 K/V heads for 64 query heads; 68,976,648,192 parameters."""
+
+LLAMA3_8B = LLAMA2_7B.replace(M=8192, nhead_kv=8, d_ff=14336, vocab_size=128256)
+"""Llama-3-8B: 8 K/V heads and a 128,256-token vocabulary; 8,030,261,248 parameters."""
+
+GPT3 = GPT2_SMALL.replace(M=2048, E=12288, nhead=96, layers=96, d_ff=49152, max_len=2048)
+"""GPT-3 175B (its dense-attention layout): 174,604,259,328 parameters."""
+
+REAL_MODELS: dict[str, TransformerConfig] = {
+    "GPT-2 small": GPT2_SMALL, "GPT-3 175B": GPT3, "Llama-2-7B": LLAMA2_7B, "Llama-2-70B": LLAMA2_70B,
+    "Llama-3-8B": LLAMA3_8B,
+}
+
 # The sizes a learner sets, each named with its symbol first: the sidebar's sliders and the quiz's
 # evidence tables both say them so, from this one place.
 SIZE_NAMES = {
@@ -209,7 +284,10 @@ SIZE_NAMES = {
 def sizes_in_a_name(cfg: TransformerConfig) -> str:
     """A config's sizes as part of a file name (N2_M8_Mtarget8_E16_...): a download saved for one
     config must not be mistaken for another's."""
-    return (f"N{cfg.N}_M{cfg.M}_Mtarget{cfg.M_target}_E{cfg.E}_nhead{cfg.nhead}_vocab{cfg.vocab_size}"
+    target = "" if cfg.M_target is None else f"_Mtarget{cfg.M_target}"  # a single stack has none
+    family = "" if cfg.arch == "encoder-decoder" else f"{cfg.arch}_"
+    kv = "" if cfg.nhead_kv == cfg.nhead else f"_kv{cfg.nhead_kv}"
+    return (f"{family}N{cfg.N}_M{cfg.M}{target}_E{cfg.E}_nhead{cfg.nhead}{kv}_vocab{cfg.vocab_size}"
             f"_layers{cfg.layers}_dff{cfg.d_ff}")
 
 
@@ -234,5 +312,6 @@ __all__ = [
     "TransformerConfig", "PRESETS", "DEFAULT", "SEED_NOTE", "SEED_NOTEBOOK", "PAPER_BASE", "PAPER_BIG",
     "GPT2_SMALL_SIZES", "LLAMA_70B_SIZES", "GPT3_SIZES", "divisors", "POSITIONAL_KINDS",
     "MAX_N", "MAX_M", "MAX_E", "MAX_NHEAD", "MAX_D_FF", "MAX_VOCAB_SIZE", "MAX_LAYERS", "MAX_SEED", "MAX_TENSOR_BYTES",
-    "RANGES", "longest_sequence",
+    "RANGES", "longest_sequence", "ARCHS", "NORMS", "ACTIVATIONS",
+    "REAL_MODELS", "GPT2_SMALL", "LLAMA2_7B", "LLAMA2_70B", "LLAMA3_8B", "GPT3",
 ]

@@ -17,14 +17,17 @@ MASK_BYTES = 1  # bool masks
 DEFAULT_BUDGET_BYTES = 256 * 2**20  # 256 MiB: weights and activations of one real pass
 
 
-def attention_params(E: int) -> int:
-    """W^Q, W^K, W^V and W^O with their biases: 4(E^2 + E), whatever nhead is."""
-    return 4 * (E * E + E)
+def attention_params(E: int, kv: int | None = None, bias: bool = True) -> int:
+    """W^Q and W^O (E x E each) and W^K, W^V (E x kv, kv = nhead_kv * d_k), with biases when ``bias``:
+    4(E^2 + E) for multi-head attention, whatever nhead is."""
+    kv = E if kv is None else kv
+    return 2 * (E * E + E * bias) + 2 * (E * kv + kv * bias)
 
 
-def ffn_params(E: int, d_ff: int) -> int:
-    """Linear(E, d_ff) and Linear(d_ff, E), with biases."""
-    return E * d_ff + d_ff + d_ff * E + E
+def ffn_params(E: int, d_ff: int, swiglu: bool = False, bias: bool = True) -> int:
+    """Linear(E, d_ff) and Linear(d_ff, E), with biases; SwiGLU has a second E x d_ff matrix (up)."""
+    up = E * d_ff + d_ff * bias if swiglu else 0
+    return E * d_ff + d_ff * bias + d_ff * E + E * bias + up
 
 
 def layernorm_params(E: int) -> int:
@@ -32,23 +35,82 @@ def layernorm_params(E: int) -> int:
     return 2 * E
 
 
+def norm_params(cfg: TransformerConfig) -> int:
+    """One norm: LayerNorm's gain and bias (no bias when ``bias`` is off), RMSNorm's gain alone."""
+    return cfg.E if cfg.norm == "rmsnorm" or not cfg.bias else 2 * cfg.E
+
+
 def param_counts(cfg: TransformerConfig) -> dict[str, int]:
-    """Parameters per component and in total, counting a tied matrix once."""
+    """Parameters per component and in total, counting a tied matrix once (formulas: ``param_formulas``)."""
     E, V, L = cfg.E, cfg.vocab_size, cfg.layers
-    counts = {
-        "token embeddings": V * E * (1 if cfg.tie_embeddings else 2),
-        "positional table": cfg.max_len * E if cfg.positional == "learned" else 0,
-        "encoder self-attention": L * attention_params(E),
-        "encoder FFN": L * ffn_params(E, cfg.d_ff),
-        "encoder LayerNorms": L * 2 * layernorm_params(E),
-        "decoder masked self-attention": L * attention_params(E),
-        "decoder cross-attention": L * attention_params(E),
-        "decoder FFN": L * ffn_params(E, cfg.d_ff),
-        "decoder LayerNorms": L * 3 * layernorm_params(E),
-        "output layer": (0 if cfg.tie_embeddings else E * V) + V,
-    }
+    attn = attention_params(E, cfg.nhead_kv * cfg.d_k, cfg.bias)
+    ffn = ffn_params(E, cfg.d_ff, cfg.activation == "swiglu", cfg.bias)
+    norm, final = norm_params(cfg), norm_params(cfg) if cfg.norm_first else 0
+    positions = cfg.max_len * E if cfg.positional == "learned" else 0
+    if cfg.arch != "encoder-decoder":
+        counts = {"token embeddings": V * E, "positional table": positions, "self-attention": L * attn,
+                  "FFN": L * ffn, "norms": L * 2 * norm + final, "output layer": 0 if cfg.tie_embeddings else E * V}
+    else:
+        counts = {
+            "token embeddings": V * E * (1 if cfg.tie_embeddings else 2),
+            "positional table": positions,
+            "encoder self-attention": L * attn,
+            "encoder FFN": L * ffn,
+            "encoder LayerNorms": L * 2 * norm + final,
+            "decoder masked self-attention": L * attn,
+            "decoder cross-attention": L * attn,
+            "decoder FFN": L * ffn,
+            "decoder LayerNorms": L * 3 * norm + final,
+            "output layer": (0 if cfg.tie_embeddings else E * V) + V * cfg.bias,
+        }
     counts["total"] = sum(counts.values())
     return counts
+
+
+def param_formulas(cfg: TransformerConfig) -> dict[str, str]:
+    """Each component's count as a formula in the learner's notation, keyed as ``param_counts`` is."""
+    b = " + " if cfg.bias else ""
+    kv = "nhead_kv·d_k"
+    attn = f"2(E² + E·{kv})" + (f" + 2E + 2{kv}" if cfg.bias else "")
+    ffn = ("3E·d_ff" if cfg.activation == "swiglu" else "2E·d_ff") + (
+        (" + 2d_ff + E" if cfg.activation == "swiglu" else " + d_ff + E") if cfg.bias else "")
+    norm = "E" if cfg.norm == "rmsnorm" or not cfg.bias else "2E"
+    final = f" + {norm}" if cfg.norm_first else ""
+    positions = "max_len·E" if cfg.positional == "learned" else "0"
+    if cfg.arch != "encoder-decoder":
+        out = {"token embeddings": "vocab_size·E", "positional table": positions,
+               "self-attention": f"layers·({attn})", "FFN": f"layers·({ffn})", "norms": f"layers·2·{norm}{final}",
+               "output layer": "0 (tied)" if cfg.tie_embeddings else "E·vocab_size"}
+    else:
+        out = {"token embeddings": "vocab_size·E" + ("" if cfg.tie_embeddings else "·2"),
+               "positional table": positions, "encoder self-attention": f"layers·({attn})",
+               "encoder FFN": f"layers·({ffn})",
+               "encoder LayerNorms": f"layers·2·{norm}{final}", "decoder masked self-attention": f"layers·({attn})",
+               "decoder cross-attention": f"layers·({attn})", "decoder FFN": f"layers·({ffn})",
+               "decoder LayerNorms": f"layers·3·{norm}{final}",
+               "output layer": ("" if cfg.tie_embeddings else "E·vocab_size") + (f"{b}vocab_size" if cfg.bias else "")}
+        out["output layer"] = out["output layer"].lstrip(" +") or "0 (tied)"
+    out["total"] = " + ".join(out)
+    return out
+
+
+FP16_BYTES = 2
+
+
+def kv_cache_bytes(cfg: TransformerConfig, G: int = 0, bytes_per_number: int = FLOAT_BYTES,
+                   nhead_kv: int | None = None) -> int:
+    """2 · layers · N · nhead_kv · (M + G) · d_k · bytes: K and V of every layer, every position so far
+    (core.kv_cache). ``nhead_kv=cfg.nhead`` gives multi-head attention's figure for the same model."""
+    heads = cfg.nhead_kv if nhead_kv is None else nhead_kv
+    return 2 * cfg.layers * cfg.N * heads * (cfg.M + G) * cfg.d_k * bytes_per_number
+
+
+def kv_cache_summary(cfg: TransformerConfig) -> dict[str, object]:
+    """The prompt's cache as ``python -m core --json`` reports it: its shape and bytes (float32, as traced;
+    fp16 beside it), and multi-head attention's float32 figure for the same sizes."""
+    return {"shape": [cfg.layers, 2, cfg.N, cfg.nhead_kv, cfg.M, cfg.d_k], "bytes": kv_cache_bytes(cfg),
+            "bytes_fp16": kv_cache_bytes(cfg, bytes_per_number=FP16_BYTES),
+            "bytes_mha": kv_cache_bytes(cfg, nhead_kv=cfg.nhead)}
 
 
 @dataclass(frozen=True)
@@ -94,7 +156,13 @@ class _Floats:
 
 
 def _floats(cfg: TransformerConfig) -> _Floats:
-    N, M, T, E, H, F = cfg.N, cfg.M, cfg.M_target, cfg.E, cfg.nhead, cfg.d_ff
+    N, M, T, E, H, F = cfg.N, cfg.M, cfg.M_target or 0, cfg.E, cfg.nhead, cfg.d_ff
+    F = 3 * F if cfg.activation == "swiglu" else F  # gate and up are kept beside the hidden layer
+    if cfg.arch != "encoder-decoder":  # one stack over M positions, counted as the encoder's
+        table = 0 if cfg.positional == "none" else (cfg.max_len if cfg.positional == "learned" else M) * E
+        return _Floats(enc_layer=N * E * 6 * M + N * M * (3 * E + F), dec_layer=0, embed=2 * N * M * E + table,
+                       square=N * H * M * M, vocab=2 * N * M * cfg.vocab_size,
+                       fixed_bytes=INDEX_BYTES * N * M + MASK_BYTES * N * M, causal_bytes=MASK_BYTES * M * M)
 
     def attn_linear(Lq: int, S: int) -> int:
         """q, heads, concat, out have Lq rows; k and v have S rows."""
@@ -122,10 +190,12 @@ def estimate(cfg: TransformerConfig) -> MemoryEstimate:
     checked against; ``every_layer`` is the general picture the explorer's chart draws.
     """
     f = _floats(cfg)
-    N, M, T, E, H, L = cfg.N, cfg.M, cfg.M_target, cfg.E, cfg.nhead, cfg.layers
+    N, M, T, E, H, L = cfg.N, cfg.M, cfg.M_target or 0, cfg.E, cfg.nhead, cfg.layers
     stack_outputs = N * (M + T) * E if L > 1 else 0  # memory and dec.out, when not layer 0's own output
     linear_floats = f.enc_layer + f.dec_layer + f.embed + stack_outputs
     attention_floats = 2 * f.square + (L - 1) * f.square  # layer 0: scores and weights; deeper: weights
+    if cfg.arch == "decoder-only":  # the prompt's KV cache, and the stacked copy the trace shows
+        linear_floats += 2 * kv_cache_bytes(cfg) // FLOAT_BYTES
     head_weights = 3 * E * E  # layer 0's W^Q, W^K, W^V, all heads: views that keep its three (E, E) weights alive
     # Temporaries of a deeper layer while it runs: its activations and an unmasked score tensor.
     widest = max(M, T)

@@ -1,16 +1,19 @@
-"""The encoder-decoder Transformer of "Attention Is All You Need", written from scratch.
+"""The Transformer of "Attention Is All You Need", written from scratch, and the families it grew into.
 
-One class per box of the paper's figure. Only nn.Linear, nn.Embedding and nn.LayerNorm are
-borrowed from PyTorch; attention, masking, the residual paths and the stacks are spelled out so a
-learner can read every step.
+One class per box of the paper's figure. Only nn.Linear, nn.Embedding, nn.LayerNorm and nn.RMSNorm
+are borrowed from PyTorch; attention, masking, the residual paths and the stacks are spelled out so a
+learner can read every step. The later variants are small choices inside the same classes: one stack
+(GPT, Llama: decoder-only; BERT: encoder-only), pre-norm, RMSNorm, GELU or SwiGLU, grouped-query
+attention (fewer K/V heads) and rotary positions (RoPE).
 
 Legend, used in the shape comments at the end of every line that changes a shape:
     N batch            M source length      M_target target length    L, S any query / key length
     E embedding size   nhead heads          d_k = E // nhead           d_ff FFN hidden width
-    vocab_size tokens
+    vocab_size tokens  nhead_kv K/V heads
 
 Conventions: batch-first everywhere; a boolean mask's True means *blocked* (PyTorch's
-convention); a float mask is added to the scores. Post-norm residual blocks, as in the paper.
+convention); a float mask is added to the scores. Post-norm residual blocks, as in the paper, unless
+``norm_first``.
 
 Recording: every forward takes ``rec``, a dict-like recorder owned by the caller (or None). The
 model writes named tensors into it and keeps nothing itself, so one model object can serve many
@@ -25,8 +28,10 @@ from typing import MutableMapping
 
 import torch
 from torch import Tensor, nn
+from torch.nn import functional as F
 
 from .config import TransformerConfig
+from .positions import apply_rope, rope_angles, sinusoidal_table
 from .weights import seeded
 
 Recorder = MutableMapping[str, Tensor]
@@ -68,54 +73,57 @@ def apply_mask(scores: Tensor, mask: Tensor | None) -> Tensor:
     return scores.add_(mask)  # (N, nhead, L, S)
 
 
-def sinusoidal_table(L: int, E: int, device: torch.device | str | None = None,
-                     dtype: torch.dtype = torch.float32) -> Tensor:
-    """The paper's fixed encoding: PE[pos, 2i] = sin(pos / 10000^(2i/E)), PE[pos, 2i+1] = cos(...).
-
-    Computed for exactly L positions, so the sinusoidal kind has no maximum length.
-    """
-    position = torch.arange(L, device=device, dtype=dtype).unsqueeze(1)  # (L, 1)
-    rate = torch.exp(torch.arange(0, E, 2, device=device, dtype=dtype) * (-math.log(10000.0) / E))  # (ceil(E/2),)
-    angles = position * rate  # (L, ceil(E/2))
-    table = torch.empty(L, E, device=device, dtype=dtype)  # (L, E)
-    table[:, 0::2] = torch.sin(angles)
-    table[:, 1::2] = torch.cos(angles[:, : E // 2])  # odd E has one cosine column fewer
-    return table
+def make_norm(kind: str, E: int, bias: bool = True, device=None) -> nn.Module:
+    """LayerNorm (subtract the mean, divide by the spread) or RMSNorm (divide by the root mean square only)."""
+    if kind == "rmsnorm":
+        return nn.RMSNorm(E, eps=1e-5, device=device)  # a gain, no bias, no mean: Llama's
+    return nn.LayerNorm(E, bias=bias, device=device)
 
 
 class TokenEmbedding(nn.Module):
-    """Token ids to vectors, scaled by sqrt(E) as in the paper (section 3.4)."""
+    """Token ids to vectors, scaled by sqrt(E) as in the paper (section 3.4); GPT, BERT and Llama do not scale."""
 
-    def __init__(self, vocab_size: int, E: int, device=None):
+    def __init__(self, vocab_size: int, E: int, scale: bool = True, device=None):
         super().__init__()
-        self.E = E
+        self.E, self.scale = E, scale
         self.lookup = nn.Embedding(vocab_size, E, device=device)
 
     def forward(self, tokens: Tensor) -> Tensor:
+        if not self.scale:
+            return self.lookup(tokens)  # (N, L) -> (N, L, E)
         return self.lookup(tokens) * math.sqrt(self.E)  # (N, L) -> (N, L, E)
 
 
 class PositionalEncoding(nn.Module):
-    """Position vectors added to the token embeddings: fixed sinusoids, or a learned table."""
+    """Where each token sits: fixed sinusoids or a learned table added to the embeddings, or RoPE's
+    rotation table (L, d_k), which attention applies to q and k instead; "none" gives nothing."""
 
-    def __init__(self, E: int, kind: str = "sinusoidal", max_len: int = 512, device=None):
+    ADDED = ("sinusoidal", "learned")
+
+    def __init__(self, E: int, kind: str = "sinusoidal", max_len: int = 512, d_k: int | None = None, device=None):
         super().__init__()
-        if kind not in ("sinusoidal", "learned"):
-            raise ValueError(f"positional kind {kind!r} must be 'sinusoidal' or 'learned'")
-        self.E, self.kind, self.max_len = E, kind, max_len
+        if kind not in (*self.ADDED, "rope", "none"):
+            raise ValueError(f"positional kind {kind!r} must be 'sinusoidal', 'learned', 'rope' or 'none'")
+        self.E, self.kind, self.max_len, self.d_k = E, kind, max_len, d_k or E
         # Learned: one trained row per position, read in order (no ids to look up).
         self.table = nn.Parameter(torch.empty(max_len, E, device=device)) if kind == "learned" else None
 
-    def forward(self, L: int, device=None, dtype: torch.dtype = torch.float32) -> Tensor:
+    def forward(self, L: int, device=None, dtype: torch.dtype = torch.float32, start: int = 0) -> Tensor | None:
+        """Positions start .. start + L - 1 (a KV cache's new tokens start after the cached ones)."""
+        if self.kind == "none":
+            return None
+        if self.kind == "rope":
+            return rope_angles(L, self.d_k, device, dtype, start)  # (L, d_k)
         if self.table is None:
-            return sinusoidal_table(L, self.E, device=device, dtype=dtype)  # (L, E)
+            return sinusoidal_table(L, self.E, device, dtype, start)  # (L, E)
+        L = start + L
         if L > self.max_len:
             raise ValueError(
                 f"sequence length {L} is longer than the learned positional table (max_len="
                 f"{self.max_len}): a learned table has no row for position {self.max_len}; "
                 f"use a shorter sequence, a larger max_len, or sinusoidal encoding"
             )
-        return self.table[:L]  # (max_len, E) -> (L, E)
+        return self.table[start:L]  # (max_len, E) -> (L, E)
 
 
 class MultiHeadAttention(nn.Module):
@@ -123,40 +131,55 @@ class MultiHeadAttention(nn.Module):
 
     W_q, W_k and W_v hold every head's W^Q_h, W^K_h, W^V_h (each E x d_k) side by side, so one
     product gives all heads' queries, keys or values at once; W_o is the output projection W^O.
+    With ``nhead_kv`` < nhead (grouped-query attention; 1 is multi-query) W_k and W_v make only
+    nhead_kv heads, each shared by nhead / nhead_kv query heads: fewer weights and a smaller KV cache.
     """
 
-    def __init__(self, E: int, nhead: int, device=None):
+    def __init__(self, E: int, nhead: int, device=None, *, nhead_kv: int | None = None, bias: bool = True):
         super().__init__()
-        if E % nhead:
-            raise ValueError(f"nhead={nhead} must divide E={E}")
-        self.E, self.nhead, self.d_k = E, nhead, E // nhead
-        self.W_q = nn.Linear(E, E, device=device)
-        self.W_k = nn.Linear(E, E, device=device)
-        self.W_v = nn.Linear(E, E, device=device)
-        self.W_o = nn.Linear(E, E, device=device)
+        nhead_kv = nhead if nhead_kv is None else nhead_kv
+        if E % nhead or nhead % nhead_kv:
+            raise ValueError(f"nhead={nhead} must divide E={E}, and nhead_kv={nhead_kv} must divide nhead")
+        self.E, self.nhead, self.nhead_kv, self.d_k = E, nhead, nhead_kv, E // nhead
+        self.W_q = nn.Linear(E, E, bias=bias, device=device)
+        self.W_k = nn.Linear(E, nhead_kv * self.d_k, bias=bias, device=device)
+        self.W_v = nn.Linear(E, nhead_kv * self.d_k, bias=bias, device=device)
+        self.W_o = nn.Linear(E, E, bias=bias, device=device)
 
     def head_weights(self) -> dict[str, Tensor]:
-        """Every head's W^Q, W^K, W^V, each (nhead, E, d_k), so that head h's q = x @ W_Q[h] + b: views, no copies."""
+        """Every head's W^Q (nhead, E, d_k), W^K and W^V (nhead_kv, E, d_k), so that head h's q = x @ W_Q[h] + b:
+        views, no copies."""
         def per_head(linear: nn.Linear) -> Tensor:
-            return linear.weight.view(self.nhead, self.d_k, self.E).transpose(1, 2)  # (E, E) -> (nhead, E, d_k)
+            return linear.weight.view(-1, self.d_k, self.E).transpose(1, 2)  # (heads * d_k, E) -> (heads, E, d_k)
         return {"W_Q": per_head(self.W_q), "W_K": per_head(self.W_k), "W_V": per_head(self.W_v)}
 
     def forward(self, x: Tensor, context: Tensor, attn_mask: Tensor | None = None,
                 key_padding_mask: Tensor | None = None, rec: Recorder | None = None,
-                prefix: str = "") -> Tensor:
+                prefix: str = "", rope: Tensor | None = None, cache: dict[str, Tensor] | None = None) -> Tensor:
         """Queries from ``x`` (N, L, E); keys and values from ``context`` (N, S, E).
 
         Self-attention passes the same tensor twice; cross-attention passes the encoder memory.
-        ``attn_mask`` is (L, S) and ``key_padding_mask`` (N, S).
+        ``attn_mask`` is (L, S) and ``key_padding_mask`` (N, S). ``rope`` (L, d_k) turns q and k by
+        their positions. ``cache`` holds the keys and values of earlier positions ('k', 'v'); this
+        call's join them, so S counts both.
         """
         N, L, E = x.shape
         S = context.shape[1]
         q = self.W_q(x).view(N, L, self.nhead, self.d_k).transpose(1, 2)  # (N, L, E) -> (N, nhead, L, d_k)
-        k = self.W_k(context).view(N, S, self.nhead, self.d_k).transpose(1, 2)  # (N, S, E) -> (N, nhead, S, d_k)
-        v = self.W_v(context).view(N, S, self.nhead, self.d_k).transpose(1, 2)  # (N, S, E) -> (N, nhead, S, d_k)
+        k = self.W_k(context).view(N, S, self.nhead_kv, self.d_k).transpose(1, 2)  # (N, S, E) -> (N, nhead_kv, S, d_k)
+        v = self.W_v(context).view(N, S, self.nhead_kv, self.d_k).transpose(1, 2)  # (N, S, E) -> (N, nhead_kv, S, d_k)
+        if rope is not None:  # rotary positions: q and k turned, v left alone
+            q, k = apply_rope(q, rope), apply_rope(k, rope)  # shapes unchanged
+        if cache is not None:  # the new positions' keys and values join the cached ones
+            k = cache["k"] = torch.cat((cache["k"], k), dim=2) if "k" in cache else k  # (N, nhead_kv, S, d_k)
+            v = cache["v"] = torch.cat((cache["v"], v), dim=2) if "v" in cache else v  # (N, nhead_kv, S, d_k)
         record(rec, prefix + "q", q)
         record(rec, prefix + "k", k)
         record(rec, prefix + "v", v)
+        if self.nhead_kv < self.nhead:  # query head h reads K/V head h // group, as HF's repeat_kv lays it out
+            group = self.nhead // self.nhead_kv
+            k = k.repeat_interleave(group, dim=1)  # (N, nhead_kv, S, d_k) -> (N, nhead, S, d_k)
+            v = v.repeat_interleave(group, dim=1)  # (N, nhead_kv, S, d_k) -> (N, nhead, S, d_k)
         scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)  # (N, nhead, L, S)
         scores = apply_mask(scores, attn_mask)  # (L, S) broadcasts over N and nhead
         if key_padding_mask is not None:
@@ -173,15 +196,31 @@ class MultiHeadAttention(nn.Module):
 
 
 class FeedForward(nn.Module):
-    """Position-wise FFN: Linear(E, d_ff), ReLU, Linear(d_ff, E), the same for every position (section 3.3)."""
+    """Position-wise FFN: Linear(E, d_ff), ReLU, Linear(d_ff, E), the same for every position (section 3.3).
 
-    def __init__(self, E: int, d_ff: int, device=None):
+    GELU swaps the ReLU for a smooth curve (the exact erf form, PyTorch's and BERT's). SwiGLU (Llama)
+    multiplies two d_ff-wide projections, a SiLU-gated one (linear1, the gate) and a plain one
+    (linear3, up), before linear2 (down) brings the product back to E.
+    """
+
+    def __init__(self, E: int, d_ff: int, device=None, *, activation: str = "relu", bias: bool = True):
         super().__init__()
-        self.linear1 = nn.Linear(E, d_ff, device=device)
-        self.linear2 = nn.Linear(d_ff, E, device=device)
+        self.activation = activation
+        self.linear1 = nn.Linear(E, d_ff, bias=bias, device=device)
+        self.linear2 = nn.Linear(d_ff, E, bias=bias, device=device)
+        self.linear3 = nn.Linear(E, d_ff, bias=bias, device=device) if activation == "swiglu" else None
+
+    def activate(self, x: Tensor, rec: Recorder | None = None, prefix: str = "") -> Tensor:
+        """The d_ff-wide middle: relu(x W1), gelu(x W1), or SwiGLU's silu(x W1) * (x W3)."""
+        if self.linear3 is None:
+            act = F.gelu if self.activation == "gelu" else torch.relu
+            return act(self.linear1(x))  # (N, L, E) -> (N, L, d_ff)
+        gate = record(rec, prefix + "gate", self.linear1(x))  # (N, L, E) -> (N, L, d_ff)
+        up = record(rec, prefix + "up", self.linear3(x))  # (N, L, E) -> (N, L, d_ff)
+        return F.silu(gate) * up  # (N, L, d_ff)
 
     def forward(self, x: Tensor, rec: Recorder | None = None, prefix: str = "") -> Tensor:
-        hidden = torch.relu(self.linear1(x))  # (N, L, E) -> (N, L, d_ff)
+        hidden = self.activate(x, rec, prefix)  # (N, L, E) -> (N, L, d_ff)
         record(rec, prefix + "hidden", hidden)
         out = self.linear2(hidden)  # (N, L, d_ff) -> (N, L, E)
         return record(rec, prefix + "out", out)
@@ -190,125 +229,179 @@ class FeedForward(nn.Module):
 class EncoderLayer(nn.Module):
     """Self-attention then FFN, each wrapped as LayerNorm(x + sublayer(x)) (post-norm, section 3.1).
 
-    ``residual=False`` drops the skip paths (x = LayerNorm(sublayer(x))); only experiments use it,
-    to show what the skip connections are for. Under a causal mask this is a GPT-style block.
+    ``norm_first`` (pre-norm: GPT-2, Llama, nn.TransformerEncoderLayer(norm_first=True)) wraps each as
+    x + sublayer(norm(x)) instead, leaving the residual path un-normalised, which trains deep stacks
+    more steadily. ``residual=False`` drops the skip paths (x = LayerNorm(sublayer(x))); only experiments
+    use it, to show what the skip connections are for. Under a causal mask this is a GPT-style block.
     """
 
-    def __init__(self, E: int, nhead: int, d_ff: int, residual: bool = True, device=None):
+    def __init__(self, E: int, nhead: int, d_ff: int, residual: bool = True, device=None, *,
+                 nhead_kv: int | None = None, norm: str = "layernorm", norm_first: bool = False,
+                 activation: str = "relu", bias: bool = True):
         super().__init__()
-        self.residual = residual
-        self.self_attn = MultiHeadAttention(E, nhead, device=device)
-        self.ffn = FeedForward(E, d_ff, device=device)
-        self.norm1 = nn.LayerNorm(E, device=device)
-        self.norm2 = nn.LayerNorm(E, device=device)
+        self.residual, self.norm_first = residual, norm_first
+        self.self_attn = MultiHeadAttention(E, nhead, device, nhead_kv=nhead_kv, bias=bias)
+        self.ffn = FeedForward(E, d_ff, device, activation=activation, bias=bias)
+        self.norm1 = make_norm(norm, E, bias, device)
+        self.norm2 = make_norm(norm, E, bias, device)
 
     def forward(self, x: Tensor, attn_mask: Tensor | None = None, key_padding_mask: Tensor | None = None,
-                rec: Recorder | None = None, prefix: str = "") -> Tensor:
-        a = self.self_attn(x, x, attn_mask, key_padding_mask, rec, prefix + "self_attn.")  # (N, M, E)
-        x = self.norm1(x + a if self.residual else a)  # (N, M, E)
-        record(rec, prefix + "ffn_in", x)
-        f = self.ffn(x, rec, prefix + "ffn.")  # (N, M, E)
-        x = self.norm2(x + f if self.residual else f)  # (N, M, E)
+                rec: Recorder | None = None, prefix: str = "", rope: Tensor | None = None,
+                cache: dict[str, Tensor] | None = None) -> Tensor:
+        h = self.norm1(x) if self.norm_first else x  # (N, M, E)
+        a = self.self_attn(h, h, attn_mask, key_padding_mask, rec, prefix + "self_attn.", rope, cache)  # (N, M, E)
+        x = x + a if self.residual else a  # (N, M, E)
+        x = x if self.norm_first else self.norm1(x)
+        h = record(rec, prefix + "ffn_in", self.norm2(x) if self.norm_first else x)  # (N, M, E)
+        f = self.ffn(h, rec, prefix + "ffn.")  # (N, M, E)
+        x = x + f if self.residual else f  # (N, M, E)
+        x = x if self.norm_first else self.norm2(x)
         return record(rec, prefix + "out", x)
 
 
 class DecoderLayer(nn.Module):
-    """Masked self-attention, then cross-attention over the encoder memory, then the FFN."""
+    """Masked self-attention, then cross-attention over the encoder memory, then the FFN.
 
-    def __init__(self, E: int, nhead: int, d_ff: int, residual: bool = True, device=None):
+    A decoder-only model's layer (``cross=False``) has no memory to read, so no cross-attention.
+    """
+
+    def __init__(self, E: int, nhead: int, d_ff: int, residual: bool = True, device=None, *, cross: bool = True,
+                 nhead_kv: int | None = None, norm: str = "layernorm", norm_first: bool = False,
+                 activation: str = "relu", bias: bool = True):
         super().__init__()
-        self.residual = residual
-        self.self_attn = MultiHeadAttention(E, nhead, device=device)
-        self.cross_attn = MultiHeadAttention(E, nhead, device=device)
-        self.ffn = FeedForward(E, d_ff, device=device)
-        self.norm1 = nn.LayerNorm(E, device=device)
-        self.norm2 = nn.LayerNorm(E, device=device)
-        self.norm3 = nn.LayerNorm(E, device=device)
+        self.residual, self.norm_first = residual, norm_first
+        self.self_attn = MultiHeadAttention(E, nhead, device, nhead_kv=nhead_kv, bias=bias)
+        self.cross_attn = MultiHeadAttention(E, nhead, device, nhead_kv=nhead_kv, bias=bias) if cross else None
+        self.ffn = FeedForward(E, d_ff, device, activation=activation, bias=bias)
+        self.norm1 = make_norm(norm, E, bias, device)
+        self.norm2 = make_norm(norm, E, bias, device) if cross else None
+        self.norm3 = make_norm(norm, E, bias, device)
 
-    def forward(self, x: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+    def forward(self, x: Tensor, memory: Tensor | None, tgt_mask: Tensor | None = None,
                 memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
                 memory_key_padding_mask: Tensor | None = None, rec: Recorder | None = None,
-                prefix: str = "") -> Tensor:
-        a = self.self_attn(x, x, tgt_mask, tgt_key_padding_mask, rec, prefix + "self_attn.")  # (N, M_target, E)
-        x = self.norm1(x + a if self.residual else a)  # (N, M_target, E)
-        c = self.cross_attn(x, memory, memory_mask, memory_key_padding_mask, rec,
-                            prefix + "cross_attn.")  # (N, M_target, E)
-        x = self.norm2(x + c if self.residual else c)  # (N, M_target, E)
-        record(rec, prefix + "ffn_in", x)
-        f = self.ffn(x, rec, prefix + "ffn.")  # (N, M_target, E)
-        x = self.norm3(x + f if self.residual else f)  # (N, M_target, E)
+                prefix: str = "", rope: Tensor | None = None, cache: dict[str, Tensor] | None = None) -> Tensor:
+        h = self.norm1(x) if self.norm_first else x  # (N, M_target, E)
+        a = self.self_attn(h, h, tgt_mask, tgt_key_padding_mask, rec, prefix + "self_attn.", rope,
+                           cache)  # (N, M_target, E)
+        x = x + a if self.residual else a  # (N, M_target, E)
+        x = x if self.norm_first else self.norm1(x)
+        if self.cross_attn is not None:  # a decoder-only model has no memory to read
+            h = self.norm2(x) if self.norm_first else x  # (N, M_target, E)
+            c = self.cross_attn(h, memory, memory_mask, memory_key_padding_mask, rec,
+                                prefix + "cross_attn.")  # (N, M_target, E)
+            x = x + c if self.residual else c  # (N, M_target, E)
+            x = x if self.norm_first else self.norm2(x)
+        h = record(rec, prefix + "ffn_in", self.norm3(x) if self.norm_first else x)  # (N, M_target, E)
+        f = self.ffn(h, rec, prefix + "ffn.")  # (N, M_target, E)
+        x = x + f if self.residual else f  # (N, M_target, E)
+        x = x if self.norm_first else self.norm3(x)
         return record(rec, prefix + "out", x)
 
 
 class Transformer(nn.Module):
-    """The encoder-decoder of the paper, with embeddings, positions and the output layer.
+    """The encoder-decoder of the paper, with embeddings, positions and the output layer; or one of its stacks.
+
+    ``arch="decoder-only"`` keeps the decoder without cross-attention (GPT, Llama); ``"encoder-only"``
+    keeps the encoder (BERT). Either reads one sequence of M tokens and leaves out the paper's sqrt(E)
+    embedding scale and the output layer's bias, as those models do.
 
     Shape:
         src (N, M) and tgt (N, M_target) token ids -> logits (N, M_target, vocab_size).
         src_mask (M, M), tgt_mask (M_target, M_target), memory_mask (M_target, M);
         *_key_padding_mask (N, M) or (N, M_target). Boolean True means blocked.
+        Decoder-only: tgt (N, M) alone, the src None; encoder-only: src (N, M) alone. Logits (N, M, vocab_size).
     """
 
     def __init__(self, *, vocab_size: int, E: int = 512, nhead: int = 8, layers: int = 6,
                  d_ff: int | None = None, positional: str = "sinusoidal", max_len: int = 512,
-                 tie_embeddings: bool = False, residual: bool = True, device=None):
+                 tie_embeddings: bool = False, residual: bool = True, arch: str = "encoder-decoder",
+                 norm_first: bool = False, norm: str = "layernorm", activation: str = "relu",
+                 nhead_kv: int | None = None, bias: bool = True, device=None):
         super().__init__()
         d_ff = 4 * E if d_ff is None else d_ff
-        self.E, self.nhead, self.vocab_size = E, nhead, vocab_size
-        self.src_embed = TokenEmbedding(vocab_size, E, device=device)
+        self.E, self.nhead, self.vocab_size, self.arch = E, nhead, vocab_size, arch
+        paper = arch == "encoder-decoder"
+        parts = dict(nhead_kv=nhead_kv, norm=norm, norm_first=norm_first, activation=activation, bias=bias)
+        self.src_embed = TokenEmbedding(vocab_size, E, paper, device=device)
         # Tied: one matrix serves both embeddings and the pre-softmax layer (paper, section 3.4).
-        self.tgt_embed = self.src_embed if tie_embeddings else TokenEmbedding(vocab_size, E, device=device)
-        self.positional = PositionalEncoding(E, positional, max_len, device=device)
-        self.encoder = nn.ModuleList(EncoderLayer(E, nhead, d_ff, residual, device) for _ in range(layers))
-        self.decoder = nn.ModuleList(DecoderLayer(E, nhead, d_ff, residual, device) for _ in range(layers))
-        self.generator = nn.Linear(E, vocab_size, device=device)
+        separate = paper and not tie_embeddings
+        self.tgt_embed = TokenEmbedding(vocab_size, E, device=device) if separate else self.src_embed
+        self.positional = PositionalEncoding(E, positional, max_len, E // nhead, device=device)
+        self.encoder = None if arch == "decoder-only" else nn.ModuleList(
+            EncoderLayer(E, nhead, d_ff, residual, device, **parts) for _ in range(layers))
+        self.decoder = None if arch == "encoder-only" else nn.ModuleList(
+            DecoderLayer(E, nhead, d_ff, residual, device, cross=paper, **parts) for _ in range(layers))
+        self.generator = nn.Linear(E, vocab_size, bias=bias and paper, device=device)
         if tie_embeddings:
             self.generator.weight = self.tgt_embed.lookup.weight
+        # Pre-norm leaves a stack's output un-normalised: one final norm after each stack (GPT-2's ln_f).
+        self.encoder_norm = make_norm(norm, E, bias, device) if norm_first and self.encoder is not None else None
+        self.decoder_norm = make_norm(norm, E, bias, device) if norm_first and self.decoder is not None else None
 
     @classmethod
     def from_config(cls, cfg: TransformerConfig, device=None, residual: bool = True) -> "Transformer":
         """Build the model a config describes, with weights seeded by ``cfg.seed`` (none on the meta device)."""
         return seeded(cls, vocab_size=cfg.vocab_size, E=cfg.E, nhead=cfg.nhead, layers=cfg.layers, d_ff=cfg.d_ff,
                       positional=cfg.positional, max_len=cfg.max_len, tie_embeddings=cfg.tie_embeddings,
-                      residual=residual, device=device, seed=cfg.seed)
+                      residual=residual, arch=cfg.arch, norm_first=cfg.norm_first, norm=cfg.norm,
+                      activation=cfg.activation, nhead_kv=cfg.nhead_kv, bias=cfg.bias, device=device, seed=cfg.seed)
 
     generate_square_subsequent_mask = staticmethod(generate_square_subsequent_mask)
     generate_key_padding_mask = staticmethod(generate_key_padding_mask)
 
-    def embed(self, tokens: Tensor, which: str, rec: Recorder | None = None) -> Tensor:
-        """Token embedding plus positional encoding, for ``which`` = 'src' or 'tgt'."""
+    def embed(self, tokens: Tensor, which: str, rec: Recorder | None = None, start: int = 0) -> Tensor:
+        """Token embedding plus positional encoding, for ``which`` = 'src' or 'tgt'; RoPE and "none" add nothing."""
         table = self.src_embed if which == "src" else self.tgt_embed
         record(rec, which + ".tokens", tokens)
         emb = record(rec, which + ".embed", table(tokens))  # (N, L) -> (N, L, E)
-        pos = record(rec, which + ".pos", self.positional(tokens.shape[1], emb.device, emb.dtype))  # (L, E)
+        pos = self.positional(tokens.shape[1], emb.device, emb.dtype, start)  # (L, E), RoPE's (L, d_k), or None
+        if pos is not None:
+            record(rec, which + ".pos", pos)
+        if self.positional.kind not in PositionalEncoding.ADDED:
+            return record(rec, which + ".sum", emb)  # (N, L, E)
         return record(rec, which + ".sum", emb + pos)  # (N, L, E) + (L, E) broadcasts to (N, L, E)
+
+    def rotation(self, L: int, device, start: int = 0) -> Tensor | None:
+        """RoPE's angles (L, d_k) for the attention layers, or None when positions are added or absent."""
+        return self.positional(L, device, start=start) if self.positional.kind == "rope" else None
 
     def encode(self, src: Tensor, src_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
                rec: Recorder | None = None) -> Tensor:
         """Source ids (N, M) -> memory (N, M, E), the encoder output the decoder attends to."""
         x = self.embed(src, "src", rec)  # (N, M, E)
+        rope = self.rotation(src.shape[1], x.device)  # (M, d_k) or None
         for i, layer in enumerate(self.encoder):
-            x = layer(x, src_mask, src_key_padding_mask, rec, f"enc.{i}.")  # (N, M, E)
+            x = layer(x, src_mask, src_key_padding_mask, rec, f"enc.{i}.", rope)  # (N, M, E)
+        x = x if self.encoder_norm is None else self.encoder_norm(x)  # (N, M, E)
         return record(rec, "memory", x)
 
-    def decode(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+    def decode(self, tgt: Tensor, memory: Tensor | None, tgt_mask: Tensor | None = None,
                memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
-               memory_key_padding_mask: Tensor | None = None, rec: Recorder | None = None) -> Tensor:
-        """Target ids (N, M_target) and memory (N, M, E) -> decoder output (N, M_target, E)."""
-        x = self.embed(tgt, "tgt", rec)  # (N, M_target, E)
+               memory_key_padding_mask: Tensor | None = None, rec: Recorder | None = None,
+               cache: list[dict[str, Tensor]] | None = None) -> Tensor:
+        """Target ids (N, M_target) and memory (N, M, E) -> decoder output (N, M_target, E).
+
+        ``cache`` (one dict per layer) holds earlier positions' keys and values: ``tgt`` is then only the new tokens.
+        """
+        start = cache[0]["k"].shape[2] if cache and "k" in cache[0] else 0  # positions already cached
+        x = self.embed(tgt, "tgt", rec, start)  # (N, M_target, E)
+        rope = self.rotation(tgt.shape[1], x.device, start)  # (M_target, d_k) or None
         for i, layer in enumerate(self.decoder):
             x = layer(x, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask,
-                      rec, f"dec.{i}.")  # (N, M_target, E)
+                      rec, f"dec.{i}.", rope, cache[i] if cache else None)  # (N, M_target, E)
+        x = x if self.decoder_norm is None else self.decoder_norm(x)  # (N, M_target, E)
         return record(rec, "dec.out", x)
 
-    def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None,
-                memory_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
-                tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None,
-                rec: Recorder | None = None) -> Tensor:
+    def forward(self, src: Tensor | None, tgt: Tensor | None = None, src_mask: Tensor | None = None,
+                tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None, rec: Recorder | None = None,
+                cache: list[dict[str, Tensor]] | None = None) -> Tensor:
         """Logits (N, M_target, vocab_size); the probabilities are recorded as 'probs'."""
-        memory = self.encode(src, src_mask, src_key_padding_mask, rec)  # (N, M, E)
-        out = self.decode(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
-                          memory_key_padding_mask, rec)  # (N, M_target, E)
+        memory = None if self.encoder is None else self.encode(src, src_mask, src_key_padding_mask, rec)  # (N, M, E)
+        out = memory if self.decoder is None else self.decode(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
+                                                              memory_key_padding_mask, rec, cache)  # (N, M_target, E)
         logits = record(rec, "logits", self.generator(out))  # (N, M_target, E) -> (N, M_target, vocab_size)
         if rec is not None:
             record(rec, "probs", torch.softmax(logits, dim=-1))  # (N, M_target, vocab_size)

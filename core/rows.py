@@ -1,4 +1,5 @@
-"""The 14 tensors of the first seed note, defined once, plus the extras a learner also meets.
+"""The 14 tensors of the first seed note, defined once, plus the extras a learner also meets; and the rows
+of the one-stack families (decoder-only, encoder-only), each list defined once the same way.
 
 The recorder keys (``hook``) name where the model records each tensor (see core.model.record);
 the trace, the pages, the quizzes and the tests all read this one table.
@@ -7,7 +8,7 @@ the trace, the pages, the quizzes and the tests all read this one table.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .config import TransformerConfig
 
@@ -104,13 +105,141 @@ EXTRAS: tuple[RowSpec, ...] = (
             "The final linear layer's output, before softmax."),
 )
 
-SYMBOLS = ("N", "M", "M_target", "E", "nhead", "d_k", "d_ff", "vocab_size", "layers")
+def _one_stack(side: str, stack: str, final: str, final_text: str, causal: str) -> tuple[RowSpec, ...]:
+    """A one-stack family's rows in pass order: the ``side`` ('tgt' or 'src') embeds, ``stack`` ('dec' or 'enc')
+    layer 0 is shown, ``final`` is the stack's output."""
+    return (
+        RowSpec(1, "input_tokens", "input tokens", "(N, M)", f"{side}.tokens",
+                "A batch of N sequences, M token ids each: integers below vocab_size."),
+        RowSpec(2, "token_embedding", "token embedding", "(N, M, E)", f"{side}.embed",
+                "Each id looked up as a row of the vocab_size x E embedding matrix (not scaled by sqrt(E), unlike "
+                "the paper)."),
+        RowSpec(3, "positional_encoding", "positional table", "(M, E)", f"{side}.pos",
+                "One vector per position, added to every sequence's token vectors."),
+        RowSpec(4, "summed_embedding", "summed input", "(N, M, E)", f"{side}.sum",
+                "What the first layer reads: the token embedding, plus the positional table if one is added."),
+        RowSpec(5, "q_one_head", "Q of one head", "(N, M, d_k)", f"{stack}.0.self_attn.q",
+                "Head 0's queries: the input times that head's E x d_k W^Q (turned by RoPE if used).", head=0),
+        RowSpec(6, "kv_one_head", "K and V of one K/V head", "(N, M, d_k)", f"{stack}.0.self_attn.k",
+                "K/V head 0's keys (its values have the same shape); with nhead_kv < nhead several query heads "
+                "read this one.", head=0),
+        RowSpec(7, "attention_scores", "attention weights", "(N, nhead, M, M)", f"{stack}.0.self_attn.weights",
+                "softmax(QK^T / sqrt(d_k)) for every query head" + causal),
+        RowSpec(8, "head_output", "attention output of one head", "(N, M, d_k)", f"{stack}.0.self_attn.heads",
+                "Head 0's attention weights times its values.", head=0),
+        RowSpec(9, "concatenated_heads", "concatenated heads", "(N, M, E)", f"{stack}.0.self_attn.concat",
+                "All nhead outputs side by side, before the output projection W^O."),
+        RowSpec(10, "ffn_input", "FFN input", "(N, M, E)", f"{stack}.0.ffn_in",
+                "What enters the feed-forward network: the residual sum, normalised (pre-norm: a normalised copy)."),
+        RowSpec(11, "ffn_hidden", "FFN hidden layer", "(N, M, d_ff)", f"{stack}.0.ffn.hidden",
+                "The wide middle of the feed-forward network, after its activation (for SwiGLU, gate times up)."),
+        RowSpec(12, "ffn_output", "FFN output", "(N, M, E)", f"{stack}.0.ffn.out",
+                "Back to E wide, per position."),
+        RowSpec(13, "final_output", final_text, "(N, M, E)", final,
+                "The last layer's output, after the final norm when the layers are pre-norm."),
+        RowSpec(14, "logits", "logits", "(N, M, vocab_size)", "logits",
+                "The output layer's scores over the vocabulary at every position, before softmax."),
+        RowSpec(15, "output_probabilities", "output probabilities", "(N, M, vocab_size)", "probs",
+                "softmax of the logits: a distribution over the vocabulary at every position."),
+    )
+
+
+DECODER_ONLY_ROWS = _one_stack("tgt", "dec", "dec.out", "final norm's output",
+                               ", under the causal mask: zero above the diagonal, so no position sees a later one.")
+"""GPT and Llama: one causal stack; each position's logits predict the next token."""
+
+ENCODER_ONLY_ROWS = _one_stack("src", "enc", "memory", "encoder output",
+                               ": every position sees every other one (padding aside).")
+"""BERT: one unmasked stack; per-token logits (a masked-language-model head)."""
+
+
+def _one_stack_extras(side: str, stack: str, mask: str) -> tuple[RowSpec, ...]:
+    attn = f"{stack}.0.self_attn."
+    return (
+        RowSpec(0, "q_stacked", "Q, all heads stacked", "(N, nhead, M, d_k)", attn + "q", "Queries of every head."),
+        RowSpec(0, "k_stacked", "K, all K/V heads stacked", "(N, nhead_kv, M, d_k)", attn + "k",
+                "Keys of the nhead_kv K/V heads: this is what a KV cache stores, per layer."),
+        RowSpec(0, "v_stacked", "V, all K/V heads stacked", "(N, nhead_kv, M, d_k)", attn + "v",
+                "Values of the nhead_kv K/V heads."),
+        RowSpec(0, "kv_head_of_query", "K/V head each query head reads", "(nhead,)", attn + "kv_head",
+                "Query head h reads K/V head h // (nhead / nhead_kv): each K/V head serves a group of query heads."),
+        RowSpec(0, "W_Q", "W^Q of one head", "(E, d_k)", attn + "W_Q", "Head 0's query projection.", head=0),
+        RowSpec(0, "W_K", "W^K of one K/V head", "(E, d_k)", attn + "W_K", "K/V head 0's key projection.", head=0),
+        RowSpec(0, "W_V", "W^V of one K/V head", "(E, d_k)", attn + "W_V", "K/V head 0's value projection.", head=0),
+        RowSpec(0, "scores_pre_softmax", "scaled scores before softmax", "(N, nhead, M, M)", attn + "scores",
+                "QK^T / sqrt(d_k) after masking: blocked entries are -inf."),
+        RowSpec(0, "causal_mask" if mask == "tgt_mask" else "key_padding_mask",
+                "causal mask" if mask == "tgt_mask" else "key padding mask",
+                "(M, M)" if mask == "tgt_mask" else "(N, M)", mask,
+                "True where attention is blocked: above the diagonal (causal), or where a token is padding."),
+    )
+
+
+FAMILY_ROWS: dict[str, tuple[RowSpec, ...]] = {
+    "encoder-decoder": ROWS, "decoder-only": DECODER_ONLY_ROWS, "encoder-only": ENCODER_ONLY_ROWS}
+KV_CACHE = RowSpec(0, "kv_cache", "KV cache after the prompt", "(layers, 2, N, nhead_kv, M, d_k)", "kv_cache",
+                   "Every layer's K and V for the M prompt positions, kept so each generated token computes only its "
+                   "own: 2 · layers · N · nhead_kv · M · d_k numbers, growing by one position a token.")
+
+FAMILY_EXTRAS: dict[str, tuple[RowSpec, ...]] = {
+    "encoder-decoder": EXTRAS,
+    "decoder-only": _one_stack_extras("tgt", "dec", "tgt_mask") + (KV_CACHE,),
+    "encoder-only": _one_stack_extras("src", "enc", "src_key_padding_mask"),
+}
+
+
+def _first_attention(cfg: TransformerConfig) -> str:
+    return "dec.0." if cfg.arch == "decoder-only" else "enc.0."
+
+
+def rows_for(cfg: TransformerConfig) -> tuple[RowSpec, ...]:
+    """The rows a config's pass shows, numbered from 1: its family's list, with the positional row its kind
+    has (an added table (M, E), RoPE's rotation table (M, d_k), or none at all)."""
+    out = []
+    for spec in FAMILY_ROWS[cfg.arch]:
+        if spec.key == "positional_encoding" and cfg.positional == "none":
+            continue  # nothing is added, and nothing turns q and k: the model cannot tell positions apart
+        if spec.key == "positional_encoding" and cfg.positional == "rope":
+            spec = replace(spec, key="rotation_table", name="RoPE's rotation table", formula="(M, d_k)",
+                           description="The angle each position turns each pair of a query's or key's dimensions "
+                           "by, in every layer; nothing is added to the embeddings.")
+        out.append(spec if spec.index == len(out) + 1 else replace(spec, index=len(out) + 1))
+    return tuple(out)
+
+
+def extras_for(cfg: TransformerConfig) -> tuple[RowSpec, ...]:
+    """The extras a config's pass shows: its family's, with K and V at nhead_kv heads, SwiGLU's gate and up,
+    and the first norm's statistics where the parts call for them."""
+    attn = _first_attention(cfg)
+    ffn = attn + "ffn."
+    out = list(FAMILY_EXTRAS[cfg.arch])
+    if cfg.arch == "encoder-decoder" and cfg.nhead_kv != cfg.nhead:
+        out = [replace(s, formula="(N, nhead_kv, M, d_k)") if s.key in ("k_stacked", "v_stacked") else s for s in out]
+        out.append(RowSpec(0, "kv_head_of_query", "K/V head each query head reads", "(nhead,)",
+                           attn + "self_attn.kv_head", "Query head h reads K/V head h // (nhead / nhead_kv)."))
+    if cfg.activation == "swiglu":
+        out += [RowSpec(0, "swiglu_gate", "SwiGLU gate projection", "(N, M, d_ff)", ffn + "gate",
+                        "x W1, before its SiLU: how much of each hidden unit passes."),
+                RowSpec(0, "swiglu_up", "SwiGLU up projection", "(N, M, d_ff)", ffn + "up",
+                        "x W3: the values the gate lets through.")]
+    if cfg.arch != "encoder-decoder" or cfg.norm_first or cfg.norm != "layernorm":
+        stats = (("norm_rms", "RMS of the first norm's input", "root mean square over E, what RMSNorm divides by"),)
+        if cfg.norm == "layernorm":
+            stats = (("norm_mean", "mean of the first norm's input", "mean over E, which LayerNorm subtracts"),
+                     ("norm_std", "spread of the first norm's input", "standard deviation over E, which it divides by"))
+        out += [RowSpec(0, key, name, "(N, M)", attn + key, f"Per position: the {text}.") for key, name, text in stats]
+    return tuple(out)
+
+
+
+
+SYMBOLS = ("N", "M", "M_target", "E", "nhead", "d_k", "d_ff", "vocab_size", "layers", "nhead_kv")
 _TERM = re.compile(r"^\s*([A-Za-z_]+|\d+)\s*(?:([*/])\s*([A-Za-z_]+|\d+))?\s*$")
 
 
 def symbol_values(cfg: TransformerConfig) -> dict[str, int]:
     """The value of every symbol a formula may use, for one config."""
-    return {name: int(getattr(cfg, name)) for name in SYMBOLS}
+    return {name: int(getattr(cfg, name)) for name in SYMBOLS if getattr(cfg, name) is not None}
 
 
 def formula_shape(formula: str, cfg: TransformerConfig) -> tuple[int, ...]:
@@ -128,7 +257,8 @@ def formula_shape(formula: str, cfg: TransformerConfig) -> tuple[int, ...]:
     if not (body.startswith("(") and body.endswith(")")):
         raise ValueError(f"formula {formula!r} must be a parenthesised tuple")
     out = []
-    for part in body[1:-1].split(","):
+    inner = body[1:-1].strip()
+    for part in inner[:-1].split(",") if inner.endswith(",") else inner.split(","):  # '(nhead,)' has one axis
         match = _TERM.match(part)
         if not match:
             raise ValueError(f"cannot read {part!r} in formula {formula!r}")
@@ -144,7 +274,7 @@ def formula_shape(formula: str, cfg: TransformerConfig) -> tuple[int, ...]:
 
 def row_by_key(key: str) -> RowSpec:
     """The spec (row or extra) with this key."""
-    for spec in ROWS + EXTRAS:
+    for spec in ROWS + EXTRAS + DECODER_ONLY_ROWS + ENCODER_ONLY_ROWS + FAMILY_EXTRAS["decoder-only"]:
         if spec.key == key:
             return spec
     raise KeyError(key)

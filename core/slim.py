@@ -65,6 +65,10 @@ def made_real(model: Transformer, seed: int, modules: list[nn.Module]) -> Iterat
 def _check(cfg: TransformerConfig, stack: str, block: str, layer: int, item: int) -> None:
     """ValueError, naming the way out, for an attention this model does not have or a layer or item
     out of range: the recorder's names (enc.3.self_attn) would otherwise fail as a bare KeyError."""
+    if cfg.arch != "encoder-decoder" or cfg.norm_first or cfg.positional == "rope":
+        raise ValueError(f"a slim pass runs the paper's post-norm encoder-decoder with added positions; this config "
+                         f"(arch={cfg.arch!r}, norm_first={cfg.norm_first}, positional={cfg.positional!r}) "
+                         "has only a shape-only trace when over the budget")
     if stack not in STACKS or block not in BLOCKS or (stack, block) == ("enc", "cross_attn"):
         raise ValueError(f"({stack!r}, {block!r}) is not an attention of this model: the encoder has "
                          "'self_attn', the decoder 'self_attn' and 'cross_attn'")

@@ -17,9 +17,9 @@ import torch
 from torch import Tensor
 
 from .config import TransformerConfig
-from .memory import DEFAULT_BUDGET_BYTES, MemoryEstimate, estimate
+from .memory import DEFAULT_BUDGET_BYTES, MemoryEstimate, estimate, kv_cache_summary
 from .model import Transformer, generate_key_padding_mask, generate_square_subsequent_mask
-from .rows import EXTRAS, ROWS, RowSpec
+from .rows import RowSpec, extras_for, rows_for
 from .shapes import MetaShapeCache
 from .source import source_for
 
@@ -80,7 +80,7 @@ class Trace:
             "params": dict(self.params),
             "estimated_bytes": self.estimate.total,
             "budget_bytes": self.budget_bytes,
-        }
+        } | ({"kv_cache": kv_cache_summary(self.config)} if self.config.arch == "decoder-only" else {})
 
 
 _DEEP_LAYER = re.compile(r"^(enc|dec)\.(\d+)\.(.+)$")
@@ -102,8 +102,8 @@ class TraceRecorder(dict):
 def padded_positions(cfg: TransformerConfig) -> int:
     """How many positions at the end of the last source sequence the trace's batch pads: the last
     quarter when there are N > 1 sequences of M >= 4 tokens (so the heatmaps show the key padding
-    mask beside unpadded sequences), else none."""
-    return cfg.M // 4 if cfg.N > 1 and cfg.M >= 4 else 0
+    mask beside unpadded sequences), else none; none for a decoder-only model, whose causal mask is the one to see."""
+    return cfg.M // 4 if cfg.N > 1 and cfg.M >= 4 and cfg.arch != "decoder-only" else 0
 
 
 def make_batch(cfg: TransformerConfig, device: str = "cpu") -> tuple[Tensor, Tensor]:
@@ -112,7 +112,7 @@ def make_batch(cfg: TransformerConfig, device: str = "cpu") -> tuple[Tensor, Ten
     Padding the last quarter of the last sequence (when N > 1 and M >= 4) makes the key padding
     mask visible in the heatmaps. On the meta device the ids have a shape and no values.
     """
-    N, M, T = cfg.N, cfg.M, cfg.M_target
+    N, M, T = cfg.N, cfg.M, cfg.M_target or 0  # a single stack has no target: tgt is (N, 0)
     if device == "meta":
         return (torch.empty(N, M, dtype=torch.long, device="meta"),  # (N, M)
                 torch.empty(N, T, dtype=torch.long, device="meta"))  # (N, M_target)
@@ -123,19 +123,21 @@ def make_batch(cfg: TransformerConfig, device: str = "cpu") -> tuple[Tensor, Ten
     if padded:
         src[-1, M - padded:] = PAD_ID
     tgt = torch.randint(low, cfg.vocab_size, (N, T), generator=gen)  # (N, M_target)
-    tgt[:, 0] = BOS_ID
+    tgt[:, :1] = BOS_ID
     return src, tgt
 
 
 def _param_groups(model: Transformer) -> dict[str, int]:
     """Live parameter counts per component (a tied matrix is counted once)."""
+    if model.arch != "encoder-decoder":
+        return _one_stack_groups(model)
     groups = {
         "token embeddings": 0, "positional table": 0, "encoder self-attention": 0, "encoder FFN": 0,
         "encoder LayerNorms": 0, "decoder masked self-attention": 0, "decoder cross-attention": 0,
         "decoder FFN": 0, "decoder LayerNorms": 0, "output layer": 0,
     }
     for name, p in model.named_parameters():  # named_parameters skips a shared tensor's second name
-        side = "encoder" if name.startswith("encoder.") else "decoder"
+        side = "encoder" if name.startswith("encoder") else "decoder"
         if name.startswith(("src_embed", "tgt_embed")):
             key = "token embeddings"
         elif name.startswith("positional"):
@@ -153,6 +155,49 @@ def _param_groups(model: Transformer) -> dict[str, int]:
         groups[key] += p.numel()
     groups["total"] = sum(groups.values())
     return groups
+
+
+def _one_stack_groups(model: Transformer) -> dict[str, int]:
+    """A single stack's parameter counts: its self-attention, FFN and norms (the final one too)."""
+    groups = {"token embeddings": 0, "positional table": 0, "self-attention": 0, "FFN": 0, "norms": 0,
+              "output layer": 0}
+    for name, p in model.named_parameters():
+        part = name.split(".")[2] if name.startswith(("encoder.", "decoder.")) else name.split(".")[0]
+        key = {"src_embed": "token embeddings", "positional": "positional table", "generator": "output layer",
+               "self_attn": "self-attention", "ffn": "FFN"}.get(part, "norms")
+        groups[key] += p.numel()
+    groups["total"] = sum(groups.values())
+    return groups
+
+
+def norm_statistics(cfg: TransformerConfig, rec: dict[str, Tensor]) -> dict[str, Tensor]:
+    """What layer 0's first norm measures on its input, per position: LayerNorm's mean and spread, or RMSNorm's
+    root mean square. Its input is the layer's input (pre-norm) or that plus the attention output (post-norm)."""
+    side, stack = ("tgt", "dec") if cfg.arch == "decoder-only" else ("src", "enc")
+    x = rec[f"{side}.sum"]  # (N, M, E)
+    if not cfg.norm_first:
+        x = x + rec[f"{stack}.0.self_attn.out"]  # (N, M, E)
+    if cfg.norm == "rmsnorm":
+        return {"norm_rms": x.pow(2).mean(-1).sqrt()}  # (N, M)
+    return {"norm_mean": x.mean(-1), "norm_std": x.var(-1, unbiased=False).sqrt()}  # (N, M) each
+
+
+def run_pass(model: Transformer, cfg: TransformerConfig, device: str, rec: dict[str, Tensor]) -> None:
+    """One recorded forward pass on the trace's batch, with the masks the family uses."""
+    src, tgt = make_batch(cfg, device)  # (N, M), (N, M_target)
+    if cfg.arch == "decoder-only":  # no padding: the causal mask is the one to see
+        causal = record_mask(rec, "tgt_mask", generate_square_subsequent_mask(cfg.M, device))  # (M, M)
+        cache: list[dict[str, Tensor]] = [{} for _ in range(cfg.layers)]  # filled as a generation's first step would
+        model(None, src, tgt_mask=causal, rec=rec, cache=cache)
+        layers = [torch.stack((c["k"], c["v"])) for c in cache]  # each (2, N, nhead_kv, M, d_k)
+        rec["kv_cache"] = torch.stack(layers)  # (layers, 2, N, nhead_kv, M, d_k)
+        return
+    padding = record_mask(rec, "src_key_padding_mask", generate_key_padding_mask(src, PAD_ID))  # (N, M)
+    if cfg.arch == "encoder-only":
+        model(src, src_key_padding_mask=padding, rec=rec)
+        return
+    tgt_mask = record_mask(rec, "tgt_mask", generate_square_subsequent_mask(cfg.M_target, device))
+    model(src, tgt, tgt_mask=tgt_mask, src_key_padding_mask=padding, memory_key_padding_mask=padding, rec=rec)
 
 
 def _select(spec: RowSpec, tensor: Tensor) -> Tensor:
@@ -191,18 +236,21 @@ def trace(cfg: TransformerConfig, *, budget_bytes: int = DEFAULT_BUDGET_BYTES,
     rec = TraceRecorder()
     model = Transformer.from_config(cfg, device=device)
     with torch.inference_mode(), (MetaShapeCache() if meta else contextlib.nullcontext()):
-        src, tgt = make_batch(cfg, device)  # (N, M), (N, M_target)
-        tgt_mask = record_mask(rec, "tgt_mask", generate_square_subsequent_mask(cfg.M_target, device))
-        padding = record_mask(rec, "src_key_padding_mask", generate_key_padding_mask(src, PAD_ID))  # (N, M)
-        model(src, tgt, tgt_mask=tgt_mask, src_key_padding_mask=padding,
-              memory_key_padding_mask=padding, rec=rec)
-        for name, W in model.encoder[0].self_attn.head_weights().items():
-            rec[f"enc.0.self_attn.{name}"] = W.detach()  # (nhead, E, d_k), a view of the weight
+        run_pass(model, cfg, device, rec)
+        stack = "dec" if model.encoder is None else "enc"
+        attn = (model.decoder if model.encoder is None else model.encoder)[0].self_attn
+        for name, W in attn.head_weights().items():
+            rec[f"{stack}.0.self_attn.{name}"] = W.detach()  # (nhead or nhead_kv, E, d_k), a view of the weight
+        if cfg.arch != "encoder-decoder" or cfg.nhead_kv != cfg.nhead:
+            group = cfg.nhead // cfg.nhead_kv  # query heads per K/V head
+            rec[f"{stack}.0.self_attn.kv_head"] = torch.arange(cfg.nhead, device=device) // group  # (nhead,)
+        if cfg.arch != "encoder-decoder" or cfg.norm_first or cfg.norm != "layernorm":
+            rec.update({f"{stack}.0.{k}": v for k, v in norm_statistics(cfg, rec).items()})  # (N, M) each
         params = _param_groups(model)
     return Trace(
         config=cfg,
-        rows=_rows(ROWS, rec),
-        extras=_rows(EXTRAS, rec),
+        rows=_rows(rows_for(cfg), rec),
+        extras=_rows(extras_for(cfg), rec),
         params=params,
         shape_only=meta,
         estimate=est,

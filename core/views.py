@@ -228,7 +228,8 @@ def memory_curve(cfg: TransformerConfig, top: int | None = None) -> tuple[list[M
     length would be too large for PyTorch to size).
     """
     def point(m: int) -> MemoryPoint:
-        est = every_layer(cfg.replace(M=m, M_target=m, max_len=max(m, cfg.max_len)))
+        target = {} if cfg.M_target is None else {"M_target": m}  # a single stack has no target length
+        est = every_layer(cfg.replace(M=m, max_len=max(m, cfg.max_len), **target))
         return MemoryPoint(M=m, params=est.params, linear=est.linear, attention=est.attention, vocab=est.vocab)
 
     def attention_wins(m: int) -> bool:

@@ -48,7 +48,7 @@ def init_block(block: nn.Module, seed: int, index: int, skip: set[int] | None = 
         for name, p in module.named_parameters(recurse=False):
             if skip is not None and id(p) in skip:
                 continue  # a tied output layer keeps the embedding's values
-            if isinstance(module, nn.LayerNorm):
+            if isinstance(module, (nn.LayerNorm, nn.RMSNorm)):
                 nn.init.constant_(p, 1.0 if name == "weight" else 0.0)  # gain 1, bias 0
                 continue
             if isinstance(module, nn.Linear):

@@ -35,6 +35,15 @@ def test_cli_json_has_the_documented_keys():
     (["--N", "abc"], "--N"),
     (["--N", "-3"], "N=-3"),
     (["--bogus"], "unrecognized"),
+    (["--arch", "gpt"], "--arch: invalid choice: 'gpt'"),
+    (["--norm", "batchnorm"], "--norm: invalid choice"),
+    (["--activation", "tanh"], "--activation: invalid choice"),
+    (["--positional", "alibi"], "--positional: invalid choice"),
+    (["--nhead-kv", "3", "--nhead", "4"], "nhead_kv=3 must divide nhead=4"),
+    (["--nhead-kv", "0"], "nhead_kv=0"),
+    (["--positional", "rope", "--E", "6", "--nhead", "2"], "needs an even d_k"),
+    (["--arch", "decoder-only", "--M-target", "4"], "M_target=4 is given for arch='decoder-only'"),
+    (["--arch", "encoder-only", "--M-target", "4"], "leave M_target out"),
     # Each field within its own limit, the attention map beyond what PyTorch can size: it was a traceback.
     (["--N", "4096", "--M", "1048576", "--E", "65536", "--nhead", "1024"], "M can be at most 741,455"),
 ])
@@ -78,13 +87,16 @@ def test_every_config_field_is_a_flag_of_both_commands_in_both_spellings():
     from core.cli import config_from
     from quizzes.__main__ import build_parser as quiz_parser
 
-    expected = TransformerConfig(N=3, M=5, E=12, nhead=3, vocab_size=50, M_target=6, layers=1, d_ff=20,
-                                 positional="learned", max_len=9, tie_embeddings=True, seed=7)
-    underscores = ["--N", "3", "--M", "5", "--E", "12", "--nhead", "3", "--vocab_size", "50", "--M_target", "6",
-                   "--layers", "1", "--d_ff", "20", "--positional", "learned", "--max_len", "9",
-                   "--tie_embeddings", "--seed", "7"]
+    expected = TransformerConfig(N=3, M=5, E=12, nhead=6, vocab_size=50, M_target=6, layers=1, d_ff=20,
+                                 positional="rope", max_len=9, tie_embeddings=True, seed=7, norm_first=True,
+                                 norm="rmsnorm", activation="swiglu", nhead_kv=2, bias=False)
+    underscores = ["--N", "3", "--M", "5", "--E", "12", "--nhead", "6", "--vocab_size", "50", "--M_target", "6",
+                   "--layers", "1", "--d_ff", "20", "--positional", "rope", "--max_len", "9",
+                   "--tie_embeddings", "--seed", "7", "--arch", "encoder-decoder", "--norm_first",
+                   "--norm", "rmsnorm", "--activation", "swiglu", "--nhead_kv", "2", "--no-bias"]
     dashes = [arg.replace("_", "-") if arg.startswith("--") else arg for arg in underscores]
-    assert len(underscores) == 2 * len(fields(TransformerConfig)) - 1  # every field; the flag takes no value
+    flags_without_value = 3  # --tie_embeddings, --norm_first, --no-bias
+    assert len(underscores) == 2 * len(fields(TransformerConfig)) - flags_without_value  # every field
     for parser in (core_parser(), quiz_parser()):
         assert config_from(parser.parse_args(underscores)) == expected
         assert config_from(parser.parse_args(dashes)) == expected
@@ -143,3 +155,25 @@ def test_import_core_has_no_side_effects():
 def test_warm_up_is_a_tiny_meta_pass_that_leaves_no_thread():
     out = run("-c", "import threading, core.shapes; core.shapes.warm_up(); print(threading.active_count())")
     assert out.stdout.strip() == "1", out.stderr
+
+
+def test_the_on_off_flags_take_both_forms():
+    from core import TransformerConfig
+    from core.__main__ import build_parser as core_parser
+    from core.cli import config_from
+    from quizzes.__main__ import build_parser as quiz_parser
+
+    for parser in (core_parser(), quiz_parser()):
+        on = config_from(parser.parse_args(["--tie-embeddings", "--norm-first", "--bias"]))
+        off = config_from(parser.parse_args(["--no-tie-embeddings", "--no-norm-first", "--no-bias"]))
+        assert (on.tie_embeddings, on.norm_first, on.bias) == (True, True, True)
+        assert (off.tie_embeddings, off.norm_first, off.bias) == (False, False, False)
+        assert config_from(parser.parse_args(["--no-tie-embeddings"])) == TransformerConfig()
+
+
+def test_a_decoder_only_model_prints_its_table_in_a_terminal():
+    out = run("-m", "core", "--arch", "decoder-only", "--positional", "rope", "--nhead-kv", "1", "--norm", "rmsnorm",
+              "--activation", "swiglu", "--norm-first", "--no-bias")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("arch=decoder-only N=2 M=8 E=16 nhead=2 nhead_kv=1 d_k=8")
+    assert "RoPE's rotation table" in out.stdout and "(8, 8)" in out.stdout and "final norm's output" in out.stdout

@@ -39,6 +39,13 @@ def test_nhead_that_does_not_divide_E_lists_the_divisors():
     ("d_ff", 0, "d_ff=0"), ("max_len", 0, "max_len=0"), ("seed", -1, "seed=-1"),
     ("positional", "rotary", "positional='rotary'"), ("tie_embeddings", "yes", "tie_embeddings='yes'"),
     ("E", "16", "E='16'"), ("N", 2.5, "N=2.5"), ("N", True, "N=True"),
+    ("arch", "gpt", "arch='gpt' must be one of encoder-decoder, decoder-only, encoder-only"),
+    ("norm", "batchnorm", "norm='batchnorm' must be one of layernorm, rmsnorm"),
+    ("activation", "tanh", "activation='tanh' must be one of relu, gelu, swiglu"),
+    ("norm_first", 1, "norm_first=1 must be True or False"), ("bias", "no", "bias='no' must be True or False"),
+    ("nhead_kv", 0, "nhead_kv=0 is out of range: it must be between 1 and 2"),
+    ("nhead_kv", 3, "nhead_kv=3 is out of range: it must be between 1 and 2; at most nhead=2"),
+    ("nhead_kv", 1.0, "nhead_kv=1.0 must be a whole number"),
 ])
 def test_every_bad_value_raises_a_message_naming_it(field, value, words):
     values = {"E": 16, "nhead": 2} | {field: value}
@@ -103,3 +110,51 @@ def test_replace_recomputes_derived_defaults_unless_pinned():
 def test_round_trip_through_dict():
     cfg = TransformerConfig(N=3, M=5, M_target=7, E=12, nhead=3, positional="learned", tie_embeddings=True)
     assert TransformerConfig.from_dict(cfg.to_dict() | {"unknown": 1}) == cfg
+
+
+def test_new_fields_default_to_the_papers_model():
+    cfg = TransformerConfig(E=16, nhead=4)
+    assert (cfg.arch, cfg.norm_first, cfg.norm, cfg.activation, cfg.positional, cfg.nhead_kv, cfg.bias) == (
+        "encoder-decoder", False, "layernorm", "relu", "sinusoidal", 4, True)
+    assert cfg.replace(nhead=2).nhead_kv == 2  # follows nhead unless pinned
+    assert TransformerConfig(E=16, nhead=4, nhead_kv=2).replace(M=3).nhead_kv == 2
+
+
+def test_nhead_kv_that_does_not_divide_nhead_lists_the_divisors():
+    with pytest.raises(ValueError) as err:
+        TransformerConfig(E=24, nhead=6, nhead_kv=4)
+    assert "nhead_kv=4 must divide nhead=6" in str(err.value) and "try one of 1, 2, 3, 6" in str(err.value)
+
+
+def test_rope_needs_an_even_d_k_and_names_the_head_counts_that_give_one():
+    with pytest.raises(ValueError) as err:
+        TransformerConfig(E=12, nhead=4, positional="rope")
+    message = str(err.value)
+    assert "positional='rope'" in message and "d_k = E/nhead = 12/4 = 3 is odd" in message
+    assert "Try nhead one of 1, 2, 3, 6" in message
+    for nhead in (1, 2, 3, 6):
+        assert TransformerConfig(E=12, nhead=nhead, positional="rope").d_k % 2 == 0
+
+
+@pytest.mark.parametrize("arch", ["decoder-only", "encoder-only"])
+def test_a_single_stack_has_no_target_length(arch):
+    cfg = TransformerConfig(arch=arch, M=5)
+    assert cfg.M_target is None and cfg.max_len == 5
+    with pytest.raises(ValueError, match=f"M_target=5 is given for arch='{arch}'.*leave M_target out"):
+        TransformerConfig(arch=arch, M=5, M_target=5)
+    assert TransformerConfig(M=6).replace(arch=arch).M_target is None  # a default target length follows
+    assert cfg.replace(arch="encoder-decoder").M_target == 5
+    assert TransformerConfig.from_dict(cfg.to_dict()) == cfg
+
+
+def test_a_pinned_target_length_blocks_a_switch_to_one_stack():
+    with pytest.raises(ValueError, match="M_target=3"):
+        TransformerConfig(M=8, M_target=3).replace(arch="decoder-only")
+
+
+def test_a_file_name_tells_families_and_kv_heads_apart():
+    from core.config import sizes_in_a_name
+
+    assert sizes_in_a_name(TransformerConfig()) == "N2_M8_Mtarget8_E16_nhead2_vocab100_layers2_dff64"
+    assert sizes_in_a_name(TransformerConfig(arch="decoder-only", nhead_kv=1)) == (
+        "decoder-only_N2_M8_E16_nhead2_kv1_vocab100_layers2_dff64")

@@ -118,7 +118,7 @@ from core import TransformerConfig
 from core.config import PAPER_BIG
 from core.slim import slim_attention, slim_bytes
 cfg = {cfg}
-slim_attention(replace(cfg, N=1, E=16, nhead=2, vocab_size=50, layers=1, d_ff=32), "dec", "cross_attn", 0, 0)  # warm
+slim_attention(cfg.replace(N=1, E=16, nhead=2, vocab_size=50, layers=1, d_ff=32), "dec", "cross_attn", 0, 0)  # warm
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 slim_attention(cfg, "dec", "cross_attn", cfg.layers - 1, 0)
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -138,3 +138,9 @@ def test_a_slim_pass_stays_within_its_estimate(cfg):
     it by 32 MiB each; and the sequence's ids, views of the whole batch's, kept 64 MiB of them alive.)"""
     grown, estimated = json.loads(fresh_python(PEAK.format(cfg=cfg)))
     assert grown <= estimated, (grown / 2**20, estimated / 2**20)
+
+
+@pytest.mark.parametrize("parts", [{"arch": "decoder-only"}, {"norm_first": True}, {"positional": "rope"}])
+def test_a_slim_pass_refuses_the_parts_it_does_not_run(parts):
+    with pytest.raises(ValueError, match="a slim pass runs the paper's post-norm encoder-decoder"):
+        slim_attention(TransformerConfig(**parts), "enc", "self_attn", 0, 0)

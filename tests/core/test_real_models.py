@@ -1,0 +1,67 @@
+"""Real models as constants, counted from the built module to the published parameter figure, and against
+Hugging Face's own models built on the meta device (nothing allocated). Dev-only: transformers."""
+
+import pytest
+import torch
+import transformers
+
+from core import trace
+from core.config import GPT2_SMALL, GPT3, LLAMA2_7B, LLAMA2_70B, LLAMA3_8B, REAL_MODELS, TransformerConfig
+from core.memory import param_counts, param_formulas
+
+PUBLISHED = {GPT2_SMALL: 124_439_808, LLAMA2_7B: 6_738_415_616, LLAMA2_70B: 68_976_648_192,
+             GPT3: 174_604_259_328, LLAMA3_8B: 8_030_261_248}
+
+
+def hugging_face(cfg: TransformerConfig) -> torch.nn.Module:
+    """HF's model of this config's kind, built on the meta device."""
+    with torch.device("meta"):
+        if cfg.norm == "rmsnorm":
+            return transformers.LlamaForCausalLM(transformers.LlamaConfig(
+                hidden_size=cfg.E, intermediate_size=cfg.d_ff, num_hidden_layers=cfg.layers,
+                num_attention_heads=cfg.nhead, num_key_value_heads=cfg.nhead_kv, vocab_size=cfg.vocab_size))
+        return transformers.GPT2LMHeadModel(transformers.GPT2Config(
+            n_embd=cfg.E, n_layer=cfg.layers, n_head=cfg.nhead, n_inner=cfg.d_ff, n_positions=cfg.max_len,
+            vocab_size=cfg.vocab_size))
+
+
+def unique_count(model: torch.nn.Module) -> int:
+    return sum(p.numel() for p in model.parameters())  # parameters() lists a tied matrix once
+
+
+NAMES = [next(name for name, c in REAL_MODELS.items() if c == cfg) for cfg in PUBLISHED]
+
+
+@pytest.mark.parametrize("cfg", list(PUBLISHED), ids=NAMES)
+def test_a_real_models_parameters_equal_the_published_figure_and_hugging_faces(cfg):
+    t = trace(cfg)
+    assert t.shape_only  # far over the memory budget: the meta device
+    assert t.params["total"] == PUBLISHED[cfg] == unique_count(hugging_face(cfg))
+    assert t.params == param_counts(cfg)
+
+
+def test_real_models_are_their_families():
+    assert set(REAL_MODELS.values()) == set(PUBLISHED)
+    assert all(cfg.arch == "decoder-only" and cfg.norm_first for cfg in REAL_MODELS.values())
+    assert LLAMA2_70B.nhead_kv == 8 and LLAMA2_70B.d_k == 128
+
+
+def test_llama_70b_attention_holds_83_9_million_weights_a_layer_not_268():
+    """The seed note's '200M parameters just on 1 attention mechanism' counts 64 full K/V heads: grouped-query
+    attention gives K and V 8 heads, so Q, K and V come to about 83.9M (W^O adds 67.1M)."""
+    per_layer = param_counts(LLAMA2_70B)["self-attention"] // LLAMA2_70B.layers
+    qkv = per_layer - LLAMA2_70B.E ** 2
+    assert qkv == 83_886_080
+    full = param_counts(LLAMA2_70B.replace(nhead_kv=64))["self-attention"] // 80 - 8192 ** 2
+    assert full == 3 * 8192 ** 2
+
+
+def test_every_component_has_a_formula():
+    for cfg in (*REAL_MODELS.values(), TransformerConfig(), TransformerConfig(arch="encoder-only", bias=False)):
+        formulas, counts = param_formulas(cfg), param_counts(cfg)
+        assert formulas.keys() == counts.keys()
+        assert all(formulas[k] for k in formulas)
+    llama = param_formulas(LLAMA2_70B)
+    assert llama["self-attention"] == "layers·(2(E² + E·nhead_kv·d_k))"
+    assert llama["FFN"] == "layers·(3E·d_ff)" and llama["norms"] == "layers·2·E + E"
+    assert param_formulas(GPT2_SMALL)["output layer"] == "0 (tied)"
