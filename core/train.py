@@ -18,7 +18,6 @@ sees the token it is asked to predict, so it "predicts" the random half too: a w
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 import re
@@ -58,27 +57,6 @@ class Progress:
 
 # A callback gets each step's Progress; returning False asks the run to stop after that step.
 ProgressCallback = Callable[[Progress], "bool | None"]
-
-
-_warm_up_lock = threading.Lock()
-_warm_up_thread: threading.Thread | None = None
-
-
-def warm_up_in_background() -> threading.Thread | None:
-    """Import torch._dynamo now, on a daemon thread, once per process; returns the thread.
-
-    PyTorch's optimizers use torch._dynamo, and making the first Adam optimizer in a process
-    imports it, which takes a while and a good deal of memory. The training lab calls this when its
-    page is drawn, so a learner's first run does not wait for that import; a server pays for it only
-    once somebody opens the lab. None when it is already imported.
-    """
-    global _warm_up_thread
-    with _warm_up_lock:
-        if _warm_up_thread is None and "torch._dynamo" not in sys.modules:
-            _warm_up_thread = threading.Thread(target=importlib.import_module, args=("torch._dynamo",),
-                                               name="optimizer-warm-up", daemon=True)
-            _warm_up_thread.start()
-        return _warm_up_thread
 
 
 def _check(name: str, value, low, high) -> None:

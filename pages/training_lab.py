@@ -19,8 +19,7 @@ from typing import Any, Callable
 import streamlit as st
 
 from core.config import divisors
-from core.train import (LMSettings, ReversalSettings, load_text, make_tokenizer, train_lm, train_reversal,
-                        warm_up_in_background)
+from core.train import LMSettings, ReversalSettings, load_text, make_tokenizer, train_lm, train_reversal
 from render.lab_charts import (MASK_OFF, MASK_ON, accuracy_chart, attention_chart, examples_table, live_loss_spec,
                                loss_chart)
 from render.tables import in_words
@@ -444,6 +443,3 @@ with rev:
     reversal_tab()
 with lm:
     lm_tab()
-# The first Adam optimizer in a process imports torch._dynamo (about a second): start it while the
-# learner reads the page.
-warm_up_in_background()
