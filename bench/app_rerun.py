@@ -26,7 +26,7 @@ from streamlit.runtime.pages_manager import PagesManager  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from core import PRESETS  # noqa: E402
-from ui.pages_dir import without_pages_dir  # noqa: E402
+from ui.streamlit_internals import without_pages_dir  # noqa: E402
 
 PAPER_BASE_NAME = next(name for name in PRESETS if name.startswith("Paper base"))
 

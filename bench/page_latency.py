@@ -43,7 +43,7 @@ from core import DEFAULT, PRESETS, TransformerConfig  # noqa: E402
 from ui.config_link import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS,  # noqa: E402
                            nhead_options, snap_config)
 from app_rerun import timed_run as timed  # noqa: E402  (one run, timed; raises if the app did)
-from ui.pages_dir import without_pages_dir  # noqa: E402
+from ui.streamlit_internals import without_pages_dir  # noqa: E402
 
 PAGES = {"explorer": "pages/explorer.py", "attention": "pages/attention.py", "positional": "pages/positional.py",
          "quiz": "pages/quiz.py", "training_lab": "pages/training_lab.py"}

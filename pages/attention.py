@@ -16,13 +16,13 @@ from render.diagram import shape_text
 from render.tables import numbers_frame
 from ui.charts import drawn_at_this_link, map_box, show_chart, show_numbers
 from ui.guard import guard
-from ui.pages_dir import leave_legacy_pages_mode
+from ui.streamlit_internals import leave_legacy_pages_mode
 from ui.sidebar import current_config, forget_link_warnings
 from ui.theme import theme
 from ui.trace_cache import GATE
 from ui.traces import cached_shapes, cached_trace, over_budget, shape_only_banner, slim_refusal
 
-leave_legacy_pages_mode()  # before anything is drawn: see ui/pages_dir.py
+leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
 
 # Narrowest boxes, in pixels, so that the captions under small maps still read. With the small gap
 # (16 px) the two boxes of the default M = 8 (300 and 244 px; its mask draws 241 px) take 560 of

@@ -16,12 +16,12 @@ from render.tables import (STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_sp
 from ui.charts import show_chart
 from ui.guard import guard
 from ui.layout import phone_only_caption, sidebar_closed_hint
-from ui.pages_dir import leave_legacy_pages_mode
+from ui.streamlit_internals import leave_legacy_pages_mode
 from ui.sidebar import current_config
 from ui.theme import theme
 from ui.traces import cached_shapes, LIVE_TABLE_BYTES, over_budget, shape_only_banner
 
-leave_legacy_pages_mode()  # before anything is drawn: see ui/pages_dir.py
+leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
 
 # On a wide screen the figure may reach up to 4rem into Streamlit's margin on each side, so a 1024 px window
 # with the sidebar open (a projector's size) shows it whole; a phone still scrolls it sideways.

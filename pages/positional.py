@@ -17,11 +17,11 @@ from ui.charts import drawn_at_this_link, map_box, show_chart, show_numbers
 from ui.guard import guard
 from ui.layout import narrowest_only_caption
 from ui.page_links import MAX_CURVES, POSITIONAL_TABS, curve_dims
-from ui.pages_dir import leave_legacy_pages_mode
+from ui.streamlit_internals import leave_legacy_pages_mode
 from ui.sidebar import current_config, forget_link_warnings
 from ui.traces import cached_trace, config_over_budget
 
-leave_legacy_pages_mode()  # before anything is drawn: see ui/pages_dir.py
+leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
 
 KINDS = ("sinusoidal", "learned")
 

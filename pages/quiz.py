@@ -33,7 +33,7 @@ from ui.config_link import CONFIG_FIELDS
 from ui.guard import guard
 from ui.layout import announce
 from ui.page_links import LINKED, MAX_SEED, ONE, SET
-from ui.pages_dir import leave_legacy_pages_mode
+from ui.streamlit_internals import leave_legacy_pages_mode
 from ui.quiz_state import (ALL, AT, CHECKED, FLASH, IO, IO_NOTE, IO_REOPEN, IO_TOGGLED, KEY_OPEN, MORE, SAY,
                               SCROLL_IO_NOTE, SCROLL_MESSAGES, SCROLL_UP, STORED, WRAPPED, apply_import, ask_reset,
                               cached_evidence, context, go_to_question, import_pasted, keep_answers, new_review,
@@ -43,7 +43,7 @@ from ui.quiz_sync import keep_in_browser, take_browser_report
 from ui.sidebar import current_config, forget_link_warnings
 from ui.theme import theme
 
-leave_legacy_pages_mode()  # before anything is drawn: see ui/pages_dir.py
+leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
 
 SHAPE_HINT = "e.g. (2, 8, 16), 2x8x16, [2,8,16] or (N, M, E)"
 UNREADABLE = {  # what to write instead, for a reply that cannot be read as an answer of that kind

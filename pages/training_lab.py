@@ -27,11 +27,11 @@ from ui.charts import drawn_at_this_link, show_chart
 from ui.guard import guard
 from ui.lab_runs import LabRun, start_run
 from ui.page_links import LAB_TASKS
-from ui.pages_dir import leave_legacy_pages_mode
+from ui.streamlit_internals import leave_legacy_pages_mode
 from ui.sidebar import forget_link_warnings
 from ui.theme import theme
 
-leave_legacy_pages_mode()  # before anything is drawn: see ui/pages_dir.py
+leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
 
 MAX_SECONDS = 60.0  # a safety net: the sliders' worst corner could otherwise train for minutes
 REDRAW_SECONDS = 0.25  # how often the progress bar and the live loss curve are redrawn

@@ -24,10 +24,9 @@ import time
 from typing import Any, Callable
 
 import streamlit as st
-from streamlit import runtime
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core.train import Progress
+from ui.streamlit_internals import session_alive
 
 ABANDON_GRACE = 5.0  # seconds a run's session may be gone (tab closed) before the run stops
 
@@ -144,14 +143,3 @@ def start_run(key: str, train: Callable[..., Any], settings: Any, max_seconds: f
     return run
 
 
-def session_alive() -> Callable[[], bool] | None:
-    """A check, safe to call from any thread, that the current session is still connected.
-
-    Streamlit keeps a closed tab's session for a while in case it reconnects, but no longer counts
-    it as active. None outside a served app (the check would have nothing to ask).
-    """
-    ctx = get_script_run_ctx()
-    if ctx is None or not runtime.exists():
-        return None
-    session_id, server = ctx.session_id, runtime.get_instance()  # taken now, on the script's thread
-    return lambda: bool(server.is_active_session(session_id))

@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core import DEFAULT, PRESETS, TransformerConfig, divisors
 from core.config import SIZE_NAMES
 from render.markdown import as_literal
 from ui.config_link import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_OPTION, N_RANGE, VOCABS, WIDTHS,
                             choices_twice, link_params, nearest, nhead_options, snap_config)
+from ui.streamlit_internals import history_navigation
 from ui.page_links import PAGE_CHOICES, Choice, link_values, read_choices, settle, whole_number
 
 
@@ -178,16 +178,6 @@ def _follow(source: str, follower: str, rule) -> None:
     st.session_state.setdefault(_FOLLOWED, {})[source] = now
 
 
-def _history_navigation() -> bool:
-    """True when the browser's Back or Forward button started this run.
-
-    Every config the sidebar writes to the URL is a new entry in the browser's history, so Back
-    is the learner's undo. Streamlit tells the run why it started (its script-run context has the
-    flag; Streamlit is pinned in requirements.txt and tests/browser checks Back in a real browser).
-    """
-    return bool(getattr(get_script_run_ctx(), "is_history_navigation", False))
-
-
 def _matching_preset(cfg: TransformerConfig) -> str:
     """The preset whose sliders all equal this config's, or CUSTOM."""
     for name, preset in PRESETS.items():
@@ -205,7 +195,7 @@ def _read_url(page: str) -> None:
     about the page's choices are kept for that page only, so another page never shows them.
     """
     first = "url_read" not in st.session_state
-    if not first and not _history_navigation():
+    if not first and not history_navigation():
         return
     choices = PAGE_CHOICES.get(page, ())
     every = {k: st.query_params.get_all(k) for k in st.query_params}  # ?N=3&N=5: N is ["3", "5"], for _set_twice

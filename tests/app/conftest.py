@@ -7,7 +7,7 @@ import threading
 import pytest
 from streamlit.runtime.pages_manager import PagesManager
 
-from ui.pages_dir import without_pages_dir
+from ui.streamlit_internals import without_pages_dir
 
 
 @pytest.fixture(autouse=True)

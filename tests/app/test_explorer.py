@@ -121,7 +121,7 @@ def test_a_link_or_back_that_snaps_nhead_keeps_the_heads_asked_for():
     at.query_params.clear()
     at.query_params.update(back)
     with pytest.MonkeyPatch.context() as patch:  # Back: the run reads the entry's link
-        patch.setattr("ui.sidebar._history_navigation", lambda: True)
+        patch.setattr("ui.sidebar.history_navigation", lambda: True)
         at.run()
     assert (at.session_state["cfg"].E, at.session_state["cfg"].nhead) == (17, 1)
     at.sidebar.select_slider(key="w_E").set_value(20).run()

@@ -381,7 +381,7 @@ def test_a_run_whose_tab_is_gone_stops_and_frees_its_slot_but_a_short_drop_does_
 
 
 def test_outside_a_served_app_a_run_never_asks_for_its_session():
-    from ui.lab_runs import session_alive
+    from ui.streamlit_internals import session_alive
 
     assert session_alive() is None  # no script run, no runtime: nothing to ask
 

@@ -528,7 +528,7 @@ def follow(at, choices: dict[str, str]) -> None:
     """The app's tab follows a link to the quiz as Back or Forward brings one (come_back_to)."""
     come_back_to(at, choices)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("ui.sidebar._history_navigation", lambda: True)
+        patch.setattr("ui.sidebar.history_navigation", lambda: True)
         at.run()
     assert not at.exception
 

@@ -1,4 +1,4 @@
-"""ui/pages_dir.py leans on Streamlit's private ``PagesManager.uses_pages_directory``: these fail loudly when a
+"""ui/streamlit_internals.py leans on Streamlit's private ``PagesManager.uses_pages_directory``: these fail loudly when a
 Streamlit upgrade changes what that flag means, so the workaround can be revisited (or dropped)."""
 
 import inspect
@@ -8,7 +8,7 @@ from streamlit.commands import navigation
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import script_runner
 
-from ui.pages_dir import without_pages_dir
+from ui.streamlit_internals import without_pages_dir
 
 
 @pytest.fixture(autouse=True)
@@ -37,3 +37,23 @@ def test_without_pages_dir_ends_the_legacy_mode_as_soon_as_a_manager_is_made(tmp
     monkeypatch.setattr(PagesManager, "__init__", without_pages_dir(PagesManager.__init__))
     PagesManager(str(tmp_path / "app.py"), setup_watcher=False)
     assert PagesManager.uses_pages_directory is False
+
+
+def test_a_runs_context_still_says_whether_back_or_forward_started_it():
+    from dataclasses import fields
+
+    from streamlit.runtime.scriptrunner import ScriptRunContext, get_script_run_ctx
+
+    assert callable(get_script_run_ctx)
+    assert "is_history_navigation" in {f.name for f in fields(ScriptRunContext)}
+
+
+def test_the_runtime_can_still_say_whether_a_session_is_connected():
+    from streamlit import runtime
+    from streamlit.runtime import Runtime
+
+    from ui.streamlit_internals import session_alive
+
+    assert callable(runtime.exists) and callable(runtime.get_instance)
+    assert callable(Runtime.is_active_session)
+    assert session_alive() is None  # no script run, no runtime: nothing to ask
