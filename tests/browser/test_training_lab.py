@@ -16,6 +16,27 @@ from tests.support.browser_app import INK
 pytestmark = pytest.mark.browser
 
 
+def test_the_lab_trains_a_language_model_without_vega_warnings(app_url, laptop):
+    """(First in this file: the tests after it leave runs going that hold the server's two training slots.)
+    The language model's live loss chart has no floor line, so it is one curve, redrawn four times
+    a second. Its rows sat at the top of its spec, which Streamlit sends after each first paint, and
+    Vega warned "Infinite extent for field loss" about a hundred times in one run."""
+    page = laptop
+    warnings: list[str] = []
+    page.on("console", lambda message: warnings.append(message.text))
+    page.goto(app_url + "/training_lab")
+    page.get_by_role("tab", name="A tiny language model").click(timeout=LOAD)
+    train = page.locator(".st-key-tl_lm_run button").first
+    expect(train).to_be_enabled(timeout=LOAD)
+    train.click()
+    expect(page.locator('[data-testid="stProgress"]')).to_contain_text(re.compile(r"step \d+ of"), timeout=LOAD)
+    expect(page.get_by_text("final training loss")).to_be_visible(timeout=2 * LOAD)
+    expect(page.locator(".vega-embed:visible").last.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
+    no_exception(page)
+    page.wait_for_timeout(500)
+    assert not [w for w in warnings if "WARN" in w], warnings[:5]
+
+
 def test_a_link_opens_the_lab_without_the_mask_and_back_undoes_turning_it_back_on(app_url, page):
     """/training_lab?task=reversal&mask=off opens on the reversal task with the mask removed, and starts no
     run; turning the mask on is a history step, which Back undoes."""
@@ -95,26 +116,6 @@ def test_a_closed_tab_gives_its_training_slot_back(app_url, browser):
         # Without the stop, the first run would have held its slot until its 60 s time limit.
         assert time.monotonic() - closed < 40
         no_exception(third)
-
-
-def test_the_lab_trains_a_language_model_without_vega_warnings(app_url, laptop):
-    """The language model's live loss chart has no floor line, so it is one curve, redrawn four times
-    a second. Its rows sat at the top of its spec, which Streamlit sends after each first paint, and
-    Vega warned "Infinite extent for field loss" about a hundred times in one run."""
-    page = laptop
-    warnings: list[str] = []
-    page.on("console", lambda message: warnings.append(message.text))
-    page.goto(app_url + "/training_lab")
-    page.get_by_role("tab", name="A tiny language model").click(timeout=LOAD)
-    train = page.locator(".st-key-tl_lm_run button").first
-    expect(train).to_be_enabled(timeout=LOAD)
-    train.click()
-    expect(page.locator('[data-testid="stProgress"]')).to_contain_text(re.compile(r"step \d+ of"), timeout=LOAD)
-    expect(page.get_by_text("final training loss")).to_be_visible(timeout=2 * LOAD)
-    expect(page.locator(".vega-embed:visible").last.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
-    no_exception(page)
-    page.wait_for_timeout(500)
-    assert not [w for w in warnings if "WARN" in w], warnings[:5]
 
 
 @pytest.mark.parametrize("width,height", [(1280, 800), (1024, 768)])
