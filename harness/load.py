@@ -29,7 +29,7 @@ from harness.server import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, sto
 
 WAIT_MS = 60_000  # any single wait; a session that exceeds it records an error and goes on
 TRAIN_WAIT_MS = 120_000
-M_VALUES = list(range(1, 65))  # the M slider's first options, one by one (pages/sidebar.py LENGTHS)
+M_VALUES = list(range(1, 65))  # the M slider's first options, one by one (ui/config_link.py LENGTHS)
 
 
 def rss_bytes(pid: int) -> int | None:

@@ -347,7 +347,7 @@ def test_the_evidences_records_read_whole_on_a_laptop_and_a_phone(app_url, brows
     marked in words and shaded with every row in view, and the 64 shift-right steps scroll in a box of their
     own, never sideways, under headers a screen reader reads. On a 360 px phone the pass's table needed 309 px
     of its 294 and scrolled sideways, "vocab_size)" cut at the edge, until its type went to 13 px there
-    (pages.evidence.RECORD_PHONE_CSS); a laptop's stays as it was."""
+    (render.evidence.RECORD_PHONE_CSS); a laptop's stays as it was."""
     import json
 
     from quizzes.progress import FORMAT
