@@ -16,6 +16,7 @@ from .config import TransformerConfig
 from .model import Transformer, generate_square_subsequent_mask
 from .trace import make_batch
 
+
 @dataclass(frozen=True)
 class Generation:
     """What a cached generation did: the tokens (N, M + G), each step's logits for its new position

@@ -15,7 +15,6 @@ import pytest
 from render.lab_charts import accuracy_chart, attention_chart, crossings, label_place, loss_chart
 from tests.support.apptest import LAB_PAGE as PAGE, make_app, small_model, train
 
-PAGE = "pages/training_lab.py"
 
 
 @pytest.fixture
