@@ -16,7 +16,6 @@ from render.lab_charts import accuracy_chart, attention_chart, crossings, label_
 from tests.support.apptest import LAB_PAGE as PAGE, make_app, small_model, train
 
 
-
 @pytest.fixture
 def lab():
     at = make_app()
