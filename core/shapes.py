@@ -63,7 +63,7 @@ class MetaShapeCache(TorchFunctionMode):
 
 def warm_up() -> None:
     """Pay PyTorch's one-time cost of a first meta pass now: its Python meta kernels import
-    torch._dynamo and sympy on first use.
+    PyTorch's compiler stack (dynamo) and sympy on first use.
 
     The app calls this once, in the background, so that the first learner to ask for a shape-only
     trace does not wait for those imports.
