@@ -1,6 +1,7 @@
 """``python -m core``: the 14-row table of a live pass in a terminal, or as JSON.
 
-Bad arguments exit with status 2 and one line that names the problem, never a traceback.
+``--text`` runs the pass on a learner's own text instead of random ids; the text then sets N, M, M_target
+and vocab_size. Bad arguments exit with status 2 and one line that names the problem, never a traceback.
 """
 
 from __future__ import annotations
@@ -10,7 +11,11 @@ import sys
 
 from .cli import OneLineParser, add_config_arguments, config_from, run_main
 from .memory import human_bytes
+from .tokens import LEVELS, MAX_LINES, MAX_TOKENS, START_TOKEN, TokenizedText, escaped, text_config, tokenize
 from .trace import Trace, trace
+
+# The sizes a text sets: giving one of them beside --text would say two things at once.
+TEXT_SIZES = ("N", "M", "M_target", "vocab_size", "max_len")
 
 
 def build_parser() -> OneLineParser:
@@ -19,7 +24,38 @@ def build_parser() -> OneLineParser:
     p.add_argument("--shape-only", "--shape_only", dest="shape_only", action="store_true",
                    help="force a meta-device pass (no values)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--values", action="store_true",
+                   help="with --json: the values of every tensor of at most 4,096 elements")
+    p.add_argument("--text", help="trace this text instead of random ids: one sequence per line; it sets N, M, "
+                   f"M_target and vocab_size (at most {MAX_TOKENS} tokens a line, {MAX_LINES} lines)")
+    p.add_argument("--tokenizer", choices=LEVELS, default="word", help="how --text is split (default word)")
+    p.add_argument("--target-text", "--target_text", dest="target_text",
+                   help="the encoder-decoder's target (default: the text itself, shifted right)")
     return p
+
+
+def tokens_line(text: TokenizedText) -> str:
+    """The text's tokens as the pass reads them, control characters escaped, one line per sequence."""
+    lines = [f"tokens ({text.level} level, vocab_size {text.vocab_size}, id 0 is {START_TOKEN}), as token=id:"]
+    for seq in text.source:
+        lines.append("  " + " ".join(f"'{escaped(t)}'={i}" for t, i in zip(seq, text.ids(seq))))
+    return "\n".join(lines)
+
+
+def read_text(args, parser: OneLineParser) -> TokenizedText | None:
+    """The tokenized --text, or None; raises ValueError for flags that do not go together or an empty text."""
+    if args.text is None:
+        if args.target_text is not None:
+            raise ValueError("--target-text needs --text: the target of which text?")
+        return None
+    given = [name for name in TEXT_SIZES if getattr(args, name) is not None]
+    if given:
+        flags = ", ".join(f"--{n.replace('_', '-')}" for n in given)
+        raise ValueError(f"{flags} cannot go with --text: the text sets N, M, M_target and vocab_size; leave "
+                         f"{'it' if len(given) == 1 else 'them'} out")
+    if args.target_text is not None and args.arch not in (None, "encoder-decoder"):
+        raise ValueError(f"--target-text is for the encoder-decoder; arch={args.arch} reads one sequence")
+    return tokenize(args.text, args.tokenizer, args.target_text)
 
 
 def format_table(t: Trace) -> str:
@@ -53,10 +89,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        result = trace(config_from(args), shape_only=args.shape_only or None)
+        text = read_text(args, parser)
+        cfg = config_from(args)
+        if text is not None:
+            cfg = text_config(cfg, text)
+        result = trace(cfg, text=text, shape_only=args.shape_only or None)
     except ValueError as exc:  # a bad value, or a learned table shorter than the sequences
         return parser.fail(str(exc))
-    print(json.dumps(result.to_dict(), indent=2) if args.json else format_table(result))
+    if text is not None and text.cut:
+        print(f"{parser.prog}: note: the text was cut to {MAX_TOKENS} tokens a line and {MAX_LINES} lines",
+              file=sys.stderr)
+    if args.json:
+        print(json.dumps(result.to_dict(values=args.values), indent=2))
+    else:
+        print(format_table(result) + ("" if text is None else "\n\n" + tokens_line(text)))
     return 0
 
 

@@ -22,9 +22,12 @@ from .model import Transformer, generate_key_padding_mask, generate_square_subse
 from .rows import RowSpec, extras_for, rows_for
 from .shapes import MetaShapeCache
 from .source import source_for
+from .tokens import TokenBatch, TokenizedText
+from .values import MAX_VALUES, plain_values
 
-PAD_ID = 0  # padding token: masked out as a key
-BOS_ID = 1  # start token: the first decoder input ("outputs shifted right")
+PAD_ID = 0  # padding token of the seeded batch: masked out as a key
+BOS_ID = 1  # start token of the seeded batch: the first decoder input ("outputs shifted right")
+UNTRAINED = "untrained: seeded random weights"
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,7 @@ class TensorRow:
     description: str
     hook: str
     code: str
+    head: int | None = None  # the head this row shows of a tensor stacked over heads
 
     def to_dict(self) -> dict[str, Any]:
         return {"index": self.index, "key": self.key, "name": self.name, "shape": list(self.shape),
@@ -62,6 +66,8 @@ class Trace:
     budget_bytes: int
     shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     tensors: dict[str, Tensor] = field(default_factory=dict, repr=False)
+    batch: TokenBatch | None = None  # the text (or task sequence) the pass read; None: seeded random ids
+    weights: str = UNTRAINED  # what the weights are: untrained, or which training made them
 
     def row(self, key: str) -> TensorRow:
         """A row or extra by key, e.g. 'attention_scores' or 'causal_mask'."""
@@ -70,17 +76,45 @@ class Trace:
                 return r
         raise KeyError(key)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-able values: what the CLI's --json prints and the app downloads."""
+    def value(self, key: str) -> Tensor:
+        """A row's or extra's live tensor, as its row shows it (one head of a stacked tensor, for a per-head row).
+
+        Raises ValueError after a shape-only pass, which computed no values."""
+        r = self.row(key)
+        if self.shape_only:
+            raise ValueError(f"{r.name} has no values: this pass ran shape-only, on the meta device")
+        t = self.tensors[r.hook]
+        if r.head is None:
+            return t
+        return t[r.head] if t.dim() == 3 else t[:, r.head]  # (nhead, E, d_k) or (N, nhead, ..)
+
+    def _row_dict(self, r: TensorRow, values: bool) -> dict[str, Any]:
+        out = r.to_dict()
+        ids = r.key == "input_tokens" and self.batch is not None
+        if not self.shape_only and (ids or (values and r.numel <= MAX_VALUES)):
+            out["values"] = plain_values(self.value(r.key))
+        return out
+
+    def to_dict(self, values: bool = False) -> dict[str, Any]:
+        """Plain JSON-able values: what the CLI's --json prints and the app downloads.
+
+        ``values`` adds the numbers of every row and extra of at most MAX_VALUES elements; the input tokens'
+        ids are always there when the pass read a text."""
+        text = {} if self.batch is None else {
+            "tokens": [list(s) for s in self.batch.tokens("source")],
+            "vocab": list(self.batch.labels)} | (
+            {"target_tokens": [list(s) for s in self.batch.tokens("target")]}
+            if self.config.arch == "encoder-decoder" else {})
         return {
             "config": self.config.to_dict(),
             "shape_only": self.shape_only,
-            "rows": [r.to_dict() for r in self.rows],
-            "extras": [r.to_dict() for r in self.extras],
+            "weights": self.weights,
+            "rows": [self._row_dict(r, values) for r in self.rows],
+            "extras": [self._row_dict(r, values) for r in self.extras],
             "params": dict(self.params),
             "estimated_bytes": self.estimate.total,
             "budget_bytes": self.budget_bytes,
-        } | ({"kv_cache": kv_cache_summary(self.config)} if self.config.arch == "decoder-only" else {})
+        } | text | ({"kv_cache": kv_cache_summary(self.config)} if self.config.arch == "decoder-only" else {})
 
 
 _DEEP_LAYER = re.compile(r"^(enc|dec)\.(\d+)\.(.+)$")
@@ -182,9 +216,38 @@ def norm_statistics(cfg: TransformerConfig, rec: dict[str, Tensor]) -> dict[str,
     return {"norm_mean": x.mean(-1), "norm_std": x.var(-1, unbiased=False).sqrt()}  # (N, M) each
 
 
-def run_pass(model: Transformer, cfg: TransformerConfig, device: str, rec: dict[str, Tensor]) -> None:
+def padded_ids(seqs: tuple[tuple[int, ...], ...], device: str = "cpu") -> tuple[Tensor, Tensor]:
+    """Sequences of different lengths as one (N, L) id tensor, and the key padding mask (N, L) that blocks
+    the positions past each one's end. The mask comes from the lengths, not from an id: here id 0 is the
+    start token, a real token."""
+    L = max(len(s) for s in seqs)
+    if device == "meta":
+        return (torch.empty(len(seqs), L, dtype=torch.long, device="meta"),  # (N, L)
+                torch.empty(len(seqs), L, dtype=torch.bool, device="meta"))  # (N, L)
+    ids = torch.zeros(len(seqs), L, dtype=torch.long)  # (N, L); the padding's id is never read as a key
+    for i, s in enumerate(seqs):
+        ids[i, :len(s)] = torch.tensor(s, dtype=torch.long)
+    lengths = torch.tensor([len(s) for s in seqs])  # (N,)
+    return ids, torch.arange(L)[None, :] >= lengths[:, None]  # (N, L), (N, L)
+
+
+def batch_tensors(cfg: TransformerConfig, batch: TokenBatch | None, device: str) -> tuple[Tensor, Tensor, Tensor]:
+    """Source ids (N, M), target ids (N, M_target) and the source's key padding mask (N, M): from the given
+    batch, or seeded random ids."""
+    if batch is None:
+        src, tgt = make_batch(cfg, device)  # (N, M), (N, M_target)
+        return src, tgt, generate_key_padding_mask(src, PAD_ID)  # (N, M)
+    src, padding = padded_ids(batch.source, device)  # (N, M) each
+    if cfg.arch != "encoder-decoder":
+        return src, src[:, :0], padding  # a single stack has no target: tgt is (N, 0)
+    tgt, _ = padded_ids(batch.target, device)  # (N, M_target); the causal mask hides the padding behind each line
+    return src, tgt, padding
+
+
+def run_pass(model: Transformer, cfg: TransformerConfig, device: str, rec: dict[str, Tensor],
+             batch: TokenBatch | None = None) -> None:
     """One recorded forward pass on the trace's batch, with the masks the family uses."""
-    src, tgt = make_batch(cfg, device)  # (N, M), (N, M_target)
+    src, tgt, padding = batch_tensors(cfg, batch, device)  # (N, M), (N, M_target), (N, M)
     if cfg.arch == "decoder-only":  # no padding: the causal mask is the one to see
         causal = record_mask(rec, "tgt_mask", generate_square_subsequent_mask(cfg.M, device))  # (M, M)
         cache: list[dict[str, Tensor]] = [{} for _ in range(cfg.layers)]  # filled as a generation's first step would
@@ -192,7 +255,7 @@ def run_pass(model: Transformer, cfg: TransformerConfig, device: str, rec: dict[
         layers = [torch.stack((c["k"], c["v"])) for c in cache]  # each (2, N, nhead_kv, M, d_k)
         rec["kv_cache"] = torch.stack(layers)  # (layers, 2, N, nhead_kv, M, d_k)
         return
-    padding = record_mask(rec, "src_key_padding_mask", generate_key_padding_mask(src, PAD_ID))  # (N, M)
+    padding = record_mask(rec, "src_key_padding_mask", padding)  # (N, M)
     if cfg.arch == "encoder-only":
         model(src, src_key_padding_mask=padding, rec=rec)
         return
@@ -214,29 +277,59 @@ def _rows(specs: tuple[RowSpec, ...], rec: dict[str, Tensor]) -> tuple[TensorRow
         out.append(TensorRow(
             index=spec.index, key=spec.key, name=spec.name, shape=tuple(t.shape), formula=spec.formula,
             dtype=str(t.dtype).replace("torch.", ""), numel=t.numel(), bytes=t.numel() * t.element_size(),
-            description=spec.description, hook=spec.hook, code=source_for(spec.hook),
+            description=spec.description, hook=spec.hook, code=source_for(spec.hook), head=spec.head,
         ))
     return tuple(out)
 
 
-def trace(cfg: TransformerConfig, *, budget_bytes: int = DEFAULT_BUDGET_BYTES,
-          shape_only: bool | None = None) -> Trace:
+def _check_batch(cfg: TransformerConfig, batch: TokenBatch) -> None:
+    """The config must have the sizes the text sets, or the pass would not be the text's."""
+    want = {"N": batch.N, "M": batch.M, "vocab_size": batch.vocab_size}
+    if cfg.arch == "encoder-decoder":
+        if batch.target is None:
+            raise ValueError("an encoder-decoder reads a target too: give the batch the decoder's input ids")
+        want["M_target"] = batch.M_target
+    wrong = [f"{k}={getattr(cfg, k)} (the text has {k}={v})" for k, v in want.items() if getattr(cfg, k) != v]
+    if wrong:
+        raise ValueError(f"the config does not fit the text: {', '.join(wrong)}; "
+                         "build it with core.tokens.text_config(cfg, text)")
+
+
+def _check_model(cfg: TransformerConfig, model: Transformer) -> None:
+    have = {"arch": model.arch, "E": model.E, "nhead": model.nhead, "vocab_size": model.vocab_size}
+    wrong = [f"{k}={v!r}" for k, v in have.items() if getattr(cfg, k) != v]
+    if wrong:
+        raise ValueError(f"the model given has {', '.join(wrong)}, unlike the config; trace it with its own config")
+
+
+def trace(cfg: TransformerConfig, *, text: TokenizedText | TokenBatch | None = None,
+          model: Transformer | None = None, weights: str | None = None,
+          budget_bytes: int = DEFAULT_BUDGET_BYTES, shape_only: bool | None = None) -> Trace:
     """Run one recorded forward pass of the model ``cfg`` describes.
 
+    ``text`` (a tokenized text, or any TokenBatch such as a task's sequence) is the batch the pass reads,
+    instead of seeded random ids; ``cfg`` must have its sizes (``core.tokens.text_config`` makes such a
+    config). ``model`` is an already built model of this config (a trained one, say), run as it is;
+    ``weights`` then says what its weights are, for every page to label.
     ``shape_only=None`` decides by the memory estimate: over ``budget_bytes`` the pass runs on the
     meta device. True or False forces the choice (False still refuses to go over the budget).
     """
+    batch = text.batch() if isinstance(text, TokenizedText) else text
+    if batch is not None:
+        _check_batch(cfg, batch)
+    if model is not None:
+        _check_model(cfg, model)
     est = estimate(cfg)
     over = est.over(budget_bytes)
     if shape_only is False and over:
         raise ValueError(f"a real pass of this config needs about {est.total} bytes, over the budget of "
                          f"{budget_bytes}; trace it shape-only instead")
-    meta = over if shape_only is None else shape_only
+    meta = (over if shape_only is None else shape_only) and model is None  # a given model already lives on the CPU
     device = "meta" if meta else "cpu"
     rec = TraceRecorder()
-    model = Transformer.from_config(cfg, device=device)
+    model = Transformer.from_config(cfg, device=device) if model is None else model
     with torch.inference_mode(), (MetaShapeCache() if meta else contextlib.nullcontext()):
-        run_pass(model, cfg, device, rec)
+        run_pass(model, cfg, device, rec, batch)
         stack = "dec" if model.encoder is None else "enc"
         attn = (model.decoder if model.encoder is None else model.encoder)[0].self_attn
         for name, W in attn.head_weights().items():
@@ -257,6 +350,8 @@ def trace(cfg: TransformerConfig, *, budget_bytes: int = DEFAULT_BUDGET_BYTES,
         budget_bytes=budget_bytes,
         shapes={k: tuple(v.shape) for k, v in rec.items()},
         tensors={} if meta else rec,
+        batch=batch,
+        weights=weights or UNTRAINED,
     )
 
 

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -177,3 +178,75 @@ def test_a_decoder_only_model_prints_its_table_in_a_terminal():
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("arch=decoder-only N=2 M=8 E=16 nhead=2 nhead_kv=1 d_k=8")
     assert "RoPE's rotation table" in out.stdout and "(8, 8)" in out.stdout and "final norm's output" in out.stdout
+
+
+def test_cli_traces_a_text_and_prints_its_ids_and_vocabulary():
+    out = run("-m", "core", "--text", "the cat sat on the mat", "--tokenizer", "word", "--json", "--E", "8")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["config"]["vocab_size"] == 7 and data["config"]["M"] == 11 and data["config"]["E"] == 8
+    assert data["rows"][0]["values"] == [[6, 1, 2, 1, 5, 1, 4, 1, 6, 1, 3]]
+    assert data["rows"][0]["shape"] == [1, 11] and data["rows"][13]["shape"] == [1, 11, 7]
+    assert data["tokens"] == [["the", " ", "cat", " ", "sat", " ", "on", " ", "the", " ", "mat"]]
+    assert "values" not in data["rows"][1] and data["weights"].startswith("untrained")
+
+
+def test_cli_values_carry_every_small_tensor_and_equal_a_python_trace():
+    from core import TransformerConfig
+    from core.tokens import text_config, tokenize
+    from core.trace import trace
+
+    out = run("-m", "core", "--text", "abcab\nba", "--tokenizer", "char", "--target-text", "xyz\nzy", "--json",
+              "--values", "--E", "8", "--layers", "1")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    text = tokenize("abcab\nba", "char", target_text="xyz\nzy")
+    t = trace(text_config(TransformerConfig(E=8, layers=1), text), text=text)
+    for row in data["rows"] + data["extras"]:
+        assert ("values" in row) == (row["numel"] <= 4096)
+        live = t.value(row["key"])
+        expected = torch.tensor(masked_as_inf(row["values"]), dtype=live.dtype)
+        torch.testing.assert_close(expected, live)
+    assert data["config"]["M_target"] == 3 and data["target_tokens"][0] == ["<start>", "x", "y"]
+
+
+def masked_as_inf(values):
+    """JSON's null back to the -inf of a masked score."""
+    return [masked_as_inf(v) for v in values] if isinstance(values, list) else float("-inf") if values is None \
+        else values
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--text", ""], "the text has no tokens"),
+    (["--text", "\n\n"], "the text has no tokens"),
+    (["--text", "hi", "--M", "4"], "--M cannot go with --text"),
+    (["--text", "hi", "--vocab-size", "40", "--N", "3"], "--N, --vocab-size cannot go with --text"),
+    (["--text", "hi", "--target-text", "yo", "--arch", "decoder-only"], "--target-text is for the encoder-decoder"),
+    (["--target-text", "yo"], "--target-text needs --text"),
+    (["--text", "hi", "--tokenizer", "bytes"], "--tokenizer: invalid choice"),
+])
+def test_cli_bad_text_exits_2_with_one_line(args, words):
+    out = run("-m", "core", *args)
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0], out.stderr
+
+
+@pytest.mark.parametrize("level", ["word", "char"])
+def test_cli_hostile_text_never_tracebacks_and_is_cut_with_a_note(level):
+    hostile = ("<script>alert(1)</script> \x1b[31mred\x07 \u202eevil\u202c שלום عربى 😀👩‍👩‍👧 \t" * 400)[:10_000]
+    out = run("-m", "core", "--text", hostile, "--tokenizer", level, "--E", "8", "--layers", "1")
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    assert "cut to 512 tokens a line" in out.stderr
+    assert "(1, 512)" in out.stdout  # row 1: one line, cut at 512 tokens
+    assert "\x1b" not in out.stdout and "\u202e" not in out.stdout and "\x07" not in out.stdout
+    assert "\\x1b" in out.stdout and "\\u202e" in out.stdout  # shown escaped
+    data = json.loads(run("-m", "core", "--text", hostile, "--tokenizer", level, "--json", "--E", "8").stdout)
+    assert data["config"]["M"] == 512 and len(data["rows"][0]["values"][0]) == 512
+
+
+def test_the_terminal_table_shows_the_tokens():
+    out = run("-m", "core", "--text", "the cat sat", "--arch", "decoder-only")
+    assert out.returncode == 0, out.stderr
+    assert "(1, 5)" in out.stdout and "'the'=4 ' '=1 'cat'=2 ' '=1 'sat'=3" in out.stdout

@@ -60,3 +60,8 @@ def test_long_text_is_cut_and_says_so():
 def test_bad_input_gets_a_message(text, level, words):
     with pytest.raises(ValueError, match=words):
         tokenize(text, level)
+
+
+def test_a_target_text_needs_one_line_per_line_of_the_text():
+    with pytest.raises(ValueError, match="the target text has 1 line and the text 2"):
+        tokenize("ab\ncd", "char", target_text="xy")
