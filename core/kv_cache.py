@@ -80,12 +80,22 @@ class CacheCheck:
 CHECK_TOLERANCE = 1e-4  # float32 sums in another order: the same logits differ in their last bits
 
 
+def room_for(cfg: TransformerConfig, G: int) -> TransformerConfig:
+    """The config with a learned positional table long enough for M + G positions (it has max_len rows, one
+    per position, and the app sets max_len = M); other positions need no room."""
+    if cfg.positional != "learned" or cfg.M + G <= cfg.max_len:
+        return cfg
+    return cfg.replace(max_len=cfg.M + G)
+
+
 def check_cache(cfg: TransformerConfig, G: int) -> CacheCheck:
     """Generate G tokens with the cache, then run the whole sequence once without one and compare every step.
 
     One uncached pass suffices: under the causal mask, position p's logits depend only on tokens up to p,
-    so the full pass's logits at M - 1 + t are what step t computed from its cache.
+    so the full pass's logits at M - 1 + t are what step t computed from its cache. A learned positional
+    table is given room for the new positions first (``room_for``).
     """
+    cfg = room_for(cfg, G)
     model = Transformer.from_config(cfg)
     out = generate(cfg, G, model)
     L = out.tokens.shape[1]  # M + G
@@ -103,12 +113,9 @@ def check_refusal(cfg: TransformerConfig, G: int, budget_bytes: int = CHECK_BUDG
     """Why the live check cannot run for this config and G, in words with the way out; None when it can."""
     if cfg.arch != "decoder-only":
         return f"arch={cfg.arch!r} does not generate token by token; the cache belongs to a decoder-only model"
-    if cfg.positional == "learned" and cfg.M + G > cfg.max_len:
-        return (f"the learned positional table has max_len = {cfg.max_len} rows, one per position, so after "
-                f"M = {cfg.M} prompt tokens it has room for {max(cfg.max_len - cfg.M, 0)} more; lower G or M")
     if G > MAX_CHECK_G:
         return f"G = {G} new tokens, one step each, is more than the {MAX_CHECK_G} a live check runs; lower G"
-    need = estimate(cfg.replace(M=cfg.M + G, max_len=max(cfg.max_len, cfg.M + G))).total
+    need = estimate(room_for(cfg, G).replace(M=cfg.M + G)).total
     if need > budget_bytes:
         return (f"a full pass over M + G = {cfg.M + G} tokens would hold about {human_bytes(need)}, over the "
                 f"{human_bytes(budget_bytes)} a live check may use: the shapes and bytes here are from the formula")

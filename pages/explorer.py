@@ -9,7 +9,7 @@ and for a decoder-only model its KV cache. No tensor maths here.
 import streamlit as st
 
 from core import human_bytes
-from core.kv_cache import check_refusal
+from core.kv_cache import check_refusal, room_for
 from core.memory import PUBLISHED_PARAMS, param_formulas, real_model
 from core.rows import extras_for, rows_for
 from core.views import context_cost, kv_cache_view, layer_crossover, memory_curve
@@ -390,7 +390,10 @@ if cfg.arch == "decoder-only":
                 st.success(f"Live check: {G} tokens generated with the cache; at every one of the {G + 1} steps its "
                            f"logits equal one pass over all M + G = {held} tokens without a cache (largest "
                            f"difference {check.max_abs_diff:.1e}, within {check.tolerance:.0e}). The cache read "
-                           f"off the model is {check.cache_shape}.", icon=":material/check_circle:")
+                           f"off the model is {check.cache_shape}." + (
+                               f" Its learned positional table has max_len = {cfg.max_len} rows, one per position, "
+                               f"so the check gives it {held} for the new tokens." if room_for(cfg, G) != cfg
+                               else ""), icon=":material/check_circle:")
             else:
                 st.error(f"Live check failed: largest difference {check.max_abs_diff:.3e} (tolerance "
                          f"{check.tolerance:.0e}); cache {check.cache_shape}, expected {kv.shape}.")

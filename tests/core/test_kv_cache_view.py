@@ -6,7 +6,7 @@ import pytest
 
 from core import TransformerConfig
 from core.config import GPT2_SMALL, LLAMA2_70B, REAL_MODELS
-from core.kv_cache import MAX_CHECK_G, check_cache, check_refusal
+from core.kv_cache import MAX_CHECK_G, check_cache, check_refusal, room_for
 from core.memory import PUBLISHED_PARAMS, param_counts, real_model
 from core.views import context_cost, kv_cache_view, kv_kinds
 
@@ -48,6 +48,14 @@ def test_llama_2_70b_holds_a_4096_token_context_in_1_25_gib_of_fp16():
     assert context_cost(LLAMA2_70B, 4096, nhead_kv=64) == 10 * 2**30
 
 
+def test_a_learned_table_gets_room_for_the_new_positions():
+    learned = DEC.replace(positional="learned")  # max_len = M = 5, as the app sets it
+    assert room_for(learned, 0) == learned and room_for(learned, 7).max_len == 12
+    assert room_for(DEC, 7) == DEC
+    check = check_cache(learned, 7)
+    assert check.agree and check.cache_shape == (3, 2, 2, 4, 12, 4)
+
+
 def test_the_view_refuses_what_has_no_cache():
     with pytest.raises(ValueError, match="keeps no KV cache"):
         kv_cache_view(TransformerConfig(), 1)
@@ -58,8 +66,7 @@ def test_the_view_refuses_what_has_no_cache():
 def test_the_live_check_says_why_it_cannot_run():
     assert check_refusal(DEC, 8) is None
     assert "does not generate" in check_refusal(TransformerConfig(), 1)
-    learned = DEC.replace(positional="learned", max_len=9)
-    assert "max_len = 9 rows" in check_refusal(learned, 8) and "room for 4 more" in check_refusal(learned, 8)
+    assert check_refusal(DEC.replace(positional="learned", max_len=5), 8) is None  # the check makes room
     assert f"more than the {MAX_CHECK_G}" in check_refusal(DEC, MAX_CHECK_G + 1)
     assert "over the 32.0 MiB" in check_refusal(LLAMA2_70B, 0)
 
