@@ -368,7 +368,7 @@ def llama_70b_sizes(cfg) -> bool:
 
 if cfg.arch == "decoder-only":
     st.header("KV cache")
-    with guard("The KV cache"):
+    with st.container(key="kv_cache"), guard("The KV cache"):
         st.caption("Generating, a decoder-only model keeps every layer's K and V of the tokens so far, so each new "
                    "token computes only its own: the cache. It grows by one position a token.")
         G = st.select_slider("G — generated tokens", G_CHOICES, value=8, key="x_kv_G", persist_state="session",
