@@ -331,7 +331,8 @@ def memory_frame(points: list[MemoryPoint], learned: bool = False) -> pd.DataFra
 
 
 @lru_cache(maxsize=None)
-def _memory_template(ink: str, learned: bool, sides: tuple[str, ...], x_title: str) -> dict:
+def _memory_template(ink: str, learned: bool, sides: tuple[str, ...],
+                     x_title: str = "M = M_target (log scale)") -> dict:
     """The memory chart, built and validated by Altair once per colour of its labels, parameters'
     label and set of sides its line labels take (``sides``); only its data changes.
 

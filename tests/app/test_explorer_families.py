@@ -167,3 +167,25 @@ def test_a_learned_table_gets_room_for_the_new_tokens_and_says_so(explorer_at):
     [check] = [s.value for s in at.success if s.value.startswith("Live check")]
     assert "The cache read off the model is (2, 2, 2, 4, 14, 4)." in check
     assert "Its learned positional table has max_len = 6 rows, one per position, so the check gives it 14" in check
+
+
+def test_a_single_stacks_heads_stacked_as_sdpa_takes_them(explorer_at):
+    cfg = TINY["llama-like"]  # 4 query heads, 2 K/V heads, d_k = 4
+    at = explorer_at(cfg)
+    at.toggle(key="x_stacked").set_value(True).run()
+    frame = at.dataframe[0].value.set_index("tensor")
+    assert frame.loc["Q of one head", "live shape"] == "(2, 6, 4)"
+    assert frame.loc["Q of one head", "SDPA layout (heads stacked)"] == "(2, 4, 6, 4)"  # (N, nhead, M, d_k)
+    assert frame.loc["K and V of one K/V head", "SDPA layout (heads stacked)"] == "(2, 2, 6, 4)"  # nhead_kv
+    assert frame.loc["attention output of one head", "SDPA layout (heads stacked)"] == "(2, 4, 6, 4)"
+
+
+def test_a_single_stacks_memory_caption_counts_one_layer_and_no_target(explorer_at):
+    from core.views import layer_crossover
+
+    cfg = TINY["llama-like"]
+    at = explorer_at(cfg)
+    [lesson] = [c.value for c in at.caption if "quadruples the attention term" in c.value]
+    assert "M > (9E + 3·d_ff) / (2 nhead)" in lesson and f"from M = {layer_crossover(cfg)} here" in lesson
+    assert "M_target" not in lesson and "decoder layer" not in lesson
+    assert not any("M_target" in c.value for c in at.caption)
