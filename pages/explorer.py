@@ -14,7 +14,7 @@ from core.memory import PUBLISHED_PARAMS, param_formulas, real_model
 from core.rows import extras_for, rows_for
 from core.views import context_cost, kv_cache_view, layer_crossover, memory_curve
 from render.diagram import (MIN_WIDTH, NORM_NAMES, WIDTH, architecture_steps, architecture_svg, architecture_title,
-                            heads_words)
+                            heads_words, legend_lines)
 from render.kv_cache import cache_formula, kv_cache_spec
 from render.tables import (STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_cells,
                           table_csv, table_file_name, table_json, table_markdown)
@@ -305,6 +305,8 @@ with diagram_tab, guard("The architecture diagram"):
         st.image(view["diagram"], alt=architecture_title(cfg))
     with st.expander("The figure in words: every arrow and its shape"):
         st.markdown("\n".join(f"1. {step}".replace("_", "\\_") for step in view["diagram_steps"]))
+        st.caption("Drawn with these parts, as the lines at the figure's top say: "
+                   + "; ".join(legend_lines(cfg)).replace("_", "\\_") + ".")
 with params_tab, guard("The parameter breakdown"):
     # Tied, the output layer's own parameters are its vocab_size biases: its matrix is the embedding's.
     vocab_words = ("the one embedding matrix, shared with the output layer, grows with vocab_size × E (the output "

@@ -50,6 +50,11 @@ def steps_text(at) -> str:
     return words.markdown[0].value.replace("\\_", "_")
 
 
+def parts_text(at) -> str:
+    [words] = [e for e in at.expander if e.label.startswith("The figure in words")]
+    return words.caption[0].value.replace("\\_", "_")
+
+
 def kv_section(at) -> list[str]:
     return [h.value for h in at.header if h.value == "KV cache"]
 
@@ -96,11 +101,13 @@ def test_the_decoder_only_diagram_has_one_causal_stack_and_no_cross_attention(ex
     assert "From decoder masked multi-head self-attention to the decoder's first Add & Norm: (2, 6, 16)" in steps
     assert "From decoder feed forward (E → d_ff → E) to the decoder's second Add & Norm: (2, 6, 16)" in steps
     assert "final" not in steps and "third Add & Norm" not in steps
+    assert "Decoder-only: one causal stack; no encoder, no cross-attention" in parts_text(at)
 
 
 def test_a_pre_norm_gqa_rope_diagram_names_each_part_where_it_is(explorer_at):
     cfg = TINY["llama-like"]
-    steps = steps_text(explorer_at(cfg))
+    at = explorer_at(cfg)
+    steps = steps_text(at)
     # The norm comes before each sub-layer, and a final norm after the stack.
     assert "From the decoder's first RMSNorm to decoder masked multi-head self-attention (GQA: 2 K/V heads for " \
            "4 query heads): (2, 6, 16)" in steps
@@ -110,6 +117,9 @@ def test_a_pre_norm_gqa_rope_diagram_names_each_part_where_it_is(explorer_at):
     assert "From RoPE's rotation angles to decoder masked multi-head self-attention (GQA: 2 K/V heads for 4 " \
            "query heads) to turn its Q and K: (6, 4)" in steps  # RoPE's table: (M, d_k)
     assert "Add & Norm" not in steps and "positional encoding" not in steps
+    parts = parts_text(at)
+    assert "K/V: nhead_kv = 2 heads shared by groups of 4/2 = 2 query heads (GQA)" in parts
+    assert "Pre-norm: RMSNorm before each sub-layer, a final RMSNorm after the stack" in parts
 
 
 @pytest.mark.parametrize("name", list(REACHED))
