@@ -580,3 +580,27 @@ def test_the_figure_names_rmsnorm_swiglu_and_rope_where_they_are():
 def test_a_single_stack_s_title_counts_its_layers(arch, title):
     cfg = TransformerConfig(arch=arch, layers=2 if arch == "decoder-only" else 1)
     assert architecture_title(cfg) == f"{title}, every arrow labelled with the shape of the tensor it carries"
+
+
+@pytest.mark.parametrize("arch", ["encoder-decoder", "decoder-only", "encoder-only"])
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("positional", ["sinusoidal", "learned", "rope", "none"])
+def test_no_two_boxes_of_any_family_overlap_and_the_legend_clears_them(arch, norm_first, positional):
+    """Every part a learner can toggle moves boxes: none may sit on another, nor under the legend's lines."""
+    cfg = TransformerConfig(arch=arch, norm_first=norm_first, positional=positional, E=16, nhead=4, nhead_kv=2)
+    f = figure(cfg)
+
+    def extent(box):
+        w, h = (11, 11) if box.kind == "plus" else ((55 if box.side else 75), 17)
+        return box.x - w, box.y - h, box.x + w, box.y + h
+
+    boxes = [extent(b) for b in f.boxes.values()]
+    for i, (ax0, ay0, ax1, ay1) in enumerate(boxes):
+        assert 0 <= ax0 and ax1 <= WIDTH and 0 <= ay0 and ay1 <= f.height
+        for bx0, by0, bx1, by1 in boxes[i + 1:]:
+            assert ax1 <= bx0 or bx1 <= ax0 or ay1 <= by0 or by1 <= ay0, (cfg, (ax0, ay0), (bx0, by0))
+    longest = max(map(len, f.legend)) * 5.6  # 10 px Helvetica, about, per character
+    legend = (f.legend_x, 10, f.legend_x + longest, 22 + 14 * (len(f.legend) - 1) + 4)
+    assert legend[2] <= WIDTH
+    for x0, y0, x1, y1 in boxes:
+        assert x1 <= legend[0] or legend[2] <= x0 or y1 <= legend[1] or legend[3] <= y0, (cfg, (x0, y0))
