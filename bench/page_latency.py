@@ -3,6 +3,8 @@
 Usage:  python bench/page_latency.py [--repeats 3] [--pages explorer,quiz] [--configs default,max:E]
         python bench/page_latency.py --list          # the configs it knows
         python bench/page_latency.py --pairs         # also every two sliders at their ends together
+        python bench/page_latency.py --pages explorer --configs default,real:Llama-2-70B --no-quiz-actions
+                                                     # the Explorer at Llama-2-70B beside the default
 
 For each page and config it times (a) the page's first run at that config with every cache the app
 keeps by config emptied (Streamlit's st.cache_data and st.cache_resource, ui.trace_cache's
@@ -39,7 +41,7 @@ from streamlit.runtime.scriptrunner.script_cache import ScriptCache  # noqa: E40
 from streamlit.testing.v1 import app_test  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from core import DEFAULT, PRESETS, TransformerConfig  # noqa: E402
+from core import DEFAULT, PRESETS, REAL_MODELS, TransformerConfig  # noqa: E402
 from ui.config_link import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS,  # noqa: E402
                            nhead_options, snap_config)
 from app_rerun import timed_run as timed  # noqa: E402  (one run, timed; raises if the app did)
@@ -70,7 +72,16 @@ def configs() -> dict[str, TransformerConfig]:
     for name, cfg in PRESETS.items():
         if cfg != DEFAULT:
             out["preset:" + name.split(" (")[0]] = cfg
+    for name, cfg in REAL_MODELS.items():  # those the sidebar's sliders reach, as a link opens them
+        if snap_config(link(cfg))[0] == cfg:
+            out["real:" + name] = cfg
     return out
+
+
+def link(cfg: TransformerConfig) -> dict[str, str]:
+    """The link that opens the app on ``cfg``: every field the sidebar sets, booleans as true/false."""
+    return {k: str(v).lower() if isinstance(v, bool) else str(v) for k in CONFIG_FIELDS
+            if (v := getattr(cfg, k)) is not None}
 
 
 def pairs() -> dict[str, TransformerConfig]:
@@ -117,7 +128,7 @@ def go_to(at: AppTest, cfg: TransformerConfig) -> None:
     """Make the next run read ``cfg`` from the URL, as a session's first run does (ui.sidebar._read_url)."""
     del at.session_state["url_read"]
     at.query_params.clear()
-    at.query_params.update({k: str(getattr(cfg, k)) for k in CONFIG_FIELDS})
+    at.query_params.update(link(cfg))
 
 
 def checked(at: AppTest, cfg: TransformerConfig) -> None:
@@ -179,6 +190,22 @@ def quiz_times(cfg: TransformerConfig, experiments: set[str] | None = None) -> d
     return out
 
 
+def side_by_side(rows: list[dict]) -> None:
+    """Each page's medians with the configs beside one another, the default first: the figure to read is
+    a config's cost against the default's, measured in the same run on the same machine."""
+    pages = dict.fromkeys(r["page"] for r in rows)
+    print("\nside by side (median ms: first run with empty caches / rerun):")
+    for page in pages:
+        mine = [r for r in rows if r["page"] == page and r["what"] in ("first run, empty caches", "rerun, config seen")]
+        labels = sorted(dict.fromkeys(r["config"] for r in mine), key=lambda label: label != "default")
+        cells = []
+        for label in labels:
+            first, rerun = (next(1000 * r["median_s"] for r in mine if r["config"] == label and r["what"] == what)
+                            for what in ("first run, empty caches", "rerun, config seen"))
+            cells.append(f"{label} {first:.0f} / {rerun:.0f}")
+        print(f"  {page:<12} " + "   ".join(cells))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -227,6 +254,7 @@ def main() -> None:
     if args.json:
         for row in rows:
             print(json.dumps(row))
+    side_by_side(rows)
     worst = sorted(rows, key=lambda r: -r["median_s"])[:15]
     print("\nslowest medians:")
     for r in worst:

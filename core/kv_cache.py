@@ -13,8 +13,12 @@ import torch
 from torch import Tensor
 
 from .config import TransformerConfig
+from .memory import estimate, human_bytes
 from .model import Transformer, generate_square_subsequent_mask
 from .trace import make_batch
+
+CHECK_BUDGET_BYTES = 32 * 2**20  # a live check's full pass at M + G tokens, weights included
+MAX_CHECK_G = 256  # generated tokens a live check runs one by one
 
 
 @dataclass(frozen=True)
@@ -55,3 +59,64 @@ def generate(cfg: TransformerConfig, G: int, model: Transformer | None = None,
         tokens = torch.cat((tokens, new), dim=1)  # (N, M + t)
         mask = None  # one new query sees every cached key
     return Generation(tokens=tokens, step_logits=tuple(step_logits), cache_shapes=tuple(shapes))
+
+
+@dataclass(frozen=True)
+class CacheCheck:
+    """Cached generation against full passes, as plain values: the cache's shape after the last step,
+    read off the cache itself, and the largest difference between a step's cached logits and the same
+    position's logits from one pass over every token without a cache."""
+
+    G: int
+    cache_shape: tuple[int, ...]  # (layers, 2, N, nhead_kv, M + G, d_k)
+    max_abs_diff: float
+    tolerance: float
+
+    @property
+    def agree(self) -> bool:
+        return self.max_abs_diff <= self.tolerance
+
+
+CHECK_TOLERANCE = 1e-4  # float32 sums in another order: the same logits differ in their last bits
+
+
+def room_for(cfg: TransformerConfig, G: int) -> TransformerConfig:
+    """The config with a learned positional table long enough for M + G positions (it has max_len rows, one
+    per position, and the app sets max_len = M); other positions need no room."""
+    if cfg.positional != "learned" or cfg.M + G <= cfg.max_len:
+        return cfg
+    return cfg.replace(max_len=cfg.M + G)
+
+
+def check_cache(cfg: TransformerConfig, G: int) -> CacheCheck:
+    """Generate G tokens with the cache, then run the whole sequence once without one and compare every step.
+
+    One uncached pass suffices: under the causal mask, position p's logits depend only on tokens up to p,
+    so the full pass's logits at M - 1 + t are what step t computed from its cache. A learned positional
+    table is given room for the new positions first (``room_for``).
+    """
+    cfg = room_for(cfg, G)
+    model = Transformer.from_config(cfg)
+    out = generate(cfg, G, model)
+    L = out.tokens.shape[1]  # M + G
+    with torch.inference_mode():
+        full = model(None, out.tokens, tgt_mask=generate_square_subsequent_mask(L))  # (N, M + G, vocab_size)
+    cached = torch.stack(out.step_logits, dim=1)  # (N, G + 1, vocab_size)
+    uncached = full[:, cfg.M - 1:]  # (N, G + 1, vocab_size): the positions the steps predicted from
+    layers = out.cache_shapes[-1]
+    k_shape = layers[0][0]  # (N, nhead_kv, M + G, d_k)
+    return CacheCheck(G=G, cache_shape=(len(layers), 2, *k_shape),
+                      max_abs_diff=float((cached - uncached).abs().max()), tolerance=CHECK_TOLERANCE)
+
+
+def check_refusal(cfg: TransformerConfig, G: int, budget_bytes: int = CHECK_BUDGET_BYTES) -> str | None:
+    """Why the live check cannot run for this config and G, in words with the way out; None when it can."""
+    if cfg.arch != "decoder-only":
+        return f"arch={cfg.arch!r} does not generate token by token; the cache belongs to a decoder-only model"
+    if G > MAX_CHECK_G:
+        return f"G = {G} new tokens, one step each, is more than the {MAX_CHECK_G} a live check runs; lower G"
+    need = estimate(room_for(cfg, G).replace(M=cfg.M + G)).total
+    if need > budget_bytes:
+        return (f"a full pass over M + G = {cfg.M + G} tokens would hold about {human_bytes(need)}, over the "
+                f"{human_bytes(budget_bytes)} a live check may use: the shapes and bytes here are from the formula")
+    return None

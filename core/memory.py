@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .config import TransformerConfig
+from .config import REAL_MODELS, TransformerConfig
 
 FLOAT_BYTES = 4  # float32
 INDEX_BYTES = 8  # int64 token ids
@@ -241,3 +241,24 @@ def human_bytes(n: float) -> str:
             return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{value:.1f} EiB"
+
+
+# Each real model's published parameter count (its model card, or the paper for GPT-3), exact, and as the
+# card names it: core.config.REAL_MODELS builds each one, and the tests hold the two equal.
+PUBLISHED_PARAMS: dict[str, tuple[int, str]] = {
+    "GPT-2 small": (124_439_808, "124M"), "GPT-3 175B": (174_604_259_328, "175B"),
+    "Llama-2-7B": (6_738_415_616, "7B"), "Llama-2-70B": (68_976_648_192, "70B"),
+    "Llama-3-8B": (8_030_261_248, "8B"),
+}
+# The fields a parameter count depends on: a real model's with another N, M or seed is the same model.
+_COUNTED = ("arch", "E", "nhead", "nhead_kv", "layers", "d_ff", "vocab_size", "positional", "tie_embeddings",
+            "norm", "norm_first", "activation", "bias")
+
+
+def real_model(cfg: TransformerConfig) -> str | None:
+    """The real model (core.config.REAL_MODELS) whose parts and widths this config has, if any."""
+    for name, real in REAL_MODELS.items():
+        same_table = cfg.positional != "learned" or cfg.max_len == real.max_len
+        if same_table and all(getattr(cfg, f) == getattr(real, f) for f in _COUNTED):
+            return name
+    return None

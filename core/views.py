@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .config import TransformerConfig, longest_sequence
-from .memory import every_layer
+from .config import TransformerConfig, divisors, longest_sequence
+from .memory import FP16_BYTES, every_layer, kv_cache_bytes
 from .model import PositionalEncoding, sinusoidal_table
 from .rows import EXTRAS, ROWS
 from .slim import slim_attention
@@ -263,7 +263,17 @@ def layer_crossover(cfg: TransformerConfig) -> int:
     core.memory._floats). So the maps win once M > (12 E + d_ff) / (3 nhead), about 5.3 d_k when
     d_ff = 4E. N cancels out, and so does the number of layers.
     """
+    if cfg.arch != "encoder-decoder":  # one layer, one attention: 2 N nhead M² against N M (9E + d_ff)
+        return layer_crossover_one_stack(cfg)
     return (12 * cfg.E + cfg.d_ff) // (3 * cfg.nhead) + 1
+
+
+def layer_crossover_one_stack(cfg: TransformerConfig) -> int:
+    """For a single stack: the first M at which one layer's attention maps (scores and weights, 2 x N x nhead x
+    M^2 floats) outweigh its other activations, N x M x (9E + F) with F = d_ff (3 d_ff for SwiGLU, whose gate and
+    up are kept too): M > (9E + F) / (2 nhead)."""
+    F = 3 * cfg.d_ff if cfg.activation == "swiglu" else cfg.d_ff
+    return (9 * cfg.E + F) // (2 * cfg.nhead) + 1
 
 
 def limit_torch_threads(n: int = 1) -> None:
@@ -275,3 +285,64 @@ def limit_torch_threads(n: int = 1) -> None:
     the other cores.
     """
     torch.set_num_threads(max(1, int(n)))
+
+
+@dataclass(frozen=True)
+class KVCacheView:
+    """What the explorer's KV-cache section draws for a decoder-only config after G new tokens: the cache's
+    shape, its bytes, and its bytes against the tokens held for multi-head, grouped-query and multi-query
+    attention at the config's other sizes (float32, as this model runs; fp16 halves every figure)."""
+
+    G: int
+    shape: tuple[int, ...]  # (layers, 2, N, nhead_kv, M + G, d_k)
+    bytes: int
+    bytes_fp16: int
+    kinds: dict[str, int]  # "MHA" / "GQA" / "MQA" -> nhead_kv, each distinct
+    points: list[dict]  # {"tokens", "attention", "nhead_kv", "bytes"} along a log scale of tokens
+    chosen: dict  # the config's own point: tokens M + G, its nhead_kv, its bytes
+
+
+def kv_kinds(cfg: TransformerConfig) -> dict[str, int]:
+    """nhead_kv for MHA (nhead), GQA (the config's own when it groups, else the divisor of nhead nearest
+    nhead / 8, Llama-2-70B's ratio) and MQA (1), without repeats: at nhead = 1 the three are one."""
+    between = [d for d in divisors(cfg.nhead) if 1 < d < cfg.nhead]
+    gqa = cfg.nhead_kv if cfg.nhead_kv in between else min(between, key=lambda d: abs(d - cfg.nhead / 8),
+                                                                   default=None)
+    kinds = {"MHA": cfg.nhead, "GQA": gqa, "MQA": 1}
+    out: dict[str, int] = {}
+    for name, kv in kinds.items():
+        if kv is not None and kv not in out.values():
+            out[name] = kv
+    return out
+
+
+def kv_cache_view(cfg: TransformerConfig, G: int) -> KVCacheView:
+    """Pure arithmetic on the config (core.memory.kv_cache_bytes), so every size is free to draw."""
+    if cfg.arch != "decoder-only":
+        raise ValueError(f"arch={cfg.arch!r} keeps no KV cache here; use arch='decoder-only'")
+    if isinstance(G, bool) or not isinstance(G, int) or G < 0:
+        raise ValueError(f"G={G!r} must be a whole number of new tokens, 0 or more")
+    held = cfg.M + G
+    top = max(4096, 2 * held)
+    grid = sorted({2 ** k for k in range(int(math.log2(top)) + 1)} | {held})
+    kinds = kv_kinds(cfg)
+
+    def size(tokens: int, kv: int) -> int:
+        return kv_cache_bytes(cfg.replace(M=tokens, max_len=max(cfg.max_len, tokens)), nhead_kv=kv)
+
+    points = [{"tokens": n, "attention": f"{name} (nhead_kv = {kv})", "nhead_kv": kv, "bytes": size(n, kv)}
+              for name, kv in kinds.items() for n in grid]
+    own = next((f"{name} (nhead_kv = {kv})" for name, kv in kinds.items() if kv == cfg.nhead_kv),
+               f"nhead_kv = {cfg.nhead_kv}")
+    return KVCacheView(
+        G=G, shape=(cfg.layers, 2, cfg.N, cfg.nhead_kv, held, cfg.d_k), bytes=kv_cache_bytes(cfg, G),
+        bytes_fp16=kv_cache_bytes(cfg, G, bytes_per_number=FP16_BYTES), kinds=kinds, points=points,
+        chosen={"tokens": held, "attention": own, "nhead_kv": cfg.nhead_kv, "bytes": kv_cache_bytes(cfg, G)})
+
+
+def context_cost(cfg: TransformerConfig, tokens: int, bytes_per_number: int = FP16_BYTES,
+                 nhead_kv: int | None = None) -> int:
+    """Bytes of one sequence's cache (N = 1) holding ``tokens`` positions: 2 · layers · nhead_kv · d_k · tokens ·
+    bytes, what a served model sets aside per conversation."""
+    return kv_cache_bytes(cfg.replace(N=1, M=tokens, max_len=max(cfg.max_len, tokens)), 0, bytes_per_number,
+                          nhead_kv)

@@ -1,16 +1,21 @@
-"""Explorer: the 14 tensors of one forward pass, with the learner's own sizes.
+"""Explorer: the tensors of one forward pass, with the learner's own sizes and the family's own rows.
 
 Reads the shared sidebar config, asks the cached trace for shapes, and renders: the table (with
-the heads stacked as PyTorch's scaled_dot_product_attention takes them, on demand, the code behind each row and downloads), the extras, the
-architecture diagram, the parameter breakdown and memory against M. No tensor maths here.
+the heads stacked as PyTorch's scaled_dot_product_attention takes them, on demand, the code behind each row and
+downloads), the extras, the architecture diagram drawn for the family, the parameter breakdown, memory against M,
+and for a decoder-only model its KV cache. No tensor maths here.
 """
 
 import streamlit as st
 
 from core import human_bytes
-from core.rows import EXTRAS, ROWS
-from core.views import layer_crossover, memory_curve
-from render.diagram import MIN_WIDTH, WIDTH, architecture_steps, architecture_svg, architecture_title
+from core.kv_cache import check_refusal, room_for
+from core.memory import PUBLISHED_PARAMS, param_formulas, real_model
+from core.rows import extras_for, rows_for
+from core.views import context_cost, kv_cache_view, layer_crossover, memory_curve
+from render.diagram import (MIN_WIDTH, NORM_NAMES, WIDTH, architecture_steps, architecture_svg, architecture_title,
+                            heads_words, legend_lines)
+from render.kv_cache import cache_formula, kv_cache_spec
 from render.tables import (STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_cells,
                           table_csv, table_file_name, table_json, table_markdown)
 from ui.charts import show_chart
@@ -19,7 +24,7 @@ from ui.layout import phone_only_caption, sidebar_closed_hint
 from ui.streamlit_internals import leave_legacy_pages_mode
 from ui.sidebar import current_config
 from ui.theme import theme
-from ui.traces import cached_shapes, LIVE_TABLE_BYTES, over_budget, shape_only_banner
+from ui.traces import cached_cache_check, cached_shapes, LIVE_TABLE_BYTES, over_budget, shape_only_banner
 
 leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
 
@@ -81,7 +86,7 @@ def recorded_words(t, row) -> str:
     """Where a row's tensor is recorded. A per-head row (the note's view) shows one head of a tensor
     recorded with every head stacked: "Recorded as enc.0.self_attn.q, shape (2, 8, 8)" gave the
     row's shape to a tensor that is (2, 2, 8, 8)."""
-    head = next(spec.head for spec in ROWS + EXTRAS if spec.key == row.key)
+    head = next(spec.head for spec in rows_for(t.config) + extras_for(t.config) if spec.key == row.key)
     if head is None:
         return f"Recorded as `{row.hook}`, shape {row.shape}."
     return (f"Head {head} of `{row.hook}`, which is recorded with every head stacked, shape "
@@ -110,9 +115,9 @@ def explorer_view(cfg, theme: str = "light") -> dict:
         "json": table_json(t),
         "markdown": table_markdown(t),
         "diagram": architecture_svg(cfg, t.shapes),
-        "diagram_steps": architecture_steps(t.shapes),
+        "diagram_steps": architecture_steps(cfg, t.shapes),
         "params": params_spec(t),
-        "memory": memory_spec(points, cfg.M, crossover, theme, grows_from),
+        "memory": memory_spec(points, cfg.M, crossover, theme, grows_from, one_stack=cfg.M_target is None),
         "crossover": crossover,
         "params_grow_from": grows_from,
     }
@@ -129,16 +134,36 @@ def short_count(n: int) -> str:
     return f"{n / size:.1f} {word}"
 
 
+def sizes_words(cfg) -> str:
+    """The config in one line: M_target and the encoder-decoder's words only where they apply."""
+    target = f"M_target={cfg.M_target}, " if cfg.M_target is not None else ""
+    kv = f", nhead_kv={cfg.nhead_kv}" if cfg.nhead_kv != cfg.nhead else ""
+    parts = [cfg.arch, "pre-norm" if cfg.norm_first else "post-norm", NORM_NAMES[cfg.norm],
+             {"relu": "ReLU", "gelu": "GELU", "swiglu": "SwiGLU"}[cfg.activation],
+             "RoPE" if cfg.positional == "rope" else f"{cfg.positional} positions"] + ([] if cfg.bias else ["no bias"])
+    return (f"N={cfg.N}, M={cfg.M}, {target}E={cfg.E}, nhead={cfg.nhead}{kv} (so d_k = E/nhead = {cfg.d_k}), "
+            f"d_ff={cfg.d_ff}, vocab_size={cfg.vocab_size}, layers={cfg.layers}; {', '.join(parts)}.")
+
+
+def rows_words(cfg) -> str:
+    """What a row is, before the table, with this family's row numbers: a newcomer otherwise reads unrelated
+    tensors."""
+    rows = rows_for(cfg)
+    index = {r.key: r.index for r in rows}
+    last = rows[-1].index
+    if cfg.arch == "encoder-decoder":
+        return ("Each row of the table is one tensor of that pass, in the pass's order: from the source token ids "
+                f"(row 1), through the first encoder layer (rows 5 to 10), to the output probabilities (row {last}).")
+    stack = "decoder" if cfg.arch == "decoder-only" else "encoder"
+    return (f"Each row of the table is one tensor of that pass, in the pass's order: from the token ids (row 1), "
+            f"through the first layer of its one {stack} stack (rows {index['q_one_head']} to "
+            f"{index['ffn_output']}), to the output probabilities (row {last}).")
+
+
 cfg = current_config()
 st.title("Transformer Shape Explorer")
-st.caption(
-    f"N={cfg.N}, M={cfg.M}, M_target={cfg.M_target}, E={cfg.E}, nhead={cfg.nhead} (so d_k = E/nhead = {cfg.d_k}), "
-    f"d_ff={cfg.d_ff}, vocab_size={cfg.vocab_size}, layers={cfg.layers}, {cfg.positional} positions. "
-    "Move a slider in the sidebar: every shape below is read off the model's own forward pass. "
-    # What a row is, before the table: a newcomer otherwise reads 14 unrelated tensors.
-    "Each row of the table is one tensor of that pass, in the pass's order: from the source token ids (row 1), "
-    "through the first encoder layer (rows 5 to 10), to the output probabilities (row 14)."
-)
+st.caption(sizes_words(cfg) + " Move a slider in the sidebar: every shape below is read off the model's own "
+           "forward pass. " + rows_words(cfg))
 sidebar_closed_hint()
 
 with guard("Tracing this config"):
@@ -169,11 +194,13 @@ with guard("Tracing this config"):
                   "table is read off a shape-only pass instead; the Attention page draws real weights up to "
                   f"{human_bytes(t.budget_bytes)}. A training step keeps more: every layer's "
                   "activations (drawn under *Memory against M*), and gradients besides.")
+    decoder = (" A decoder layer holds N × nhead × (M_target² + M_target × M)." if cfg.arch == "encoder-decoder"
+               else "")
     d.metric("attention weights per layer", short_count(scores),
-             help=f"Exactly {scores:,}. In each encoder self-attention layer: N × nhead × M × M, the number that "
-                  "grows with the square of M. A decoder layer holds N × nhead × (M_target² + M_target × M).")
+             help=f"Exactly {scores:,}. In each self-attention layer: N × nhead × M × M, the number that "
+                  f"grows with the square of M.{decoder}")
     preset = st.session_state.get("w_preset", "")
-    if preset.endswith(SIZES_SUFFIX):
+    if preset.endswith(SIZES_SUFFIX) and cfg.arch == "encoder-decoder":
         model = preset[: -len(SIZES_SUFFIX)]
         st.caption(f"{model} itself is decoder-only. Here its widths build the paper's encoder–decoder, "
                    f"{cfg.layers} encoder and {cfg.layers} decoder layers with a cross-attention block in every "
@@ -245,6 +272,8 @@ with guard("Tracing this config"):
             "| nhead | nhead | attention heads; each gets d_k = E / nhead |\n"
             "| d_ff | dim_feedforward | hidden width of the feed-forward network |\n"
             "| layers | num_encoder_layers, num_decoder_layers | stacked layers on each side |\n"
+            "| nhead_kv | num_key_value_heads (Hugging Face's Llama) | K/V heads; nhead_kv < nhead shares each "
+            "among a group of query heads (GQA; MQA at 1) |\n"
             "| vocab_size | (the embedding's num_embeddings) | distinct token ids |\n"
             "| (none here) | dropout, 0.1 by default | in training, the paper zeroes 10% of each sub-layer's "
             "output, and of the token + position sums, at random; this model has no dropout: it changes no "
@@ -254,11 +283,18 @@ with guard("Tracing this config"):
 st.header("Pictures")
 diagram_tab, params_tab, memory_tab = st.tabs(["Architecture", "Parameters", "Memory against M"], key="x_tabs")
 with diagram_tab, guard("The architecture diagram"):
-    st.caption("One encoder and one decoder layer drawn; each stack repeats it `layers` times with the same "
-               "shapes. Dashed arrows are residual paths. Every label is a live shape from the trace. On a narrow "
-               "screen the figure keeps its size and scrolls sideways: the decoder is on the right. To show it "
-               "larger, to a class say, press the fullscreen button in its top right corner (it shows while the "
-               "pointer is over the figure, or once the figure is tapped).")
+    drawn = ("One encoder and one decoder layer drawn; each stack repeats it `layers` times with the same shapes."
+             if cfg.arch == "encoder-decoder" else
+             f"One layer of the single {'decoder' if cfg.arch == 'decoder-only' else 'encoder'} stack drawn (no "
+             f"{'encoder, no cross-attention' if cfg.arch == 'decoder-only' else 'decoder'}); the stack repeats it "
+             "`layers` times with the same shapes.")
+    scrolls = ("On a narrow screen the figure keeps its size and scrolls sideways: the decoder is on the right. "
+               if cfg.arch == "encoder-decoder" else "On a narrow screen the figure keeps its size and scrolls "
+               "sideways. ")
+    st.caption(f"{drawn} The lines at the top name the parts it is drawn with. Dashed arrows are residual paths. "
+               f"Every label is a live shape from the trace. {scrolls}To show it larger, to a class say, press the "
+               "fullscreen button in its top right corner (it shows while the pointer is over the figure, or once "
+               "the figure is tapped).")
     # An SVG image (st.image makes it a data URI, so nothing is put into the page as HTML). It fills
     # the column up to its own width, reaching into the page's margin if it must (BLEED); on a
     # narrower screen than MIN_WIDTH it scrolls sideways in its own box, as the charts do, rather
@@ -269,13 +305,25 @@ with diagram_tab, guard("The architecture diagram"):
         st.image(view["diagram"], alt=architecture_title(cfg))
     with st.expander("The figure in words: every arrow and its shape"):
         st.markdown("\n".join(f"1. {step}".replace("_", "\\_") for step in view["diagram_steps"]))
+        st.caption("Drawn with these parts, as the lines at the figure's top say: "
+                   + "; ".join(legend_lines(cfg)).replace("_", "\\_") + ".")
 with params_tab, guard("The parameter breakdown"):
     # Tied, the output layer's own parameters are its vocab_size biases: its matrix is the embedding's.
     vocab_words = ("the one embedding matrix, shared with the output layer, grows with vocab_size × E (the output "
                    "layer adds only its vocab_size biases)" if cfg.tie_embeddings
                    else "the embeddings and output layer grow with vocab_size × E")
-    st.caption(f"{t.params['total']:,} parameters in total. Attention blocks hold 4(E² + E) each, whatever "
-               f"nhead is; {vocab_words}.")
+    attention = param_formulas(cfg)["self-attention" if cfg.arch != "encoder-decoder" else "encoder self-attention"]
+    grouped = "" if cfg.nhead_kv == cfg.nhead else f" ({heads_words(cfg)}: W^K and W^V are E × nhead_kv·d_k)"
+    st.caption(f"{t.params['total']:,} parameters in total. Each attention block holds "
+               f"{attention.removeprefix('layers·(').removesuffix(')')}, whatever nhead is{grouped}; {vocab_words}.")
+    real = real_model(cfg)
+    if real is not None:
+        published, named = PUBLISHED_PARAMS[real]
+        if t.params["total"] == published:
+            st.success(f"**{t.params['total']:,}**: {real}'s published {named}, matched to the parameter by "
+                       "counting this model's own weights.", icon=":material/check_circle:")
+        else:
+            st.warning(f"{t.params['total']:,} counted here against {real}'s published {published:,} ({named}).")
     show_chart(view["params"], width="stretch")
 with memory_tab, guard("The memory chart"):
     crossover = view["crossover"]
@@ -284,7 +332,15 @@ with memory_tab, guard("The memory chart"):
                "as training must keep activations for the backward pass. PyTorch's autograd keeps a set like it "
                "but not the same: of each attention's two maps it keeps only the weights, since the softmax's "
                "gradient needs only its output, so its attention term is about half of this one.")
-    if crossover is not None:
+    if crossover is not None and cfg.arch != "encoder-decoder":
+        st.caption("Doubling M doubles the linear terms and quadruples the attention term, so from some M on "
+                   f"the attention maps outweigh the other activations. In one layer, the attention scores and "
+                   f"weights (N × nhead × M² each) outweigh that layer's other activations once "
+                   f"M > (9E + {'3·d_ff' if cfg.activation == 'swiglu' else 'd_ff'}) / (2 nhead), from "
+                   f"M = {layer_crossover(cfg)} here, whatever N and the number of layers. With the embeddings, "
+                   f"logits and probabilities counted too, attention outweighs all the other activations from "
+                   f"M = {crossover} (the weights are not counted in that).")
+    elif crossover is not None:
         # The lesson first, in words; the exact crossing points after it, for whoever wants them.
         st.caption("Doubling M doubles the linear terms and quadruples the attention term, so from some M on "
                    "the attention maps outweigh the other activations. Along the chart, where M_target = M"
@@ -301,3 +357,53 @@ with memory_tab, guard("The memory chart"):
     if view["params_grow_from"] is not None:
         st.caption(f"With learned positions the parameter line rises past M = max_len = {cfg.max_len}: a model "
                    f"that runs at M needs a position table of at least M rows, E weights each.")
+
+
+G_CHOICES = [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096]  # generated tokens G, doubling
+CONTEXT = 4096  # the context a served Llama-2 holds
+
+
+def llama_70b_sizes(cfg) -> bool:
+    """Whether the cache has Llama-2-70B's sizes: its layers, K/V heads and d_k (the cache's own factors)."""
+    return (cfg.layers, cfg.nhead_kv, cfg.d_k) == (80, 8, 128)
+
+
+if cfg.arch == "decoder-only":
+    st.header("KV cache")
+    with st.container(key="kv_cache"), guard("The KV cache"):
+        st.caption("Generating, a decoder-only model keeps every layer's K and V of the tokens so far, so each new "
+                   "token computes only its own: the cache. It grows by one position a token.")
+        G = st.select_slider("G — generated tokens", G_CHOICES, value=8, key="x_kv_G", persist_state="session",
+                             help="New tokens generated after the M-token prompt: the cache then holds M + G "
+                                  "positions.")
+        kv = kv_cache_view(cfg, G)
+        layers, two, N, heads, held, d_k = kv.shape
+        st.markdown(f"**Cache shape:** (layers, 2, N, nhead_kv, M + G, d_k) = `{kv.shape}`; per layer, K and V "
+                    f"are each (N, nhead_kv, M + G, d_k) = `{(N, heads, held, d_k)}`.")
+        st.caption(cache_formula(kv) + ".")
+        show_chart(kv_cache_spec(kv, theme()), width="stretch")
+        st.caption(f"{heads_words(cfg)}. Each line is the cache at this config's sizes with that many K/V heads; "
+                   "the ring marks yours at M + G tokens. Fewer K/V heads lower the line by the same factor at every "
+                   "length, and nothing else of the cache changes.")
+        refusal = check_refusal(cfg, G)
+        if refusal is None:
+            check = cached_cache_check(cfg, G)
+            if check.agree and check.cache_shape == kv.shape:
+                st.success(f"Live check: {G} tokens generated with the cache; at every one of the {G + 1} steps its "
+                           f"logits equal one pass over all M + G = {held} tokens without a cache (largest "
+                           f"difference {check.max_abs_diff:.1e}, within {check.tolerance:.0e}). The cache read "
+                           f"off the model is {check.cache_shape}." + (
+                               f" Its learned positional table has max_len = {cfg.max_len} rows, one per position, "
+                               f"so the check gives it {held} for the new tokens." if room_for(cfg, G) != cfg
+                               else ""), icon=":material/check_circle:")
+            else:
+                st.error(f"Live check failed: largest difference {check.max_abs_diff:.3e} (tolerance "
+                         f"{check.tolerance:.0e}); cache {check.cache_shape}, expected {kv.shape}.")
+        else:
+            st.info(f"Shape only: no live check here, as {refusal}.", icon=":material/straighten:")
+        if llama_70b_sizes(cfg):
+            cost, mha = context_cost(cfg, CONTEXT), context_cost(cfg, CONTEXT, nhead_kv=cfg.nhead)
+            st.markdown(f"**At Llama-2-70B's sizes, a {CONTEXT:,}-token context in fp16** costs 2 · {cfg.layers} "
+                        f"layers · {cfg.nhead_kv} K/V heads · {cfg.d_k} (d_k) · {CONTEXT:,} tokens · 2 bytes = "
+                        f"**{cost:,} bytes = {cost / 2**30:g} GiB** per sequence (N = 1); with {cfg.nhead} K/V "
+                        f"heads, multi-head attention's, it would be {mha / 2**30:g} GiB.")

@@ -1,75 +1,67 @@
-"""The encoder-decoder figure as an SVG drawing, every arrow labelled with its live shape.
+"""The architecture figure as an SVG drawing, drawn for the config's family, every arrow labelled with its live shape.
 
 Pure Python (no streamlit, no torch) so it can be unit-tested: it reads the shapes a trace
 recorded (``Trace.shapes``, hook name -> shape tuple) and the config, and returns SVG text, which
 the explorer shows as an image (``st.image``, so no HTML of ours is put into the page unescaped).
 
-Why a fixed drawing and not Graphviz: the boxes and arrows never change, only the labels do, yet
-``st.graphviz_chart`` lays the figure out again in the browser after every slider move, which
-dominated the time from a key press to the new table. The layout follows the paper's figure: encoder on the left, decoder on the right, read from the bottom up.
+Why a fixed drawing and not Graphviz: the boxes and arrows change only with the parts (family, norm
+placement, positions), never with the sizes, yet ``st.graphviz_chart`` lays the figure out again in the
+browser after every slider move, which dominated the time from a key press to the new table. The layout
+follows the paper's figure, read from the bottom up: the encoder on the left, the decoder on the right;
+a single stack (decoder-only, encoder-only) stands alone, its residual paths on the left.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # a type only: importing core's package imports torch
     from core.config import TransformerConfig
 
-# Boxes of the paper's figure: node id -> (label, fill colour).
-NODES: dict[str, tuple[str, str]] = {
-    "src": ("Inputs\\n(source token ids)", "#ffffff"),
-    "src_emb": ("Input embedding\\n× √E", "#fde2e4"),
-    "src_pos": ("Positional encoding", "#e2ecfd"),
-    "src_add": ("+", "#ffffff"),
-    "enc_attn": ("Multi-head\\nself-attention", "#fff4cc"),
-    "enc_norm1": ("Add & Norm", "#f0f0f0"),
-    "enc_ffn": ("Feed forward\\nE → d_ff → E", "#dff5e1"),
-    "enc_norm2": ("Add & Norm", "#f0f0f0"),
-    "tgt": ("Outputs, shifted right\\n(target token ids)", "#ffffff"),
-    "tgt_emb": ("Output embedding\\n× √E", "#fde2e4"),
-    "tgt_pos": ("Positional encoding", "#e2ecfd"),
-    "tgt_add": ("+", "#ffffff"),
-    "dec_self": ("Masked multi-head\\nself-attention", "#fff4cc"),
-    "dec_norm1": ("Add & Norm", "#f0f0f0"),
-    "dec_cross": ("Multi-head\\ncross-attention", "#fff4cc"),
-    "dec_norm2": ("Add & Norm", "#f0f0f0"),
-    "dec_ffn": ("Feed forward\\nE → d_ff → E", "#dff5e1"),
-    "dec_norm3": ("Add & Norm", "#f0f0f0"),
-    "linear": ("Linear\\nE → vocab_size", "#ede2fd"),
-    "softmax": ("Softmax", "#ede2fd"),
-    "probs": ("Output probabilities", "#ffffff"),
-}
+# Fill colours by the kind of box, as in the paper's figure.
+FILLS = {"io": "#ffffff", "embed": "#fde2e4", "pos": "#e2ecfd", "attn": "#fff4cc", "norm": "#f0f0f0",
+         "ffn": "#dff5e1", "head": "#ede2fd"}
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
+NORM_NAMES = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm"}
 
-# Arrows: (from, to, hook whose shape labels the arrow, dashed = residual path).
-EDGES: tuple[tuple[str, str, str, bool], ...] = (
-    ("src", "src_emb", "src.tokens", False),
-    ("src_emb", "src_add", "src.embed", False),
-    ("src_pos", "src_add", "src.pos", False),
-    ("src_add", "enc_attn", "src.sum", False),
-    ("src_add", "enc_norm1", "src.sum", True),
-    ("enc_attn", "enc_norm1", "enc.0.self_attn.out", False),
-    ("enc_norm1", "enc_ffn", "enc.0.ffn_in", False),
-    ("enc_norm1", "enc_norm2", "enc.0.ffn_in", True),
-    ("enc_ffn", "enc_norm2", "enc.0.ffn.out", False),
-    ("enc_norm2", "dec_cross", "memory", False),
-    ("tgt", "tgt_emb", "tgt.tokens", False),
-    ("tgt_emb", "tgt_add", "tgt.embed", False),
-    ("tgt_pos", "tgt_add", "tgt.pos", False),
-    ("tgt_add", "dec_self", "tgt.sum", False),
-    ("tgt_add", "dec_norm1", "tgt.sum", True),
-    ("dec_self", "dec_norm1", "dec.0.self_attn.out", False),
-    ("dec_norm1", "dec_cross", "dec.0.cross_attn.q", False),
-    ("dec_norm1", "dec_norm2", "dec.0.cross_attn.q", True),
-    ("dec_cross", "dec_norm2", "dec.0.cross_attn.out", False),
-    ("dec_norm2", "dec_ffn", "dec.0.ffn_in", False),
-    ("dec_norm2", "dec_norm3", "dec.0.ffn_in", True),
-    ("dec_ffn", "dec_norm3", "dec.0.ffn.out", False),
-    ("dec_norm3", "linear", "dec.out", False),
-    ("linear", "softmax", "logits", False),
-    ("softmax", "probs", "probs", False),
-)
+
+@dataclass(frozen=True)
+class Box:
+    """One box of the figure: its label's lines, where it stands (centre), and its name in words."""
+
+    name: str
+    lines: tuple[str, ...]
+    kind: str  # a key of FILLS, or "plus" for a residual sum's circle
+    x: int
+    y: int
+    spoken: str
+    side: bool = False  # a narrower box beside a column (positions, RoPE)
+
+
+@dataclass(frozen=True)
+class Arrow:
+    """One arrow: its two ends, the hook whose recorded shape labels it, and how it runs."""
+
+    tail: str
+    head: str
+    hook: str
+    residual: bool = False  # dashed, beside the column
+    role: str = ""  # what the arrow's tensor is to the box it enters, said in words
+
+
+@dataclass(frozen=True)
+class Figure:
+    """Every box and arrow of one family's drawing, the dashed layer frames and the legend's lines."""
+
+    boxes: dict[str, Box]
+    arrows: tuple[Arrow, ...]
+    frames: tuple[tuple[str, int, int, int, int, str], ...]  # label, x0, y0, x1, y1, anchor side
+    legend: tuple[str, ...]
+    legend_x: int
+    height: int
+
 
 # Hooks whose recorded tensor has a head axis the arrow does not carry: the arrow shows the
 # tensor the block receives, (N, L, E), which is the stacked tensor's heads put back together.
@@ -91,76 +83,287 @@ def edge_shape(hook: str, shapes: dict[str, tuple[int, ...]]) -> tuple[int, ...]
 
 
 # ------------------------------------------------------------------------------------------------
-# The drawing: fixed positions in SVG pixels (y grows downwards; the data flows upwards)
+# The drawing: positions in SVG pixels (y grows downwards; the data flows upwards)
 
-WIDTH, HEIGHT = 760, 760
+WIDTH = 760
 MIN_WIDTH = 640  # drawn narrower, the 10 px labels would shrink below 8.4 px; a phone scrolls instead
 NODE_W, NODE_H, POS_W, PLUS_R = 150, 34, 110, 11
-ENC_X, DEC_X = 200, 540  # column centres
-ENC_SKIP_X, DEC_SKIP_X = ENC_X - 95, DEC_X + 95  # where the residual paths run, beside each column
-MEMORY_X, MEMORY_Y = 375, 310  # the encoder output's elbow on its way to the cross-attention
-
-CENTRES: dict[str, tuple[int, int]] = {
-    "probs": (DEC_X, 40), "softmax": (DEC_X, 100), "linear": (DEC_X, 160),
-    "dec_norm3": (DEC_X, 236), "dec_ffn": (DEC_X, 296), "dec_norm2": (DEC_X, 356), "dec_cross": (DEC_X, 416),
-    "dec_norm1": (DEC_X, 476), "dec_self": (DEC_X, 536),
-    "tgt_add": (DEC_X, 606), "tgt_pos": (DEC_X + 135, 606), "tgt_emb": (DEC_X, 666), "tgt": (DEC_X, 726),
-    "enc_norm2": (ENC_X, 356), "enc_ffn": (ENC_X, 416), "enc_norm1": (ENC_X, 476), "enc_attn": (ENC_X, 536),
-    "src_add": (ENC_X, 606), "src_pos": (ENC_X - 135, 606), "src_emb": (ENC_X, 666), "src": (ENC_X, 726),
-}
-CLUSTERS = {"encoder": ("enc_norm2", "enc_attn"), "decoder": ("dec_norm3", "dec_self")}  # top and bottom box
+ENC_X, DEC_X = 200, 540  # column centres; a single stack stands at ENC_X
+SKIP = 95  # how far beside its column a residual path runs
+SIDE = 135  # how far beside its column a positions box stands
+MEMORY_X = 375  # the encoder output's elbow on its way to the cross-attention
+STEP, INTO_LAYER, OUT_OF_LAYER = 60, 70, 76  # between box centres: in a column, into a layer, out of it
+TOP, BOTTOM = 40, 34  # the top box's centre, and the room under the bottom box's centre
 HALO = 'stroke="#ffffff" stroke-width="3" stroke-linejoin="round" paint-order="stroke"'  # white under the letters
 
 
-def _half(name: str) -> tuple[int, int]:
-    """Half the width and half the height of a node's shape."""
-    if NODES[name][0] == "+":
+def heads_words(cfg: TransformerConfig) -> str:
+    """How the query heads share K/V heads, in the learner's notation (MHA, GQA or MQA)."""
+    h, kv = int(cfg.nhead), int(cfg.nhead_kv)
+    if kv == h:
+        return f"Attention: nhead = {h} heads, each with its own K and V (MHA)"
+    if kv == 1:
+        return f"K/V: 1 head shared by all nhead = {h} query heads (MQA)"
+    return f"K/V: nhead_kv = {kv} heads shared by groups of {h}/{kv} = {h // kv} query heads (GQA)"
+
+
+def legend_lines(cfg: TransformerConfig) -> tuple[str, ...]:
+    """The parts the figure is drawn with, one line each: what a learner toggled, said where it shows."""
+    norm = NORM_NAMES[cfg.norm]
+    family = {"encoder-decoder": "Encoder–decoder: two stacks; cross-attention reads the encoder's output",
+              "decoder-only": "Decoder-only: one causal stack; no encoder, no cross-attention",
+              "encoder-only": "Encoder-only: one stack, unmasked; no decoder, no cross-attention"}[cfg.arch]
+    placement = (f"Pre-norm: {norm} before each sub-layer, a final {norm} after the stack" if cfg.norm_first
+                 else f"Post-norm: {norm} after each residual add, as in the paper")
+    positions = {"sinusoidal": "Positions: the sinusoidal table, added to the embeddings",
+                 "learned": "Positions: a learned table (max_len × E), added to the embeddings",
+                 "rope": "Positions: RoPE turns Q and K in each self-attention; nothing is added",
+                 "none": "Positions: none (nothing tells the positions apart)"}[cfg.positional]
+    ffn = {"relu": "Feed forward: ReLU between two matrices", "gelu": "Feed forward: GELU between two matrices",
+           "swiglu": "Feed forward: SwiGLU, three matrices (gate, up, down)"}[cfg.activation]
+    return family, placement, heads_words(cfg), positions, ffn
+
+
+def _attention_lines(cfg: TransformerConfig, kind: str, counted: bool = True) -> tuple[str, ...]:
+    """An attention box's label; with shared K/V heads (and ``counted``) its second line counts them."""
+    first = {"self": "Multi-head", "masked": "Masked multi-head", "cross": "Multi-head"}[kind]
+    second = "cross-attention" if kind == "cross" else "self-attention"
+    if cfg.nhead_kv == cfg.nhead or not counted:
+        return first, second
+    which = "MQA" if cfg.nhead_kv == 1 else "GQA"
+    title = {"self": "Self-attention", "masked": "Masked self-attention", "cross": "Cross-attention"}[kind]
+    return title, f"{which}: {cfg.nhead_kv} K/V for {cfg.nhead} Q"
+
+
+def _ffn_lines(cfg: TransformerConfig) -> tuple[str, ...]:
+    if cfg.activation == "swiglu":
+        return "Feed forward, SwiGLU", "E → d_ff (gate · up) → E"
+    return ("Feed forward" if cfg.activation == "relu" else "Feed forward, GELU"), "E → d_ff → E"
+
+
+def _spoken(lines: tuple[str, ...]) -> str:
+    """A box's label on one line, as a sentence names it: its first letter in lower case only (E stays E)."""
+    text = " ".join(lines)
+    return text[0].lower() + text[1:]
+
+
+class _Column:
+    """One stack's boxes and arrows, laid out bottom-up; y offsets are made absolute at the end."""
+
+    def __init__(self, cfg: TransformerConfig, stack: str, x: int, skip: int, side: int):
+        self.cfg, self.stack, self.x, self.skip_side, self.pos_side = cfg, stack, x, skip, side
+        self.word = {"enc": "encoder", "dec": "decoder"}[stack]
+        self.paper = cfg.arch == "encoder-decoder"
+        self.boxes: list[tuple[Box, int]] = []  # (box with y=0, its offset up from the bottom box)
+        self.arrows: list[Arrow] = []
+        self.offset = 0
+        self.counts: dict[str, int] = {}
+        self.frame: tuple[int, int] | None = None
+
+    def add(self, name: str, lines: tuple[str, ...], kind: str, gap: int, spoken: str) -> str:
+        self.offset += gap if self.boxes else 0
+        self.boxes.append((Box(name, lines, kind, self.x, 0, spoken), self.offset))
+        return name
+
+    def beside(self, name: str, lines: tuple[str, ...], of: str, spoken: str) -> str:
+        """A positions box beside box ``of``, on the column's positions side."""
+        offset = next(o for b, o in self.boxes if b.name == of)
+        self.boxes.append((Box(name, lines, "pos", self.x + self.pos_side * SIDE, 0, spoken, side=True), offset))
+        return name
+
+    def nth(self, what: str) -> str:
+        self.counts[what] = self.counts.get(what, 0) + 1
+        return ORDINALS[self.counts[what] - 1]
+
+    def link(self, tail: str, head: str, hook: str, residual: bool = False, role: str = "") -> None:
+        self.arrows.append(Arrow(tail, head, hook, residual, role))
+
+    def inputs(self) -> str:
+        """Token ids, their embedding and the added positions; returns the box the first layer reads."""
+        side = "src" if self.stack == "enc" else "tgt"
+        cfg, s = self.cfg, side
+        if self.paper:
+            words = ("Inputs", "(source token ids)") if side == "src" else ("Outputs, shifted right",
+                                                                            "(target token ids)")
+            embed = ("Input embedding", "× √E") if side == "src" else ("Output embedding", "× √E")
+        else:
+            words, embed = ("Inputs", "(token ids)"), ("Token embedding",)
+        self.add(s, words, "io", 0, _spoken(words))
+        self.add(f"{s}_emb", embed, "embed", STEP, _spoken(embed))
+        self.link(s, f"{s}_emb", f"{s}.tokens")
+        whose = f" ({'source' if side == 'src' else 'target'})" if self.paper else ""
+        if cfg.positional in ("sinusoidal", "learned"):
+            self.add(f"{s}_add", ("+",), "plus", STEP, f"the {self.word}'s + (embedding plus position)")
+            label = ("Positional encoding",) if cfg.positional == "sinusoidal" else ("Learned positions",)
+            self.beside(f"{s}_pos", label, f"{s}_add", f"{label[0].lower()}{whose}")
+            self.link(f"{s}_emb", f"{s}_add", f"{s}.embed")
+            self.link(f"{s}_pos", f"{s}_add", f"{s}.pos")
+            return f"{s}_add"
+        if cfg.positional == "rope":
+            self.beside(f"{s}_rope", ("RoPE angles", "turn Q and K"), f"{s}_emb", f"RoPE's rotation angles{whose}")
+        return f"{s}_emb"
+
+    def layer(self, below: str, first_hook: str, sublayers: tuple[str, ...], out_hook: str) -> str:
+        """One layer of the stack, post-norm or pre-norm, inside a dashed frame; returns its top box."""
+        cfg, st, p = self.cfg, self.stack, f"{self.stack}.0."
+        norm = NORM_NAMES[cfg.norm]
+        x_box, x_hook = below, first_hook
+        start = len(self.boxes)
+        gap = INTO_LAYER
+        for i, sub in enumerate(sublayers, 1):
+            if sub == "ffn":
+                name, lines, kind, out = f"{st}_ffn", _ffn_lines(cfg), "ffn", p + "ffn.out"
+                spoken = f"{self.word} {lines[0][0].lower()}{lines[0][1:]} ({lines[1]})"
+                into = p + "ffn_in"
+            else:
+                kind_of = "cross" if sub == "cross" else ("masked" if st == "dec" else "self")
+                name = {"self": f"{st}_attn", "masked": f"{st}_self", "cross": f"{st}_cross"}[kind_of]
+                lines, kind, out = _attention_lines(cfg, kind_of), "attn", p + f"{sub}_attn.out"
+                spoken = f"{self.word} {' '.join(_attention_lines(cfg, kind_of, counted=False)).lower()}"
+                if cfg.nhead_kv != cfg.nhead:
+                    spoken += f" ({lines[1].replace('K/V', 'K/V heads').replace(' Q', ' query heads')})"
+                into = p + "cross_attn.q" if sub == "cross" else x_hook
+            role = " as its queries" if sub == "cross" else ""
+            if cfg.norm_first:
+                n = self.add(f"{st}_norm{i}", (norm,), "norm", gap, f"the {self.word}'s {self.nth('norm')} {norm}")
+                self.add(name, lines, kind, STEP, spoken)
+                plus = self.add(f"{st}_add{i}", ("+",), "plus", STEP,
+                                f"the {self.word}'s {self.nth('plus')} residual +")
+                self.link(x_box, n, x_hook)
+                self.link(n, name, into, role=role)
+                self.link(x_box, plus, x_hook, residual=True)
+                self.link(name, plus, out)
+                x_box, x_hook = plus, out
+            else:
+                self.add(name, lines, kind, gap, spoken)
+                add_norm = "Add & Norm" if cfg.norm == "layernorm" else f"Add & {norm}"
+                n = self.add(f"{st}_norm{i}", (add_norm,), "norm", STEP,
+                             f"the {self.word}'s {self.nth('norm')} {add_norm}")
+                self.link(x_box, name, into, role=role)
+                self.link(x_box, n, x_hook, residual=True)
+                self.link(name, n, out)
+                next_sub = sublayers[i] if i < len(sublayers) else None
+                after = {"ffn": p + "ffn_in", "cross": p + "cross_attn.q", None: out_hook}[next_sub]
+                x_box, x_hook = n, after
+            if sub != "ffn" and cfg.positional == "rope" and sub == "self":
+                self.link(f"{'src' if st == 'enc' else 'tgt'}_rope", name,
+                          f"{'src' if st == 'enc' else 'tgt'}.pos", role=" to turn its Q and K")
+            gap = STEP
+        self.frame = (start, len(self.boxes) - 1)
+        if cfg.norm_first:
+            final = self.add(f"{st}_final", (f"Final {norm}",), "norm", OUT_OF_LAYER,
+                             f"the {self.word}'s final {norm}")
+            self.link(x_box, final, p + "out")
+            return final
+        return x_box
+
+    def head(self, below: str, hook: str) -> None:
+        """The output layer over the vocabulary, its softmax, the probabilities."""
+        gap = STEP if self.cfg.norm_first else OUT_OF_LAYER
+        tied = " (tied)" if self.cfg.tie_embeddings and not self.paper else ""
+        self.add("linear", ("Linear" + tied, "E → vocab_size"), "head", gap, "linear" + tied + " E → vocab_size")
+        self.add("softmax", ("Softmax",), "head", STEP, "softmax")
+        self.add("probs", ("Output probabilities",), "io", STEP, "output probabilities")
+        self.link(below, "linear", hook)
+        self.link("linear", "softmax", "logits")
+        self.link("softmax", "probs", "probs")
+
+
+def figure(cfg: TransformerConfig) -> Figure:
+    """Where every box and arrow of ``cfg``'s family goes: two columns for the encoder-decoder, one otherwise."""
+    columns: list[_Column] = []
+    arrows: list[Arrow] = []
+    if cfg.arch == "encoder-decoder":
+        enc = _Column(cfg, "enc", ENC_X, -1, -1)
+        dec = _Column(cfg, "dec", DEC_X, +1, +1)
+        top = enc.layer(enc.inputs(), "src.sum", ("self", "ffn"), "memory")
+        dec_top = dec.layer(dec.inputs(), "tgt.sum", ("self", "cross", "ffn"), "dec.out")
+        dec.head(dec_top, "dec.out")
+        columns = [enc, dec]
+        memory = Arrow(top, "dec_cross", "memory", role=" as the memory (its keys and values)")
+        arrows = [*enc.arrows, memory, *dec.arrows]  # the order the data flows
+    else:
+        stack = "dec" if cfg.arch == "decoder-only" else "enc"
+        col = _Column(cfg, stack, ENC_X, -1, +1)
+        below = col.inputs()
+        top = col.layer(below, f"{'tgt' if stack == 'dec' else 'src'}.sum", ("self", "ffn"),
+                        "dec.out" if stack == "dec" else "memory")
+        col.head(top, "dec.out" if stack == "dec" else "memory")
+        columns, arrows = [col], col.arrows
+    span = max(c.offset for c in columns)
+    height = TOP + span + BOTTOM
+    boxes: dict[str, Box] = {}
+    frames = []
+    for c in columns:
+        bottom = height - BOTTOM
+        for box, offset in c.boxes:
+            boxes[box.name] = Box(box.name, box.lines, box.kind, box.x, bottom - offset, box.spoken, box.side)
+        first, last = c.frame
+        layer = [b for b, _ in c.boxes[first:last + 1] if not b.side]
+        lo, hi = boxes[layer[0].name], boxes[layer[-1].name]
+        wide = c.skip_side  # the residual side gets the room for the residual arrows' labels
+        x0, x1 = (c.x - 150, c.x + 118) if wide < 0 else (c.x - 118, c.x + 150)
+        y0 = hi.y - _half(hi)[1] - 14
+        y1 = lo.y + _half(lo)[1] + 14
+        n = int(cfg.layers)
+        word = c.word.capitalize() + " layer" if cfg.arch == "encoder-decoder" else "Layer"
+        frames.append((f"{word} × {n}", x0, y0, x1, y1, "start" if wide < 0 else "end"))
+    legend_x = 20 if cfg.arch == "encoder-decoder" else ENC_X + 130
+    return Figure(boxes, tuple(arrows), tuple(frames), legend_lines(cfg), legend_x, height)
+
+
+def _half(box: Box) -> tuple[int, int]:
+    """Half the width and half the height of a box's shape."""
+    if box.kind == "plus":
         return PLUS_R, PLUS_R
-    return (POS_W if name.endswith("_pos") else NODE_W) // 2, NODE_H // 2
+    return (POS_W if box.side else NODE_W) // 2, NODE_H // 2
 
 
-def _label_lines(name: str) -> list[str]:
-    """A box's label, one string per line (NODES marks a line break with a literal backslash-n)."""
-    return NODES[name][0].split("\\n")
-
-
-def _node_svg(name: str) -> str:
-    label, fill = NODES[name]
-    x, y = CENTRES[name]
-    if label == "+":
-        return (f'<circle cx="{x}" cy="{y}" r="{PLUS_R}" fill="{fill}" stroke="#333"/>'
+def _box_svg(box: Box) -> str:
+    x, y = box.x, box.y
+    if box.kind == "plus":
+        return (f'<circle cx="{x}" cy="{y}" r="{PLUS_R}" fill="#ffffff" stroke="#333"/>'
                 f'<text x="{x}" y="{y + 4}" text-anchor="middle" font-size="13">+</text>')
-    w, h = _half(name)
-    lines = _label_lines(name)
-    text = "".join(f'<tspan x="{x}" dy="{0 if i == 0 else 13}">{escape(line)}</tspan>' for i, line in enumerate(lines))
-    top = y + 4 - 6.5 * (len(lines) - 1)  # the lines' block centred on the box
-    return (f'<rect x="{x - w}" y="{y - h}" width="{2 * w}" height="{2 * h}" rx="8" fill="{fill}" stroke="#333"/>'
-            f'<text x="{x}" y="{top}" text-anchor="middle" font-size="11">{text}</text>')
+    w, h = _half(box)
+    text = "".join(f'<tspan x="{x}" dy="{0 if i == 0 else 13}">{escape(line)}</tspan>'
+                   for i, line in enumerate(box.lines))
+    top = y + 4 - 6.5 * (len(box.lines) - 1)  # the lines' block centred on the box
+    return (f'<rect x="{x - w}" y="{y - h}" width="{2 * w}" height="{2 * h}" rx="8" fill="{FILLS[box.kind]}" '
+            f'stroke="#333"/><text x="{x}" y="{top}" text-anchor="middle" font-size="11">{text}</text>')
 
 
-def _edge_geometry(tail: str, head: str, residual: bool) -> tuple[list[tuple[float, float]], tuple[float, float, str]]:
+def _geometry(f: Figure, arrow: Arrow) -> tuple[list[tuple[float, float]], tuple[float, float, str]]:
     """The polyline of one arrow, and where its label goes: (x, y, text-anchor)."""
-    (tx, ty), (hx, hy) = CENTRES[tail], CENTRES[head]
-    (tw, th), (hw, hh) = _half(tail), _half(head)
-    left = tx <= (ENC_X + DEC_X) / 2  # the encoder's column
-    if residual:
-        # Branch off the arrow that leaves ``tail`` upwards, run beside the column, enter the Add & Norm.
-        branch = ty - th - 11
-        skip = ENC_SKIP_X if left else DEC_SKIP_X
-        side = hx - hw if left else hx + hw
-        points = [(tx, branch), (skip, branch), (skip, hy), (side, hy)]
-        mid = (branch + hy) / 2 + 3
+    t, h = f.boxes[arrow.tail], f.boxes[arrow.head]
+    (tw, th), (hw, hh) = _half(t), _half(h)
+    left = h.x <= (ENC_X + DEC_X) / 2 if len({b.x for b in f.boxes.values() if not b.side}) > 1 else True
+    if arrow.residual:
+        # Branch off the arrow that leaves ``tail`` upwards, run beside the column, enter the sum's side.
+        branch = t.y - th - 11
+        skip = h.x - SKIP if left else h.x + SKIP
+        side = h.x - hw if left else h.x + hw
+        points = [(t.x, branch), (skip, branch), (skip, h.y), (side, h.y)]
+        mid = (branch + h.y) / 2 + 3
         return points, ((skip - 6, mid, "end") if left else (skip + 6, mid, "start"))
-    if tail.endswith("_pos"):  # beside the "+", horizontally
-        start = tx + tw if tx < hx else tx - tw
-        end = hx - hw if tx < hx else hx + hw
-        return [(start, ty), (end, hy)], ((start + end) / 2, ty + 16, "middle")
-    if head == "dec_cross" and tail == "enc_norm2":  # the encoder output, up and over to the decoder
-        points = [(tx, ty - th), (tx, MEMORY_Y), (MEMORY_X, MEMORY_Y), (MEMORY_X, hy), (hx - hw, hy)]
-        return points, ((tx + MEMORY_X) / 2 + 6, MEMORY_Y - 6, "middle")
-    points = [(tx, ty - th), (hx, hy + hh)]  # straight up the column
-    mid = (ty - th + hy + hh) / 2 + 3
-    return points, ((tx + 6, mid, "start") if left else (tx - 6, mid, "end"))
+    if t.side and abs(t.y - h.y) < 1:  # a positions box beside the "+", horizontally
+        start = t.x + tw if t.x < h.x else t.x - tw
+        end = h.x - hw if t.x < h.x else h.x + hw
+        return [(start, t.y), (end, h.y)], ((start + end) / 2, t.y + 16, "middle")
+    if t.side:  # RoPE's angles: up beside the column, then into the attention's side
+        end = h.x - hw if t.x < h.x else h.x + hw
+        points = [(t.x, t.y - th), (t.x, h.y), (end, h.y)]
+        return points, (t.x + (6 if t.x > h.x else -6), (t.y - th + h.y) / 2 + 3, "start" if t.x > h.x else "end")
+    if t.x != h.x:  # the encoder output, up and over to the decoder's cross-attention
+        elbow = t.y - th - 29
+        points = [(t.x, t.y - th), (t.x, elbow), (MEMORY_X, elbow), (MEMORY_X, h.y), (h.x - hw, h.y)]
+        return points, ((t.x + MEMORY_X) / 2 + 6, elbow - 6, "middle")
+    points = [(t.x, t.y - th), (h.x, h.y + hh)]  # straight up the column
+    mid = (t.y - th + h.y + hh) / 2 + 3
+    return points, ((t.x + 6, mid, "start") if left else (t.x - 6, mid, "end"))
+
+
+FAMILY_TITLE = {"encoder-decoder": "The Transformer", "decoder-only": "The decoder-only Transformer",
+                "encoder-only": "The encoder-only Transformer"}
 
 
 def architecture_title(cfg: TransformerConfig) -> str:
@@ -169,68 +372,40 @@ def architecture_title(cfg: TransformerConfig) -> str:
     With layers = 1 there is no other layer to pick from: "one of its 1 encoder layers" read wrong.
     """
     n = int(cfg.layers)
-    drawn = ("its single encoder layer and its single decoder layer" if n == 1
-             else f"one of its {n} encoder layers and one of its {n} decoder layers")
-    return f"The Transformer: {drawn}, every arrow labelled with the shape of the tensor it carries"
+    if cfg.arch == "encoder-decoder":
+        drawn = ("its single encoder layer and its single decoder layer" if n == 1
+                 else f"one of its {n} encoder layers and one of its {n} decoder layers")
+    else:
+        drawn = "its single layer" if n == 1 else f"one of its {n} layers"
+    return f"{FAMILY_TITLE[cfg.arch]}: {drawn}, every arrow labelled with the shape of the tensor it carries"
 
 
-# How the list under the figure names the boxes inside the two stacks. The drawing tells its
-# several "+", "Add & Norm" and feed-forward boxes apart by where they stand; words must say which.
-SPOKEN: dict[str, str] = {
-    "src_pos": "positional encoding (source)",
-    "src_add": "the encoder's + (embedding plus position)",
-    "enc_attn": "encoder multi-head self-attention",
-    "enc_norm1": "the encoder's first Add & Norm",
-    "enc_ffn": "encoder feed forward (E → d_ff → E)",
-    "enc_norm2": "the encoder's second Add & Norm",
-    "tgt_pos": "positional encoding (target)",
-    "tgt_add": "the decoder's + (embedding plus position)",
-    "dec_self": "decoder masked multi-head self-attention",
-    "dec_norm1": "the decoder's first Add & Norm",
-    "dec_cross": "decoder multi-head cross-attention",
-    "dec_norm2": "the decoder's second Add & Norm",
-    "dec_ffn": "decoder feed forward (E → d_ff → E)",
-    "dec_norm3": "the decoder's third Add & Norm",
-}
-
-
-# What an arrow into the cross-attention carries: it takes its two inputs in different roles.
-ROLES = {("enc_norm2", "dec_cross"): " as the memory (its keys and values)",
-         ("dec_norm1", "dec_cross"): " as its queries"}
-
-
-def spoken_name(name: str) -> str:
-    """A box's name for the list under the figure: SPOKEN's wording, or its label on one line."""
-    if name in SPOKEN:
-        return SPOKEN[name]
-    label = " ".join(_label_lines(name))
-    return label[0].lower() + label[1:]
-
-
-def architecture_steps(shapes: dict[str, tuple[int, ...]]) -> list[str]:
-    """The figure in words, one sentence per arrow, in the order the data flows.
+def architecture_steps(cfg: TransformerConfig, shapes: dict[str, tuple[int, ...]]) -> list[str]:
+    """The figure in words, one sentence per arrow, in the order the data flows, after the legend's lines.
 
     A screen reader gets only the image's alt text; this list says what the drawing shows: which
-    box feeds which, and the shape on each arrow. It is built from the same EDGES as the SVG.
+    box feeds which, and the shape on each arrow. It is built from the same arrows as the SVG.
     """
+    f = figure(cfg)
     steps = []
-    for tail, head, hook, residual in EDGES:
-        path = " around the block (residual path)" if residual else ""
-        steps.append(f"From {spoken_name(tail)}{path} to {spoken_name(head)}{ROLES.get((tail, head), '')}: "
-                     f"{shape_text(edge_shape(hook, shapes))}")
+    for a in f.arrows:
+        path = " around the block (residual path)" if a.residual else ""
+        steps.append(f"From {f.boxes[a.tail].spoken}{path} to {f.boxes[a.head].spoken}{a.role}: "
+                     f"{shape_text(edge_shape(a.hook, shapes))}")
     return steps
 
 
 def architecture_svg(cfg: TransformerConfig, shapes: dict[str, tuple[int, ...]]) -> str:
-    """The encoder-decoder as SVG text, arrows labelled with live shapes.
+    """The config's family as SVG text, arrows labelled with live shapes, its parts named in a legend.
 
-    One encoder and one decoder layer are drawn, inside dashed boxes marked '× layers'; the labels
-    are the shapes recorded in layer 0 (every layer of a stack has the same shapes). Each arrow is
-    a group with its two ends in data attributes, so tests can read the figure back.
+    One layer per stack is drawn, inside a dashed box marked '× layers'; the labels are the shapes
+    recorded in layer 0 (every layer of a stack has the same shapes). Each arrow is a group with its
+    two ends in data attributes, so tests can read the figure back.
     """
+    f = figure(cfg)
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" '
-        f'height="{HEIGHT}" font-family="Helvetica, Arial, sans-serif">',  # an image: no page fonts
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {f.height}" width="{WIDTH}" '
+        f'height="{f.height}" font-family="Helvetica, Arial, sans-serif">',  # an image: no page fonts
         f'<title>{escape(architecture_title(cfg))}</title>',
         '<defs>'
         '<marker id="arch-head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
@@ -240,29 +415,28 @@ def architecture_svg(cfg: TransformerConfig, shapes: dict[str, tuple[int, ...]])
         '</defs>',
         # Its own white ground: the page may be dark (the app has a dark theme), and the labels and
         # arrows are drawn dark for a light one.
-        f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" rx="12" fill="#ffffff"/>',
+        f'<rect x="0" y="0" width="{WIDTH}" height="{f.height}" rx="12" fill="#ffffff"/>',
     ]
-    for side, (top, bottom) in CLUSTERS.items():
-        # Wide enough on the residual side to hold the residual arrows' labels too.
-        x0, x1 = (ENC_X - 150, ENC_X + 118) if side == "encoder" else (DEC_X - 118, DEC_X + 150)
-        y0, y1 = CENTRES[top][1] - NODE_H // 2 - 14, CENTRES[bottom][1] + NODE_H // 2 + 14
-        label_x, anchor = (x0 + 4, "start") if side == "encoder" else (x1 - 4, "end")
+    for label, x0, y0, x1, y1, anchor in f.frames:
+        label_x = x0 + 4 if anchor == "start" else x1 - 4
         parts.append(f'<rect x="{x0}" y="{y0}" width="{x1 - x0}" height="{y1 - y0}" rx="12" fill="none" '
                      'stroke="#888" stroke-dasharray="6 4"/>')
-        parts.append(f'<text x="{label_x}" y="{y0 - 6}" text-anchor="{anchor}" font-size="11">'
-                     f'{side.capitalize()} layer × {int(cfg.layers)}</text>')
-    for tail, head, hook, residual in EDGES:
-        points, (lx, ly, anchor) = _edge_geometry(tail, head, residual)
-        colour, marker, dash = (("#999", "arch-head-skip", ' stroke-dasharray="5 4"') if residual
+        parts.append(f'<text x="{label_x}" y="{y0 - 6}" text-anchor="{anchor}" font-size="11">{escape(label)}</text>')
+    legend = "".join(f'<tspan x="{f.legend_x}" dy="{0 if i == 0 else 14}">{escape(line)}</tspan>'
+                     for i, line in enumerate(f.legend))
+    parts.append(f'<text class="legend" x="{f.legend_x}" y="22" font-size="10" fill="#333">{legend}</text>')
+    for a in f.arrows:
+        points, (lx, ly, anchor) = _geometry(f, a)
+        colour, marker, dash = (("#999", "arch-head-skip", ' stroke-dasharray="5 4"') if a.residual
                                 else ("#555", "arch-head", ""))
         path = " ".join(f"{x:g},{y:g}" for x, y in points)
         # Each label on a white halo (its outline, painted under its letters): a long shape, such as
         # (64, 4096, 12288), reaches past its room, and the layer's dashed frame ran through its digits.
-        parts.append(f'<g class="arrow" data-from="{tail}" data-to="{head}">'
+        parts.append(f'<g class="arrow" data-from="{a.tail}" data-to="{a.head}">'
                      f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="1.3"{dash} '
                      f'marker-end="url(#{marker})"/>'
                      f'<text x="{lx:g}" y="{ly:g}" text-anchor="{anchor}" font-size="10" fill="#333" {HALO}>'
-                     f'{shape_text(edge_shape(hook, shapes))}</text></g>')
-    parts += [_node_svg(name) for name in NODES]
+                     f'{shape_text(edge_shape(a.hook, shapes))}</text></g>')
+    parts += [_box_svg(box) for box in f.boxes.values()]
     parts.append("</svg>")
     return "".join(parts)

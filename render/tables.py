@@ -48,7 +48,8 @@ READ_ON = " (more in “Read a row whole”)"
 SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bcf)\. ", re.IGNORECASE)
 
 # Rows whose per-head view (the note's) has a stacked twin in the layout PyTorch's scaled_dot_product_attention takes, and that twin.
-STACKED_TWIN = {"qkv_one_head": "q_stacked", "head_output": "heads_stacked"}
+STACKED_TWIN = {"qkv_one_head": "q_stacked", "q_one_head": "q_stacked", "kv_one_head": "k_stacked",
+                "head_output": "heads_stacked"}
 
 
 def rows_frame(t: Trace, *, extras: bool = False, stacked: bool = False) -> pd.DataFrame:
@@ -99,6 +100,8 @@ def numbers_frame(values: list[list[float]], rows: list[str], columns: list[str]
 def stacked_shape(t: Trace, key: str) -> str:
     """How PyTorch holds a row: per-head rows are one slice of an (N, nhead, M, d_k) tensor."""
     twin = STACKED_TWIN.get(key)
+    if twin == "heads_stacked" and t.config.arch != "encoder-decoder":  # one stack records its heads stacked
+        return shape_text(t.shapes[t.row(key).hook])
     if twin is not None:
         return shape_text(t.row(twin).shape)
     if key == "attention_scores":
@@ -128,8 +131,15 @@ def sizes_text(cfg) -> str:
     """Every slider's value in one line, for what leaves the app (a handout, a slide, an answer key),
     where the sidebar that says them is not beside it."""
     tied = ", tied embeddings" if cfg.tie_embeddings else ""
-    return (f"N={cfg.N}, M={cfg.M}, M_target={cfg.M_target}, E={cfg.E}, nhead={cfg.nhead} (d_k={cfg.d_k}), "
-            f"d_ff={cfg.d_ff}, vocab_size={cfg.vocab_size}, layers={cfg.layers}, {cfg.positional} positions{tied}")
+    target = "" if cfg.M_target is None else f", M_target={cfg.M_target}"  # a single stack has none
+    kv = "" if cfg.nhead_kv == cfg.nhead else f", nhead_kv={cfg.nhead_kv}"
+    family = "" if cfg.arch == "encoder-decoder" else f"{cfg.arch}: "
+    parts = "".join(f", {part}" for part, on in (("pre-norm", cfg.norm_first), (cfg.norm, cfg.norm != "layernorm"),
+                                                 (cfg.activation, cfg.activation != "relu"), ("no bias", not cfg.bias))
+                    if on)
+    return (f"{family}N={cfg.N}, M={cfg.M}{target}, E={cfg.E}, nhead={cfg.nhead}{kv} (d_k={cfg.d_k}), "
+            f"d_ff={cfg.d_ff}, vocab_size={cfg.vocab_size}, layers={cfg.layers}, {cfg.positional} positions{tied}"
+            f"{parts}")
 
 
 def table_file_name(cfg, extension: str) -> str:
@@ -321,14 +331,15 @@ def memory_frame(points: list[MemoryPoint], learned: bool = False) -> pd.DataFra
 
 
 @lru_cache(maxsize=None)
-def _memory_template(ink: str, learned: bool, sides: tuple[str, ...]) -> dict:
+def _memory_template(ink: str, learned: bool, sides: tuple[str, ...],
+                     x_title: str = "M = M_target (log scale)") -> dict:
     """The memory chart, built and validated by Altair once per colour of its labels, parameters'
     label and set of sides its line labels take (``sides``); only its data changes.
 
     A label layer is drawn only for a side some label takes: one filtered down to no rows made Vega
     warn in the console ("Infinite extent for field M")."""
     lines = alt.Chart(alt.NamedData(name="memory")).mark_line(point=True).encode(
-        x=alt.X("M:Q", scale=alt.Scale(type="log", base=2), title="M = M_target (log scale)"),
+        x=alt.X("M:Q", scale=alt.Scale(type="log", base=2), title=x_title),
         y=alt.Y("bytes:Q", scale=alt.Scale(type="log"), title="bytes (log scale)", axis=alt.Axis(format="~s")),
         color=alt.Color("part:N", title=None,
                         scale=alt.Scale(domain=list(memory_parts(learned).values()),
@@ -350,7 +361,7 @@ def _memory_template(ink: str, learned: bool, sides: tuple[str, ...]) -> dict:
 
 
 def memory_spec(points: list[MemoryPoint], current_M: int, crossover: int | None, theme: str = "light",
-                learned_max_len: int | None = None) -> dict:
+                learned_max_len: int | None = None, one_stack: bool = False) -> dict:
     """Bytes of a pass that keeps every layer's activations against M (= M_target), log-log: the M² line
     overtakes the others. ``theme`` ("light" or "dark") colours its labels (INK). ``learned_max_len``:
     the config's max_len when its positions are learned and the chart reaches past it: from there on the
@@ -379,9 +390,11 @@ def memory_spec(points: list[MemoryPoint], current_M: int, crossover: int | None
     learned = learned_max_len is not None
     rows = {"memory": memory_frame(points, learned).to_dict("records"), "marks": marks}
     sides = tuple(s for s in ("left", "right") if any(m["side"] == s for m in marks))
-    spec = fill_data(_memory_template(INK[theme]["label"], learned, sides), rows)
+    x_title = "M (log scale)" if one_stack else "M = M_target (log scale)"  # a single stack has no M_target
+    spec = fill_data(_memory_template(INK[theme]["label"], learned, sides, x_title), rows)
     params = (f"parameters stay flat up to max_len = {learned_max_len}, then grow by E weights a position (a "
               f"learned position table has a row per position)" if learned else "parameters stay flat")
-    return described(spec, f"Line chart, log-log, of the bytes one pass keeps against M (= M_target): {params}, "
+    against = "M" if one_stack else "M (= M_target)"
+    return described(spec, f"Line chart, log-log, of the bytes one pass keeps against {against}: {params}, "
                            "activations and logits grow like M, attention scores and weights like M². "
                            + ". ".join(m["what"] for m in marks) + ".")

@@ -11,6 +11,7 @@ import dataclasses
 import streamlit as st
 
 from core import DEFAULT_BUDGET_BYTES, Trace, TransformerConfig, estimate, human_bytes, trace
+from core.kv_cache import CacheCheck, check_cache
 from core.slim import MAX_SLIM_DRAWS, slim_estimate
 from ui.trace_cache import shared_trace
 
@@ -88,6 +89,13 @@ def slim_refusal(cfg: TransformerConfig, budget_bytes: int) -> str:
             f"{human_bytes(getattr(est, part))}: lowering {sizes} shrinks it most.")
 
 
+def slim_runs(cfg: TransformerConfig, budget_bytes: int) -> bool:
+    """Whether a slim pass (core.slim) can draw this config's maps: it runs the paper's post-norm encoder-decoder
+    with added positions only, within the budget."""
+    paper = cfg.arch == "encoder-decoder" and not cfg.norm_first and cfg.positional != "rope"
+    return paper and not slim_estimate(cfg).over(budget_bytes)
+
+
 def shape_only_banner(t: Trace) -> None:
     """The visible banner for a config the core can only trace shape-only."""
     if over_budget(t):
@@ -96,6 +104,13 @@ def shape_only_banner(t: Trace) -> None:
             f"{human_bytes(t.estimate.total)}, over the {human_bytes(t.budget_bytes)} budget, so the "
             "same code ran on PyTorch's meta device: every shape is real, but no values were computed."
             + (" The Attention page still draws its heatmaps, from a slim pass: one sequence, with one layer at a "
-               "time in memory." if not slim_estimate(t.config).over(t.budget_bytes) else ""),
+               "time in memory." if slim_runs(t.config, t.budget_bytes) else ""),
             icon=":material/straighten:",
         )
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def cached_cache_check(cfg: TransformerConfig, G: int) -> CacheCheck:
+    """The KV cache's live check for a config and G, once for all sessions (core.kv_cache.check_cache); the
+    caller asks core.kv_cache.check_refusal first, which keeps it small."""
+    return check_cache(cfg, G)

@@ -9,7 +9,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.browser import LOAD, idle, no_exception, page_in, settled_box, shape_cell, slider, still_box
+from tests.support.browser import (LOAD, idle, no_exception, page_in, settled_box, shape_cell, slider, slider_thumb,
+                                   still_box)
 from tests.support.browser_app import plot_height
 
 pytestmark = pytest.mark.browser
@@ -217,3 +218,28 @@ def test_a_legend_below_a_chart_does_not_take_its_plot_height(app_url, browser, 
             assert any(lines for _, _, lines in labels) == (width < 350), labels
 
 
+
+
+def test_a_decoder_only_models_kv_cache_section_grows_with_g_and_its_live_check_passes(app_url, laptop):
+    """The KV-cache section of a decoder-only link: the cache's shape, its chart with MHA, GQA and MQA and the
+    chosen config marked, and the live check; a step of the G slider grows the cache by those tokens."""
+    page = laptop
+    page.goto(app_url + "/explorer?arch=decoder-only&N=2&M=8&E=16&nhead=4&nhead_kv=2&positional=rope&norm=rmsnorm"
+              "&activation=swiglu&norm_first=true&bias=false")
+    section = page.locator(".st-key-kv_cache")
+    expect(section.get_by_text("(layers, 2, N, nhead_kv, M + G, d_k) = (2, 2, 2, 2, 16, 4)")).to_be_visible(
+        timeout=LOAD)
+    expect(section.get_by_text(re.compile(r"^Live check: 8 tokens generated with the cache"))).to_be_visible()
+    chart = section.locator(".vega-embed")
+    expect(chart.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
+    labels = chart.evaluate("e => [...e.querySelectorAll('.role-legend-label text')].map(t => t.textContent)")
+    assert labels == ["MHA (nhead_kv = 4)", "GQA (nhead_kv = 2)", "MQA (nhead_kv = 1)"], labels
+    marks = chart.evaluate("e => [...e.querySelectorAll('.role-mark text')].map(t => t.textContent)")
+    assert "yours: 4.0 KiB" in marks, marks  # said on the chart beside the ring, not only in a tooltip
+    no_exception(page)
+    idle(page)
+    slider_thumb(page, "G — generated tokens").press("ArrowRight")  # 8 -> 16 new tokens
+    expect(section.get_by_text("(layers, 2, N, nhead_kv, M + G, d_k) = (2, 2, 2, 2, 24, 4)")).to_be_visible(
+        timeout=LOAD)
+    expect(section.get_by_text(re.compile(r"^Live check: 16 tokens generated with the cache"))).to_be_visible()
+    no_exception(page)
