@@ -187,6 +187,7 @@ class RopeView:
     pairs: list[int]  # pair i turns dimensions i and i + d_k/2 together (rotate_half's layout)
     rates: list[float]  # each shown pair's angle per position: 10000^(-2i/d_k)
     angles: list[list[float]]
+    slowest: float  # the last pair's angle per position, shown or not
 
 
 def rope_view(cfg: TransformerConfig, cap: int = MAX_POSITIONS, pair_cap: int = MAX_DIMS) -> RopeView:
@@ -199,7 +200,7 @@ def rope_view(cfg: TransformerConfig, cap: int = MAX_POSITIONS, pair_cap: int = 
     table = rope_angles(P, cfg.d_k)[:, :half]  # (P, d_k) -> (P, d_k/2): the second half repeats the first
     rates = rope_angles(1, cfg.d_k, start=1)[0, :half]  # (d_k/2,): position 1's angles are the rates
     return RopeView(d_k=cfg.d_k, positions=P, pairs=pairs, rates=rates[pairs].tolist(),
-                    angles=table[:, pairs].tolist())
+                    angles=table[:, pairs].tolist(), slowest=float(rates[-1]))
 
 
 @dataclass(frozen=True)
