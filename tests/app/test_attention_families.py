@@ -45,7 +45,7 @@ def test_every_family_and_kind_of_kv_heads(arch, heads):
         assert not kinds
         one = "Causal self-attention" if arch == "decoder-only" else "Self-attention"
         assert any(m.value.startswith(f"**{one}**, the one attention of a") for m in at.markdown)
-        assert at.query_params["kind"] == ["causal" if arch == "decoder-only" else "self"]
+        assert at.query_params["kind"] == ("causal" if arch == "decoder-only" else "self")
     t = trace(TransformerConfig(**{**{k: int(v) for k, v in LINK.items()}, "arch": arch,
                                    "nhead_kv": int(HEADS[heads])}))
     for head in range(4):
