@@ -103,9 +103,9 @@ def rope_tab(cfg) -> None:
     st.caption(f"RoPE has no parameters: this model's positional parameters number {params['positional table']:,} "
                f"of its {params['total']:,}, counted on the model itself. Position p turns pair i of every query "
                "and key (dimensions i and i + d_k/2, as Hugging Face's Llama pairs them) by "
-               "θ = p · 10000^(−2i/d_k), the same in every layer and head; V is not turned. Pair 0 turns a radian "
-               f"a position and the last pair, {v.d_k // 2 - 1}, {v.slowest:.3g} of one: the left columns change "
-               "fast, the right ones slowly.")
+               "θ = p · 10000^(−2i/d_k), the same in every layer and head; V is not turned. Pair 0 turns 1 radian "
+               f"a position and the last pair (pair {v.d_k // 2 - 1}) {v.slowest:.3g} radians: the left columns "
+               "change fast, the right ones slowly.")
     if v.positions < cfg.M or len(v.pairs) < cfg.d_k // 2:
         st.caption(f"Drawn: the first {v.positions} of M = {cfg.M} positions and {len(v.pairs)} of the "
                    f"{cfg.d_k // 2} pairs (capped so large sizes stay fast).")
