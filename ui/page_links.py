@@ -138,6 +138,8 @@ TAB_TEXT = {**ROPE_TAB, **POSITIONAL_TABS}
 def positional_tabs(cfg: TransformerConfig) -> list[str]:
     """The positional page's tabs at this config: a RoPE model's rotation first, then the added tables'."""
     return list(TAB_TEXT) if cfg.positional == "rope" else list(POSITIONAL_TABS)
+
+
 MAX_CURVES = 8  # dimensions drawn as curves at once
 ALL_CURVE_DIMS = 4096  # up to this E every dimension is offered as a curve; past it, default_dims only
 
