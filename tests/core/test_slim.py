@@ -118,9 +118,11 @@ from core import TransformerConfig
 from core.config import PAPER_BIG
 from core.slim import slim_attention, slim_bytes
 cfg = {cfg}
-slim_attention(cfg.replace(N=1, E=16, nhead=2, vocab_size=50, layers=1, d_ff=32), "dec", "cross_attn", 0, 0)  # warm
+block = "cross_attn" if cfg.arch == "encoder-decoder" else "self_attn"  # the deepest map
+warm = cfg.replace(N=1, E=16, nhead=2, nhead_kv=1, vocab_size=50, layers=1, d_ff=32)
+slim_attention(warm, "dec", block, 0, 0)
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-slim_attention(cfg, "dec", "cross_attn", cfg.layers - 1, 0)
+slim_attention(cfg, "dec", block, cfg.layers - 1, 0)
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 print(json.dumps([peak - before, slim_bytes(cfg)]))
 """
@@ -130,6 +132,8 @@ print(json.dumps([peak - before, slim_bytes(cfg)]))
     "replace(PAPER_BIG, M=16, tie_embeddings=True)",
     "replace(PAPER_BIG, M=64, tie_embeddings=False)",
     "TransformerConfig(N=4096, M=1024, E=8, nhead=1, vocab_size=10, layers=1)",  # the batch's ids dominate
+    "TransformerConfig(arch='decoder-only', N=1, M=64, E=1024, nhead=16, nhead_kv=4, layers=12, vocab_size=37000, "
+    "positional='rope', norm_first=True, norm='rmsnorm', activation='swiglu')",
 ])
 def test_a_slim_pass_stays_within_its_estimate(cfg):
     """Measured as the process's peak resident memory, in a fresh interpreter, after a small pass has
