@@ -109,3 +109,13 @@ def test_llama_2_70b_shows_the_shape_of_its_maps_and_its_head_groups():
     assert "K and V are (1, 8, 4096, 128)" in captions
     table = at.table[-1].value
     assert list(table["query heads that read it"]) == [f"{8 * g} to {8 * g + 7}" for g in range(8)]
+
+
+def test_a_link_to_an_attention_the_family_does_not_have_falls_back_with_a_word():
+    """kind=cross on a decoder-only model: there is no cross-attention, so the page shows its causal map and says so."""
+    at = open_page("attention", {**LINK, "arch": "decoder-only", "kind": "cross"})
+    assert not at.exception, at.exception
+    warning = " ".join(w.value for w in at.main.warning).replace("\\", "")
+    assert "kind='cross' is not one of causal; showing causal." in warning
+    assert at.session_state["a_kind"] == "causal self-attention"
+    assert drawn_weights(at)[0].startswith("Heatmap of the causal self-attention weights")

@@ -80,3 +80,11 @@ def test_a_real_models_sizes_still_measure_the_property():
     assert "Drawn: the first 64 of M = 4096 positions and 64 of the 64 pairs" in words
     assert "a seeded random query and key, d_k = 128 wide" in words
     assert at.success
+
+
+def test_a_link_to_the_rope_tab_of_a_model_without_rope_falls_back_with_a_word():
+    at = open_page("positional", {**ROPE, "positional": "learned", "tab": "rope"})
+    assert not at.exception, at.exception
+    warning = " ".join(w.value for w in at.main.warning).replace("\\", "")
+    assert "tab='rope' is not one of table, curves, compare; showing table." in warning
+    assert [tab.label for tab in at.tabs] == ["M × E table", "Dimensions as curves", "Sinusoidal vs learned"]
