@@ -311,7 +311,8 @@ def positional_view(cfg: TransformerConfig, kind: str, t: Trace | None = None,
         note = "fixed: the same for every model, computed from the formula"
     elif kind == "learned":
         if t is not None and not t.shape_only and cfg.positional == "learned":
-            table = t.tensors["src.pos"][:P]  # (M, E) -> (P, E)
+            side = "tgt" if cfg.arch == "decoder-only" else "src"  # a decoder-only model's one sequence is its target
+            table = t.tensors[f"{side}.pos"][:P]  # (M, E) -> (P, E)
             note = "the traced model's own table, at initialisation (untrained)"
         else:
             with torch.no_grad():

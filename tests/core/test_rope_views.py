@@ -1,5 +1,5 @@
-"""The positional page's RoPE views (core.views): its angles are the model's own, and the relative property
-holds, to float32 rounding, for any query, key and positions."""
+"""The positional page's views (core.views): RoPE's angles are the model's own, the relative property holds, to
+float32 rounding, for any query, key and positions, and a learned table is the traced model's own in every family."""
 
 from __future__ import annotations
 
@@ -93,3 +93,15 @@ def test_relative_property_for_any_query_and_key(qk, i, j, s):
     exact = (apply_rope(q.double(), rope_angles(1, d_k, dtype=torch.float64, start=i - j if i >= j else 0))
              * apply_rope(k.double(), rope_angles(1, d_k, dtype=torch.float64, start=0 if i >= j else j - i))).sum()
     assert math.isclose(float(score), float(exact), abs_tol=rope_allowance(q, k, i, j, 0))
+
+
+@pytest.mark.parametrize("arch", ["encoder-decoder", "decoder-only", "encoder-only"])
+def test_a_learned_table_is_the_traced_models_own_in_every_family(arch):
+    from core.views import positional_view
+
+    cfg = TransformerConfig(arch=arch, N=2, M=6, E=8, nhead=2, vocab_size=20, positional="learned")
+    t = trace(cfg)
+    v = positional_view(cfg, "learned", t)
+    side = "tgt" if arch == "decoder-only" else "src"
+    assert v.note.startswith("the traced model's own table")
+    assert v.table == t.tensors[f"{side}.pos"][:6].tolist()
