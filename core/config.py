@@ -316,11 +316,18 @@ PRESETS: dict[str, TransformerConfig] = {
     "Default (M=8, E=16, nhead=2)": DEFAULT,
     "Worked example (M=3, E=4)": SEED_NOTE,
     "Small character model (E=8)": SEED_NOTEBOOK,
+    "Tiny GPT (decoder-only)": TINY_GPT,
+    "Tiny BERT (encoder-only)": TINY_BERT,
+    "Tiny Llama (GQA, RoPE)": TINY_LLAMA,
     "Paper base (E=512, 6+6 layers)": PAPER_BASE,
     "Paper big (E=1024, 6+6 layers)": PAPER_BIG,
     "GPT-2 small sizes (shape only)": GPT2_SMALL_SIZES,
     "Llama-2-70B sizes (shape only)": LLAMA_70B_SIZES,
     "GPT-3 175B sizes (shape only)": GPT3_SIZES,
+    "GPT-2 small": GPT2_SMALL,
+    "Llama-2-7B": LLAMA2_7B,
+    "Llama-2-70B": LLAMA2_70B,
+    "GPT-3": GPT3,
 }
 
 __all__ = [

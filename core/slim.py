@@ -32,9 +32,6 @@ from .model import Transformer, generate_key_padding_mask, generate_square_subse
 from .trace import PAD_ID, make_batch
 from .weights import blocks, init_block
 
-STACKS = ("enc", "dec")
-BLOCKS = ("self_attn", "cross_attn")
-
 
 @contextlib.contextmanager
 def made_real(model: Transformer, seed: int, modules: list[nn.Module]) -> Iterator[None]:
@@ -62,16 +59,21 @@ def made_real(model: Transformer, seed: int, modules: list[nn.Module]) -> Iterat
             module.to_empty(device="meta")
 
 
+def attentions(cfg: TransformerConfig) -> tuple[tuple[str, str], ...]:
+    """The (stack, block) attentions this config's model has, in the recorder's names."""
+    if cfg.arch == "decoder-only":
+        return (("dec", "self_attn"),)
+    if cfg.arch == "encoder-only":
+        return (("enc", "self_attn"),)
+    return (("enc", "self_attn"), ("dec", "self_attn"), ("dec", "cross_attn"))
+
+
 def _check(cfg: TransformerConfig, stack: str, block: str, layer: int, item: int) -> None:
     """ValueError, naming the way out, for an attention this model does not have or a layer or item
     out of range: the recorder's names (enc.3.self_attn) would otherwise fail as a bare KeyError."""
-    if cfg.arch != "encoder-decoder" or cfg.norm_first or cfg.positional == "rope":
-        raise ValueError(f"a slim pass runs the paper's post-norm encoder-decoder with added positions; this config "
-                         f"(arch={cfg.arch!r}, norm_first={cfg.norm_first}, positional={cfg.positional!r}) "
-                         "has only a shape-only trace when over the budget")
-    if stack not in STACKS or block not in BLOCKS or (stack, block) == ("enc", "cross_attn"):
-        raise ValueError(f"({stack!r}, {block!r}) is not an attention of this model: the encoder has "
-                         "'self_attn', the decoder 'self_attn' and 'cross_attn'")
+    if (stack, block) not in attentions(cfg):
+        has = ", ".join(f"{s!r} {b!r}" for s, b in attentions(cfg))
+        raise ValueError(f"({stack!r}, {block!r}) is not an attention of this model: a {cfg.arch} model has {has}")
     for name, value, limit in (("layer", layer, cfg.layers), ("item", item, cfg.N)):
         if not 0 <= value < limit:
             raise ValueError(f"{name}={value} is out of range: this config has {limit} (0 to {limit - 1})")
@@ -114,12 +116,15 @@ def slim_estimate(cfg: TransformerConfig) -> SlimEstimate:
     E = cfg.E
     one = estimate(replace(cfg, N=1, layers=1))
     counts = param_counts(cfg)
+    attention = attention_params(E, cfg.nhead_kv * cfg.d_k, cfg.bias)
+    cross = cfg.arch == "encoder-decoder"  # the largest layer: a decoder layer of the paper's model
     return SlimEstimate(
         tables=FLOAT_BYTES * (cfg.vocab_size * E + (cfg.max_len * E if cfg.positional == "learned" else 0)),
-        layer=FLOAT_BYTES * (2 * attention_params(E) + ffn_params(E, cfg.d_ff) + 3 * layernorm_params(E)),
+        layer=FLOAT_BYTES * ((1 + cross) * attention + ffn_params(E, cfg.d_ff, cfg.activation == "swiglu", cfg.bias)
+                             + (2 + cross) * layernorm_params(E)),
         maps=one.attention,
         rest=one.linear + one.transient,
-        ids=INDEX_BYTES * cfg.N * (cfg.M + cfg.M_target),
+        ids=INDEX_BYTES * cfg.N * (cfg.M + (cfg.M_target or 0)),
         draws=counts["total"] - counts["output layer"],
     )
 
@@ -132,8 +137,9 @@ def slim_bytes(cfg: TransformerConfig) -> int:
 def slim_attention(cfg: TransformerConfig, stack: str, block: str, layer: int, item: int, *,
                    budget_bytes: int = DEFAULT_BUDGET_BYTES) -> dict[str, Tensor]:
     """Run the slim pass; return what a trace would have recorded for this map, for item ``item``
-    alone: '{stack}.{layer}.{block}.weights' (1, nhead, L_q, S), the token ids 'src.tokens'
-    (1, M) and 'tgt.tokens' (1, M_target), 'src_key_padding_mask' (1, M) and 'tgt_mask'.
+    alone: '{stack}.{layer}.{block}.weights' (1, nhead, L_q, S) and the ids and masks its map reads:
+    'src.tokens' (1, M) and 'src_key_padding_mask' (1, M) where there is an encoder, 'tgt.tokens'
+    (1, M_target) and 'tgt_mask' where there is a decoder (a decoder-only model's sequence is its target).
     ValueError when even this would not fit ``budget_bytes``, as ``trace`` refuses a real pass.
     """
     _check(cfg, stack, block, layer, item)
@@ -145,34 +151,66 @@ def slim_attention(cfg: TransformerConfig, stack: str, block: str, layer: int, i
         raise ValueError(f"a slim pass of this config draws up to {est.draws:,} weights, more than "
                          f"MAX_SLIM_DRAWS ({MAX_SLIM_DRAWS:,}); use fewer layers or a smaller E or d_ff")
     model = Transformer.from_config(cfg, device="meta")  # the layout only: nothing allocated
+    src, tgt = make_batch(cfg)  # (N, M), (N, M_target): the trace's own batch
+    src, tgt = src[item:item + 1].clone(), tgt[item:item + 1].clone()  # (1, M), (1, M_target); the batch goes
+    with torch.inference_mode():
+        if cfg.arch == "decoder-only":  # its one sequence is the decoder's, under the causal mask
+            rec = _decoder_only(model, cfg, src, layer)
+        else:
+            rec = _with_encoder(model, cfg, src, tgt, stack, layer)
+    name = f"{stack}.{layer}.{block}.weights"
+    return {name: rec[name], **{k: v for k, v in rec.items() if k.endswith(("tokens", "mask"))}}
+
+
+def _decoder_only(model: Transformer, cfg: TransformerConfig, tokens: Tensor, layer: int) -> dict[str, Tensor]:
+    """Decoder layers 0 .. ``layer`` of a single causal stack, one at a time; the last one recorded."""
+    causal = generate_square_subsequent_mask(cfg.M)  # (M, M)
+    rec: dict[str, Tensor] = {"tgt.tokens": tokens, "tgt_mask": causal}
+    rope = model.rotation(cfg.M, "cpu")  # (M, d_k) or None
+    with made_real(model, cfg.seed, [model.tgt_embed, model.positional]):
+        y = model.embed(tokens, "tgt")  # (1, M, E)
+    for i in range(layer + 1):
+        with made_real(model, cfg.seed, [model.decoder[i]]):
+            keep = rec if i == layer else None
+            y = model.decoder[i](y, None, causal, None, None, None, keep, f"dec.{i}.", rope)  # (1, M, E)
+    return rec
+
+
+def _with_encoder(model: Transformer, cfg: TransformerConfig, src: Tensor, tgt: Tensor, stack: str,
+                  layer: int) -> dict[str, Tensor]:
+    """The encoder's layers one at a time (all of them for a decoder map: it reads the whole memory),
+    then the decoder's up to ``layer``."""
     last = layer if stack == "enc" else cfg.layers - 1  # a decoder map needs the whole memory
     untied = stack == "dec" and not cfg.tie_embeddings  # the target side has a table of its own
     tables = [[model.src_embed, model.positional]] + ([[model.tgt_embed, model.positional]] if untied else [])
-    layers = [[b] for b in model.encoder[:last + 1]]
-    layers += [[b] for b in model.decoder[:layer + 1]] if stack == "dec" else []
-    src, tgt = make_batch(cfg)  # (N, M), (N, M_target): the trace's own batch
-    src, tgt = src[item:item + 1].clone(), tgt[item:item + 1].clone()  # (1, M), (1, M_target); the batch goes
     padding = generate_key_padding_mask(src, PAD_ID)  # (1, M)
-    tgt_mask = generate_square_subsequent_mask(cfg.M_target)  # (M_target, M_target)
-    rec: dict[str, Tensor] = {"src.tokens": src, "tgt.tokens": tgt, "src_key_padding_mask": padding,
-                              "tgt_mask": tgt_mask}
-    with torch.inference_mode():
-        # Both sides' embeddings first; a tied table is drawn once for both.
-        with made_real(model, cfg.seed, tables[0]):
-            x = model.embed(src, "src")  # (1, M, E)
-            y = model.embed(tgt, "tgt") if stack == "dec" and not untied else None  # (1, M_target, E)
-        if untied:
-            with made_real(model, cfg.seed, tables[1]):
-                y = model.embed(tgt, "tgt")  # (1, M_target, E)
-        for i in range(last + 1):
-            with made_real(model, cfg.seed, [model.encoder[i]]):
-                keep = rec if stack == "enc" and i == layer else None
-                x = model.encoder[i](x, None, padding, keep, f"enc.{i}.")  # (1, M, E)
-        if stack == "dec":
-            for i in range(layer + 1):
-                with made_real(model, cfg.seed, [model.decoder[i]]):
-                    keep = rec if i == layer else None
-                    y = model.decoder[i](y, x, tgt_mask, None, None, padding, keep, f"dec.{i}.")  # x is the memory
-    name = f"{stack}.{layer}.{block}.weights"
-    return {name: rec[name], **{k: rec[k] for k in ("src.tokens", "tgt.tokens", "src_key_padding_mask",
-                                                       "tgt_mask")}}
+    rec: dict[str, Tensor] = {"src.tokens": src, "src_key_padding_mask": padding}
+    if cfg.arch == "encoder-decoder":
+        rec.update({"tgt.tokens": tgt, "tgt_mask": generate_square_subsequent_mask(cfg.M_target)})
+    # Both sides' embeddings first; a tied table is drawn once for both.
+    with made_real(model, cfg.seed, tables[0]):
+        x = model.embed(src, "src")  # (1, M, E)
+        y = model.embed(tgt, "tgt") if stack == "dec" and not untied else None  # (1, M_target, E)
+    if untied:
+        with made_real(model, cfg.seed, tables[1]):
+            y = model.embed(tgt, "tgt")  # (1, M_target, E)
+    rope = model.rotation(cfg.M, "cpu")  # (M, d_k) or None
+    for i in range(last + 1):
+        with made_real(model, cfg.seed, [model.encoder[i]]):
+            keep = rec if stack == "enc" and i == layer else None
+            x = model.encoder[i](x, None, padding, keep, f"enc.{i}.", rope)  # (1, M, E)
+    if stack == "dec":
+        x = x if model.encoder_norm is None else _final_norm(model, cfg, x)  # pre-norm: the memory is normalised
+        rope = model.rotation(cfg.M_target, "cpu")  # (M_target, d_k) or None
+        for i in range(layer + 1):
+            with made_real(model, cfg.seed, [model.decoder[i]]):
+                keep = rec if i == layer else None
+                y = model.decoder[i](y, x, rec["tgt_mask"], None, None, padding, keep, f"dec.{i}.",
+                                     rope)  # x is the memory
+    return rec
+
+
+def _final_norm(model: Transformer, cfg: TransformerConfig, x: Tensor) -> Tensor:
+    """A pre-norm encoder's final norm, made real for the moment it takes."""
+    with made_real(model, cfg.seed, [model.encoder_norm]):
+        return model.encoder_norm(x)  # (1, M, E)

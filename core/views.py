@@ -16,7 +16,8 @@ from torch import Tensor
 from .config import TransformerConfig, divisors, longest_sequence
 from .memory import FP16_BYTES, every_layer, kv_cache_bytes
 from .model import PositionalEncoding, sinusoidal_table
-from .rows import EXTRAS, ROWS
+from .positions import apply_rope, rope_angles
+from .rows import EXTRAS, ROWS, extras_for, rows_for
 from .slim import slim_attention
 from .trace import Trace
 from .weights import seeded
@@ -32,12 +33,28 @@ ATTENTION_KINDS: dict[str, tuple[str, str]] = {
     "cross-attention": ("dec", "cross_attn"),
 }
 
+# A single stack has one attention, named for what it does: GPT's is causal, BERT's sees every key.
+ONE_STACK_KINDS: dict[str, dict[str, tuple[str, str]]] = {
+    "decoder-only": {"causal self-attention": ("dec", "self_attn")},
+    "encoder-only": {"self-attention": ("enc", "self_attn")},
+}
+ALL_KINDS: dict[str, tuple[str, str]] = {**ATTENTION_KINDS, **ONE_STACK_KINDS["decoder-only"],
+                                         **ONE_STACK_KINDS["encoder-only"]}
+CAUSAL_KINDS = ("decoder masked self-attention", "causal self-attention")  # blocked above the diagonal
 
-def weights_row(kind: str) -> str:
+
+def attention_kinds(cfg: TransformerConfig) -> dict[str, tuple[str, str]]:
+    """The attentions this config's model has, as the learner names them -> (stack, block)."""
+    return ONE_STACK_KINDS.get(cfg.arch, ATTENTION_KINDS)
+
+
+def weights_row(kind: str, cfg: TransformerConfig | None = None) -> str:
     """The key of the trace's row or extra (core.rows) that holds layer 0's weights of one kind: a
-    shape-only trace has no values to cut a map from, but it still has their shape and bytes."""
-    stack, block = ATTENTION_KINDS[kind]
-    return next(r.key for r in ROWS + EXTRAS if r.hook == f"{stack}.0.{block}.weights")
+    shape-only trace has no values to cut a map from, but it still has their shape and bytes.
+    With ``cfg``, among that config's own rows (a single stack names its rows its own way)."""
+    stack, block = ALL_KINDS[kind]
+    specs = ROWS + EXTRAS if cfg is None else rows_for(cfg) + extras_for(cfg)
+    return next(r.key for r in specs if r.hook == f"{stack}.0.{block}.weights")
 
 
 @dataclass(frozen=True)
@@ -85,14 +102,15 @@ def slim_attention_maps(cfg: TransformerConfig, kind: str, layer: int = 0, item:
     """Every head's map for one layer, kind and sequence, from a slim pass (core.slim): what
     ``attention_map`` cuts from a whole trace, for a config too big to trace whole."""
     _check_map(cfg, kind, layer, 0, item)
-    stack, block = ATTENTION_KINDS[kind]
+    stack, block = ALL_KINDS[kind]
     tensors = slim_attention(cfg, stack, block, layer, item)  # batch item ``item`` alone, as row 0
     return tuple(_cut_map(tensors, kind, layer, head, item, 0, cap) for head in range(cfg.nhead))
 
 
 def _check_map(cfg: TransformerConfig, kind: str, layer: int, head: int, item: int) -> None:
-    if kind not in ATTENTION_KINDS:
-        raise ValueError(f"kind={kind!r} must be one of {', '.join(ATTENTION_KINDS)}")
+    kinds = attention_kinds(cfg)
+    if kind not in kinds:
+        raise ValueError(f"kind={kind!r} must be one of {', '.join(kinds)}: the attentions of a {cfg.arch} model")
     for name, value, limit in (("layer", layer, cfg.layers), ("head", head, cfg.nhead), ("item", item, cfg.N)):
         if not 0 <= value < limit:
             raise ValueError(f"{name}={value} is out of range: this config has {limit} (0 to {limit - 1})")
@@ -101,23 +119,153 @@ def _check_map(cfg: TransformerConfig, kind: str, layer: int, head: int, item: i
 def _cut_map(tensors: dict[str, Tensor], kind: str, layer: int, head: int, item: int, row: int,
              cap: int) -> AttentionMap:
     """One head's capped map out of recorded tensors whose batch row ``row`` holds sequence ``item``."""
-    stack, block = ATTENTION_KINDS[kind]
+    stack, block = ALL_KINDS[kind]
     weights: Tensor = tensors[f"{stack}.{layer}.{block}.weights"][row, head]  # (L_q, S)
     Lq, S = weights.shape
     q, k = min(Lq, cap), min(S, cap)
     weights = weights[:q, :k]  # (q, k)
     hidden_beyond = 0
-    if kind == "decoder masked self-attention":
+    if kind in CAUSAL_KINDS:
         blocked = tensors["tgt_mask"][:q, :k]  # (q, k): True above the diagonal
     else:  # encoder self and cross both hide the source's padding keys
         padding = tensors["src_key_padding_mask"][row]  # (S,)
         blocked = padding[:k].unsqueeze(0).expand(q, k)  # (1, k) -> (q, k): same keys hidden for every query
         hidden_beyond = int(padding[k:].sum())
     query_ids = tensors["src.tokens" if stack == "enc" else "tgt.tokens"][row, :q]  # (q,)
-    key_ids = tensors["tgt.tokens" if kind == "decoder masked self-attention" else "src.tokens"][row, :k]  # (k,)
+    key_ids = tensors["tgt.tokens" if kind in CAUSAL_KINDS else "src.tokens"][row, :k]  # (k,)
     return AttentionMap(kind=kind, layer=layer, head=head, item=item, queries=Lq, keys=S,
                         weights=weights.float().tolist(), blocked=blocked.tolist(),
                         query_tokens=query_ids.tolist(), key_tokens=key_ids.tolist(), hidden_beyond=hidden_beyond)
+
+
+@dataclass(frozen=True)
+class KVSharing:
+    """Which K/V head each query head reads, with the shapes of layer 0's Q, K and V: the same in
+    every layer (and in cross-attention), as every attention of the model has the same heads."""
+
+    nhead: int
+    nhead_kv: int
+    kv_head: list[int]  # kv_head[h]: the K/V head query head h reads
+    q_shape: tuple[int, ...]  # (N, nhead, M, d_k)
+    k_shape: tuple[int, ...]  # (N, nhead_kv, M, d_k), V the same
+    recorded: bool  # kv_head read off the live pass, not worked out from the config
+
+    @property
+    def group(self) -> int:
+        """Query heads per K/V head: nhead / nhead_kv."""
+        return self.nhead // self.nhead_kv
+
+    @property
+    def name(self) -> str:
+        """Multi-head (one K/V head per query head), multi-query (one for all) or grouped-query attention."""
+        return "MHA" if self.nhead_kv == self.nhead else "MQA" if self.nhead_kv == 1 else "GQA"
+
+    def readers(self, g: int) -> list[int]:
+        """The query heads that read K/V head g."""
+        return [h for h, kv in enumerate(self.kv_head) if kv == g]
+
+
+def kv_sharing(t: Trace) -> KVSharing:
+    """Layer 0's head sharing, from the trace: its recorded ``kv_head`` (query head h -> h // (nhead /
+    nhead_kv), as the model's repeat_interleave lays K and V out) when the pass holds values, else the
+    same rule on the config (a shape-only pass, or the paper's model, which records none: every head its own)."""
+    cfg = t.config
+    attn = ("dec" if cfg.arch == "decoder-only" else "enc") + ".0.self_attn."
+    recorded = attn + "kv_head" in t.tensors
+    group = cfg.nhead // cfg.nhead_kv
+    kv_head = t.tensors[attn + "kv_head"].tolist() if recorded else [h // group for h in range(cfg.nhead)]
+    return KVSharing(nhead=cfg.nhead, nhead_kv=cfg.nhead_kv, kv_head=kv_head, q_shape=t.shapes[attn + "q"],
+                     k_shape=t.shapes[attn + "k"], recorded=recorded)
+
+
+@dataclass(frozen=True)
+class RopeView:
+    """RoPE's angles cut for drawing: ``angles[p][j]`` is how far position p turns pair ``pairs[j]``, in radians."""
+
+    d_k: int
+    positions: int  # positions shown (at most MAX_POSITIONS)
+    pairs: list[int]  # pair i turns dimensions i and i + d_k/2 together (rotate_half's layout)
+    rates: list[float]  # each shown pair's angle per position: 10000^(-2i/d_k)
+    angles: list[list[float]]
+    slowest: float  # the last pair's angle per position, shown or not
+
+
+def rope_view(cfg: TransformerConfig, cap: int = MAX_POSITIONS, pair_cap: int = MAX_DIMS) -> RopeView:
+    """The first positions' rotation angles per pair, from the table the model itself uses
+    (core.positions.rope_angles). ValueError for an odd d_k, which RoPE cannot split into pairs."""
+    if cfg.d_k % 2:
+        raise ValueError(f"RoPE turns pairs of dimensions, so it needs an even d_k; d_k = E/nhead = {cfg.d_k} is odd")
+    P, half = min(cfg.M, cap), cfg.d_k // 2
+    pairs = list(range(0, half, math.ceil(half / pair_cap)))
+    table = rope_angles(P, cfg.d_k)[:, :half]  # (P, d_k) -> (P, d_k/2): the second half repeats the first
+    rates = rope_angles(1, cfg.d_k, start=1)[0, :half]  # (d_k/2,): position 1's angles are the rates
+    return RopeView(d_k=cfg.d_k, positions=P, pairs=pairs, rates=rates[pairs].tolist(),
+                    angles=table[:, pairs].tolist(), slowest=float(rates[-1]))
+
+
+@dataclass(frozen=True)
+class RopeScores:
+    """One query and one key scored after RoPE turned them, at (i, j) and shifted together to (i + s, j + s)."""
+
+    i: int
+    j: int
+    s: int
+    score: float  # q turned to position i, dotted with k turned to position j
+    shifted: float  # the same q and k at i + s and j + s
+    unturned: float  # q . k with no rotation: what the offset i - j changes
+    allowance: float  # how far float32 rounding of the angles and the sum may move the two apart
+    source: str  # where q and k come from, in words
+
+    @property
+    def difference(self) -> float:
+        return self.shifted - self.score
+
+
+def rope_score(q: Tensor, k: Tensor, i: int, j: int) -> Tensor:
+    """q turned to position i, dotted with k turned to position j, as the model turns them (apply_rope)."""
+    d_k = q.shape[-1]
+    q_i = apply_rope(q, rope_angles(1, d_k, start=i))  # (1, d_k)
+    k_j = apply_rope(k, rope_angles(1, d_k, start=j))  # (1, d_k)
+    return (q_i * k_j).sum()  # ()
+
+
+def rope_allowance(q: Tensor, k: Tensor, i: int, j: int, s: int) -> float:
+    """A bound on float32 rounding between the two scores. An angle p * rate is rounded to about
+    p * 2^-24 radians, so the bound grows with the positions; the dot product adds a few roundings a dimension."""
+    eps = torch.finfo(torch.float32).eps
+    return float(q.norm() * k.norm()) * eps * (4 * (i + j + 2 * s) + 4 * q.shape[-1] + 16)
+
+
+def rope_vectors(cfg: TransformerConfig, t: Trace | None = None) -> tuple[Tensor, Tensor, str]:
+    """A query and a key of width d_k: the live model's own (head 0 and K/V head 0 at position 0 of
+    the first sequence, where RoPE's angle is 0, so they are as W^Q and W^K made them) when ``t``
+    holds values of a RoPE model; else seeded random ones."""
+    stack = "dec" if cfg.arch == "decoder-only" else "enc"
+    if t is not None and not t.shape_only and cfg.positional == "rope":
+        q = t.tensors[f"{stack}.0.self_attn.q"][0, 0, :1]  # (N, nhead, M, d_k) -> (1, d_k)
+        k = t.tensors[f"{stack}.0.self_attn.k"][0, 0, :1]  # (N, nhead_kv, M, d_k) -> (1, d_k)
+        return q.float(), k.float(), "the live model's query (head 0) and key (K/V head 0) of the first token"
+    gen = torch.Generator().manual_seed(cfg.seed)
+    q, k = torch.randn(2, 1, cfg.d_k, generator=gen)  # (1, d_k) each
+    return q, k, f"a seeded random query and key, d_k = {cfg.d_k} wide"
+
+
+def rope_relative(cfg: TransformerConfig, i: int, j: int, s: int, t: Trace | None = None) -> RopeScores:
+    """RoPE's relative property, measured: the same q and k scored at (i, j) and at (i + s, j + s)."""
+    for name, value in (("i", i), ("j", j), ("s", s)):
+        if not 0 <= value <= MAX_ROPE_POSITION:
+            raise ValueError(f"{name}={value} is out of range: positions here go from 0 to {MAX_ROPE_POSITION:,}")
+    if cfg.d_k % 2:
+        raise ValueError(f"RoPE turns pairs of dimensions, so it needs an even d_k; d_k = E/nhead = {cfg.d_k} is odd")
+    q, k, source = rope_vectors(cfg, t)
+    with torch.no_grad():
+        score, shifted = rope_score(q, k, i, j), rope_score(q, k, i + s, j + s)
+        unturned = (q * k).sum()  # ()
+    return RopeScores(i=i, j=j, s=s, score=float(score), shifted=float(shifted), unturned=float(unturned),
+                      allowance=rope_allowance(q, k, i, j, s), source=source)
+
+
+MAX_ROPE_POSITION = 100_000  # positions and shift the RoPE demonstration offers
 
 
 def pair_step(E: int, cap: int = MAX_DIMS) -> int:
@@ -163,7 +311,8 @@ def positional_view(cfg: TransformerConfig, kind: str, t: Trace | None = None,
         note = "fixed: the same for every model, computed from the formula"
     elif kind == "learned":
         if t is not None and not t.shape_only and cfg.positional == "learned":
-            table = t.tensors["src.pos"][:P]  # (M, E) -> (P, E)
+            side = "tgt" if cfg.arch == "decoder-only" else "src"  # a decoder-only model's one sequence is its target
+            table = t.tensors[f"{side}.pos"][:P]  # (M, E) -> (P, E)
             note = "the traced model's own table, at initialisation (untrained)"
         else:
             with torch.no_grad():

@@ -1,4 +1,5 @@
-"""Attention: one head's weights as a heatmap, for any layer, kind and sequence, with its mask.
+"""Attention: one head's weights as a heatmap, for any layer, kind and sequence, with its mask; and which
+query heads share a K/V head.
 
 The weights come from the cached live trace; core.views cuts one (capped) map out of it, so a
 huge M still draws at most MAX_POSITIONS x MAX_POSITIONS cells. A config over the memory budget
@@ -10,9 +11,11 @@ import streamlit as st
 from core import human_bytes
 from core.slim import slim_bytes, slim_estimate
 from core.trace import padded_positions
-from core.views import ATTENTION_KINDS, MAX_POSITIONS, attention_map, slim_attention_maps, weights_row
+from core.views import (MAX_POSITIONS, attention_kinds, attention_map, kv_sharing, slim_attention_maps,
+                        weights_row)
 from render.charts import attention_spec, full_width, mask_spec
 from render.diagram import shape_text
+from render.heads import MAX_GROUP_ROWS, MAX_HEADS_DRAWN, kv_groups_frame, kv_heads_spec
 from render.tables import numbers_frame
 from ui.charts import drawn_at_this_link, map_box, show_chart, show_numbers
 from ui.guard import guard
@@ -39,6 +42,10 @@ def mask_note(kind: str, cfg, item: int | None = None) -> str:
     if kind == "decoder masked self-attention":
         return ("Causal mask: True above the diagonal, so target position i sees positions 0..i and nothing "
                 "after. The diagonal stays visible.")
+    if kind == "causal self-attention":
+        return ("Causal mask: True above the diagonal, so position i sees positions 0..i and nothing after: each "
+                "position's logits predict the next token, which it must not see. The diagonal stays visible. "
+                "A decoder-only model pads nothing here, so this is its one mask.")
     padded = padded_positions(cfg)
     if not padded:
         where = (f"The trace pads the last quarter of the last sequence only when N > 1 and M ≥ 4; with N = {cfg.N} "
@@ -57,7 +64,36 @@ def mask_note(kind: str, cfg, item: int | None = None) -> str:
     if kind == "cross-attention":
         return ("Target queries look at source keys (M_target rows, M columns); the source's padding keys are "
                 "hidden, as in the encoder. " + where)
+    if kind == "self-attention":  # encoder-only: one sequence, no source or target
+        return ("Key padding mask: the padding tokens (id 0) are hidden from every query; every other key is seen by "
+                "every query, before and after it (no causal mask). " + where)
     return "Key padding mask: the source's padding tokens (id 0) are hidden from every query. " + where
+
+
+def sharing_section(t) -> None:
+    """Which query heads read which K/V head: a row of heads and a table of groups (every family, shape-only too)."""
+    s = kv_sharing(t)
+    st.header("K/V heads")
+    k = shape_text(s.k_shape)
+    if s.name == "MHA":
+        st.caption(f"Multi-head attention (MHA): nhead_kv = nhead = {s.nhead}, so each query head reads a K/V head "
+                   f"of its own. K and V are {k}, (N, nhead_kv, M, d_k), as many heads as Q's "
+                   f"{shape_text(s.q_shape)}. With nhead_kv < nhead (GQA, or MQA at 1) heads would share them.")
+        return
+    kind = ("Multi-query attention (MQA): one K/V head for all" if s.name == "MQA"
+            else "Grouped-query attention (GQA)")
+    where = ("read off this pass" if s.recorded else "worked out from the config, as this pass computed no values")
+    st.caption(f"{kind}: nhead = {s.nhead} query heads, nhead_kv = {s.nhead_kv} K/V heads, so query head h reads "
+               f"K/V head h // (nhead / nhead_kv) = h // {s.group} ({where}). K and V are {k}, (N, nhead_kv, M, d_k): "
+               f"Q is {shape_text(s.q_shape)}. Before QKᵀ each K/V head is repeated {s.group} times to meet its "
+               "query heads, so the weights stay (N, nhead, L, S) and each query head still has its own map; what "
+               "shrinks is W^K and W^V, and the KV cache, by nhead / nhead_kv.")
+    show_chart(kv_heads_spec(s), width="content")
+    if s.nhead > MAX_HEADS_DRAWN:
+        st.caption(f"Drawn: the first {MAX_HEADS_DRAWN} of the {s.nhead} query heads, each labelled with its K/V head.")
+    st.table(kv_groups_frame(s))
+    if s.nhead_kv > MAX_GROUP_ROWS:
+        st.caption(f"Listed: the first {MAX_GROUP_ROWS} of the {s.nhead_kv} K/V heads; the rest follow the same rule.")
 
 
 @st.cache_data(max_entries=128, show_spinner=False)
@@ -75,6 +111,7 @@ def _slim_maps(cfg, kind: str, layer: int, item: int):
 
 
 cfg = current_config()
+kinds = attention_kinds(cfg)
 st.title("Attention")
 # A newcomer looks for meaning in the pattern (which word attends to which); here there is none to find.
 st.caption("Each cell is how much one query position takes from one key position, for one head of one "
@@ -88,7 +125,8 @@ if slim:
     st.info(
         f"**A slim pass.** A whole pass of this model would need about {human_bytes(shapes.estimate.total)}, over "
         f"the {human_bytes(shapes.budget_bytes)} budget. This map comes from the batch item shown alone, run through "
-        "only the layers it needs (for a decoder map, the whole encoder first), one layer at a time, with the whole "
+        + ("only the layers it needs (for a decoder map, the whole encoder first)" if cfg.arch == "encoder-decoder"
+           else "only the layers up to the one shown") + ", one layer at a time, with the whole "
         f"model's own weights: about {human_bytes(slim_bytes(cfg))} at once. Its numbers are a whole pass's.",
         icon=":material/straighten:",
     )
@@ -97,24 +135,35 @@ else:
 if over_budget(shapes) and not slim:
     # The kind on show, or the one a link chose (kind=cross): the message named encoder self-attention
     # whatever the kind, and a link to the cross-attention of a large model got the encoder's shape.
-    kind = st.session_state.get("a_kind", next(iter(ATTENTION_KINDS)))
-    weights = shapes.row(weights_row(kind))  # recorded by the shape-only pass too: (N, nhead, L_q, S)
+    kind = st.session_state.get("a_kind")
+    kind = kind if kind in kinds else next(iter(kinds))
+    weights = shapes.row(weights_row(kind, cfg))  # recorded by the shape-only pass too: (N, nhead, L_q, S)
     st.info(
         f"**No values to draw.** This config is traced shape-only, so no attention weights were computed. "
         f"Each {kind} layer's weights would be {shape_text(weights.shape)} = {weights.numel:,} numbers "
         f"({human_bytes(weights.bytes)}). {slim_refusal(cfg, shapes.budget_bytes)}",
         icon=":material/info:",
     )
+    with guard("The K/V heads"):
+        sharing_section(shapes)
     st.stop()
 
 # The sidebar has already put these four choices in range for this config and in the URL (kind=, layer=,
 # head=, item=: ui.page_links), read them from a link, and will say so if one had to fall back.
 c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
 view = {"persist_state": "session", "on_change": forget_link_warnings}
-kind = c1.radio("kind", list(ATTENTION_KINDS), key="a_kind", **view)
+if len(kinds) > 1:
+    kind = c1.radio("kind", list(kinds), key="a_kind", **view)
+else:  # a single stack has one attention: nothing to choose
+    kind = next(iter(kinds))
+    c1.markdown(f"**{kind.capitalize()}**, the one attention of a{'n' if cfg.arch[0] == 'e' else ''} {cfg.arch} "
+                "model" + (": no encoder, so no cross-attention." if cfg.arch == "decoder-only" else
+                           ": no decoder, so no mask but padding."))
 layer = c2.selectbox("layer", range(cfg.layers), key="a_layer", **view)
-head = c3.selectbox("head", range(cfg.nhead), key="a_head", help=f"nhead = {cfg.nhead}, each d_k = {cfg.d_k} wide",
-                    **view)
+group = cfg.nhead // cfg.nhead_kv
+shared = "" if group == 1 else f"; query head h reads K/V head h // {group}"
+head = c3.selectbox("head", range(cfg.nhead), key="a_head",
+                    help=f"nhead = {cfg.nhead}, each d_k = {cfg.d_k} wide{shared}", **view)
 item = c4.selectbox("batch item", range(cfg.N), key="a_item", help=f"N = {cfg.N} sequences", **view)
 
 with guard("The attention heatmap"):
@@ -154,3 +203,6 @@ with guard("The attention heatmap"):
         st.header("Mask")
         show_chart(mask, width="content")
         st.caption(mask_note(kind, cfg, item))
+
+with guard("The K/V heads"):
+    sharing_section(shapes if slim else cached_trace(cfg))  # the live pass's own record of kv_head

@@ -1,5 +1,6 @@
 """Positional encoding: the M x E table as a heatmap, a few dimensions as curves, and the
-sinusoidal and learned kinds side by side.
+sinusoidal and learned kinds side by side; for a RoPE model, its rotation angles and the relative
+property measured live.
 
 core.views builds capped tables (at most MAX_POSITIONS positions and MAX_DIMS dimensions drawn),
 so no slider position makes this page allocate more than a few megabytes.
@@ -8,18 +9,19 @@ so no slider position makes this page allocate more than a few megabytes.
 import streamlit as st
 
 from core import estimate, human_bytes
-from core.views import (MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, most_alike_pair, pair_step, positional_view,
-                        sinusoid_curves)
+from core.views import (MAX_CURVE_POSITIONS, MAX_DIMS, MAX_POSITIONS, MAX_ROPE_POSITION, most_alike_pair, pair_step,
+                        positional_view, rope_relative, rope_view, sinusoid_curves)
 from render.charts import (COLUMN_MAX, curves_spec, full_width, positional_spec,
                           scrolls_on_the_narrowest_phone, similarity_spec, zero_vectors_caption)
+from render.rope import rope_angles_frame, rope_angles_spec, rope_scores_frame
 from render.tables import numbers_frame
 from ui.charts import drawn_at_this_link, map_box, show_chart, show_numbers
 from ui.guard import guard
 from ui.layout import narrowest_only_caption
-from ui.page_links import MAX_CURVES, POSITIONAL_TABS, curve_dims
+from ui.page_links import MAX_CURVES, curve_dims, positional_tabs
 from ui.streamlit_internals import leave_legacy_pages_mode
 from ui.sidebar import current_config, forget_link_warnings
-from ui.traces import cached_trace, config_over_budget
+from ui.traces import cached_shapes, cached_trace, config_over_budget
 
 leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
 
@@ -33,6 +35,11 @@ def _view(cfg, kind: str):
     if kind == "learned" and cfg.positional == "learned" and not config_over_budget(cfg):
         t = cached_trace(cfg)
     return positional_view(cfg, kind, t)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _rope_view(cfg):
+    return rope_view(cfg)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -89,39 +96,48 @@ def learned_likeness_words(v, E: int) -> str:
             f"score {most:.2f}.")
 
 
-cfg = current_config()
-st.title("Positional encoding")
-st.caption(f"Attention without a mask treats its input as a set and cannot tell positions apart (a causal mask "
-           f"lets a model infer some order on its own), so each position p gets a vector of E = {cfg.E} "
-           f"numbers added to its token embedding. This model uses **{cfg.positional}** positions.")
+def rope_tab(cfg) -> None:
+    """RoPE's angles per pair of dimensions, that it has no parameters, and the relative property measured."""
+    params = cached_shapes(cfg).params
+    v = _rope_view(cfg)
+    st.caption(f"RoPE has no parameters: this model's positional parameters number {params['positional table']:,} "
+               f"of its {params['total']:,}, counted on the model itself. Position p turns pair i of every query "
+               "and key (dimensions i and i + d_k/2, as Hugging Face's Llama pairs them) by "
+               "θ = p · 10000^(−2i/d_k), the same in every layer and head; V is not turned. Pair 0 turns 1 radian "
+               f"a position and the last pair (pair {v.d_k // 2 - 1}) {v.slowest:.3g} radians: the left columns "
+               "change fast, the right ones slowly.")
+    if v.positions < cfg.M or len(v.pairs) < cfg.d_k // 2:
+        st.caption(f"Drawn: the first {v.positions} of M = {cfg.M} positions and {len(v.pairs)} of the "
+                   f"{cfg.d_k // 2} pairs (capped so large sizes stay fast).")
+    spec = rope_angles_spec(v)
+    with map_box("rope", "On a screen narrower than the map, the map scrolls sideways inside its box.", spec):
+        show_chart(drawn_at_this_link(spec), width="content")
+    show_numbers(rope_angles_frame(v), "The angles, in radians")
 
-# This page needs no pass, so it asks the estimate, not a trace, whether the other pages' is shape-only.
-if config_over_budget(cfg):
-    # Not the other pages' shape-only banner ("no values were computed"): this page needs no pass.
-    st.info(f"A real pass of this model would need about {human_bytes(estimate(cfg).total)}, so the other "
-            "pages trace it shape-only. This page needs no pass: the sinusoidal table comes from its formula, "
-            "and a learned one is seeded here at this size, so every number below is computed.",
-            icon=":material/straighten:")
-views = {}
-with guard("Building the positional tables"):
-    views = {kind: _view(cfg, kind) for kind in KINDS}
-    v = views[cfg.positional]
-    notes = []
-    if v.positions < cfg.M:
-        notes.append(f"the first {v.positions} of M = {cfg.M} positions")
-    if len(v.dims) < cfg.E:
-        step = pair_step(cfg.E)
-        notes.append(f"the sine and cosine (dimensions 2i and 2i + 1) of one frequency in {step}, "
-                     f"{len(v.dims)} of E = {cfg.E} dimensions")
-    if notes:
-        st.caption(f"Drawn: {' and '.join(notes)} (capped at {MAX_POSITIONS} × {MAX_DIMS} cells so large sizes "
-                   "stay fast).")
+    st.header("The score depends on the offset only")
+    st.caption("Take one query q and one key k. Turn q to position i and k to position j and score them: q·k after "
+               "RoPE. Shift both by s, to i + s and j + s, and score again. The two turns differ by the angle of "
+               "i − j alone, so the scores agree, up to float32 rounding (which grows with the positions).")
+    c1, c2, c3 = st.columns(3)
+    keep = {"min_value": 0, "max_value": MAX_ROPE_POSITION, "step": 1, "persist_state": "session"}
+    i = c1.number_input("i — query position", value=5, key="p_rope_i", **keep)
+    j = c2.number_input("j — key position", value=2, key="p_rope_j", **keep)
+    shift = c3.number_input("s — shift", value=10, key="p_rope_s", **keep)
+    t = None if config_over_budget(cfg) else cached_trace(cfg)
+    r = rope_relative(cfg, int(i), int(j), int(shift), t)
+    st.caption(f"q and k: {r.source}.")
+    st.table(rope_scores_frame(r))
+    words = (f"Difference: {r.difference:.3g}, within the {r.allowance:.2g} that float32 rounding allows at these "
+             f"positions. Without RoPE the same q and k score {r.unturned:.6g} at any positions: RoPE is what makes "
+             f"the score depend on the offset i − j = {r.i - r.j}.")
+    if abs(r.difference) <= r.allowance:
+        st.success(f"**Same score.** {words}", icon=":material/check:")
+    else:
+        st.warning(f"**The scores differ by more than float32 rounding.** {words}")
 
-# The sidebar has put the tab and the curves' dimensions in the URL (tab=curves&dims=0,1,30,31:
-# ui.page_links) and read them from a link; the tabs keep their state (a key and on_change) for that.
-tab_table, tab_curves, tab_compare = st.tabs(list(POSITIONAL_TABS), key="p_tab", on_change=forget_link_warnings)
-with tab_table, guard("The table heatmap"):
-    v = views[cfg.positional]
+
+def table_tab(cfg, v) -> None:
+    """The model's own added table as a heatmap, with its numbers."""
     # "Computed from the formula" with the formula two tabs away left the stripes unexplained: why
     # the right-hand columns barely change is the first thing a newcomer asks of this heatmap.
     formula = "" if cfg.positional != "sinusoidal" else sinusoid_words(cfg.E)
@@ -135,6 +151,68 @@ with tab_table, guard("The table heatmap"):
     with map_box("table", scrolls, spec):  # E = 9: 298 px drawn in a 320 px phone's 288, said there only
         show_chart(drawn_at_this_link(spec), width="content")
     show_numbers(numbers_frame(v.table, [f"position {p}" for p in range(v.positions)], [f"dim {d}" for d in v.dims]))
+
+
+def kind_words(cfg) -> str:
+    """What this model does with positions, in a sentence or two, for the page's first caption."""
+    if cfg.positional == "rope":
+        return ("This model uses **RoPE** (rotary positions): nothing is added to its token embeddings. Instead "
+                "every attention layer turns each query and each key by angles that grow with its position, one "
+                f"angle per pair of a head's d_k = {cfg.d_k} dimensions, and leaves the values as they are.")
+    if cfg.positional == "none":
+        order = ("Only its causal mask hints at order (position i sees i + 1 keys)." if cfg.arch == "decoder-only"
+                 else "Shuffle its tokens and each one's output is shuffled the same way, unchanged.")
+        return ("This model uses **no** positions: there is no position signal at all. Nothing is added to its token "
+                f"embeddings and nothing turns its queries or keys, so its attention cannot tell where a token "
+                f"sits. {order} The tabs show the tables it could add.")
+    return (f"So each position p gets a vector of E = {cfg.E} numbers added to its token embedding. This model uses "
+            f"**{cfg.positional}** positions.")
+
+
+cfg = current_config()
+st.title("Positional encoding")
+st.caption("Attention without a mask treats its input as a set and cannot tell positions apart (a causal mask "
+           "lets a model infer some order on its own). " + kind_words(cfg))
+
+# This page needs no pass, so it asks the estimate, not a trace, whether the other pages' is shape-only.
+if config_over_budget(cfg):
+    # Not the other pages' shape-only banner ("no values were computed"): this page needs no pass.
+    st.info(f"A real pass of this model would need about {human_bytes(estimate(cfg).total)}, so the other "
+            "pages trace it shape-only. This page needs no pass: the sinusoidal table comes from its formula, "
+            "and a learned one is seeded here at this size, so every number below is computed.",
+            icon=":material/straighten:")
+views = {}
+with guard("Building the positional tables"):
+    views = {kind: _view(cfg, kind) for kind in KINDS}
+    v = views.get(cfg.positional, views["sinusoidal"])  # RoPE and "none" add no table: the tabs show the two kinds
+    notes = []
+    if v.positions < cfg.M:
+        notes.append(f"the first {v.positions} of M = {cfg.M} positions")
+    if len(v.dims) < cfg.E:
+        step = pair_step(cfg.E)
+        notes.append(f"the sine and cosine (dimensions 2i and 2i + 1) of one frequency in {step}, "
+                     f"{len(v.dims)} of E = {cfg.E} dimensions")
+    if notes:
+        st.caption(f"Drawn: {' and '.join(notes)} (capped at {MAX_POSITIONS} × {MAX_DIMS} cells so large sizes "
+                   "stay fast).")
+
+# The sidebar has put the tab and the curves' dimensions in the URL (tab=curves&dims=0,1,30,31:
+# ui.page_links) and read them from a link; the tabs keep their state (a key and on_change) for that.
+tabs = st.tabs(positional_tabs(cfg), key="p_tab", on_change=forget_link_warnings)
+tab_table, tab_curves, tab_compare = tabs[-3:]  # a RoPE model's page has its rotation first
+if cfg.positional == "rope":
+    with tabs[0], guard("RoPE's rotation"):
+        rope_tab(cfg)
+
+with tab_table, guard("The table heatmap"):
+    if cfg.positional in KINDS:
+        table_tab(cfg, views[cfg.positional])
+    else:
+        st.info("This model adds no table to its token embeddings"
+                + (": RoPE turns q and k instead (its first tab). " if cfg.positional == "rope" else
+                   ", and has no other position signal. ")
+                + "The other tabs show the sinusoidal and learned tables a model like it could add.",
+                icon=":material/info:")
 
 with tab_curves, guard("The curves"):
     st.caption(curves_words(cfg.E))

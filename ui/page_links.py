@@ -19,7 +19,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Collection, Mapping, MutableMapping, Sequence, TypeVar
 
 from core import TransformerConfig
-from core.views import ATTENTION_KINDS
+from core.views import ALL_KINDS, attention_kinds
 from quizzes import TOPICS, Question, questions_for
 
 MAX_SEED = 1_000_000  # the quiz's shuffle seeds are 0 to this
@@ -126,11 +126,20 @@ def _plain(text: Any) -> str:
 
 # Short names for the URL; the widget's own label (in any case, with spaces or hyphens) is read too.
 KIND_TEXT = {"encoder self-attention": "encoder-self", "decoder masked self-attention": "decoder-masked",
-             "cross-attention": "cross"}
-assert set(KIND_TEXT) == set(ATTENTION_KINDS)
+             "cross-attention": "cross", "causal self-attention": "causal", "self-attention": "self"}
+assert set(KIND_TEXT) == set(ALL_KINDS)
 
-# The positional page's tabs, and their names in a link (tab=curves).
+# The positional page's tabs, and their names in a link (tab=curves); a RoPE model's page opens on its rotation.
 POSITIONAL_TABS = {"M × E table": "table", "Dimensions as curves": "curves", "Sinusoidal vs learned": "compare"}
+ROPE_TAB = {"RoPE rotation": "rope"}
+TAB_TEXT = {**ROPE_TAB, **POSITIONAL_TABS}
+
+
+def positional_tabs(cfg: TransformerConfig) -> list[str]:
+    """The positional page's tabs at this config: a RoPE model's rotation first, then the added tables'."""
+    return list(TAB_TEXT) if cfg.positional == "rope" else list(POSITIONAL_TABS)
+
+
 MAX_CURVES = 8  # dimensions drawn as curves at once
 ALL_CURVE_DIMS = 4096  # up to this E every dimension is offered as a curve; past it, default_dims only
 
@@ -181,8 +190,8 @@ def _whose_questions(cfg: TransformerConfig, state: State) -> str:
 
 PAGE_CHOICES: dict[str, tuple[Choice, ...]] = {
     "attention": (
-        Choice("kind", "a_kind", lambda cfg, state: list(ATTENTION_KINDS),
-               lambda cfg, state: next(iter(ATTENTION_KINDS)), KIND_TEXT.__getitem__),
+        Choice("kind", "a_kind", lambda cfg, state: list(attention_kinds(cfg)),
+               lambda cfg, state: next(iter(attention_kinds(cfg))), KIND_TEXT.__getitem__),
         Choice("layer", "a_layer", lambda cfg, state: range(cfg.layers), counts="layers"),
         Choice("head", "a_head", lambda cfg, state: range(cfg.nhead), counts="heads"),
         # The last sequence is the padded one, so its mask shows something.
@@ -191,8 +200,8 @@ PAGE_CHOICES: dict[str, tuple[Choice, ...]] = {
     ),
     # tab=curves&dims=0,1,30,31: a lesson on frequencies opens on the curves it talks about.
     "positional": (
-        Choice("tab", "p_tab", lambda cfg, state: list(POSITIONAL_TABS), lambda cfg, state: next(iter(POSITIONAL_TABS)),
-               POSITIONAL_TABS.__getitem__, kept=True),
+        Choice("tab", "p_tab", lambda cfg, state: positional_tabs(cfg), lambda cfg, state: positional_tabs(cfg)[0],
+               TAB_TEXT.__getitem__, kept=True),
         Choice("dims", "p_dims_{E}", lambda cfg, state: curve_dims(cfg.E), lambda cfg, state: default_dims(cfg.E),
                counts="dimensions", whose=lambda cfg, state: "the page's", most=MAX_CURVES),
     ),

@@ -3,7 +3,13 @@ every page renders each family, its presets, the sliders' ends and garbage links
 
 from __future__ import annotations
 
-from tests.support.apptest import make_app
+import pytest
+
+from core import PRESETS, TransformerConfig
+from core.config import ARCHS
+from tests.support.apptest import make_app, open_page
+from tests.support.links import config_link
+from ui.config_link import FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_OPTION, N_RANGE, VOCABS, WIDTHS
 
 
 def sidebar_parts(at) -> dict:
@@ -100,3 +106,118 @@ def test_rope_is_offered_for_an_even_d_k_only_and_comes_back_when_d_k_is_even_ag
     at.sidebar.select_slider(key="w_E").set_value(20).run()  # d_k = 10
     assert at.session_state["cfg"].positional == "rope"
     assert not any(c.value.startswith("RoPE turns") for c in at.sidebar.caption)
+
+
+@pytest.mark.parametrize("name", [n for n, c in PRESETS.items() if c.arch != "encoder-decoder" or c.nhead_kv != c.nhead
+                                  or c.positional == "rope"])
+def test_a_family_preset_applies_exactly_and_the_sidebar_shows_its_parts(name):
+    preset = PRESETS[name]
+    at = make_app().run()
+    at.sidebar.selectbox(key="w_preset").set_value(name).run()
+    assert not at.exception and not at.sidebar.error
+    assert at.session_state["cfg"] == preset
+    assert sidebar_parts(at) == {"arch": preset.arch, "norm_first": preset.norm_first, "norm": preset.norm,
+                                 "activation": preset.activation, "positional": preset.positional}
+    assert at.sidebar.select_slider(key="w_nhead_kv").value == preset.nhead_kv
+    assert at.sidebar.checkbox(key="w_bias").value == preset.bias
+    assert at.sidebar.selectbox(key="w_preset").value == name
+
+
+def test_the_preset_help_lists_each_presets_family_and_parts():
+    at = make_app().run()
+    lines = at.sidebar.selectbox(key="w_preset").help.splitlines()
+    [llama] = [line for line in lines if line.startswith("- **Llama-2-70B**")]
+    assert llama == ("- **Llama-2-70B**: decoder-only, N=1, M=4096, E=8192, nhead=64, nhead_kv=8, 80 layers, "
+                     "vocab 32,000, d_ff=28672, RoPE positions, pre-norm, RMSNorm, SwiGLU, no bias")
+    [gpt2] = [line for line in lines if line.startswith("- **GPT-2 small**")]
+    assert gpt2 == ("- **GPT-2 small**: decoder-only, N=1, M=1024, E=768, nhead=12, 12 layers, vocab 50,257, "
+                    "learned positions, pre-norm, GELU, tied")
+    for family in ARCHS:
+        assert any(line.split(": ", 1)[-1].startswith(family) for line in lines), family
+
+
+# ---- Every page, every family -------------------------------------------------------------------------------
+
+PAGES = ["explorer", "attention", "positional", "quiz", "training_lab"]
+TINY = {"encoder-decoder": "Default (M=8, E=16, nhead=2)", "decoder-only": "Tiny GPT (decoder-only)",
+        "encoder-only": "Tiny BERT (encoder-only)"}
+PARTS = {"norm_first": True, "norm": "rmsnorm", "activation": "swiglu", "positional": "rope", "bias": False}
+
+
+def ends(arch: str) -> dict[str, TransformerConfig]:
+    """Every slider at its low end, and at its high end with every part switched from the paper's (MQA, RoPE,
+    SwiGLU, RMSNorm, pre-norm, no bias): the smallest and the largest model each family can show."""
+    low = TransformerConfig(arch=arch, N=N_RANGE[0], M=LENGTHS[0], E=WIDTHS[0], nhead=1, vocab_size=VOCABS[0],
+                            layers=LAYER_RANGE[0], d_ff=FFS[0])
+    high = TransformerConfig(arch=arch, N=N_RANGE[1], M=LENGTHS[-1], E=WIDTHS[-1], nhead=MAX_NHEAD_OPTION,
+                             nhead_kv=1, vocab_size=VOCABS[-1], layers=LAYER_RANGE[1], d_ff=FFS[-1], **PARTS)
+    return {"lowest": low, "highest": high}
+
+
+GARBAGE = {"nhead_kv": "banana", "positional": "<b>spin</b>", "norm": "9", "activation": "$x^2$", "norm_first": "maybe",
+           "bias": "2", "M_target": "-7", "E": "1e9", "layers": "[x](http://example.com)"}
+
+
+def assert_renders_the_family(at, page: str, arch: str) -> None:
+    """No exception and no failed part on the page; the sidebar and the link show the family."""
+    assert not at.exception, (page, arch, at.exception)
+    assert not at.error, (page, arch, [e.value for e in at.error])
+    assert at.title, page
+    assert at.sidebar.radio(key="w_arch").value == arch
+    assert at.query_params["arch"] == arch
+    assert ("M_target" in at.query_params) == (arch == "encoder-decoder")
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders_each_familys_tiny_preset(page, arch):
+    at = open_page(page, config_link(PRESETS[TINY[arch]]))
+    assert_renders_the_family(at, page, arch)
+    assert at.sidebar.selectbox(key="w_preset").value == TINY[arch]
+    assert not at.warning or not any("Part of this link" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders_each_family_from_a_garbage_link(page, arch):
+    """Every bad value of a link falls back with one warning naming it; the family itself is read."""
+    at = open_page(page, {"arch": arch} | GARBAGE)
+    assert_renders_the_family(at, page, arch)
+    warning = "".join(w.value for w in at.main.warning).replace("\\", "")
+    for name in GARBAGE:
+        assert f"{name}=" in warning, (name, warning)
+    cfg = at.session_state["cfg"]
+    assert (cfg.norm_first, cfg.norm, cfg.activation, cfg.positional, cfg.bias, cfg.nhead_kv) == \
+        (False, "layernorm", "relu", "sinusoidal", True, cfg.nhead)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders_each_family_at_the_sliders_ends(page, arch):
+    for end, cfg in ends(arch).items():
+        at = open_page(page, config_link(cfg))
+        assert_renders_the_family(at, page, arch)
+        assert at.session_state["cfg"] == cfg, end
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders_every_preset(page, name):
+    preset = PRESETS[name]
+    at = open_page(page, config_link(preset))
+    assert_renders_the_family(at, page, preset.arch)
+    assert at.session_state["cfg"] == preset
+    assert at.sidebar.selectbox(key="w_preset").value == name
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_follows_the_sidebar_from_one_family_to_the_next(page):
+    """The learner's way from the paper's model to Llama-2-70B: toggles, then the preset, on one page."""
+    at = open_page(page, {})
+    for arch in ("decoder-only", "encoder-only", "encoder-decoder", "decoder-only"):
+        at.sidebar.radio(key="w_arch").set_value(arch).run()
+        assert_renders_the_family(at, page, arch)
+    for name in ("Tiny Llama (GQA, RoPE)", "Llama-2-70B"):
+        at.sidebar.selectbox(key="w_preset").set_value(name).run()
+        assert_renders_the_family(at, page, "decoder-only")
+        assert at.session_state["cfg"] == PRESETS[name]

@@ -248,3 +248,20 @@ def test_small_heatmaps_keep_their_titles_apart_and_labels_on_their_rows(app_url
         steps = [b - a for a, b in zip(rows, rows[1:])]
         assert max(steps) - min(steps) <= 1, steps  # row 0's label as far from row 1's as the others
     assert not [w for w in warnings if "WARN" in w], warnings[:5]
+
+
+def test_a_decoder_only_gqa_link_draws_the_causal_map_and_the_shared_kv_heads(app_url, page):
+    """?arch=decoder-only&nhead=4&nhead_kv=2: one attention, nothing to choose, its causal mask beside the
+    weights, and the row of query heads labelled with the K/V head each reads."""
+    page.goto(app_url + "/attention?arch=decoder-only&nhead=4&nhead_kv=2&positional=rope")
+    expect(page.get_by_text("Causal self-attention", exact=False).first).to_be_visible(timeout=LOAD)
+    expect(page.get_by_role("radio")).to_have_count(0)  # one attention: no kind to choose
+    expect(page.get_by_text("Causal mask: True above the diagonal, so position i sees")).to_be_visible()
+    expect(page.get_by_text("Grouped-query attention (GQA): nhead = 4 query heads, nhead_kv = 2")).to_be_visible()
+    groups = page.locator('[data-testid="stTable"]').last
+    expect(groups.get_by_text("0 and 1", exact=True)).to_be_visible()
+    expect(groups.get_by_text("2 and 3", exact=True)).to_be_visible()
+    expect(page.locator(".vega-embed")).to_have_count(3, timeout=LOAD)  # weights, mask, heads
+    expect(page).to_have_url(re.compile(r"[?&]arch=decoder-only&.*[?&]kind=causal&"))
+    expect(page.locator('[data-testid="stAlert"]').filter(has_text="this link")).to_have_count(0)
+    no_exception(page)

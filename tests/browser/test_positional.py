@@ -157,3 +157,23 @@ def test_a_colour_scale_is_drawn_after_the_link_changes(app_url, laptop):
         chart.scroll_into_view_if_needed()
         assert gradient_pixels(chart) > 200
     no_exception(page)
+
+
+def test_a_rope_link_opens_on_the_rotation_and_measures_the_relative_property(app_url, page):
+    """?positional=rope opens on RoPE's tab: its angles drawn, no parameters, and a new shift s still gives
+    the same score."""
+    page.goto(app_url + "/positional?arch=decoder-only&nhead=4&nhead_kv=2&positional=rope")
+    rope = page.get_by_role("tab", name="RoPE rotation")
+    expect(rope).to_have_attribute("aria-selected", "true", timeout=LOAD)
+    expect(page.get_by_text("RoPE has no parameters: this model's positional parameters number 0")).to_be_visible()
+    expect(page.locator(".vega-embed").first.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
+    expect(page.get_by_text("Same score.")).to_be_visible()
+    idle(page)
+    shift = page.get_by_label("s — shift")
+    shift.fill("300")
+    shift.press("Enter")
+    expect(page.locator('[data-testid="stTable"]').filter(has_text="(i + s, j + s)").get_by_text(
+        "305", exact=True)).to_be_visible(timeout=LOAD)  # the query now at i + s = 5 + 300
+    expect(page.get_by_text("Same score.")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"[?&]positional=rope&.*tab=rope"))
+    no_exception(page)

@@ -12,7 +12,7 @@ from core import PAPER_BIG, PRESETS, TransformerConfig, trace
 from core.memory import DEFAULT_BUDGET_BYTES
 from core.model import Transformer
 from core.slim import MAX_SLIM_DRAWS, made_real, slim_attention, slim_bytes, slim_estimate
-from core.views import ATTENTION_KINDS, attention_map, slim_attention_maps
+from core.views import ATTENTION_KINDS, attention_kinds, attention_map, slim_attention_maps
 from tests.support.fresh_python import fresh_python
 
 CONFIGS = [
@@ -118,9 +118,11 @@ from core import TransformerConfig
 from core.config import PAPER_BIG
 from core.slim import slim_attention, slim_bytes
 cfg = {cfg}
-slim_attention(cfg.replace(N=1, E=16, nhead=2, vocab_size=50, layers=1, d_ff=32), "dec", "cross_attn", 0, 0)  # warm
+block = "cross_attn" if cfg.arch == "encoder-decoder" else "self_attn"  # the deepest map
+warm = cfg.replace(N=1, E=16, nhead=2, nhead_kv=1, vocab_size=50, layers=1, d_ff=32)
+slim_attention(warm, "dec", block, 0, 0)
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-slim_attention(cfg, "dec", "cross_attn", cfg.layers - 1, 0)
+slim_attention(cfg, "dec", block, cfg.layers - 1, 0)
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 print(json.dumps([peak - before, slim_bytes(cfg)]))
 """
@@ -130,6 +132,8 @@ print(json.dumps([peak - before, slim_bytes(cfg)]))
     "replace(PAPER_BIG, M=16, tie_embeddings=True)",
     "replace(PAPER_BIG, M=64, tie_embeddings=False)",
     "TransformerConfig(N=4096, M=1024, E=8, nhead=1, vocab_size=10, layers=1)",  # the batch's ids dominate
+    "TransformerConfig(arch='decoder-only', N=1, M=64, E=1024, nhead=16, nhead_kv=4, layers=12, vocab_size=37000, "
+    "positional='rope', norm_first=True, norm='rmsnorm', activation='swiglu')",
 ])
 def test_a_slim_pass_stays_within_its_estimate(cfg):
     """Measured as the process's peak resident memory, in a fresh interpreter, after a small pass has
@@ -140,7 +144,46 @@ def test_a_slim_pass_stays_within_its_estimate(cfg):
     assert grown <= estimated, (grown / 2**20, estimated / 2**20)
 
 
-@pytest.mark.parametrize("parts", [{"arch": "decoder-only"}, {"norm_first": True}, {"positional": "rope"}])
-def test_a_slim_pass_refuses_the_parts_it_does_not_run(parts):
-    with pytest.raises(ValueError, match="a slim pass runs the paper's post-norm encoder-decoder"):
-        slim_attention(TransformerConfig(**parts), "enc", "self_attn", 0, 0)
+FAMILIES = [
+    TransformerConfig(arch="decoder-only", N=2, M=7, E=16, nhead=4, nhead_kv=2, vocab_size=30, layers=2,
+                      positional="rope", norm="rmsnorm", activation="swiglu", norm_first=True, bias=False),
+    TransformerConfig(arch="decoder-only", N=2, M=6, E=12, nhead=3, nhead_kv=1, vocab_size=30, layers=2,
+                      positional="learned", activation="gelu", norm_first=True, tie_embeddings=True, seed=3),
+    TransformerConfig(arch="encoder-only", N=3, M=9, E=16, nhead=4, nhead_kv=1, vocab_size=30, layers=2,
+                      positional="rope", activation="gelu"),  # the last item padded
+    TransformerConfig(arch="encoder-only", N=2, M=8, E=8, nhead=2, vocab_size=30, layers=2, positional="none",
+                      norm_first=True),
+    TransformerConfig(N=2, M=9, M_target=5, E=16, nhead=4, nhead_kv=2, vocab_size=30, layers=2, positional="rope",
+                      norm_first=True, norm="rmsnorm"),  # RoPE turns the decoder by M_target's positions
+]
+
+
+@pytest.mark.parametrize("cfg", FAMILIES, ids=lambda cfg: f"{cfg.arch}-kv{cfg.nhead_kv}-{cfg.positional}")
+def test_every_familys_maps_equal_the_whole_traces(cfg):
+    """Decoder-only, encoder-only, pre-norm, RoPE, grouped K/V heads: each of the model's own attentions
+    (and none other) comes out of a slim pass as the whole pass records it."""
+    t = trace(cfg, shape_only=False)
+    assert list(attention_kinds(cfg)) == {"decoder-only": ["causal self-attention"],
+                                          "encoder-only": ["self-attention"]}.get(cfg.arch, list(ATTENTION_KINDS))
+    for kind in attention_kinds(cfg):
+        for layer in range(cfg.layers):
+            for item in range(cfg.N):
+                for head, slim in enumerate(slim_attention_maps(cfg, kind, layer, item)):
+                    whole = attention_map(t, kind, layer, head, item)
+                    assert (slim.blocked, slim.query_tokens, slim.key_tokens, slim.hidden_beyond) == (
+                        whole.blocked, whole.query_tokens, whole.key_tokens, whole.hidden_beyond)
+                    torch.testing.assert_close(torch.tensor(slim.weights), torch.tensor(whole.weights),
+                                               rtol=0, atol=1e-6)
+    with pytest.raises(ValueError, match="is not an attention of this model"):
+        missing = {"decoder-only": ("enc", "self_attn"), "encoder-only": ("dec", "self_attn")}
+        slim_attention(cfg, *missing.get(cfg.arch, ("enc", "cross_attn")), 0, 0)
+
+
+def test_a_slim_estimate_counts_each_familys_largest_layer():
+    """A single stack's layer has one attention (with nhead_kv K/V heads) and no cross-attention; SwiGLU's
+    FFN has three matrices: the largest layer's bytes are an upper bound of the real layer's, and close."""
+    for cfg in FAMILIES:
+        model = Transformer.from_config(cfg, device="meta")
+        stack = model.decoder if model.decoder is not None else model.encoder
+        real = 4 * sum(p.numel() for p in stack[0].parameters())
+        assert real <= slim_estimate(cfg).layer <= real + 4 * 3 * 2 * cfg.E, cfg
