@@ -67,7 +67,7 @@ def config_over_budget(cfg: TransformerConfig) -> bool:
 # The parts of a slim pass (core.slim.SlimEstimate) and the sliders that shrink each most.
 _SLIM_PARTS = {
     "tables": ("its token table", "vocab_size and E"),
-    "layer": ("one decoder layer's weights", "E and d_ff"),
+    "layer": ("one layer's weights", "E and d_ff"),
     "maps": ("one sequence's attention maps", "M, M_target and nhead"),
     "rest": ("one sequence's other activations", "M, M_target, E, d_ff and nhead"),
     "ids": ("the batch's token ids", "N, M and M_target"),
@@ -84,16 +84,11 @@ def slim_refusal(cfg: TransformerConfig, budget_bytes: int) -> str:
                 "(about a second): lowering layers, E and d_ff shrinks that.")
     part = max(_SLIM_PARTS, key=lambda name: getattr(est, name))
     what, sizes = _SLIM_PARTS[part]
+    if cfg.M_target is None:  # a single stack has no target length to lower
+        sizes = {"maps": "M and nhead", "rest": "M, E, d_ff and nhead", "ids": "N and M"}.get(part, sizes)
     return (f"A slim pass, one sequence with one layer at a time in memory, would need about "
             f"{human_bytes(est.total)}, over the {human_bytes(budget_bytes)} budget. Its largest part is {what}, "
             f"{human_bytes(getattr(est, part))}: lowering {sizes} shrinks it most.")
-
-
-def slim_runs(cfg: TransformerConfig, budget_bytes: int) -> bool:
-    """Whether a slim pass (core.slim) can draw this config's maps: it runs the paper's post-norm encoder-decoder
-    with added positions only, within the budget."""
-    paper = cfg.arch == "encoder-decoder" and not cfg.norm_first and cfg.positional != "rope"
-    return paper and not slim_estimate(cfg).over(budget_bytes)
 
 
 def shape_only_banner(t: Trace) -> None:
@@ -104,7 +99,7 @@ def shape_only_banner(t: Trace) -> None:
             f"{human_bytes(t.estimate.total)}, over the {human_bytes(t.budget_bytes)} budget, so the "
             "same code ran on PyTorch's meta device: every shape is real, but no values were computed."
             + (" The Attention page still draws its heatmaps, from a slim pass: one sequence, with one layer at a "
-               "time in memory." if slim_runs(t.config, t.budget_bytes) else ""),
+               "time in memory." if not slim_estimate(t.config).over(t.budget_bytes) else ""),
             icon=":material/straighten:",
         )
 
