@@ -21,6 +21,8 @@ from ui.sidebar import current_config, forget_link_warnings
 from ui.theme import theme
 from ui.trace_cache import GATE
 from ui.traces import cached_shapes, cached_trace, over_budget, shape_only_banner, slim_refusal
+from ui.value_views import text_attention
+from ui.your_text import text_box, text_sized_config
 
 leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
 
@@ -74,13 +76,14 @@ def _slim_maps(cfg, kind: str, layer: int, item: int):
         return slim_attention_maps(cfg, kind, layer, item)
 
 
-cfg = current_config()
+cfg = text_sized_config(current_config())  # the text in the box sets N, M and vocab_size
 st.title("Attention")
 # A newcomer looks for meaning in the pattern (which word attends to which); here there is none to find.
 st.caption("Each cell is how much one query position takes from one key position, for one head of one "
            "sequence: softmax(QKᵀ/√d_k), so every row sums to 1. This model is untrained (random weights, random "
            "token ids), so the pattern itself means nothing yet: what to read here is the map's shape, the mask "
            "and the row sums. The Training lab shows where a trained model looks.")
+your_text = text_box(cfg)
 
 shapes = cached_shapes(cfg)
 slim = over_budget(shapes) and not slim_estimate(cfg).over(shapes.budget_bytes)  # maps from a slim pass (core.slim)
@@ -154,3 +157,5 @@ with guard("The attention heatmap"):
         st.header("Mask")
         show_chart(mask, width="content")
         st.caption(mask_note(kind, cfg, item))
+
+text_attention(cfg, your_text)  # the same map over your text, its axes labelled with your tokens

@@ -20,6 +20,8 @@ from ui.streamlit_internals import leave_legacy_pages_mode
 from ui.sidebar import current_config
 from ui.theme import theme
 from ui.traces import cached_shapes, LIVE_TABLE_BYTES, over_budget, shape_only_banner
+from ui.value_views import value_views
+from ui.your_text import text_box, text_sized_config
 
 leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
 
@@ -129,7 +131,7 @@ def short_count(n: int) -> str:
     return f"{n / size:.1f} {word}"
 
 
-cfg = current_config()
+cfg = text_sized_config(current_config())  # the text in the box sets N, M and vocab_size
 st.title("Transformer Shape Explorer")
 st.caption(
     f"N={cfg.N}, M={cfg.M}, M_target={cfg.M_target}, E={cfg.E}, nhead={cfg.nhead} (so d_k = E/nhead = {cfg.d_k}), "
@@ -140,6 +142,7 @@ st.caption(
     "through the first encoder layer (rows 5 to 10), to the output probabilities (row 14)."
 )
 sidebar_closed_hint()
+your_text = text_box(cfg)
 
 with guard("Tracing this config"):
     view = explorer_view(cfg, theme())
@@ -230,6 +233,8 @@ with guard("Tracing this config"):
                         "help": "What the tensor is, in plain words. A long one is cut short: pick 'extra n' in the "
                                 "box above to read it whole"},
     }
+    value_views(cfg, your_text)  # "Show the values" and the step-through
+
     with st.expander(f"More tensors ({len(t.extras)} extras: stacked heads, W^Q/W^K/W^V, masks, logits…)"):
         st.dataframe(view["extras"], column_config=extras_columns, hide_index=True, width="stretch",
                      height=table_height(len(view["extras"])), row_height=ROW_HEIGHT, key="x_extras")

@@ -1,0 +1,99 @@
+"""The "Your text" box on the Explorer and the Attention page: a typed text sets row 1, the sidebar says which
+sizes it set, limits are said, and no text the learner types breaks the page or becomes markup."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.tokens import MAX_TOKENS, text_config, tokenize
+from ui.your_text import LABEL, MAX_LINK_CHARS, TEXT_KEY
+from tests.support.apptest import make_app, open_page
+
+HOSTILE = {
+    "html": "<b>x</b> <script>alert(1)</script> <img src=x onerror=alert(2)>",
+    "markdown": "**bold** [link](javascript:alert(1)) $x$ :material/home: <br>",
+    "long": "word " * 2000,  # 10,000 characters, 4,000 word tokens: cut at MAX_TOKENS
+    "control": "a\x07b\x1b[31mc\td\re\x00f",
+    "right-to-left": "שלום עולם \u202eevil\u202c مرحبا",
+    "emoji": "🙂 family: 👨‍👩‍👧‍👦 flags 🇫🇷",
+}
+
+
+def typed(at, text: str, level: str = "words"):
+    at.radio(key="yt_level").set_value(level)
+    at.text_area(key=TEXT_KEY).input(text).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def table_shape(at, row: int) -> str:
+    """Row ``row``'s live shape in the Explorer's table of the pass."""
+    table = next(d.value for d in at.dataframe if "live shape" in getattr(d.value, "columns", ()))
+    return table["live shape"][row - 1]
+
+
+def test_the_box_is_labelled_your_text():
+    at = make_app().run()
+    assert at.text_area(key=TEXT_KEY).label == LABEL and LABEL.startswith("Your text")
+
+
+@pytest.mark.parametrize("level, M, vocab", [("words", 11, 7), ("characters", 22, 11)])
+def test_a_typed_text_becomes_row_1(level, M, vocab):
+    at = typed(make_app().run(), "the cat sat on the mat", level)
+    cfg = at.session_state["cfg"]  # the sidebar's own config is left as it was
+    assert (cfg.N, cfg.M) == (2, 8)
+    assert table_shape(at, 1) == f"(1, {M})"
+    assert table_shape(at, 14) == f"(1, {M}, {vocab})"
+    said = [c.value for c in at.sidebar.caption if "come from your text" in c.value]
+    assert said and f"M = {M}" in said[0] and f"vocab_size = {vocab}" in said[0]
+
+
+def test_each_line_is_a_sequence_and_other_sliders_still_work():
+    at = typed(make_app().run(), "the cat\nsat on the mat")
+    assert table_shape(at, 1) == "(2, 7)"
+    at.sidebar.select_slider(key="w_E").set_value(32).run()
+    assert not at.exception
+    assert table_shape(at, 2) == "(2, 7, 32)"
+
+
+def test_a_target_text_sets_M_target():
+    at = make_app().run()
+    at.text_input(key="yt_target").input("le chat")
+    at = typed(at, "the cat sat")
+    tok = tokenize("the cat sat", "word", "le chat")
+    assert table_shape(at, 12) == f"(1, 3, 16)"  # the target: <start>, le, ␣ (the last token is never read)
+    assert table_shape(at, 14) == f"(1, 3, {tok.vocab_size})"
+
+
+def test_a_text_with_no_tokens_gets_a_message_and_the_page_keeps_its_sizes():
+    at = typed(make_app().run(), "\n\n\n")
+    assert any("no tokens" in w.value for w in at.warning)
+    assert table_shape(at, 1) == "(2, 8)"
+
+
+def test_a_text_too_long_for_a_link_says_so_and_a_short_one_does_not():
+    at = typed(make_app().run(), "x" * (MAX_LINK_CHARS + 1))
+    assert any("cannot be shared by link" in c.value for c in at.caption)
+    at = typed(at, "a short one")
+    assert not any("cannot be shared by link" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_text_leaves_the_explorer_working(name):
+    at = typed(make_app().run(), HOSTILE[name])
+    tok = tokenize(HOSTILE[name], "word")
+    assert table_shape(at, 1) == f"({tok.N}, {tok.M})"
+    if name == "long":
+        assert tok.M == MAX_TOKENS
+        assert any(f"cut at {MAX_TOKENS} tokens" in w.value for w in at.warning)
+    for element in (*at.markdown, *at.caption, *at.warning):
+        assert "<script" not in element.value and "<b>" not in element.value
+
+
+@pytest.mark.parametrize("name", ["html", "control", "right-to-left"])
+def test_hostile_text_leaves_the_attention_page_working(name):
+    at = open_page("attention", {})
+    at = typed(at, HOSTILE[name])
+    tok = tokenize(HOSTILE[name], "word")
+    assert at.session_state["cfg"].N == 2  # the sidebar's sizes stay; the page runs the text's
+    assert text_config(at.session_state["cfg"], tok).M == tok.M

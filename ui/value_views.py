@@ -1,0 +1,125 @@
+"""The numbers of a pass on a page: "Show the values" and the step-through on the Explorer, and the attention
+map over the learner's text, its axes labelled with their tokens, on the Attention page.
+
+Data flows one way: the config (sized by the text) and the text -> ``core.trace(cfg, text=...)``, cached here
+per session-independent key -> core's value slices (plain lists) -> render.values' heat tables and charts.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core import Trace, TransformerConfig, estimate, trace
+from core.values import MAX_VALUES, SLICE, axes, sequence_labels, value_slice
+from core.views import ATTENTION_KINDS, attention_map
+from render.values import heat_table, heatmap_chart, token_labels, values_frame
+from ui.charts import show_chart
+from ui.guard import guard
+from ui.trace_cache import GATE
+from ui.traces import cached_trace
+from ui.your_text import YourText
+
+UNTRAINED = "untrained (random weights)"
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def text_trace(cfg: TransformerConfig, mine_tokens) -> Trace:
+    """The pass over the learner's text; shared by every session that typed the same text (read-only, as
+    ``ui.traces.cached_trace``), admitted by the gate every real pass shares."""
+    with GATE.reserve(estimate(cfg).total):
+        return trace(cfg, text=mine_tokens)
+
+
+def pass_for(cfg: TransformerConfig, mine: YourText | None) -> Trace:
+    """The pass whose values the page shows: over the learner's text, or over the seeded random ids."""
+    return cached_trace(cfg) if mine is None else text_trace(cfg, mine.tokens)
+
+
+def weights_words(t: Trace) -> str:
+    """What the weights are, for every place values are shown."""
+    return UNTRAINED if t.weights.startswith("untrained") else t.weights
+
+
+def shown_labels(labels: list[str]) -> list[str]:
+    """Labels a table can name its rows by: indices as they are, tokens escaped and told apart by position."""
+    plain = len(labels) == 1 or (all(label.isdigit() for label in labels) and len(set(labels)) == len(labels))
+    return labels if plain else token_labels(labels)
+
+
+def text_attention(cfg: TransformerConfig, mine: YourText | None) -> None:
+    """On the Attention page: the map of the kind, layer and head chosen above, over the learner's text, with
+    their tokens on both axes."""
+    if mine is None:
+        return
+    with guard("The attention map over your text"):
+        t = text_trace(cfg, mine.tokens)
+        st.header("Your text's attention")
+        if t.shape_only:
+            st.info("This config is traced shape-only (over the memory budget): no weights to draw over your text.")
+            return
+        kinds = {"encoder-decoder": list(ATTENTION_KINDS), "decoder-only": ["decoder masked self-attention"],
+                 "encoder-only": ["encoder self-attention"]}[cfg.arch]
+        kind = st.session_state.get("a_kind")
+        kind = kind if kind in kinds else kinds[0]
+        layer = min(int(st.session_state.get("a_layer", 0)), cfg.layers - 1)
+        head = min(int(st.session_state.get("a_head", 0)), cfg.nhead - 1)
+        item = min(int(st.session_state.get("a_item", 0)), cfg.N - 1)
+        a = attention_map(t, kind, layer, head, item)
+        target = "M_target" if cfg.arch == "encoder-decoder" else "M"
+        queries = shown_labels(sequence_labels(t, "M" if kind.startswith("encoder") else target, item))
+        keys = shown_labels(sequence_labels(t, target if kind.startswith("decoder") else "M", item))
+        queries, keys = queries[:len(a.weights)], keys[:len(a.weights[0]) if a.weights else 0]
+        st.caption(f"{kind}, layer {layer}, head {head}, sequence {item}; weights: {weights_words(t)}. Each row is a "
+                   "query token, each column a key token; every row sums to 1.")
+        show_chart(heatmap_chart(a.weights, queries, keys, x_title="key token", y_title="query token"),
+                   width="content")
+        st.dataframe(heat_table(values_frame(a.weights, queries, keys)), key="yt_attention_numbers")
+
+
+def value_views(cfg: TransformerConfig, mine: YourText | None) -> None:
+    """"Show the values": every row's numbers as a heat-coloured table with the tokens as row labels."""
+    if not st.toggle("Show the values", key="x_values", persist_state="session",
+                     help="Every row's numbers, as in the seed note's screenshots: a small tensor whole, a large "
+                          "one as a slice you pick."):
+        return
+    with guard("The values"):
+        t = pass_for(cfg, mine)
+        if t.shape_only:
+            st.info("This pass is shape-only, so it has no values: lower the sizes to see them.")
+            return
+        st.caption(f"Weights: {weights_words(t)}. "
+                   + ("Rows are your tokens." if mine is not None else
+                      "Rows are positions and their seeded random ids; type a text above to see your tokens."))
+        for row in t.rows:
+            with st.expander(f"{row.index}. {row.name} {row.shape}", expanded=row.index <= 2):
+                show_row_values(t, row.key)
+
+
+def show_row_values(t: Trace, key: str) -> None:
+    """One row's values: whole when small (each batch item and head in turn), else the slice the learner picks:
+    a batch item, a head, and the first SLICE x SLICE."""
+    row = t.row(key)
+    names = axes(row.formula)
+    items = range(t.config.N) if "N" in names else range(1)
+    heads = range(t.config.nhead) if "nhead" in names else range(1)
+    if row.numel <= MAX_VALUES:
+        big = max(row.shape, default=1)
+        for item in items:
+            for head in heads:
+                if len(items) > 1 or len(heads) > 1:
+                    st.caption(", ".join(([f"sequence {item}"] if len(items) > 1 else [])
+                                         + ([f"head {head}"] if len(heads) > 1 else [])))
+                _table(t, key, item, head, big, f"{key}_{item}_{head}")
+        return
+    st.caption(f"{row.numel:,} values, more than the {MAX_VALUES:,} shown whole: pick a slice, and see its first "
+               f"{SLICE} × {SLICE}.")
+    left, right = st.columns(2)
+    item = left.selectbox("sequence (batch item)", items, key=f"yv_item_{key}") if len(items) > 1 else 0
+    head = right.selectbox("head", heads, key=f"yv_head_{key}") if len(heads) > 1 else 0
+    _table(t, key, item, head, SLICE, f"{key}_slice")
+
+
+def _table(t: Trace, key: str, item: int, head: int, most: int, widget_key: str) -> None:
+    values, rows, columns = value_slice(t, key, item, head, rows=most, cols=most)
+    st.dataframe(heat_table(values_frame(values, shown_labels(rows), shown_labels(columns))),
+                 key=f"yv_{widget_key}")

@@ -1,0 +1,157 @@
+"""The "Your text" box: a learner's own sentence as the batch of the pass, on the Explorer and the Attention page.
+
+Data flows one way: the box's text (kept in session state, and in the link when short) -> core.tokens'
+tokenizer -> ``core.tokens.text_config`` sets N, M (and M_target) and vocab_size from it -> the page traces
+that config, and the value views trace it again with the text's own ids (``core.trace(cfg, text=...)``).
+Nothing the learner types is rendered as markup: messages quote it through ``render.markdown.as_literal``,
+and tables and charts show it as text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from core import TransformerConfig
+from core.tokens import MAX_LINES, MAX_TOKENS, TokenizedText, text_config, tokenize
+from render.markdown import as_literal
+from render.values import shown_token, token_frame, vocab_frame
+
+TEXT_KEY, LEVEL_KEY, TARGET_KEY = "yt_text", "yt_level", "yt_target"
+LABEL = "Your text (optional): run it through the model"
+TARGET_LABEL = "Target text (optional): what the decoder should read, shifted right"
+LEVELS = {"words": "word", "characters": "char"}  # the choice as the page words it -> core.tokens' level
+MAX_LINK_CHARS = 200  # a longer text makes a link too long to paste into a chat or a slide
+LINK_NAMES = {"text": TEXT_KEY, "tokens": LEVEL_KEY, "target": TARGET_KEY}  # link name -> session key
+PAGES = ("home", "explorer", "attention")  # the pages that draw the box (url_path)
+
+
+@dataclass(frozen=True)
+class YourText:
+    """The learner's text, tokenized, and the config whose sizes it sets."""
+
+    text: str
+    level: str  # "word" or "char"
+    target: str | None
+    tokens: TokenizedText
+    cfg: TransformerConfig
+
+
+def _state_text(key: str) -> str:
+    value = st.session_state.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def _level() -> str:
+    return LEVELS.get(st.session_state.get(LEVEL_KEY, "words"), "word")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _tokenize(text: str, level: str, target: str | None) -> TokenizedText:
+    return tokenize(text, level, target)
+
+
+def current_text(cfg: TransformerConfig) -> tuple[YourText | None, str | None]:
+    """The text in the box (drawn later on the page, so read from session state) and the config it sets;
+    or None and a message for the learner when the box holds no tokens. Never raises."""
+    text = _state_text(TEXT_KEY)
+    if not text:
+        return None, None
+    target = _state_text(TARGET_KEY) if cfg.arch == "encoder-decoder" else ""
+    try:
+        tokens = _tokenize(text, _level(), target or None)
+        return YourText(text, _level(), target or None, tokens, text_config(cfg, tokens)), None
+    except ValueError as exc:
+        return None, str(exc)
+
+
+def _seed_from_link() -> None:
+    """On a session's first run, the text a link carries goes into the box."""
+    if st.session_state.get("yt_link_read"):
+        return
+    st.session_state["yt_link_read"] = True
+    for name, key in LINK_NAMES.items():
+        value = st.query_params.get(name)
+        if value is None or key in st.session_state:
+            continue
+        if key == LEVEL_KEY:
+            value = next((label for label, level in LEVELS.items() if value in (label, level)), None)
+            if value is None:
+                continue
+        st.session_state[key] = value
+
+
+def link_values() -> dict[str, str]:
+    """The text's part of the page's link (text=, tokens=, target=): only a text of at most MAX_LINK_CHARS
+    characters goes in. For the sidebar's one write of the link per run."""
+    text, target = _state_text(TEXT_KEY), _state_text(TARGET_KEY)
+    if not text or len(text) + len(target) > MAX_LINK_CHARS:
+        return {}
+    out = {"text": text, "tokens": st.session_state.get(LEVEL_KEY, "words")}
+    return out | ({"target": target} if target else {})
+
+
+def text_sized_config(cfg: TransformerConfig) -> TransformerConfig:
+    """The config the page traces: the sidebar's, with N, M, M_target and vocab_size set by the learner's text
+    when there is one; the sidebar says which sizes the text set."""
+    _seed_from_link()
+    mine, _ = current_text(cfg)
+    if mine is None:
+        return cfg
+    sizes = f"N = {mine.cfg.N}, M = {mine.cfg.M}"
+    if mine.cfg.arch == "encoder-decoder":
+        sizes += f", M_target = {mine.cfg.M_target}"
+    st.sidebar.caption(f":material/edit_note: {sizes} and vocab_size = {mine.cfg.vocab_size} come from your text "
+                       "(the box on the page), not from the sliders above; every other slider still works.")
+    return mine.cfg
+
+
+def text_box(cfg: TransformerConfig) -> YourText | None:
+    """Draw the box, the tokenizer choice (and, for the encoder-decoder, a target box), and what became of the
+    text: its tokens with their ids, the sizes it sets, a cut, whether it fits in a link. Returns the text."""
+    with st.container(border=True, key="your_text"):
+        left, right = st.columns([4, 1])
+        left.text_area(LABEL, key=TEXT_KEY, height=80, persist_state="session",
+                       placeholder="the cat sat on the mat",
+                       help=f"Each line is one sequence (N = lines, at most {MAX_LINES}), each cut at {MAX_TOKENS} "
+                            "tokens. Its tokens become row 1 and its vocabulary sets vocab_size; id 0 is the "
+                            "start token. Leave it empty for seeded random ids.")
+        right.radio("Tokens", list(LEVELS), key=LEVEL_KEY, persist_state="session",
+                    help="words: re.split(r'\\b', text), spaces and punctuation kept as tokens; characters: "
+                         "list(text)")
+        if cfg.arch == "encoder-decoder":
+            st.text_input(TARGET_LABEL, key=TARGET_KEY, persist_state="session",
+                          help="Left empty, the decoder reads your text itself, shifted right behind the start "
+                               "token.")
+        mine, problem = current_text(cfg)
+        if problem is not None:
+            st.warning(f"Your text was not used: {as_literal(problem)}.", icon=":material/edit_off:")
+            return None
+        if mine is None:
+            return None
+        _describe(mine)
+        return mine
+
+
+def _describe(mine: YourText) -> None:
+    tok, cfg = mine.tokens, mine.cfg
+    level = "word" if mine.level == "word" else "character"
+    st.caption(f"{cfg.N} sequence{'s' if cfg.N > 1 else ''} of up to M = {cfg.M} {level} tokens; "
+               f"vocab_size = {cfg.vocab_size} ({len(tok.vocab)} distinct tokens and the start token, id 0). "
+               f"Row 1 is ({cfg.N}, {cfg.M}).")
+    if tok.cut:
+        st.warning(f"Your text is longer than the model reads: each line is cut at {MAX_TOKENS} tokens, and "
+                   f"only the first {MAX_LINES} lines are used.", icon=":material/content_cut:")
+    chars = len(mine.text) + len(mine.target or "")
+    if chars > MAX_LINK_CHARS:
+        st.caption(f":material/link_off: This text is {chars:,} characters long, so it cannot be shared by link "
+                   f"(at most {MAX_LINK_CHARS}); the link carries the sizes only.")
+    with st.expander("Your tokens and their ids"):
+        first = tok.source[0]
+        st.dataframe(token_frame(list(first), tok.ids(first)), hide_index=True, key="yt_tokens")
+        st.caption("The vocabulary: the text's distinct tokens, sorted, numbered from 1; 0 is the start token.")
+        st.dataframe(vocab_frame([tok.token(0), *tok.vocab]), hide_index=True, key="yt_vocab")
+    if cfg.N > 1:
+        st.caption(f"Sequence 0 is shown; the others are padded to M = {cfg.M}, and the key padding mask hides "
+                   f"the padding: {', '.join(shown_token(t) for t in tok.source[1][:3])}… is sequence 1.")
