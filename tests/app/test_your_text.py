@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from core import trace
 from core.tokens import MAX_TOKENS, text_config, tokenize
 from ui.your_text import LABEL, MAX_LINK_CHARS, TEXT_KEY
 from tests.support.apptest import make_app, open_page
@@ -97,3 +98,24 @@ def test_hostile_text_leaves_the_attention_page_working(name):
     tok = tokenize(HOSTILE[name], "word")
     assert at.session_state["cfg"].N == 2  # the sidebar's sizes stay; the page runs the text's
     assert text_config(at.session_state["cfg"], tok).M == tok.M
+
+
+def test_the_values_shown_are_the_live_tensors_of_the_pass_over_the_text():
+    at = typed(make_app().run(), "the cat sat on the mat")
+    at.toggle(key="x_values").set_value(True).run()
+    assert not at.exception
+    tok = tokenize("the cat sat on the mat", "word")
+    t = trace(text_config(at.session_state["cfg"], tok), text=tok)
+    labels = ["0 the", "1 ␣", "2 cat", "3 ␣", "4 sat", "5 ␣", "6 on", "7 ␣", "8 the", "9 ␣", "10 mat"]
+    shown = [d.value for d in at.dataframe if list(d.value.index) == labels]
+
+    def on_the_page(tensor) -> bool:
+        return any(frame.values.tolist() == tensor.tolist() for frame in shown)
+
+    assert on_the_page(t.tensors["src.embed"][0])  # row 2, (1, 11, 16): whole
+    assert on_the_page(t.tensors["enc.0.self_attn.q"][0, 0])  # row 5: head 0's Q
+    assert on_the_page(t.tensors["enc.0.self_attn.weights"][0, 1])  # row 6 (N, nhead, M, M): head 1 too
+    assert any(list(frame.columns) == labels for frame in shown)  # the map's keys are the tokens as well
+    ids = next(d.value for d in at.dataframe if list(d.value.index) == ["sequence 0"])
+    assert ids.values.tolist() == [tok.ids(tok.source[0])]
+    assert any("untrained (random weights)" in c.value for c in at.caption)
