@@ -74,6 +74,15 @@ def value_slice(t: Trace, key: str, item: int = 0, head: int = 0, rows: int = SL
     if r.head is not None:  # the row shows one head of a tensor stacked over heads: put that axis back
         at = 0 if tensor.dim() == 3 else 1  # (nhead, E, d_k) or (N, nhead, ...)
         names.insert(at, "nhead_kv" if tensor.shape[at] == t.config.nhead_kv != t.config.nhead else "nhead")
+    return slice_tensor(t, tensor, names, r.name, item, head, rows, cols)
+
+
+def slice_tensor(t: Trace, tensor: Tensor, names: list[str], what: str, item: int = 0, head: int = 0,
+                 rows: int = SLICE, cols: int = SLICE) -> tuple[list[list[Any]], list[str], list[str]]:
+    """``value_slice`` for any tensor of the pass whose axes are ``names`` (the learner's symbols)."""
+    names = list(names)
+    if tensor.dim() == 0:
+        return [[tensor.item()]], [what], [""]
     picks = {"N": item, "nhead": head, "nhead_kv": head, "layers": 0, "2": 0}
     for axis in list(names):
         if axis not in picks or len(names) <= 1:
@@ -81,12 +90,12 @@ def value_slice(t: Trace, key: str, item: int = 0, head: int = 0, rows: int = SL
         i = names.index(axis)
         size = tensor.shape[i]
         if not 0 <= picks[axis] < size:
-            what = "item" if axis == "N" else "head" if axis.startswith("nhead") else axis
-            raise ValueError(f"{what}={picks[axis]} is out of range for {r.name}: it has {size} ({axis}={size})")
+            pick = "item" if axis == "N" else "head" if axis.startswith("nhead") else axis
+            raise ValueError(f"{pick}={picks[axis]} is out of range for {what}: it has {size} ({axis}={size})")
         tensor = tensor.select(i, picks[axis])
         names.pop(i)
     if tensor.dim() == 1:
-        label = f"sequence {item}" if names[0] in ("M", "M_target") else r.name
+        label = f"sequence {item}" if names[0] in ("M", "M_target") else what
         return [tensor[:cols].tolist()], [label], _labels(t, names[0], tensor.shape[0], item)[:cols]
     row_labels = _labels(t, names[0], tensor.shape[0], item)[:rows]
     col_labels = _labels(t, names[1], tensor.shape[1], item)[:cols]
