@@ -40,6 +40,13 @@ def token_labels(tokens: list[str]) -> list[str]:
     return [f"{i} {shown_token(t)}" for i, t in enumerate(tokens)]
 
 
+def shown_labels(labels: list[str]) -> list[str]:
+    """Labels a table can name its rows by: indices and a lone name as they are; tokens escaped and told apart
+    by their position (a table's rows need distinct names)."""
+    plain = len(labels) <= 1 or (all(label.isdigit() for label in labels) and len(set(labels)) == len(labels))
+    return list(labels) if plain else token_labels(list(labels))
+
+
 def token_frame(tokens: list[str], ids: list[int]) -> pd.DataFrame:
     """The token table: each position's token beside the id the model reads."""
     return pd.DataFrame({"position": range(len(tokens)), "token": [shown_token(t) for t in tokens], "id": ids})

@@ -10,13 +10,16 @@ from __future__ import annotations
 import streamlit as st
 
 from core import Trace, TransformerConfig, estimate, trace
+from core.steps import plain_step, step_through
 from core.values import MAX_VALUES, SLICE, axes, sequence_labels, value_slice
 from core.views import ATTENTION_KINDS, attention_map
-from render.values import heat_table, heatmap_chart, token_labels, values_frame
+from render.markdown import as_literal
+from render.steps import step_panels, step_title
+from render.values import heat_table, heatmap_chart, shown_labels, values_frame
 from ui.charts import show_chart
 from ui.guard import guard
 from ui.trace_cache import GATE
-from ui.traces import cached_trace
+from ui.traces import cached_shapes, cached_trace
 from ui.your_text import YourText
 
 UNTRAINED = "untrained (random weights)"
@@ -38,12 +41,6 @@ def pass_for(cfg: TransformerConfig, mine: YourText | None) -> Trace:
 def weights_words(t: Trace) -> str:
     """What the weights are, for every place values are shown."""
     return UNTRAINED if t.weights.startswith("untrained") else t.weights
-
-
-def shown_labels(labels: list[str]) -> list[str]:
-    """Labels a table can name its rows by: indices as they are, tokens escaped and told apart by position."""
-    plain = len(labels) == 1 or (all(label.isdigit() for label in labels) and len(set(labels)) == len(labels))
-    return labels if plain else token_labels(labels)
 
 
 def text_attention(cfg: TransformerConfig, mine: YourText | None) -> None:
@@ -77,6 +74,50 @@ def text_attention(cfg: TransformerConfig, mine: YourText | None) -> None:
 
 
 def value_views(cfg: TransformerConfig, mine: YourText | None) -> None:
+    """"Show the values" and "Step through the pass", each behind its own toggle."""
+    show_values(cfg, mine)
+    step_through_view(cfg, mine)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def plain_steps(cfg: TransformerConfig, tokens, item: int, head: int) -> tuple[str, list[dict]]:
+    """Every step of the pass over the text (or the seeded ids) as plain values, and what its weights are."""
+    with GATE.reserve(estimate(cfg).total):
+        t, steps = step_through(cfg, text=tokens, head=head)
+    return weights_words(t), [plain_step(t, s, item, head) for s in steps]
+
+
+def step_through_view(cfg: TransformerConfig, mine: YourText | None) -> None:
+    """One row at a time: the operation that makes it, its operands and the row, side by side in numbers."""
+    if not st.toggle("Step through the pass", key="x_steps", persist_state="session",
+                     help="Each row as the formula that makes it, with its operands beside it, in numbers: the "
+                          "operands combined as the formula says give the row."):
+        return
+    with guard("The step-through"):
+        if cached_shapes(cfg).shape_only:
+            st.info("This config is traced shape-only (too large for a real pass here): no numbers to step "
+                    "through. Lower the sizes to see them.")
+            return
+        left, right = st.columns(2)
+        item = left.selectbox("sequence (batch item)", range(cfg.N), key="x_step_item") if cfg.N > 1 else 0
+        head = right.selectbox("head", range(cfg.nhead), key="x_step_head") if cfg.nhead > 1 else 0
+        weights, steps = plain_steps(cfg, None if mine is None else mine.tokens, item, head)
+        titles = [step_title(s) for s in steps]
+        at = st.select_slider("Step", range(len(steps)), format_func=lambda i: f"row {steps[i]['index']}",
+                              key="x_step")
+        step = steps[at]
+        st.subheader(titles[at])
+        st.caption(f"{step['words']}. Weights: {weights}.")
+        operands, result = step_panels(step)
+        row = st.container(horizontal=True, wrap=True, gap="medium")
+        for p in [*operands, result]:
+            box = row.container(width="content", border=True)
+            box.markdown(f"**{as_literal(p.title)}**" + (" (the row)" if p is result else ""))
+            box.caption(as_literal(p.caption))
+            box.dataframe(p.table)
+
+
+def show_values(cfg: TransformerConfig, mine: YourText | None) -> None:
     """"Show the values": every row's numbers as a heat-coloured table with the tokens as row labels."""
     if not st.toggle("Show the values", key="x_values", persist_state="session",
                      help="Every row's numbers, as in the seed note's screenshots: a small tensor whole, a large "

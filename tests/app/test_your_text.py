@@ -119,3 +119,20 @@ def test_the_values_shown_are_the_live_tensors_of_the_pass_over_the_text():
     ids = next(d.value for d in at.dataframe if list(d.value.index) == ["sequence 0"])
     assert ids.values.tolist() == [tok.ids(tok.source[0])]
     assert any("untrained (random weights)" in c.value for c in at.caption)
+
+
+def test_the_step_through_shows_operands_that_make_the_row():
+    """Row 5 = X · W^Q_0 + b^Q_0: the three tables beside the row, combined so, give the row's table."""
+    import numpy as np
+
+    at = typed(make_app().run(), "the cat sat on the mat")
+    at.toggle(key="x_steps").set_value(True).run()
+    rows = [s for s in at.select_slider(key="x_step").options]
+    at.select_slider(key="x_step").set_value(next(i for i, r in enumerate(rows) if r == "row 5")).run()
+    assert not at.exception
+    assert at.subheader[-1].value.startswith("Row 5")
+    frames = [d.value for d in at.dataframe]
+    extras = max(i for i, f in enumerate(frames) if "live shape" in f.columns)  # the step's tables come before it
+    x, w, b, q = (np.array(f.values, dtype=float) for f in frames[extras - 4:extras])
+    assert x.shape == (11, 16) and w.shape == (16, 8) and q.shape == (11, 8)
+    np.testing.assert_allclose(x @ w + b.reshape(1, -1), q, rtol=1e-5, atol=1e-5)
