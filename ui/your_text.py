@@ -66,11 +66,14 @@ def current_text(cfg: TransformerConfig) -> tuple[YourText | None, str | None]:
         return None, str(exc)
 
 
+_LINK_READ = "yt_link_read"
+
+
 def _seed_from_link() -> None:
-    """On a session's first run, the text a link carries goes into the box."""
-    if st.session_state.get("yt_link_read"):
+    """On a session's first run, the text a link carries (text=, tokens=, target=) goes into the box."""
+    if st.session_state.get(_LINK_READ):
         return
-    st.session_state["yt_link_read"] = True
+    st.session_state[_LINK_READ] = True
     for name, key in LINK_NAMES.items():
         value = st.query_params.get(name)
         if value is None or key in st.session_state:
@@ -82,14 +85,19 @@ def _seed_from_link() -> None:
         st.session_state[key] = value
 
 
-def link_values() -> dict[str, str]:
-    """The text's part of the page's link (text=, tokens=, target=): only a text of at most MAX_LINK_CHARS
-    characters goes in. For the sidebar's one write of the link per run."""
+def link_values(page: str) -> dict[str, str]:
+    """The text's part of the page's link (text=, tokens=, target=), for the sidebar's one write of the link per
+    run: only a text of at most MAX_LINK_CHARS characters goes in (st.query_params URL-encodes it). Before the
+    page has read a link's text (a session's first run), what the link carries is kept for it to read."""
+    if page not in PAGES:
+        return {}
+    if not st.session_state.get(_LINK_READ):
+        return {name: st.query_params[name] for name in LINK_NAMES if name in st.query_params}
     text, target = _state_text(TEXT_KEY), _state_text(TARGET_KEY)
     if not text or len(text) + len(target) > MAX_LINK_CHARS:
         return {}
-    out = {"text": text, "tokens": st.session_state.get(LEVEL_KEY, "words")}
-    return out | ({"target": target} if target else {})
+    level = st.session_state.get(LEVEL_KEY, "words")
+    return {"text": text, "tokens": LEVELS.get(level, "word")} | ({"target": target} if target else {})
 
 
 def text_sized_config(cfg: TransformerConfig) -> TransformerConfig:
