@@ -13,6 +13,7 @@ from .cli import OneLineParser, add_config_arguments, config_from, run_main
 from .memory import human_bytes
 from .tokens import LEVELS, MAX_LINES, MAX_TOKENS, START_TOKEN, TokenizedText, escaped, text_config, tokenize
 from .trace import Trace, trace
+from .values import axes, value_slice
 
 # The sizes a text sets: giving one of them beside --text would say two things at once.
 TEXT_SIZES = ("N", "M", "M_target", "vocab_size", "max_len")
@@ -25,7 +26,8 @@ def build_parser() -> OneLineParser:
                    help="force a meta-device pass (no values)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--values", action="store_true",
-                   help="with --json: the values of every tensor of at most 4,096 elements")
+                   help="the values too: with --json, of every tensor of at most 4,096 elements; in the table, "
+                   "each row's first 16 x 16 (batch item 0, head 0)")
     p.add_argument("--text", help="trace this text instead of random ids: one sequence per line; it sets N, M, "
                    f"M_target and vocab_size (at most {MAX_TOKENS} tokens a line, {MAX_LINES} lines)")
     p.add_argument("--tokenizer", choices=LEVELS, default="word", help="how --text is split (default word)")
@@ -40,6 +42,34 @@ def tokens_line(text: TokenizedText) -> str:
     for seq in text.source:
         lines.append("  " + " ".join(f"'{escaped(t)}'={i}" for t, i in zip(seq, text.ids(seq))))
     return "\n".join(lines)
+
+
+def _cell(x) -> str:
+    if isinstance(x, bool):
+        return "True" if x else "."
+    return str(x) if isinstance(x, int) else f"{x:.4f}"
+
+
+def format_values(t: Trace, width: int = 10) -> str:
+    """Each row's values, its first 16 x 16 of batch item 0 and head 0, with the tokens as labels."""
+    def quoted(token: str) -> str:  # a token may be a space, or look like a number
+        return f"'{escaped(token)[:width - 2]}'"
+
+    blocks = []
+    for r in t.rows:
+        values, rows, cols = value_slice(t, r.key)
+        if axes(r.formula)[-1] in ("M", "M_target", "vocab_size"):
+            cols = [quoted(c) for c in cols]
+        if r.key != "input_tokens":
+            rows = [quoted(x) for x in rows]
+        label = max(len(escaped(x)[:width]) for x in rows)
+        lines = [f"row {r.index}, {r.name} {r.shape}" + ("" if r.numel <= 256 and len(values[0]) == r.shape[-1]
+                                                          else ", first rows and columns of item 0")]
+        lines.append(" " * label + " " + " ".join(escaped(c)[:width].rjust(width) for c in cols))
+        for name, row in zip(rows, values):
+            lines.append(escaped(name)[:width].ljust(label) + " " + " ".join(_cell(x).rjust(width) for x in row))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
 
 
 def read_text(args, parser: OneLineParser) -> TokenizedText | None:
@@ -102,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(result.to_dict(values=args.values), indent=2))
     else:
-        print(format_table(result) + ("" if text is None else "\n\n" + tokens_line(text)))
+        print(format_table(result) + ("" if text is None else "\n\n" + tokens_line(text))
+              + ("\n\n" + format_values(result) if args.values and not result.shape_only else ""))
     return 0
 
 

@@ -1,7 +1,8 @@
 """One live forward pass, recorded: the 14 rows of the seed note, the extras, the parameters.
 
 ``trace(cfg)`` builds the model a config describes, runs it once on a seeded batch and reads every
-shape off the live tensors. Over the memory budget it runs the very same code on PyTorch's meta
+shape off the live tensors. ``trace(cfg, text=...)`` runs it on a learner's own text instead, and
+``model=`` runs a model the caller already has (a trained one). Over the memory budget it runs the very same code on PyTorch's meta
 device instead (``shape_only``), so even GPT-3 sizes cost nothing. It caches nothing: the app
 layer does that, keyed by the (frozen, hashable) config.
 """

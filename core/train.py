@@ -25,7 +25,7 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
@@ -34,8 +34,10 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from .cli import OneLineParser, run_main
-from .config import MAX_SEED, divisors
-from .model import CausalLM, build_causal_lm
+from .config import MAX_SEED, TransformerConfig, divisors
+from .model import CausalLM, Transformer, build_causal_lm
+from .tokens import START_TOKEN, TokenBatch
+from .trace import Trace, trace
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 TEXT_FILE = DATA_DIR / "passages.txt"
@@ -204,9 +206,13 @@ class ReversalResult:
     # attention[i][q][k]: block i's attention from query position q (the guess for token q) to
     # input position k (0 is BOS, k >= 1 holds token k - 1), averaged over heads and 64 sequences.
     attention: list[list[list[float]]] = field(default_factory=list)
+    # The trained model itself, only when asked for (``keep_model``): not a plain value, so not in to_dict.
+    trained: TrainedModel | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(replace(self, trained=None))  # asdict would deep-copy the model's tensors
+        del out["trained"]
+        return out
 
 
 def _mean_attention(model: CausalLM, inputs: Tensor, causal: bool, layers: int) -> list[list[list[float]]]:
@@ -255,13 +261,14 @@ def _train_loop(model: CausalLM, next_batch: Callable[[], Tensor], *, causal: bo
 
 def train_reversal(settings: ReversalSettings | None = None, *, on_progress: ProgressCallback | None = None,
                    stop: threading.Event | None = None, max_seconds: float | None = None,
-                   n_examples: int = 4) -> ReversalResult:
+                   n_examples: int = 4, keep_model: bool = False) -> ReversalResult:
     """Train a fresh CausalLM on the reversal task and measure per-position accuracy.
 
     Deterministic for ``settings.seed``: weights come from ``build_causal_lm(seed)``, batches from
     a private generator, so nothing depends on (or disturbs) torch's global random state.
     Stops early when ``on_progress`` returns False, ``stop`` is set or ``max_seconds`` pass; the
-    accuracy is then measured on the model as it stands.
+    accuracy is then measured on the model as it stands. ``keep_model`` keeps the trained model in the result's
+    ``trained`` (as the explorer's decoder-only Transformer), for one session to trace.
     """
     s = settings or ReversalSettings()
     _check_run(s.N, s.steps, s.lr, max_seconds, s.seed)
@@ -282,14 +289,86 @@ def train_reversal(settings: ReversalSettings | None = None, *, on_progress: Pro
             examples = [{"sequence": truth[i].tolist(), "predicted": predicted[i].tolist()}
                         for i in range(min(n_examples, s.eval_sequences))]
             attention = _mean_attention(model, test[:64, :-1], s.causal, s.layers)
+            half = s.M // 2
+            second_half = sum(per_position[half:]) / half
+            trained = None
+            if keep_model:
+                words = (f"trained: the reversal task, {len(losses)} steps, {second_half:.0%} of the mirror half right"
+                         + ("" if s.causal else ", without the causal mask"))
+                trained = trained_reversal(model, s, words)
         finally:
             del model
-    half = s.M // 2
     return ReversalResult(
         settings=asdict(s), per_position_accuracy=per_position,
-        first_half=sum(per_position[:half]) / half, second_half=sum(per_position[half:]) / half,
+        first_half=sum(per_position[:half]) / half, second_half=second_half,
         chance=s.chance, loss=losses, steps_done=len(losses), stopped=stopped, seconds=seconds,
-        examples=examples, attention=attention)
+        examples=examples, attention=attention, trained=trained)
+
+
+# --------------------------------------------------------------------------------------------
+# A trained model, for the explorer to trace
+
+
+@dataclass(frozen=True)
+class TrainedModel:
+    """A trained model as the explorer traces it: the run's weights in a decoder-only Transformer, its config, a
+    sequence of its task with each id's label, and what its weights are. It holds tensors: keep it for one
+    session, never in a cache shared by all."""
+
+    config: TransformerConfig
+    model: Transformer
+    batch: TokenBatch
+    weights: str
+
+    def trace(self, batch: TokenBatch | None = None) -> Trace:
+        """One recorded pass of the trained model on its task's sequence (or another ``batch`` of its ids)."""
+        batch = batch or self.batch
+        cfg = self.config if batch.N == self.config.N else self.config.replace(N=batch.N)
+        return trace(cfg, text=batch, model=self.model, weights=self.weights)
+
+
+def reversal_labels(settings: ReversalSettings) -> tuple[str, ...]:
+    """Each id's label: the task's symbols as numbers, and the start token (BOS) last."""
+    return (*(str(i) for i in range(settings.vocab_size)), START_TOKEN)
+
+
+def reversal_sequence(settings: ReversalSettings, x: Sequence[int] | None = None, seed: int = 0) -> TokenBatch:
+    """What the model reads for one sequence ``[x, reverse(x)]``: BOS, x, and the mirror half but its last token
+    (the token at position p is predicted from the ones before it). ``x`` defaults to a seeded random one."""
+    half = settings.M // 2
+    if x is None:
+        x = torch.randint(0, settings.vocab_size, (half,), generator=torch.Generator().manual_seed(seed)).tolist()
+    x = list(x)
+    if len(x) != half or not all(0 <= i < settings.vocab_size for i in x):
+        raise ValueError(f"x must be {half} symbols, each 0 to {settings.vocab_size - 1}; got {x}")
+    ids = [settings.bos, *x, *x[::-1]][:settings.M]  # (M,)
+    return TokenBatch(source=(tuple(ids),), target=None, labels=reversal_labels(settings))
+
+
+def trained_reversal(lm: CausalLM, settings: ReversalSettings, weights: str) -> TrainedModel:
+    """A reversal run's CausalLM as the decoder-only Transformer the explorer traces, holding the same weights.
+
+    The two run the same operations: a post-norm, ReLU block under the causal mask with a learned table.
+    Two differences are bridged here: CausalLM scales its embedding by sqrt(E) and the decoder-only model
+    does not, so the copy holds the scaled rows; and CausalLM's output layer has a bias, so it is kept.
+    """
+    s = settings
+    cfg = TransformerConfig(arch="decoder-only", N=1, M=s.M, E=s.E, nhead=s.nhead, layers=s.layers, d_ff=s.d_ff,
+                            vocab_size=s.vocab_size + 1, positional="learned", max_len=s.M, seed=s.seed)
+    model = Transformer.from_config(cfg)
+    model.generator = torch.nn.Linear(s.E, s.vocab_size + 1)  # (E, vocab_size) with CausalLM's bias
+    state = {"positional.table": lm.positional.table, "generator.weight": lm.generator.weight,
+             "generator.bias": lm.generator.bias}
+    scale = math.sqrt(s.E) if lm.embed.scale else 1.0
+    state["src_embed.lookup.weight"] = lm.embed.lookup.weight * scale  # (vocab_size, E)
+    state["tgt_embed.lookup.weight"] = state["src_embed.lookup.weight"]  # one table: a single stack reads one sequence
+    for i in range(s.layers):
+        for name, value in lm.blocks[i].state_dict().items():
+            state[f"decoder.{i}.{name.replace('norm2.', 'norm3.')}"] = value  # the FFN's norm is norm3 there
+    with torch.no_grad():
+        model.load_state_dict({k: v.detach().clone() for k, v in state.items()})
+    model.requires_grad_(False)
+    return TrainedModel(config=cfg, model=model, batch=reversal_sequence(s, seed=s.seed), weights=weights)
 
 
 # --------------------------------------------------------------------------------------------

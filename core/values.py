@@ -7,7 +7,6 @@ of a larger one, the learner picks a batch item and a head and sees its first ro
 from __future__ import annotations
 
 import math
-import re
 from typing import TYPE_CHECKING, Any
 
 from torch import Tensor
@@ -19,8 +18,6 @@ if TYPE_CHECKING:
 
 MAX_VALUES = 4096  # elements a tensor may have to be shown whole
 SLICE = 16  # rows and columns of a slice, by default
-
-_AXIS = re.compile(r"[A-Za-z_]+|\d+")
 
 
 def _finite(x: Any) -> Any:

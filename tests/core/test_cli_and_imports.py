@@ -250,3 +250,13 @@ def test_the_terminal_table_shows_the_tokens():
     out = run("-m", "core", "--text", "the cat sat", "--arch", "decoder-only")
     assert out.returncode == 0, out.stderr
     assert "(1, 5)" in out.stdout and "'the'=4 ' '=1 'cat'=2 ' '=1 'sat'=3" in out.stdout
+
+
+def test_the_terminal_shows_the_values_labelled_by_the_tokens():
+    out = run("-m", "core", "--text", "the cat sat", "--E", "4", "--layers", "1", "--values")
+    assert out.returncode == 0, out.stderr
+    assert "row 2, token embedding (1, 5, 4)" in out.stdout
+    embedding = out.stdout.split("row 2, token embedding (1, 5, 4)\n")[1].split("\n\n")[0].splitlines()
+    assert [line.split()[0] for line in embedding[1:]] == ["'the'", "'", "'cat'", "'", "'sat'"]  # ' ' splits
+    assert len(embedding[1].split()) == 1 + 4  # the token, then E values
+    assert "row 14, output probabilities (1, 5, 5)" in out.stdout

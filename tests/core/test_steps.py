@@ -193,3 +193,17 @@ def test_a_head_out_of_range_is_a_message():
     text = tokenize("ab", "char")
     with pytest.raises(ValueError, match="head=2 is out of range: nhead=2"):
         step_through(text_config(TransformerConfig(layers=1), text), text=text, head=2)
+
+
+def test_the_steps_of_a_lab_model_hold_too():
+    """A lab model's output layer has a bias the decoder-only family leaves out: its step shows it."""
+    from core.model import build_causal_lm
+    from core.train import ReversalSettings, trained_reversal
+
+    s = ReversalSettings(M=6, vocab_size=5, E=16, nhead=2, layers=1, d_ff=32)
+    lm = build_causal_lm(seed=1, vocab_size=6, E=16, nhead=2, layers=1, d_ff=32, max_len=6, positional="learned")
+    trained = trained_reversal(lm, s, "trained: a test")
+    t, steps = step_through(trained.config, text=trained.batch, model=trained.model, weights=trained.weights)
+    assert next(st for st in steps if st.key == "logits").formula == "Y · W_out + b_out"
+    for step in steps:
+        torch.testing.assert_close(independent(step, trained.config), step.result)

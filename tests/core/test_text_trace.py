@@ -5,7 +5,7 @@ import torch
 
 from core.config import ARCHS, TransformerConfig
 from core.model import Transformer
-from core.tokens import START_ID, text_config, tokenize
+from core.tokens import START_ID, split, text_config, tokenize
 from core.trace import trace
 
 TEXT = "the cat sat on the mat\na dog"
@@ -80,3 +80,28 @@ def test_json_carries_the_ids_and_the_tokens():
     assert data["tokens"] == [list(text.source[0])]
     assert "values" not in data["rows"][1]  # values only when asked for
     assert "values" in t.to_dict(values=True)["rows"][1]
+
+
+HOSTILE = [
+    "<script>alert('x')</script><img src=x onerror=alert(1)>",
+    "a\x00b\x1b[2J\x07\x08c\rd",
+    "\u202eevil\u202c \u2067rtl\u2069 שלום עולם مرحبا بالعالم",
+    "😀👩‍👩‍👧🏳️‍🌈 ok",
+    "x" * 10_000,
+    "word " * 2_000,
+    "\n".join(["line"] * 100),
+]
+
+
+@pytest.mark.parametrize("level", ["word", "char"])
+@pytest.mark.parametrize("arch", ARCHS)
+def test_hostile_text_traces_in_every_family(arch, level):
+    for hostile in HOSTILE:
+        text = tokenize(hostile, level)
+        assert text.M <= 512 and text.N <= 64
+        cfg = text_config(TransformerConfig(arch=arch, E=8, nhead=2, layers=1), text)
+        t = trace(cfg, text=text)
+        assert t.row("input_tokens").shape == (text.N, text.M)
+        assert torch.isfinite(t.value("output_probabilities")).all()
+        lines = [line for line in hostile.split("\n") if line]
+        assert text.cut == (len(lines) > 64 or any(len(split(line, level)) > 512 for line in lines))
