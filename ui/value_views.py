@@ -11,6 +11,7 @@ import streamlit as st
 
 from core import Trace, TransformerConfig, estimate, trace
 from core.steps import plain_step, step_through
+from core.steps import steps as steps_of
 from core.values import MAX_VALUES, SLICE, axes, sequence_labels, value_slice
 from core.views import ATTENTION_KINDS, attention_map
 from render.markdown import as_literal
@@ -20,7 +21,7 @@ from ui.charts import show_chart
 from ui.guard import guard
 from ui.trace_cache import GATE
 from ui.traces import cached_shapes, cached_trace
-from ui.your_text import YourText
+from ui.your_text import YourText, trained_model
 
 UNTRAINED = "untrained (random weights)"
 
@@ -33,8 +34,25 @@ def text_trace(cfg: TransformerConfig, mine_tokens) -> Trace:
         return trace(cfg, text=mine_tokens)
 
 
+def trained_pass(trained, head: int = 0) -> tuple[Trace, tuple]:
+    """The trained model's pass over its task's sequence and its steps for ``head``, kept in this session's state
+    (never in a shared cache: the model is this session's)."""
+    kept = st.session_state.get("yt_trained_pass")
+    if kept is None or kept[0] is not trained:
+        kept = (trained, trained.trace(), {})
+        st.session_state["yt_trained_pass"] = kept
+    _, t, by_head = kept
+    if head not in by_head:
+        by_head[head] = steps_of(t, trained.model, head)
+    return t, by_head[head]
+
+
 def pass_for(cfg: TransformerConfig, mine: YourText | None) -> Trace:
-    """The pass whose values the page shows: over the learner's text, or over the seeded random ids."""
+    """The pass whose values the page shows: the lab's trained model's, over the learner's text, or over the
+    seeded random ids."""
+    trained = trained_model()
+    if trained is not None:
+        return trained_pass(trained)[0]
     return cached_trace(cfg) if mine is None else text_trace(cfg, mine.tokens)
 
 
@@ -44,13 +62,17 @@ def weights_words(t: Trace) -> str:
 
 
 def text_attention(cfg: TransformerConfig, mine: YourText | None) -> None:
-    """On the Attention page: the map of the kind, layer and head chosen above, over the learner's text, with
-    their tokens on both axes."""
-    if mine is None:
+    """On the Attention page: the map of the kind, layer and head chosen above, over the learner's text (or the
+    trained model's task sequence), with their tokens on both axes."""
+    trained = trained_model()
+    if mine is None and trained is None:
         return
     with guard("The attention map over your text"):
-        t = text_trace(cfg, mine.tokens)
-        st.header("Your text's attention")
+        t = pass_for(cfg, mine)
+        st.header("The trained model's attention" if trained is not None else "Your text's attention")
+        if trained is not None:
+            st.caption("On the reversal task the mirror half looks back at the token it copies: in layer 0's "
+                       "maps its rows (the lower half) peak on the anti-diagonal.")
         if t.shape_only:
             st.info("This config is traced shape-only (over the memory budget): no weights to draw over your text.")
             return
@@ -101,7 +123,12 @@ def step_through_view(cfg: TransformerConfig, mine: YourText | None) -> None:
         left, right = st.columns(2)
         item = left.selectbox("sequence (batch item)", range(cfg.N), key="x_step_item") if cfg.N > 1 else 0
         head = right.selectbox("head", range(cfg.nhead), key="x_step_head") if cfg.nhead > 1 else 0
-        weights, steps = plain_steps(cfg, None if mine is None else mine.tokens, item, head)
+        trained = trained_model()
+        if trained is not None:
+            t, all_steps = trained_pass(trained, head)
+            weights, steps = weights_words(t), [plain_step(t, s, item, head) for s in all_steps]
+        else:
+            weights, steps = plain_steps(cfg, None if mine is None else mine.tokens, item, head)
         titles = [step_title(s) for s in steps]
         at = st.select_slider("Step", range(len(steps)), format_func=lambda i: f"row {steps[i]['index']}",
                               key="x_step")

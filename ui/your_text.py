@@ -16,7 +16,9 @@ import streamlit as st
 from core import TransformerConfig
 from core.tokens import MAX_LINES, MAX_TOKENS, TokenizedText, text_config, tokenize
 from render.markdown import as_literal
+from core.train import TrainedModel
 from render.values import shown_token, token_frame, vocab_frame
+from ui.lab_runs import TRAINED_KEY
 
 TEXT_KEY, LEVEL_KEY, TARGET_KEY = "yt_text", "yt_level", "yt_target"
 LABEL = "Your text (optional): run it through the model"
@@ -100,10 +102,31 @@ def link_values(page: str) -> dict[str, str]:
     return {"text": text, "tokens": LEVELS.get(level, "word")} | ({"target": target} if target else {})
 
 
+MODEL_KEY = "yt_model"
+UNTRAINED_CHOICE, TRAINED_CHOICE = "untrained (random weights)", "trained in the Training lab"
+
+
+def trained_model() -> TrainedModel | None:
+    """The Training lab's model, when this session has one and the learner switched to it."""
+    trained = st.session_state.get(TRAINED_KEY)
+    if not isinstance(trained, TrainedModel) or st.session_state.get(MODEL_KEY) != TRAINED_CHOICE:
+        return None
+    return trained
+
+
 def text_sized_config(cfg: TransformerConfig) -> TransformerConfig:
     """The config the page traces: the sidebar's, with N, M, M_target and vocab_size set by the learner's text
-    when there is one; the sidebar says which sizes the text set."""
+    when there is one; the sidebar says which sizes the text set. With the lab's trained model switched on, its
+    own config: its sizes are the ones it was trained with."""
     _seed_from_link()
+    trained = trained_model()
+    if trained is not None:
+        c = trained.config
+        st.sidebar.caption(f":material/model_training: The Training lab's trained model sets every size here: "
+                           f"decoder-only, N = {c.N}, M = {c.M}, E = {c.E}, nhead = {c.nhead}, layers = {c.layers}, "
+                           f"d_ff = {c.d_ff}, vocab_size = {c.vocab_size}. Switch back to the untrained model "
+                           "on the page to use the sliders.")
+        return c
     mine, _ = current_text(cfg)
     if mine is None:
         return cfg
@@ -119,6 +142,18 @@ def text_box(cfg: TransformerConfig) -> YourText | None:
     """Draw the box, the tokenizer choice (and, for the encoder-decoder, a target box), and what became of the
     text: its tokens with their ids, the sizes it sets, a cut, whether it fits in a link. Returns the text."""
     with st.container(border=True, key="your_text"):
+        if isinstance(st.session_state.get(TRAINED_KEY), TrainedModel):
+            st.radio("Model", [UNTRAINED_CHOICE, TRAINED_CHOICE], key=MODEL_KEY, horizontal=True,
+                     persist_state="session",
+                     help="The reversal model you trained in the Training lab, kept for this session only: its "
+                          "pass reads a sequence of its task, [BOS, x, reverse(x)].")
+        trained = trained_model()
+        if trained is not None:
+            ids = trained.batch.source[0]
+            st.caption(f"The trained model ({as_literal(trained.weights)}) reads a sequence of its task: "
+                       + " ".join(trained.batch.labels[i] for i in ids)
+                       + ". Its symbols are its vocabulary, so your text is not used while it is on.")
+            return None
         left, right = st.columns([4, 1])
         left.text_area(LABEL, key=TEXT_KEY, height=80, persist_state="session",
                        placeholder="the cat sat on the mat",

@@ -136,3 +136,28 @@ def test_the_step_through_shows_operands_that_make_the_row():
     x, w, b, q = (np.array(f.values, dtype=float) for f in frames[extras - 4:extras])
     assert x.shape == (11, 16) and w.shape == (16, 8) and q.shape == (11, 8)
     np.testing.assert_allclose(x @ w + b.reshape(1, -1), q, rtol=1e-5, atol=1e-5)
+
+
+def test_the_attention_page_switches_to_the_lab_s_trained_model_and_its_map_forms_the_anti_diagonal():
+    """After a reversal run (kept for the session, as the Training lab keeps it), the mirror half's queries look
+    back at the token each copies: position M/2 + j at M/2 + 1 - j, BOS at 0."""
+    from core.train import ReversalSettings, train_reversal
+
+    res = train_reversal(ReversalSettings(), keep_model=True)
+    at = open_page("attention", {})
+    at.session_state["lab_trained"] = res.trained
+    at.run()
+    at.radio(key="yt_model").set_value("trained in the Training lab").run()
+    assert not at.exception
+    assert "The trained model's attention" in [h.value for h in at.header]
+    assert any(res.trained.weights in c.value for c in at.caption)
+    weights = at.dataframe[-1].value  # the map over the task's sequence, rows and columns its tokens
+    assert list(weights.index) == list(weights.columns) and weights.index[0] == "0 <start>"
+    M = len(weights)
+    peaks = weights.values.argmax(axis=1)
+    assert [int(p) for p in peaks[M // 2:]] == [M // 2 - j for j in range(M // 2)]
+
+
+def test_untrained_weights_are_labelled_so_where_values_are_shown():
+    at = typed(open_page("attention", {}), "the cat sat on the mat")
+    assert any("untrained (random weights)" in c.value for c in at.caption)
