@@ -7,30 +7,24 @@ never markup: Streamlit draws both as text.
 
 from __future__ import annotations
 
-import unicodedata
+import math
 
 import altair as alt
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-# Tokens a table can show as they are would hide these: a space is invisible, a newline would break the
-# label, and a control character is drawn as nothing at all.
+from core.tokens import escaped
+
+# A space is invisible in a label and a newline would break it: each gets a sign of its own. Every other
+# control character and text-direction override is written as an escape (core.tokens.escaped).
 _VISIBLE = {" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"}
 LABEL_CHARS = 24  # a longer token is cut in a label (a word-level token may be a whole run of text)
 DIGITS = 3  # decimals in a value table, as in the seed's screenshots
 
 
 def shown_token(token: str) -> str:
-    """A token as a label shows it: a space as ␣, a newline as ⏎, other control characters as \\x07."""
-    out = []
-    for ch in token:
-        if ch in _VISIBLE:
-            out.append(_VISIBLE[ch])
-        elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):  # control, format (bidi marks), separators
-            out.append(f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    text = "".join(out)
+    """A token as a label shows it: a space as ␣, a newline as ⏎, other control characters escaped (\\x07)."""
+    text = escaped("".join(_VISIBLE.get(ch, ch) for ch in token))
     return text if len(text) <= LABEL_CHARS else text[:LABEL_CHARS - 1] + "…"
 
 
@@ -72,7 +66,7 @@ _WHITE, _BLUE, _RED = (255, 255, 255), (49, 99, 186), (200, 40, 46)
 
 def heat_colour(value: float, most: float) -> str:
     """A diverging colour: white at 0, deeper blue below and red above, full at ±``most``."""
-    if most <= 0 or value != value:  # all zeros, or NaN
+    if most <= 0 or math.isnan(value):  # all zeros, or NaN
         return "#ffffff"
     t = max(-1.0, min(1.0, value / most))
     r, g, b = _mix(_WHITE, _RED if t > 0 else _BLUE, abs(t))
@@ -81,7 +75,7 @@ def heat_colour(value: float, most: float) -> str:
 
 def _cell_css(value: float, most: float) -> str:
     colour = heat_colour(value, most)
-    dark = most > 0 and value == value and abs(value) / most > 0.55  # white text on the deeper colours
+    dark = most > 0 and not math.isnan(value) and abs(value) / most > 0.55  # white text on the deeper colours
     return f"background-color: {colour}; color: {'#ffffff' if dark else '#111111'}"
 
 
@@ -91,7 +85,7 @@ def heat_table(frame: pd.DataFrame) -> Styler:
     -inf (a masked score) is shown as −∞, uncoloured."""
     finite = frame.where(frame.abs() != float("inf"))
     most = float(finite.abs().max().max()) if finite.size else 0.0
-    most = 0.0 if most != most else most
+    most = 0.0 if math.isnan(most) else most
     return (frame.style
             .map(lambda v: _cell_css(v if abs(v) != float("inf") else 0.0, most))
             .format(lambda v: "−∞" if v == float("-inf") else ("∞" if v == float("inf") else f"{v:.{DIGITS}f}")))

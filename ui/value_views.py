@@ -7,11 +7,14 @@ per session-independent key -> core's value slices (plain lists) -> render.value
 
 from __future__ import annotations
 
+import threading
+
 import streamlit as st
 
 from core import Trace, TransformerConfig, estimate, trace
 from core.steps import plain_step, step_through
 from core.steps import steps as steps_of
+from core.tokens import TokenizedText
 from core.values import MAX_VALUES, SLICE, axes, sequence_labels, value_slice
 from core.views import ATTENTION_KINDS, attention_map
 from render.markdown import as_literal
@@ -19,19 +22,30 @@ from render.steps import step_panels, step_title
 from render.values import heat_table, heatmap_chart, shown_labels, values_frame
 from ui.charts import show_chart
 from ui.guard import guard
-from ui.trace_cache import GATE
+from ui.trace_cache import GATE, kept_bytes, trace_cache
 from ui.traces import cached_shapes, cached_trace
 from ui.your_text import YourText, trained_model
 
 UNTRAINED = "untrained (random weights)"
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
-def text_trace(cfg: TransformerConfig, mine_tokens) -> Trace:
-    """The pass over the learner's text; shared by every session that typed the same text (read-only, as
-    ``ui.traces.cached_trace``), admitted by the gate every real pass shares."""
+TEXT_CACHE = trace_cache(32 * 2**20)  # passes over learners' texts, weighed by the tensors they keep
+_TEXT_LOCK = threading.Lock()  # the cache is shared by every session, and cachetools' caches are not thread-safe
+
+
+def text_trace(cfg: TransformerConfig, tokens: TokenizedText) -> Trace:
+    """The pass over a learner's text, shared by every session that typed the same text (read-only, as
+    ``ui.traces.cached_trace``): admitted by the gate every real pass shares, kept in a bounded cache."""
+    with _TEXT_LOCK:
+        hit = TEXT_CACHE.get((cfg, tokens))
+    if hit is not None:
+        return hit
     with GATE.reserve(estimate(cfg).total):
-        return trace(cfg, text=mine_tokens)
+        t = trace(cfg, text=tokens, budget_bytes=GATE.max_bytes)
+    if kept_bytes(t) <= TEXT_CACHE.maxsize:
+        with _TEXT_LOCK:
+            TEXT_CACHE[(cfg, tokens)] = t
+    return t
 
 
 def trained_pass(trained, head: int = 0) -> tuple[Trace, tuple]:

@@ -15,9 +15,9 @@ import streamlit as st
 
 from core import TransformerConfig
 from core.tokens import MAX_LINES, MAX_TOKENS, TokenizedText, text_config, tokenize
-from render.markdown import as_literal
 from core.train import TrainedModel
-from render.values import shown_token, token_frame, vocab_frame
+from render.markdown import as_literal
+from render.values import token_frame, vocab_frame
 from ui.lab_runs import TRAINED_KEY
 
 TEXT_KEY, LEVEL_KEY, TARGET_KEY = "yt_text", "yt_level", "yt_target"
@@ -196,5 +196,5 @@ def _describe(mine: YourText) -> None:
         st.caption("The vocabulary: the text's distinct tokens, sorted, numbered from 1; 0 is the start token.")
         st.dataframe(vocab_frame([tok.token(0), *tok.vocab]), hide_index=True, key="yt_vocab")
     if cfg.N > 1:
-        st.caption(f"Sequence 0 is shown; the others are padded to M = {cfg.M}, and the key padding mask hides "
-                   f"the padding: {', '.join(shown_token(t) for t in tok.source[1][:3])}… is sequence 1.")
+        st.caption(f"Each line is one sequence; the table shows sequence 0. Shorter lines are padded to M = {cfg.M}, "
+                   "and the key padding mask hides the padding from every query.")

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from render.values import (heat_colour, heat_table, heatmap_chart, shown_token, token_frame, token_labels,
-                           values_frame)
+from render.values import (
+    heat_colour,
+    heat_table,
+    heatmap_chart,
+    shown_token,
+    token_frame,
+    token_labels,
+    values_frame,
+)
 
 
 @pytest.mark.parametrize("token, shown", [

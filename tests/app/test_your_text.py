@@ -7,8 +7,8 @@ import pytest
 
 from core import trace
 from core.tokens import MAX_TOKENS, text_config, tokenize
-from ui.your_text import LABEL, MAX_LINK_CHARS, TEXT_KEY
 from tests.support.apptest import make_app, open_page
+from ui.your_text import LABEL, MAX_LINK_CHARS, TEXT_KEY
 
 HOSTILE = {
     "html": "<b>x</b> <script>alert(1)</script> <img src=x onerror=alert(2)>",
@@ -62,7 +62,7 @@ def test_a_target_text_sets_M_target():
     at.text_input(key="yt_target").input("le chat")
     at = typed(at, "the cat sat")
     tok = tokenize("the cat sat", "word", "le chat")
-    assert table_shape(at, 12) == f"(1, 3, 16)"  # the target: <start>, le, ␣ (the last token is never read)
+    assert table_shape(at, 12) == "(1, 3, 16)"  # the target: <start>, le, ␣ (the last token is never read)
     assert table_shape(at, 14) == f"(1, 3, {tok.vocab_size})"
 
 
