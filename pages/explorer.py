@@ -233,8 +233,6 @@ with guard("Tracing this config"):
                         "help": "What the tensor is, in plain words. A long one is cut short: pick 'extra n' in the "
                                 "box above to read it whole"},
     }
-    value_views(cfg, your_text)  # "Show the values" and the step-through
-
     with st.expander(f"More tensors ({len(t.extras)} extras: stacked heads, W^Q/W^K/W^V, masks, logits…)"):
         st.dataframe(view["extras"], column_config=extras_columns, hide_index=True, width="stretch",
                      height=table_height(len(view["extras"])), row_height=ROW_HEIGHT, key="x_extras")
@@ -255,6 +253,8 @@ with guard("Tracing this config"):
             "output, and of the token + position sums, at random; this model has no dropout: it changes no "
             "shape, and a trained model runs without it |"
         )
+
+value_views(cfg, your_text)  # "Show the values" and the step-through, over your text
 
 st.header("Pictures")
 diagram_tab, params_tab, memory_tab = st.tabs(["Architecture", "Parameters", "Memory against M"], key="x_tabs")

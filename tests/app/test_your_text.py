@@ -161,3 +161,18 @@ def test_the_attention_page_switches_to_the_lab_s_trained_model_and_its_map_form
 def test_untrained_weights_are_labelled_so_where_values_are_shown():
     at = typed(open_page("attention", {}), "the cat sat on the mat")
     assert any("untrained (random weights)" in c.value for c in at.caption)
+
+
+@pytest.mark.slow  # every step of three families: a full run of the page each
+@pytest.mark.parametrize("arch", ["encoder-decoder", "decoder-only", "encoder-only"])
+def test_values_and_every_step_render_over_a_text_in_every_family(arch):
+    at = typed(make_app({"arch": arch}).run(), "the cat sat on the mat\nand a dog")
+    at.toggle(key="x_values").set_value(True).run()
+    at.toggle(key="x_steps").set_value(True).run()
+    steps = at.select_slider(key="x_step").options
+    assert len(steps) >= 10
+    for i in range(len(steps)):
+        at.select_slider(key="x_step").set_value(i).run()
+        assert not at.exception
+        assert at.subheader[-1].value.startswith(f"Row {steps[i].removeprefix('row ')},")
+    assert not [e.value for e in at.error if "values" in e.value or "step-through" in e.value]
