@@ -12,6 +12,7 @@ from functools import lru_cache
 from core import TransformerConfig, trace
 from core.tokens import TokenizedText, split, text_config, tokenize
 from core.trace import Trace
+from core.train import ReversalSettings, TrainedModel, reversal_sequence, train_reversal
 from core.values import value_slice
 from quizzes.questions import Context, Question
 
@@ -91,6 +92,37 @@ def attends_most(ctx: Context) -> int:
     return int(weights[last, :last + 1].argmax())
 
 
+# The reversal model the trained-map question reads: small enough to train in seconds, once per process, and
+# seeded, so its map is the same every time. It learns the anti-diagonal (tests/quizzes/test_your_text.py).
+REVERSAL = ReversalSettings(M=16, vocab_size=16, E=32, nhead=4, layers=2, d_ff=64, steps=200, eval_sequences=64)
+QUERY = 12  # a query in the mirror half: it copies the token at M - QUERY
+
+
+@lru_cache(maxsize=1)
+def reversal_model() -> TrainedModel:
+    trained = train_reversal(REVERSAL, keep_model=True).trained
+    assert trained is not None  # keep_model=True always keeps it
+    return trained
+
+
+def text_as_x(ctx: Context) -> list[int]:
+    """The learner's text as the reversal task's x: the first line's first M/2 ids (repeated if the line is
+    shorter), each taken mod vocab_size."""
+    tok = learner_text(ctx)
+    ids = tok.ids(tok.source[0])
+    half = REVERSAL.M // 2
+    return [ids[i % len(ids)] % REVERSAL.vocab_size for i in range(half)]
+
+
+def trained_attends_to(ctx: Context) -> int:
+    """The symbol the query at QUERY takes most from, in the trained model's layer 0, averaged over heads."""
+    trained = reversal_model()
+    batch = reversal_sequence(REVERSAL, text_as_x(ctx))
+    t = trained.trace(batch)
+    weights = t.tensors["dec.0.self_attn.weights"][0].mean(0)  # (nhead, M, M) -> (M, M)
+    return batch.source[0][int(weights[QUERY].argmax())]
+
+
 QUESTIONS = (
     Question(
         id="yt-count-word", topic=TOPIC, kind="numeric",
@@ -160,5 +192,15 @@ QUESTIONS = (
         explanation="Read the last row of the map: its largest weight. Untrained weights make the choice "
                     "arbitrary; after training on a task it follows the task (on the reversal task, the "
                     "mirror position).",
+    ),
+    Question(
+        id="yt-trained-attends", topic=TOPIC, kind="numeric",
+        prompt="A model trained on the reversal task (16 symbols; it reads [BOS, x, reverse(x)], M = 16) gets as x "
+               "the first 8 token ids of your text's first line, each mod 16. In its layer 0, averaged over the "
+               "heads, which symbol does the query at position 12 take most from?",
+        answer=trained_attends_to, evidence="pass_shapes",
+        explanation="Trained, the mirror half looks back at the token it copies next: the lower half of the map "
+                    "is an anti-diagonal. The query at position 12 predicts position 13, a copy of the symbol at "
+                    "position M − 12 = 4 (position 0 is BOS), which is x[3]: its largest weight sits there.",
     ),
 )

@@ -54,7 +54,20 @@ def test_without_positions_the_repeated_token_s_queries_are_the_same():
     assert next(q for q in QUESTIONS if q.id == "yt-predict-row5").expected(ctx) == "the same numbers"
 
 
-@pytest.mark.parametrize("q", [q for q in QUESTIONS if q.id.startswith(("yt-count", "yt-vocab", "yt-row"))],
+def test_the_trained_map_is_the_anti_diagonal_and_the_answer_is_the_copied_symbol():
+    from core.train import reversal_sequence
+    from quizzes.topics.your_text import QUERY, REVERSAL, reversal_model, text_as_x
+
+    ctx = text_context(TEXT_A)
+    x = text_as_x(ctx)
+    assert x == [i % 16 for i in TEXT_A.ids(TEXT_A.source[0])[:8]]
+    t = reversal_model().trace(reversal_sequence(REVERSAL, x))
+    peaks = t.tensors["dec.0.self_attn.weights"][0].mean(0).argmax(-1).tolist()  # (M,)
+    assert peaks[8:] == [8, 7, 6, 5, 4, 3, 2, 1]  # the mirror half: the anti-diagonal
+    assert next(q for q in QUESTIONS if q.id == "yt-trained-attends").expected(ctx) == x[16 - QUERY - 1]
+
+
+@pytest.mark.parametrize("q", [q for q in QUESTIONS if q.id.startswith(("yt-count", "yt-vocab", "yt-row", "yt-trained"))],
                          ids=lambda q: q.id)
 def test_the_answers_change_with_the_text(q):
     assert q.expected(text_context(TEXT_A)) != q.expected(text_context(TEXT_B))
