@@ -24,7 +24,7 @@ from .trace import Trace, trace
 from .values import SLICE, slice_tensor
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # tensors have no single truth value to compare by
 class Operand:
     """One input of a step: its symbol, its axes in the learner's notation, and its live values."""
 
@@ -34,7 +34,7 @@ class Operand:
     words: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Step:
     """How one row is made: ``formula`` over ``operands`` gives ``result`` (the row's own tensor)."""
 

@@ -92,7 +92,9 @@ class Trace:
     def _row_dict(self, r: TensorRow, values: bool) -> dict[str, Any]:
         out = r.to_dict()
         ids = r.key == "input_tokens" and self.batch is not None
-        if not self.shape_only and (ids or (values and r.numel <= MAX_VALUES)):
+        if ids and self.shape_only:  # no pass computed them, but the text's ids are known all the same
+            out["values"] = padded_ids(self.batch.source)[0].tolist()
+        elif not self.shape_only and (ids or (values and r.numel <= MAX_VALUES)):
             out["values"] = plain_values(self.value(r.key))
         return out
 

@@ -8,8 +8,10 @@ import torch
 import torch.nn.functional as F
 
 from core.config import TransformerConfig
+from core.model import build_causal_lm
 from core.steps import plain_step, step_through
 from core.tokens import text_config, tokenize
+from core.train import ReversalSettings, trained_reversal
 
 TEXT = "the cat sat on the mat\nthe dog ran"
 
@@ -138,7 +140,7 @@ def test_every_steps_operands_combined_give_the_recorded_row(fields, head):
     for step in steps:
         assert torch.equal(step.result, recorded(t, step, head)), step.key  # the row itself, at the chosen head
         with torch.no_grad():
-            torch.testing.assert_close(independent(step, cfg), step.result, msg=lambda m: f"{step.key}: {m}")
+            torch.testing.assert_close(independent(step, cfg), step.result, msg=lambda m, key=step.key: f"{key}: {m}")
 
 
 def recorded(t, step, head):
@@ -157,13 +159,13 @@ def test_every_row_with_a_formula_has_a_step_in_every_family():
         t, steps = step_through(text_config(TransformerConfig(arch=arch, layers=1), text), text=text)
         assert {r.key for r in t.rows} - {s.key for s in steps} == missing
         assert [s.index for s in steps] == sorted(s.index for s in steps)
-    deep, steps = step_through(text_config(TransformerConfig(layers=2), text), text=text)
+    _, steps = step_through(text_config(TransformerConfig(layers=2), text), text=text)
     assert {"encoder_output", "decoder_output"}.isdisjoint(s.key for s in steps)  # deeper layers are not kept
 
 
 def test_the_issues_four_examples_read_as_it_writes_them():
     text = tokenize("the cat sat on the mat", "word")
-    t, steps = step_through(text_config(TransformerConfig(E=4, nhead=2, layers=1), text), text=text)
+    _, steps = step_through(text_config(TransformerConfig(E=4, nhead=2, layers=1), text), text=text)
     by_key = {s.key: s for s in steps}
     assert by_key["token_embedding"].formula == "W_emb[ids] × √E"
     assert by_key["qkv_one_head"].formula == "X · W^Q_0 + b^Q_0"
@@ -197,13 +199,11 @@ def test_a_head_out_of_range_is_a_message():
 
 def test_the_steps_of_a_lab_model_hold_too():
     """A lab model's output layer has a bias the decoder-only family leaves out: its step shows it."""
-    from core.model import build_causal_lm
-    from core.train import ReversalSettings, trained_reversal
-
     s = ReversalSettings(M=6, vocab_size=5, E=16, nhead=2, layers=1, d_ff=32)
     lm = build_causal_lm(seed=1, vocab_size=6, E=16, nhead=2, layers=1, d_ff=32, max_len=6, positional="learned")
     trained = trained_reversal(lm, s, "trained: a test")
     t, steps = step_through(trained.config, text=trained.batch, model=trained.model, weights=trained.weights)
     assert next(st for st in steps if st.key == "logits").formula == "Y · W_out + b_out"
+    assert t.weights == "trained: a test"
     for step in steps:
         torch.testing.assert_close(independent(step, trained.config), step.result)

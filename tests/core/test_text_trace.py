@@ -105,3 +105,10 @@ def test_hostile_text_traces_in_every_family(arch, level):
         assert torch.isfinite(t.value("output_probabilities")).all()
         lines = [line for line in hostile.split("\n") if line]
         assert text.cut == (len(lines) > 64 or any(len(split(line, level)) > 512 for line in lines))
+
+
+def test_a_shape_only_text_trace_still_carries_the_ids():
+    text = tokenize("ab\nabc", "char")
+    t = trace(text_config(TransformerConfig(E=8, nhead=2, layers=1), text), text=text, shape_only=True)
+    assert t.shape_only and t.to_dict()["rows"][0]["values"] == [[1, 2, 0], [1, 2, 3]]
+    assert "values" not in t.to_dict(values=True)["rows"][1]
