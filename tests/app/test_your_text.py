@@ -132,8 +132,8 @@ def test_the_step_through_shows_operands_that_make_the_row():
     assert not at.exception
     assert at.subheader[-1].value.startswith("Row 5")
     frames = [d.value for d in at.dataframe]
-    extras = max(i for i, f in enumerate(frames) if "live shape" in f.columns)  # the step's tables come before it
-    x, w, b, q = (np.array(f.values, dtype=float) for f in frames[extras - 4:extras])
+    extras = max(i for i, f in enumerate(frames) if "live shape" in f.columns)  # the step's tables come after it
+    x, w, b, q = (np.array(f.values, dtype=float) for f in frames[extras + 1:])
     assert x.shape == (11, 16) and w.shape == (16, 8) and q.shape == (11, 8)
     np.testing.assert_allclose(x @ w + b.reshape(1, -1), q, rtol=1e-5, atol=1e-5)
 
