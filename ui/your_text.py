@@ -198,3 +198,11 @@ def _describe(mine: YourText) -> None:
     if cfg.N > 1:
         st.caption(f"Each line is one sequence; the table shows sequence 0. Shorter lines are padded to M = {cfg.M}, "
                    "and the key padding mask hides the padding from every query.")
+
+
+def quiz_text(cfg: TransformerConfig) -> tuple[TransformerConfig, TokenizedText | None]:
+    """What the quiz's Context needs for the questions on the learner's text: the config the text sizes, and its
+    tokens; the sidebar's config and None while the box is empty (or holds no tokens). The box keeps its text
+    for the session, so the quiz page reads it without drawing the box."""
+    mine, _ = current_text(cfg)
+    return (cfg, None) if mine is None else (mine.cfg, mine.tokens)

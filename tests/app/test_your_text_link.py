@@ -35,3 +35,22 @@ def test_a_text_over_200_characters_stays_out_of_the_link():
     at.run()
     assert at.session_state["yt_text"] == "x" * 201
     assert at.session_state["after"] == {}
+
+
+def quiz_script():
+    import streamlit as st
+
+    from core import DEFAULT
+    from ui.your_text import quiz_text
+
+    st.session_state["quiz"] = quiz_text(DEFAULT)
+
+
+def test_the_quiz_reads_the_text_in_the_box_and_the_sizes_it_sets():
+    at = AppTest.from_function(quiz_script, default_timeout=60)
+    at.run()
+    assert at.session_state["quiz"][1] is None
+    at.session_state["yt_text"] = "the cat sat on the mat"
+    at.run()
+    cfg, tokens = at.session_state["quiz"]
+    assert (cfg.N, cfg.M, cfg.vocab_size) == (1, 11, 7) and tokens.source[0][2] == "cat"
