@@ -24,6 +24,8 @@ from ui.sidebar import current_config, forget_link_warnings
 from ui.theme import theme
 from ui.trace_cache import GATE
 from ui.traces import cached_shapes, cached_trace, over_budget, shape_only_banner, slim_refusal
+from ui.value_views import text_attention
+from ui.your_text import text_box, text_sized_config
 
 leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
 
@@ -110,7 +112,7 @@ def _slim_maps(cfg, kind: str, layer: int, item: int):
         return slim_attention_maps(cfg, kind, layer, item)
 
 
-cfg = current_config()
+cfg = text_sized_config(current_config())  # the text in the box sets N, M and vocab_size
 kinds = attention_kinds(cfg)
 st.title("Attention")
 # A newcomer looks for meaning in the pattern (which word attends to which); here there is none to find.
@@ -118,6 +120,7 @@ st.caption("Each cell is how much one query position takes from one key position
            "sequence: softmax(QKᵀ/√d_k), so every row sums to 1. This model is untrained (random weights, random "
            "token ids), so the pattern itself means nothing yet: what to read here is the map's shape, the mask "
            "and the row sums. The Training lab shows where a trained model looks.")
+your_text = text_box(cfg)
 
 shapes = cached_shapes(cfg)
 slim = over_budget(shapes) and not slim_estimate(cfg).over(shapes.budget_bytes)  # maps from a slim pass (core.slim)
@@ -206,3 +209,5 @@ with guard("The attention heatmap"):
 
 with guard("The K/V heads"):
     sharing_section(shapes if slim else cached_trace(cfg))  # the live pass's own record of kv_head
+
+text_attention(cfg, your_text)  # the same map over your text, its axes labelled with your tokens

@@ -25,6 +25,8 @@ from ui.streamlit_internals import leave_legacy_pages_mode
 from ui.sidebar import current_config
 from ui.theme import theme
 from ui.traces import cached_cache_check, cached_shapes, LIVE_TABLE_BYTES, over_budget, shape_only_banner
+from ui.value_views import value_views
+from ui.your_text import text_box, text_sized_config
 
 leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
 
@@ -160,11 +162,12 @@ def rows_words(cfg) -> str:
             f"{index['ffn_output']}), to the output probabilities (row {last}).")
 
 
-cfg = current_config()
+cfg = text_sized_config(current_config())  # the text in the box sets N, M and vocab_size
 st.title("Transformer Shape Explorer")
 st.caption(sizes_words(cfg) + " Move a slider in the sidebar: every shape below is read off the model's own "
            "forward pass. " + rows_words(cfg))
 sidebar_closed_hint()
+your_text = text_box(cfg)
 
 with guard("Tracing this config"):
     view = explorer_view(cfg, theme())
@@ -279,6 +282,8 @@ with guard("Tracing this config"):
             "output, and of the token + position sums, at random; this model has no dropout: it changes no "
             "shape, and a trained model runs without it |"
         )
+
+value_views(cfg, your_text)  # "Show the values" and the step-through, over your text
 
 st.header("Pictures")
 diagram_tab, params_tab, memory_tab = st.tabs(["Architecture", "Parameters", "Memory against M"], key="x_tabs")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict
+from functools import partial
 from typing import Any, Callable
 
 import streamlit as st
@@ -25,7 +26,7 @@ from render.lab_charts import (MASK_OFF, MASK_ON, accuracy_chart, attention_char
 from render.tables import in_words
 from ui.charts import drawn_at_this_link, show_chart
 from ui.guard import guard
-from ui.lab_runs import LabRun, start_run
+from ui.lab_runs import LabRun, keep_trained, start_run
 from ui.page_links import LAB_TASKS
 from ui.streamlit_internals import leave_legacy_pages_mode
 from ui.sidebar import forget_link_warnings
@@ -132,6 +133,7 @@ def ended_run(prefix: str) -> dict | None:
     if run is None or run.running:
         return None
     del st.session_state[key]
+    keep_trained(run)  # the Explorer and the Attention page may switch to it, for this session
     with guard("Training"):
         return run.outcome()
     return None
@@ -247,7 +249,7 @@ def reversal_tab() -> None:
                 del results[other]
         results[name] = res
         st.session_state["tl_rev_latest"] = name
-    if (training := train_buttons("tl_rev", train_reversal, settings)) is not None:
+    if (training := train_buttons("tl_rev", partial(train_reversal, keep_model=True), settings)) is not None:
         live_progress("tl_rev", reversal_floor(training.settings.vocab_size, training.settings.causal))
         return
 
@@ -274,6 +276,8 @@ def reversal_tab() -> None:
     if MASK_OFF in results:
         st.markdown(WHY_CHEAT)
     st.markdown(WHY_MIRROR)
+    st.caption(":material/swap_horiz: The Explorer and the Attention page can now switch to this trained model "
+               "(*Model* above their text box), on a sequence of its task: for this session only.")
     st.header("Where each position looks")
     st.caption("Attention weights of each block, averaged over heads and 64 held-out sequences. Row r0 is "
                "the guess for the first mirrored token, and so on; the input at column x3 is the token x3. "

@@ -11,9 +11,9 @@ from core.config import sizes_in_a_name
 
 from .check import format_answer, shown_formula, to_json_value
 from .questions import Context, Question
-from .topics import dk, ffn, masking, params, positional, qkv, rnn, shapes, shifted, skip
+from .topics import dk, ffn, masking, params, positional, qkv, rnn, shapes, shifted, skip, your_text
 
-_MODULES = (rnn, skip, dk, qkv, ffn, positional, masking, shifted, params, shapes)
+_MODULES = (rnn, skip, dk, qkv, ffn, positional, masking, shifted, params, shapes, your_text)
 TOPICS: tuple[str, ...] = tuple(m.TOPIC for m in _MODULES)
 QUESTIONS: tuple[Question, ...] = tuple(q for m in _MODULES for q in m.QUESTIONS)
 BY_ID: dict[str, Question] = {q.id: q for q in QUESTIONS}

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from core import TransformerConfig, trace as run_trace
 from quizzes.experiments import Evidence, run as run_experiment
+from core.tokens import TokenizedText
 from core.trace import Trace
 
 KINDS = ("choice", "numeric", "shape", "predict")
@@ -31,8 +32,9 @@ class Context:
     """
 
     def __init__(self, cfg: TransformerConfig, trace: Trace | None = None,
-                 runner: Callable[[str, TransformerConfig], Evidence] | None = None):
+                 runner: Callable[[str, TransformerConfig], Evidence] | None = None, text: TokenizedText | None = None):
         self.cfg = cfg
+        self.text = text  # the learner's own text (the "Your text" box), for the questions on it
         self._trace = trace
         self._runner = runner or run_experiment
         self._evidence: dict[str, Evidence] = {}

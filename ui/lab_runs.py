@@ -42,6 +42,7 @@ class LabRun:
         self.last: Progress | None = None  # the latest report, replaced whole (never half-written)
         self.loss: list[float] = []  # one value per step done; only the run's thread appends
         self.result: dict | None = None
+        self.trained: Any = None  # the trained model, when the run keeps one (core.train's keep_model)
         self.error: Exception | None = None
         self.abandoned = False  # stopped because its session went away
         self._alive = alive
@@ -62,8 +63,9 @@ class LabRun:
 
     def _train(self, train: Callable[..., Any], max_seconds: float) -> None:
         try:
-            self.result = train(self.settings, on_progress=self._report, stop=self._stop,
-                                max_seconds=max_seconds).to_dict()
+            outcome = train(self.settings, on_progress=self._report, stop=self._stop, max_seconds=max_seconds)
+            self.trained = getattr(outcome, "trained", None)
+            self.result = outcome.to_dict()
             if self.abandoned:  # seen only by a tab that reconnects later; say why, not "stop requested"
                 self.result["stopped"] = f"its tab was closed or lost its connection for {ABANDON_GRACE:g} s"
         except Exception as exc:  # noqa: BLE001 - kept for the page to show; a thread has nowhere to raise
@@ -143,3 +145,13 @@ def start_run(key: str, train: Callable[..., Any], settings: Any, max_seconds: f
     return run
 
 
+
+
+TRAINED_KEY = "lab_trained"  # this session's last trained model (core.train.TrainedModel), for the Explorer
+
+
+def keep_trained(run: LabRun) -> None:
+    """Keep an ended run's trained model for this session alone, in its state: the Explorer and the Attention
+    page may switch to it. Never in a cache every session shares, as it holds the run's weights."""
+    if run.trained is not None:
+        st.session_state[TRAINED_KEY] = run.trained

@@ -208,7 +208,7 @@ def held(monkeypatch):
 
     real, hold = core.train.train_reversal, Hold()
 
-    def held_run(settings, *, on_progress, stop, max_seconds):
+    def held_run(settings, *, on_progress, stop, max_seconds, **options):  # options: keep_model
         def report(p):
             on_progress(p)
             if p.step == hold.step:
@@ -216,7 +216,7 @@ def held(monkeypatch):
                     if hold.release.is_set() or stop.is_set():
                         break
                     time.sleep(0.1)
-        return real(settings, on_progress=report, stop=stop, max_seconds=max_seconds)
+        return real(settings, on_progress=report, stop=stop, max_seconds=max_seconds, **options)
 
     monkeypatch.setattr(core.train, "train_reversal", held_run)
     return hold
