@@ -101,6 +101,8 @@ def test_rope_is_offered_for_an_even_d_k_only_and_comes_back_when_d_k_is_even_ag
     assert not at.exception and not at.sidebar.error
     assert at.session_state["cfg"].positional == "sinusoidal"
     assert "RoPE" not in at.sidebar.radio(key="w_positional").options
+    assert at.sidebar.radio(key="w_positional").help.endswith(
+        "RoPE is not offered now: it turns pairs of dimensions, and d_k = E/nhead = 9 is odd.")
     assert any(c.value.startswith("RoPE turns pairs of dimensions, so it needs an even d_k; d_k = E/nhead = 9 is odd")
                for c in at.sidebar.caption)
     at.sidebar.select_slider(key="w_E").set_value(20).run()  # d_k = 10
