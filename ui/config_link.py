@@ -128,8 +128,8 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
     else:  # one stack, one sequence: M_target is no setting of it
         out["M_target"] = None
         if values.get("M_target") is not None:
-            warnings.append(f"M_target={one_line(values['M_target'])!r} is the encoder-decoder's target length; "
-                            f"arch={out['arch']} has one sequence of M tokens, so it was left out.")
+            warnings.append(f"{_quoted(('M_target', str(values['M_target'])))} is the encoder-decoder's target "
+                            f"length; arch={out['arch']} has one sequence of M tokens, so it was left out.")
     out["E"] = choose("E", WIDTHS, base["E"])
     out["layers"] = choose("layers", LAYER_RANGE, base["layers"])
     out["vocab_size"] = choose("vocab_size", VOCABS, base["vocab_size"])

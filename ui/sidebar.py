@@ -389,7 +389,9 @@ def _architecture(sb, nhead: int, d_k: int) -> None:
     sb.radio(LABELS["positional"], kinds, key="w_positional", format_func=POSITIONAL_NAMES.__getitem__,
              horizontal=True, on_change=_choose_positional, **_current("w_positional", "index", kinds),
              help="Sinusoidal and learned positions are added to the token embeddings; RoPE rotates each head's "
-                  "queries and keys by their positions instead; none leaves order to the causal mask alone.")
+                  "queries and keys by their positions instead; none gives the model no positions at all."
+                  + ("" if "rope" in kinds else f" RoPE is not offered now: it turns pairs of dimensions, and d_k = "
+                                                f"E/nhead = {d_k} is odd."))
     if wanted == "rope" and positional != "rope":
         sb.caption(f"RoPE turns pairs of dimensions, so it needs an even d_k; d_k = E/nhead = {d_k} is odd, so "
                    f"positions are {positional} for now. RoPE comes back when d_k is even.")

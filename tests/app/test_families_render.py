@@ -101,6 +101,8 @@ def test_rope_is_offered_for_an_even_d_k_only_and_comes_back_when_d_k_is_even_ag
     assert not at.exception and not at.sidebar.error
     assert at.session_state["cfg"].positional == "sinusoidal"
     assert "RoPE" not in at.sidebar.radio(key="w_positional").options
+    assert at.sidebar.radio(key="w_positional").help.endswith(
+        "RoPE is not offered now: it turns pairs of dimensions, and d_k = E/nhead = 9 is odd.")
     assert any(c.value.startswith("RoPE turns pairs of dimensions, so it needs an even d_k; d_k = E/nhead = 9 is odd")
                for c in at.sidebar.caption)
     at.sidebar.select_slider(key="w_E").set_value(20).run()  # d_k = 10
@@ -221,3 +223,24 @@ def test_every_page_follows_the_sidebar_from_one_family_to_the_next(page):
         at.sidebar.selectbox(key="w_preset").set_value(name).run()
         assert_renders_the_family(at, page, "decoder-only")
         assert at.session_state["cfg"] == PRESETS[name]
+
+
+def test_toggles_alone_take_the_papers_model_to_llama_2_70b():
+    """The issue's goal: from the default, the Architecture group's toggles and the size sliders reach
+    Llama-2-70B exactly, and the link they write opens on the preset of that name."""
+    at = make_app().run()
+    for key, value in (("w_arch", "decoder-only"), ("w_norm_first", True), ("w_norm", "rmsnorm"),
+                       ("w_activation", "swiglu"), ("w_positional", "rope")):
+        at.sidebar.radio(key=key).set_value(value).run()
+    at.sidebar.checkbox(key="w_bias").uncheck().run()
+    at.sidebar.slider(key="w_N").set_value(1).run()
+    for key, value in (("w_M", 4096), ("w_E", 8192), ("w_nhead", 64), ("w_nhead_kv", 8), ("w_vocab_size", 32000),
+                       ("w_d_ff", 28672)):
+        at.sidebar.select_slider(key=key).set_value(value).run()
+    at.sidebar.slider(key="w_layers").set_value(80).run()
+    assert not at.exception and not at.sidebar.error
+    assert at.session_state["cfg"] == PRESETS["Llama-2-70B"]
+    assert at.sidebar.select_slider(key="w_nhead_kv").value == 8
+    assert any(c.value == "nhead_kv = 8 of nhead = 64: GQA, each K/V head serves 8 query heads."
+               for c in at.sidebar.caption)
+    assert make_app(dict(at.query_params)).run().sidebar.selectbox(key="w_preset").value == "Llama-2-70B"

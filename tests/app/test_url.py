@@ -762,7 +762,7 @@ ARCH_GARBAGE = [  # query, what the config must become, the link's warning
     ({"positional": "alibi"}, {"positional": "sinusoidal"},
      "positional='alibi' is not one of sinusoidal, learned, rope, none; using sinusoidal."),
     ({"arch": "decoder-only", "M_target": "5"}, {"arch": "decoder-only", "M_target": None},
-     "M_target='5' is the encoder-decoder's target length; arch=decoder-only has one sequence of M tokens, so it "
+     "M_target=5 is the encoder-decoder's target length; arch=decoder-only has one sequence of M tokens, so it "
      "was left out."),
     # RoPE turns pairs of dimensions: E=24 with nhead=8 gives d_k = 3, which has none to turn.
     ({"E": "24", "nhead": "8", "positional": "rope"}, {"positional": "sinusoidal", "nhead": 8},
