@@ -19,6 +19,7 @@ from ui.config_link import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_
                             attention_kind, choices_twice, link_params, link_text, nearest, nhead_options,
                             snap_config)
 from ui.streamlit_internals import history_navigation
+from ui.your_text import text_link_values
 from ui.page_links import PAGE_CHOICES, Choice, link_values, read_choices, settle, whole_number
 
 
@@ -349,7 +350,7 @@ def sidebar_config(page: str = "") -> TransformerConfig:
     st.session_state[STATE_KEY] = cfg
     st.session_state[_FOLLOWED] = {"M": cfg.M, "E": cfg.E, "nhead": cfg.nhead}
     st.session_state[_SEEN] = {key: st.session_state[key] for key in _sidebar_keys() if key in st.session_state}
-    _write_url(cfg, values, PAGE_CHOICES.get(page, ()))
+    _write_url(cfg, values, PAGE_CHOICES.get(page, ()), page)
     view_page, view_warnings = st.session_state.get("view_warnings", ("", []))
     link_warning(st.session_state.get("url_warnings", []) + (view_warnings if view_page == page else []))
     return cfg
@@ -418,13 +419,14 @@ def _architecture(sb, nhead: int, d_k: int) -> None:
                 help="The paper's linear layers add a bias, and LayerNorm a shift β; Llama-2 has neither.")
 
 
-def _write_url(cfg: TransformerConfig, values: dict[str, Any], choices: tuple[Choice, ...]) -> None:
+def _write_url(cfg: TransformerConfig, values: dict[str, Any], choices: tuple[Choice, ...], page: str) -> None:
     """Put the config and the page's own choices in the URL, in one write: each write is a step in
     the browser's history, so a second one would take a Back of its own. The query is replaced
     whole, so another page's choices never ride along (Streamlit also clears them on a page switch).
     The choices are first kept in range here (settle), before the page draws its widgets."""
     settle(choices, cfg, st.session_state)
-    wanted = {k: link_text(v) for k, v in values.items() if v is not None} | link_values(choices, cfg, st.session_state)
+    wanted = ({k: link_text(v) for k, v in values.items() if v is not None} | link_values(choices, cfg, st.session_state)
+              | text_link_values(page))
     if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)
 

@@ -16,7 +16,7 @@ from core.steps import plain_step, step_through
 from core.steps import steps as steps_of
 from core.tokens import TokenizedText
 from core.values import MAX_VALUES, SLICE, axes, sequence_labels, value_slice
-from core.views import ATTENTION_KINDS, attention_map
+from core.views import attention_kinds, attention_map
 from render.markdown import as_literal
 from render.steps import step_panels, step_title
 from render.values import heat_table, heatmap_chart, shown_labels, values_frame
@@ -90,8 +90,7 @@ def text_attention(cfg: TransformerConfig, mine: YourText | None) -> None:
         if t.shape_only:
             st.info("This config is traced shape-only (over the memory budget): no weights to draw over your text.")
             return
-        kinds = {"encoder-decoder": list(ATTENTION_KINDS), "decoder-only": ["decoder masked self-attention"],
-                 "encoder-only": ["encoder self-attention"]}[cfg.arch]
+        kinds = list(attention_kinds(cfg))
         kind = st.session_state.get("a_kind")
         kind = kind if kind in kinds else kinds[0]
         layer = min(int(st.session_state.get("a_layer", 0)), cfg.layers - 1)
@@ -99,8 +98,9 @@ def text_attention(cfg: TransformerConfig, mine: YourText | None) -> None:
         item = min(int(st.session_state.get("a_item", 0)), cfg.N - 1)
         a = attention_map(t, kind, layer, head, item)
         target = "M_target" if cfg.arch == "encoder-decoder" else "M"
-        queries = shown_labels(sequence_labels(t, "M" if kind.startswith("encoder") else target, item))
-        keys = shown_labels(sequence_labels(t, target if kind.startswith("decoder") else "M", item))
+        stack, block = attention_kinds(cfg)[kind]  # queries come from this stack; cross-attention's keys from the source
+        queries = shown_labels(sequence_labels(t, "M" if stack == "enc" else target, item))
+        keys = shown_labels(sequence_labels(t, "M" if stack == "enc" or block == "cross_attn" else target, item))
         queries, keys = queries[:len(a.weights)], keys[:len(a.weights[0]) if a.weights else 0]
         st.caption(f"{kind}, layer {layer}, head {head}, sequence {item}; weights: {weights_words(t)}. Each row is a "
                    "query token, each column a key token; every row sums to 1.")

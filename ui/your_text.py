@@ -26,7 +26,7 @@ TARGET_LABEL = "Target text (optional): what the decoder should read, shifted ri
 LEVELS = {"words": "word", "characters": "char"}  # the choice as the page words it -> core.tokens' level
 MAX_LINK_CHARS = 200  # a longer text makes a link too long to paste into a chat or a slide
 LINK_NAMES = {"text": TEXT_KEY, "tokens": LEVEL_KEY, "target": TARGET_KEY}  # link name -> session key
-PAGES = ("home", "explorer", "attention")  # the pages that draw the box (url_path)
+PAGES = ("", "explorer", "attention")  # the pages that draw the box (url_path; "" is the default page)
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ def _seed_from_link() -> None:
         st.session_state[key] = value
 
 
-def link_values(page: str) -> dict[str, str]:
+def text_link_values(page: str) -> dict[str, str]:
     """The text's part of the page's link (text=, tokens=, target=), for the sidebar's one write of the link per
     run: only a text of at most MAX_LINK_CHARS characters goes in (st.query_params URL-encodes it). Before the
     page has read a link's text (a session's first run), what the link carries is kept for it to read."""

@@ -7,6 +7,7 @@ import pytest
 
 from core import trace
 from core.tokens import MAX_TOKENS, text_config, tokenize
+from render.markdown import as_literal
 from tests.support.apptest import make_app, open_page
 from ui.your_text import LABEL, MAX_LINK_CHARS, TEXT_KEY
 
@@ -150,7 +151,7 @@ def test_the_attention_page_switches_to_the_lab_s_trained_model_and_its_map_form
     at.radio(key="yt_model").set_value("trained in the Training lab").run()
     assert not at.exception
     assert "The trained model's attention" in [h.value for h in at.header]
-    assert any(res.trained.weights in c.value for c in at.caption)
+    assert any(as_literal(res.trained.weights) in c.value for c in at.caption)  # as the page writes it
     weights = at.dataframe[-1].value  # the map over the task's sequence, rows and columns its tokens
     assert list(weights.index) == list(weights.columns) and weights.index[0] == "0 <start>"
     M = len(weights)

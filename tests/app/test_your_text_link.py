@@ -9,12 +9,12 @@ def script():
     import streamlit as st
 
     from core import DEFAULT
-    from ui.your_text import link_values, text_sized_config
+    from ui.your_text import text_link_values, text_sized_config
 
-    st.session_state["before"] = link_values("explorer")  # as the sidebar asks, before the page runs
+    st.session_state["before"] = text_link_values("explorer")  # as the sidebar asks, before the page runs
     st.session_state["cfg_from_text"] = text_sized_config(DEFAULT)
-    st.session_state["after"] = link_values("explorer")
-    st.session_state["elsewhere"] = link_values("quiz")
+    st.session_state["after"] = text_link_values("explorer")
+    st.session_state["elsewhere"] = text_link_values("quiz")
 
 
 def test_a_link_s_text_fills_the_box_and_a_short_text_goes_back_into_the_link():
