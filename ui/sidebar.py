@@ -379,8 +379,8 @@ def _architecture(sb, nhead: int, d_k: int) -> None:
              help="RMSNorm divides by the root mean square alone: no mean subtracted, no shift (β).")
     sb.radio(LABELS["activation"], list(ACTIVATIONS), key="w_activation", format_func=ACTIVATION_NAMES.__getitem__,
              horizontal=True, **custom, **_current("w_activation", "index", list(ACTIVATIONS)),
-             help="SwiGLU gates the FFN: (SiLU(x W1) ⊙ x W3) W2, three matrices of E × d_ff where ReLU and GELU "
-                  "have two.")
+             help="SwiGLU gates the FFN: (SiLU(x W1) ⊙ x W3) W2, three matrices of E · d_ff weights each (W1 and W3 "
+                  "in, W2 out) where ReLU and GELU have two.")
     # RoPE turns d_k's dimensions in pairs: an odd d_k has none to offer, and a RoPE chosen before waits.
     kinds = [kind for kind in POSITIONAL_KINDS if kind != "rope" or d_k % 2 == 0]
     wanted = state.get(_WANTED_POSITIONAL) or state.get("w_positional") or DEFAULT.positional
