@@ -293,24 +293,47 @@ def sizes_in_a_name(cfg: TransformerConfig) -> str:
 
 DEFAULT = TransformerConfig()
 
+# Tiny members of each family, small enough that every value in their tables can be read.
+TINY_GPT = TransformerConfig(arch="decoder-only", positional="learned", activation="gelu", norm_first=True,
+                             tie_embeddings=True)
+"""GPT-2's parts at the default sizes: one stack with the causal mask, pre-norm, GELU, learned positions."""
+
+TINY_BERT = TransformerConfig(arch="encoder-only", positional="learned", activation="gelu")
+"""BERT's parts at the default sizes: one stack that reads every position both ways, post-norm, GELU."""
+
+TINY_LLAMA = TransformerConfig(arch="decoder-only", nhead=4, nhead_kv=2, d_ff=48, positional="rope",
+                               activation="swiglu", norm="rmsnorm", norm_first=True, bias=False)
+"""Llama-2's parts at the default sizes: RMSNorm before each sub-layer, SwiGLU, RoPE, and 2 K/V heads
+shared by 4 query heads (d_k = 4, even, as RoPE needs)."""
+
 # Named for what they are, not for the learners' notes they come from, which the app never shows.
 # Each name fits the sidebar's preset box whole (about 190 px of text there, at 1024 and 1280 px
 # alike): the box cannot wrap, and "Small character model (N=5, M=8, E=8, vocab 44)" showed its
-# first half only. The sidebar's help for the box lists every preset's sizes in full.
+# first half only. The sidebar's help for the box lists every preset's sizes and parts in full.
+# The real models are named plainly; the three "sizes" presets put a real model's widths in the paper's
+# encoder-decoder, as the learners' notes did.
 PRESETS: dict[str, TransformerConfig] = {
     "Default (M=8, E=16, nhead=2)": DEFAULT,
     "Worked example (M=3, E=4)": SEED_NOTE,
     "Small character model (E=8)": SEED_NOTEBOOK,
+    "Tiny GPT (decoder-only)": TINY_GPT,
+    "Tiny BERT (encoder-only)": TINY_BERT,
+    "Tiny Llama (GQA, RoPE)": TINY_LLAMA,
     "Paper base (E=512, 6+6 layers)": PAPER_BASE,
     "Paper big (E=1024, 6+6 layers)": PAPER_BIG,
     "GPT-2 small sizes (shape only)": GPT2_SMALL_SIZES,
     "Llama-2-70B sizes (shape only)": LLAMA_70B_SIZES,
     "GPT-3 175B sizes (shape only)": GPT3_SIZES,
+    "GPT-2 small": GPT2_SMALL,
+    "Llama-2-7B": LLAMA2_7B,
+    "Llama-2-70B": LLAMA2_70B,
+    "GPT-3": GPT3,
 }
 
 __all__ = [
     "TransformerConfig", "PRESETS", "DEFAULT", "SEED_NOTE", "SEED_NOTEBOOK", "PAPER_BASE", "PAPER_BIG",
-    "GPT2_SMALL_SIZES", "LLAMA_70B_SIZES", "GPT3_SIZES", "divisors", "POSITIONAL_KINDS",
+    "GPT2_SMALL_SIZES", "LLAMA_70B_SIZES", "GPT3_SIZES", "TINY_GPT", "TINY_BERT", "TINY_LLAMA", "divisors",
+    "POSITIONAL_KINDS",
     "MAX_N", "MAX_M", "MAX_E", "MAX_NHEAD", "MAX_D_FF", "MAX_VOCAB_SIZE", "MAX_LAYERS", "MAX_SEED", "MAX_TENSOR_BYTES",
     "RANGES", "longest_sequence", "ARCHS", "NORMS", "ACTIVATIONS",
     "REAL_MODELS", "GPT2_SMALL", "LLAMA2_7B", "LLAMA2_70B", "LLAMA3_8B", "GPT3",

@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any, Collection, Mapping
 
 from core import DEFAULT, TransformerConfig, divisors
+from core.config import ACTIVATIONS, ARCHS, NORMS, POSITIONAL_KINDS
 from render.tables import in_words
 from ui.page_links import Choice, in_any_case, number_text, one_line, whole_number
 
@@ -26,14 +27,15 @@ WIDTHS = _SMALL + [80, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024, 12
                    2560, 3072, 4096, 5120, 6144, 8192, 12288]
 VOCABS = list(range(2, 65)) + [80, 100, 128, 256, 500, 512, 1000, 1024, 2000, 4096, 8000, 10000,
                                16384, 32000, 37000, 50257, 65536]
-FFS = sorted(set(WIDTHS) | {4 * w for w in WIDTHS} | {28672})
+FFS = sorted(set(WIDTHS) | {4 * w for w in WIDTHS} | {11008, 28672})  # and Llama-2's SwiGLU widths
 N_RANGE = (1, 64)
 LAYER_RANGE = (1, 96)
 MAX_NHEAD_OPTION = 128
 
-# The config's fields, in the order a link writes them.
+# The config's fields, in the order a link writes them (a single stack's link has no M_target).
 CONFIG_FIELDS = ("N", "M", "M_target", "E", "nhead", "vocab_size", "layers", "d_ff", "positional",
-                 "tie_embeddings")
+                 "tie_embeddings", "arch", "nhead_kv", "norm_first", "norm", "activation", "bias")
+BOOL_FIELDS = ("tie_embeddings", "norm_first", "bias")  # written true or false in a link
 
 
 def nhead_options(E: int) -> list[int]:
@@ -41,12 +43,27 @@ def nhead_options(E: int) -> list[int]:
     return [d for d in divisors(E) if d <= MAX_NHEAD_OPTION]
 
 
+def attention_kind(nhead: int, nhead_kv: int) -> str:
+    """MHA (a K/V head per query head), MQA (one K/V head for all) or GQA (groups in between)."""
+    return "MHA" if nhead_kv == nhead else "MQA" if nhead_kv == 1 else "GQA"
+
+
+def link_text(value: Any) -> str:
+    """A config value as a link writes it: booleans as true and false, the rest as they print."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def nearest(value: int, options: list[int]) -> int:
     """The option nearest ``value`` on a log scale (the grid is coarse where values are large)."""
     return min(options, key=lambda o: (abs(math.log(o) - math.log(max(value, 1))), o))
 
 
-TRUE_WORDS, FALSE_WORDS = ("true", "1", "yes"), ("false", "0", "no", "")  # tie_embeddings= in a link
+TRUE_WORDS, FALSE_WORDS = ("true", "1", "yes"), ("false", "0", "no", "")  # tie_embeddings= and the like in a link
+
+
+def _word(text: Any) -> str:
+    """A link's word as compared: Decoder_Only, decoder only and decoder-only are one word."""
+    return "-".join(str(text).strip().lower().replace("_", " ").split())
 
 
 def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
@@ -58,14 +75,14 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
     base = DEFAULT.to_dict()
     out: dict[str, Any] = {}
 
-    def as_int(name: str) -> int | None:
+    def as_int(name: str, using: Any = None) -> int | None:
         raw = values.get(name)
         if raw is None:
             return None
         value = whole_number(raw)
         if value is None:
             warnings.append(f"{name}={one_line(raw)!r} is not a whole number written in digits; "
-                            f"using {base[name]}.")
+                            f"using {base[name] if using is None else using}.")
         return value
 
     def choose(name: str, options: list[int] | tuple[int, int], fallback: int) -> int:
@@ -85,9 +102,34 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
                             f"{high}; using {snapped}.")
         return snapped
 
+    def word(name: str, options: tuple[str, ...], fallback: str) -> str:
+        raw = values.get(name)
+        if raw is None or not _word(raw):  # positional= with nothing after it: the default, as ever
+            return fallback
+        if _word(raw) in options:
+            return _word(raw)
+        warnings.append(f"{name}={one_line(raw)!r} is not one of {', '.join(options)}; using {fallback}.")
+        return fallback
+
+    def flag(name: str) -> bool:
+        raw = values.get(name)
+        said = None if raw is None else str(raw).strip().lower()
+        if said in TRUE_WORDS or said in FALSE_WORDS:
+            return said in TRUE_WORDS
+        if said is not None:
+            warnings.append(f"{name}={one_line(raw)!r} is not true or false; using {link_text(base[name])}.")
+        return base[name]
+
     out["N"] = choose("N", N_RANGE, base["N"])
     out["M"] = choose("M", LENGTHS, base["M"])
-    out["M_target"] = choose("M_target", LENGTHS, out["M"])
+    out["arch"] = word("arch", ARCHS, base["arch"])
+    if out["arch"] == "encoder-decoder":
+        out["M_target"] = choose("M_target", LENGTHS, out["M"])
+    else:  # one stack, one sequence: M_target is no setting of it
+        out["M_target"] = None
+        if values.get("M_target") is not None:
+            warnings.append(f"M_target={one_line(values['M_target'])!r} is the encoder-decoder's target length; "
+                            f"arch={out['arch']} has one sequence of M tokens, so it was left out.")
     out["E"] = choose("E", WIDTHS, base["E"])
     out["layers"] = choose("layers", LAYER_RANGE, base["layers"])
     out["vocab_size"] = choose("vocab_size", VOCABS, base["vocab_size"])
@@ -110,21 +152,28 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
                             f"heads; using nhead={out['nhead']} {allowed}.")
         else:
             warnings.append(f"nhead={asked} does not divide E={out['E']}; using nhead={out['nhead']} {allowed}.")
-    positional = values.get("positional")
-    kind = None if positional is None else str(positional).strip().lower()  # Learned = learned, as for true/false
-    if kind is None or kind in ("sinusoidal", "learned"):
-        out["positional"] = kind or base["positional"]
-    else:
-        warnings.append(f"positional={one_line(positional)!r} is not 'sinusoidal' or 'learned'; using sinusoidal.")
+    out["positional"] = word("positional", POSITIONAL_KINDS, base["positional"])
+    if out["positional"] == "rope" and (out["E"] // out["nhead"]) % 2:
+        warnings.append(f"positional=rope turns pairs of dimensions, so it needs an even d_k; d_k = E/nhead = "
+                        f"{out['E']}/{out['nhead']} = {out['E'] // out['nhead']} is odd, so using sinusoidal.")
         out["positional"] = "sinusoidal"
-    tie = values.get("tie_embeddings")
-    if tie is None or str(tie).strip().lower() in FALSE_WORDS:
-        out["tie_embeddings"] = False
-    elif str(tie).strip().lower() in TRUE_WORDS:
-        out["tie_embeddings"] = True
+    out["norm"] = word("norm", NORMS, base["norm"])
+    out["activation"] = word("activation", ACTIVATIONS, base["activation"])
+    for name in BOOL_FIELDS:
+        out[name] = flag(name)
+    kv_options = divisors(out["nhead"])
+    kv = as_int("nhead_kv", using=f"nhead_kv = nhead = {out['nhead']}")
+    if kv is None:
+        out["nhead_kv"] = out["nhead"]
     else:
-        warnings.append(f"tie_embeddings={one_line(tie)!r} is not true or false; using false.")
-        out["tie_embeddings"] = False
+        out["nhead_kv"] = nearest(kv, kv_options) if kv >= 1 else kv_options[0]
+        if kv < 1:
+            warnings.append(f"nhead_kv={number_text(kv, values['nhead_kv'])} is not a number of K/V heads (at least "
+                            f"1); using nhead_kv={out['nhead_kv']}.")
+        elif out["nhead_kv"] != kv:
+            warnings.append(f"nhead_kv={number_text(kv, values['nhead_kv'])} does not divide nhead={out['nhead']}; "
+                            f"using nhead_kv={out['nhead_kv']} (nhead={out['nhead']} allows "
+                            f"{', '.join(map(str, kv_options))}).")
     return TransformerConfig(**out), warnings
 
 
@@ -243,16 +292,19 @@ def choices_twice(choices: Collection[Choice], every: Mapping[str, list[str]]) -
 
 def _read_alike(field: str, a: str, b: str) -> bool:
     """Whether two of a link's values for ``field`` come to the same, as snap_config reads them: one
-    true or false for tie_embeddings (true, 1, yes), one word in any case for positional (Learned,
-    learned), one whole number for the sizes (32, 032, +32)."""
+    true or false for tie_embeddings and the other switches (true, 1, yes), one word in any case for
+    positional and the other parts (Learned, learned), one whole number for the sizes (32, 032, +32)."""
     x, y = a.strip().lower(), b.strip().lower()
-    if field == "tie_embeddings":  # one of WORD_FIELDS
+    if field in BOOL_FIELDS:
         return x == y or any(x in same and y in same for same in (TRUE_WORDS, FALSE_WORDS))
+    if field in WORD_FIELDS:
+        return _word(x) == _word(y)
     m, n = whole_number(x), whole_number(y)
-    return m == n if field != "positional" and (m is not None or n is not None) else x == y
+    return m == n if m is not None or n is not None else x == y
 
 
-WORD_FIELDS = ("positional", "tie_embeddings")  # settings a link gives as words, not sizes
+# Settings a link gives as words, not sizes.
+WORD_FIELDS = ("positional", "arch", "norm", "activation", *BOOL_FIELDS)
 
 
 def _quoted(pair: tuple[str, str], as_number: bool = True) -> str:

@@ -13,10 +13,11 @@ from typing import Any
 import streamlit as st
 
 from core import DEFAULT, PRESETS, TransformerConfig, divisors
-from core.config import SIZE_NAMES
+from core.config import ACTIVATIONS, ARCHS, NORMS, POSITIONAL_KINDS, SIZE_NAMES
 from render.markdown import as_literal
 from ui.config_link import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_OPTION, N_RANGE, VOCABS, WIDTHS,
-                            choices_twice, link_params, nearest, nhead_options, snap_config)
+                            attention_kind, choices_twice, link_params, link_text, nearest, nhead_options,
+                            snap_config)
 from ui.streamlit_internals import history_navigation
 from ui.page_links import PAGE_CHOICES, Choice, link_values, read_choices, settle, whole_number
 
@@ -28,13 +29,32 @@ LABELS = {
     "d_ff": "d_ff — FFN hidden width (dim_feedforward)",
     "positional": "positional encoding",
     "tie_embeddings": "tie_embeddings — one matrix for both embeddings and the output layer",
+    "arch": "arch — family",
+    "norm_first": "norm_first — where each sub-layer's norm sits",
+    "norm": "norm — the normalization",
+    "activation": "activation — the FFN's nonlinearity",
+    "nhead_kv": "nhead_kv — K/V heads",
+    "bias": "bias — biases in the linear layers and norms",
 }
+# A single stack has one sequence and one kind of layer: its sliders say so, not "source" and "encoder and decoder".
+ONE_STACK_LABELS = {
+    "decoder-only": {"M": "M — sequence length", "layers": "layers — decoder layers",
+                     "tie_embeddings": "tie_embeddings — one matrix for the embedding and the output layer"},
+    "encoder-only": {"M": "M — sequence length", "layers": "layers — encoder layers",
+                     "tie_embeddings": "tie_embeddings — one matrix for the embedding and the output layer"},
+}
+ARCH_NAMES = {"encoder-decoder": "encoder-decoder (the paper, T5)", "decoder-only": "decoder-only (GPT, Llama)",
+              "encoder-only": "encoder-only (BERT)"}
+NORM_FIRST_NAMES = {False: "post-norm (the paper)", True: "pre-norm (GPT-2, Llama)"}
+NORM_NAMES = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm"}
+ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "swiglu": "SwiGLU"}
+POSITIONAL_NAMES = {"sinusoidal": "sinusoidal", "learned": "learned", "rope": "RoPE", "none": "none"}
 CUSTOM = "(custom)"
 STATE_KEY = "cfg"
 _WIDGET = "w_"  # widget keys are "w_N", "w_E", ...
 _SET_BY_CODE = "widgets_set_by_code"
 _WANTED_NHEAD = "nhead_wanted"  # the heads the learner last chose (slider, link or preset)
-
+_WANTED_POSITIONAL = "positional_wanted"  # the positions last chosen: RoPE waits out an odd d_k
 
 # What the browser may still show of a widget that code set: a slider pressed again before the run that
 # set d_ff (or the preset box) reached the browser sends the value the browser still had, and Streamlit
@@ -96,7 +116,9 @@ def _set_widgets(cfg: TransformerConfig, asked_nhead: int | None = None) -> None
     """Set every sidebar widget to ``cfg``. ``asked_nhead`` is the nhead a link asked for, before it
     was snapped to a divisor of E."""
     for name in CONFIG_FIELDS:
-        _set_widget(_WIDGET + name, getattr(cfg, name))
+        # A single stack's M_target is None; its slider, shown again for the encoder-decoder, starts at M.
+        _set_widget(_WIDGET + name, cfg.M if name == "M_target" and cfg.M_target is None else getattr(cfg, name))
+    st.session_state[_WANTED_POSITIONAL] = cfg.positional
     # The heads the learner wants stay wanted while this config's nhead is what E snaps them to: a link
     # with E=17&nhead=4 (one head), or Back to E = 17, then E = 20 gives 4 heads, not the 1 snapped to.
     # The session's wanted heads come first: Back's entry has the snapped nhead = 1 in its link.
@@ -104,9 +126,10 @@ def _set_widgets(cfg: TransformerConfig, asked_nhead: int | None = None) -> None
     st.session_state[_WANTED_NHEAD] = next(
         (n for n in (st.session_state.get(_WANTED_NHEAD), asked_nhead) if n and nearest(n, heads) == cfg.nhead),
         cfg.nhead)
-    # What M_target and d_ff follow from here (_follow): this config's M and E, even when the learner's
-    # next move comes before the run that would record them (a preset, then at once a slider).
-    st.session_state[_FOLLOWED] = {"M": cfg.M, "E": cfg.E}
+    # What M_target, d_ff and nhead_kv follow from here (_follow, _architecture): this config's M, E and nhead,
+    # even when the learner's next move comes before the run that would record them (a preset, then at once
+    # a slider).
+    st.session_state[_FOLLOWED] = {"M": cfg.M, "E": cfg.E, "nhead": cfg.nhead}
 
 
 def _current(key: str, arg: str = "value", options: list | None = None) -> dict[str, Any]:
@@ -157,7 +180,15 @@ def forget_link_warnings() -> None:
     st.session_state["view_warnings"] = ("", [])
 
 
-_FOLLOWED = "followed_sources"  # M and E as the sidebar last had them, for _follow
+_FOLLOWED = "followed_sources"  # M, E and nhead as the sidebar last had them, for _follow and _architecture
+
+
+def _choose_positional() -> None:
+    """The positions radio moved: that kind is wanted, and RoPE stays wanted through an odd d_k."""
+    if "w_positional" in _drop_stale_values():  # the browser had not seen code set it: nobody chose it
+        return
+    _mark_custom()
+    st.session_state[_WANTED_POSITIONAL] = st.session_state["w_positional"]
 
 
 def _follow(source: str, follower: str, rule) -> None:
@@ -221,16 +252,28 @@ def _read_url(page: str) -> None:
 
 
 def _preset_help() -> str:
-    """The preset box's help: every preset's sizes, which its name, short enough to read whole in the
-    box, leaves out (so does the list, whose lines are no wider than the box)."""
-    sizes = [f"- **{name}**: N={c.N}, M={c.M}, E={c.E}, nhead={c.nhead}, {c.layers}+{c.layers} layers, vocab "
-             f"{c.vocab_size:,}" + ("" if c.d_ff == 4 * c.E else f", d_ff={c.d_ff}")
-             + ("" if c.positional == "sinusoidal" else f", {c.positional} positions")
-             + (", tied" if c.tie_embeddings else "") for name, c in PRESETS.items()]
-    # One line each: the tooltip is as tall as a 768 px window allows, and cut the last presets off there.
-    return ("Start from a named configuration; every slider stays movable. Each preset's sizes, with d_ff = 4E "
-            "and sinusoidal positions unless said; *tied*: one matrix for both embeddings and the output layer:\n\n"
-            + "\n".join(sizes))
+    """The preset box's help: every preset's family, sizes and parts, which its name, short enough to read
+    whole in the box, leaves out (so does the list, whose lines are no wider than the box)."""
+    return ("Start from a named configuration; every slider stays movable. Each preset's sizes, with d_ff = 4E, "
+            "post-norm, LayerNorm, ReLU, biases and sinusoidal positions unless said; *tied*: one matrix for both "
+            "embeddings and the output layer (a single stack has one embedding):\n\n"
+            # One line each: the tooltip is as tall as a 768 px window allows, and cut the last presets off there.
+            + "\n".join(f"- **{name}**: {preset_parts(c)}" for name, c in PRESETS.items()))
+
+
+def preset_parts(c: TransformerConfig) -> str:
+    """One preset's family, sizes and the parts it changes from the paper's, on one line."""
+    layers = f"{c.layers}+{c.layers} layers" if c.arch == "encoder-decoder" else f"{c.layers} layers"
+    heads = f"nhead={c.nhead}" + ("" if c.nhead_kv == c.nhead else f", nhead_kv={c.nhead_kv}")
+    parts = [c.arch, f"N={c.N}", f"M={c.M}", f"E={c.E}", heads, layers, f"vocab {c.vocab_size:,}"]
+    parts += [] if c.d_ff == 4 * c.E else [f"d_ff={c.d_ff}"]
+    parts += [] if c.positional == "sinusoidal" else [f"{POSITIONAL_NAMES[c.positional]} positions"]
+    parts += ["pre-norm"] if c.norm_first else []
+    parts += [] if c.norm == "layernorm" else [NORM_NAMES[c.norm]]
+    parts += [] if c.activation == "relu" else [ACTIVATION_NAMES[c.activation]]
+    parts += [] if c.bias else ["no bias"]
+    parts += ["tied"] if c.tie_embeddings else []
+    return ", ".join(parts)
 
 
 def sidebar_config(page: str = "") -> TransformerConfig:
@@ -243,15 +286,21 @@ def sidebar_config(page: str = "") -> TransformerConfig:
     st.session_state[_SETTLED] = None  # the callbacks of the message that started this run are done
     _read_url(page)
     sb = st.sidebar
+    state = st.session_state
+    arch = state.get("w_arch", DEFAULT.arch)  # the family radio, drawn below, was set before this run
+    labels = LABELS | ONE_STACK_LABELS.get(arch, {})
     sb.header("Model sizes")
     sb.selectbox("Preset", [CUSTOM, *PRESETS], key="w_preset", on_change=_apply_preset,
                  help=_preset_help())
     custom = {"on_change": _mark_custom}
     sb.slider(LABELS["N"], *N_RANGE, key="w_N", **custom, **_current("w_N"))
-    sb.select_slider(LABELS["M"], LENGTHS, key="w_M", on_change=_follow, args=("M", "M_target", lambda m: m),
+    sb.select_slider(labels["M"], LENGTHS, key="w_M", on_change=_follow, args=("M", "M_target", lambda m: m),
                      **_current("w_M"))
-    sb.select_slider(LABELS["M_target"], LENGTHS, key="w_M_target", **custom, **_current("w_M_target"),
-                     help="Moves with M while the two are equal; set it apart to see the decoder's own length.")
+    if arch == "encoder-decoder":  # the target length is the decoder's own, beside an encoder
+        if "w_M_target" not in state:  # not drawn for a single stack, Streamlit forgot it: it starts at M
+            _set_widget("w_M_target", state["w_M"])
+        sb.select_slider(LABELS["M_target"], LENGTHS, key="w_M_target", **custom, **_current("w_M_target"),
+                         help="Moves with M while the two are equal; set it apart to see the decoder's own length.")
     sb.select_slider(LABELS["E"], WIDTHS, key="w_E", on_change=_follow, args=("E", "d_ff", lambda e: 4 * e),
                      **_current("w_E"))
     heads = nhead_options(st.session_state["w_E"])
@@ -281,28 +330,90 @@ def sidebar_config(page: str = "") -> TransformerConfig:
                  f"{nhead} for now, the nearest divisor; it goes back to {wanted} when E allows.")
     sb.caption(said)
     sb.select_slider(LABELS["vocab_size"], VOCABS, key="w_vocab_size", **custom, **_current("w_vocab_size"))
-    sb.slider(LABELS["layers"], *LAYER_RANGE, key="w_layers", **custom, **_current("w_layers"))
+    sb.slider(labels["layers"], *LAYER_RANGE, key="w_layers", **custom, **_current("w_layers"))
     sb.select_slider(LABELS["d_ff"], FFS, key="w_d_ff", **custom, **_current("w_d_ff"),
                      help="Moves with E while it is 4E, the paper's choice; set it apart and it stays put.")
-    kinds = ["sinusoidal", "learned"]
-    sb.radio(LABELS["positional"], kinds, key="w_positional", horizontal=True, **custom,
-             **_current("w_positional", "index", kinds))
-    sb.checkbox(LABELS["tie_embeddings"], key="w_tie_embeddings", **custom, **_current("w_tie_embeddings"),
-                help="The paper shares one vocab_size × E matrix between both embeddings and the final linear layer.")
+    sb.checkbox(labels["tie_embeddings"], key="w_tie_embeddings", **custom, **_current("w_tie_embeddings"),
+                help="The paper shares one vocab_size × E matrix between both embeddings and the final linear layer; "
+                     "GPT-2 and GPT-3 share it too, Llama-2 does not.")
+    _architecture(sb, nhead, d_k)
     st.session_state[_SET_BY_CODE] = set()
-    values = {name: st.session_state[_WIDGET + name] for name in CONFIG_FIELDS}
+    values = {name: st.session_state.get(_WIDGET + name) for name in CONFIG_FIELDS}
+    if values["arch"] != "encoder-decoder":
+        values["M_target"] = None  # one stack, one sequence of M tokens
     try:
         cfg = TransformerConfig(**values)
     except ValueError as exc:  # cannot happen through the sliders; kept as a visible safety net
         sb.error(str(exc))
         cfg = DEFAULT
     st.session_state[STATE_KEY] = cfg
-    st.session_state[_FOLLOWED] = {"M": cfg.M, "E": cfg.E}
-    st.session_state[_SEEN] = {key: st.session_state[key] for key in _sidebar_keys()}
+    st.session_state[_FOLLOWED] = {"M": cfg.M, "E": cfg.E, "nhead": cfg.nhead}
+    st.session_state[_SEEN] = {key: st.session_state[key] for key in _sidebar_keys() if key in st.session_state}
     _write_url(cfg, values, PAGE_CHOICES.get(page, ()))
     view_page, view_warnings = st.session_state.get("view_warnings", ("", []))
     link_warning(st.session_state.get("url_warnings", []) + (view_warnings if view_page == page else []))
     return cfg
+
+
+def _architecture(sb, nhead: int, d_k: int) -> None:
+    """The Architecture group: the family and the parts that tell the paper's model from GPT's and Llama's.
+
+    Every choice it offers makes a valid config with the sizes above: nhead_kv only divides nhead, and
+    RoPE, which turns pairs of dimensions, is offered only for an even d_k."""
+    state = st.session_state
+    custom = {"on_change": _mark_custom}
+    sb.header("Architecture")
+    sb.radio(LABELS["arch"], list(ARCHS), key="w_arch", format_func=ARCH_NAMES.__getitem__, **custom,
+             **_current("w_arch", "index", list(ARCHS)),
+             help="Encoder-decoder: the paper's two stacks, the decoder reading the encoder through cross-attention. "
+                  "Decoder-only: one stack with the causal mask, predicting the next token. Encoder-only: one stack "
+                  "that reads every position both ways. A single stack has one sequence, of M tokens.")
+    flags = [False, True]
+    sb.radio(LABELS["norm_first"], flags, key="w_norm_first", format_func=NORM_FIRST_NAMES.__getitem__,
+             horizontal=True, **custom, **_current("w_norm_first", "index", flags),
+             help="Post-norm: x = norm(x + sublayer(x)), as the paper. Pre-norm: x = x + sublayer(norm(x)), with one "
+                  "final norm after the last layer.")
+    sb.radio(LABELS["norm"], list(NORMS), key="w_norm", format_func=NORM_NAMES.__getitem__, horizontal=True,
+             **custom, **_current("w_norm", "index", list(NORMS)),
+             help="RMSNorm divides by the root mean square alone: no mean subtracted, no shift (β).")
+    sb.radio(LABELS["activation"], list(ACTIVATIONS), key="w_activation", format_func=ACTIVATION_NAMES.__getitem__,
+             horizontal=True, **custom, **_current("w_activation", "index", list(ACTIVATIONS)),
+             help="SwiGLU gates the FFN: (SiLU(x W1) ⊙ x W3) W2, three matrices of E × d_ff where ReLU and GELU "
+                  "have two.")
+    # RoPE turns d_k's dimensions in pairs: an odd d_k has none to offer, and a RoPE chosen before waits.
+    kinds = [kind for kind in POSITIONAL_KINDS if kind != "rope" or d_k % 2 == 0]
+    wanted = state.get(_WANTED_POSITIONAL) or state.get("w_positional") or DEFAULT.positional
+    positional = wanted if wanted in kinds else DEFAULT.positional
+    if state.get("w_positional") != positional:
+        _set_widget("w_positional", positional)
+    sb.radio(LABELS["positional"], kinds, key="w_positional", format_func=POSITIONAL_NAMES.__getitem__,
+             horizontal=True, on_change=_choose_positional, **_current("w_positional", "index", kinds),
+             help="Sinusoidal and learned positions are added to the token embeddings; RoPE rotates each head's "
+                  "queries and keys by their positions instead; none leaves order to the causal mask alone.")
+    if wanted == "rope" and positional != "rope":
+        sb.caption(f"RoPE turns pairs of dimensions, so it needs an even d_k; d_k = E/nhead = {d_k} is odd, so "
+                   f"positions are {positional} for now. RoPE comes back when d_k is even.")
+    # nhead_kv follows nhead: MHA stays MHA, any other keeps the nearest divisor of the new nhead.
+    kv_heads = divisors(nhead)
+    before = state.get(_FOLLOWED, {}).get("nhead")
+    kv = state.get("w_nhead_kv") or nhead
+    if before is not None and before != nhead and kv == before:
+        kv = nhead
+    if kv not in kv_heads:
+        kv = nearest(kv, kv_heads)
+    if state.get("w_nhead_kv") != kv:
+        _set_widget("w_nhead_kv", kv)
+    sb.select_slider(LABELS["nhead_kv"], kv_heads, key="w_nhead_kv", **custom, **_current("w_nhead_kv"),
+                     format_func=lambda h: f"{h} ({attention_kind(nhead, h)})", disabled=len(kv_heads) == 1,
+                     help="Only divisors of nhead are offered: each K/V head serves nhead / nhead_kv query heads. "
+                          "MHA: one K/V head per query head (the paper); GQA: groups share one (Llama-2-70B); "
+                          "MQA: one K/V head for all.")
+    group = nhead // kv
+    sb.caption(f"nhead_kv = {kv} of nhead = {nhead}: {attention_kind(nhead, kv)}, "
+               + ("every query head has its own K and V." if group == 1 else
+                  f"each K/V head serves {group} query heads."))
+    sb.checkbox(LABELS["bias"], key="w_bias", **custom, **_current("w_bias"),
+                help="The paper's linear layers add a bias, and LayerNorm a shift β; Llama-2 has neither.")
 
 
 def _write_url(cfg: TransformerConfig, values: dict[str, Any], choices: tuple[Choice, ...]) -> None:
@@ -311,7 +422,7 @@ def _write_url(cfg: TransformerConfig, values: dict[str, Any], choices: tuple[Ch
     whole, so another page's choices never ride along (Streamlit also clears them on a page switch).
     The choices are first kept in range here (settle), before the page draws its widgets."""
     settle(choices, cfg, st.session_state)
-    wanted = {k: str(v) for k, v in values.items()} | link_values(choices, cfg, st.session_state)
+    wanted = {k: link_text(v) for k, v in values.items() if v is not None} | link_values(choices, cfg, st.session_state)
     if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)
 

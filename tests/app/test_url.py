@@ -221,6 +221,9 @@ def test_the_links_warning_heading_is_true_of_a_name_left_out():
 
 
 SMALL = {"N": "4", "E": "16", "nhead": "4", "layers": "3", "M": "8", "M_target": "4"}
+# The paper's parts, as the app writes them into every link of the default family.
+PAPERS_PARTS = {"arch": "encoder-decoder", "nhead_kv": "4", "norm_first": "false", "norm": "layernorm",
+                "activation": "relu", "bias": "true"}
 
 
 def open_attention(query: dict[str, str]):
@@ -245,9 +248,9 @@ def test_a_link_opens_the_attention_page_on_its_kind_layer_head_and_item():
     assert at.table[0].value.shape == (4, 4)  # M_target queries and keys
     cfg = at.session_state["cfg"]
     assert (cfg.N, cfg.E, cfg.nhead, cfg.layers, cfg.M_target) == (4, 16, 4, 3, 4)
-    assert at.query_params == SMALL | {"vocab_size": "100", "d_ff": "64", "positional": "sinusoidal",
-                                       "tie_embeddings": "False", "kind": "decoder-masked", "layer": "2",
-                                       "head": "3", "item": "0"}
+    assert at.query_params == SMALL | PAPERS_PARTS | {"vocab_size": "100", "d_ff": "64", "positional": "sinusoidal",
+                                                      "tie_embeddings": "false", "kind": "decoder-masked",
+                                                      "layer": "2", "head": "3", "item": "0"}
 
 
 @pytest.mark.parametrize("text, kind", [("cross", "cross-attention"), ("Cross-Attention", "cross-attention"),
@@ -700,3 +703,122 @@ def test_the_positional_and_lab_tabs_are_as_they_were_left_after_a_visit_elsewhe
     at.switch_page("pages/quiz.py").run()
     at.switch_page("pages/training_lab.py").run()
     assert at.session_state["tl_task"] == "A tiny language model" and at.query_params["task"] == "language-model"
+
+
+# One link per family with every part set, as the app writes it: the config's names, booleans as true/false.
+FAMILY_LINKS = {
+    "decoder-only": {"arch": "decoder-only", "nhead": "4", "nhead_kv": "2", "positional": "rope", "norm": "rmsnorm",
+                     "activation": "swiglu", "norm_first": "true", "bias": "false"},
+    "encoder-only": {"arch": "encoder-only", "nhead": "4", "nhead_kv": "1", "positional": "learned",
+                     "norm": "layernorm", "activation": "gelu", "norm_first": "false", "bias": "true"},
+    "encoder-decoder": {"arch": "encoder-decoder", "M_target": "5", "nhead": "4", "nhead_kv": "4",
+                        "positional": "none", "norm": "rmsnorm", "activation": "gelu", "norm_first": "true",
+                        "bias": "false", "tie_embeddings": "true"},
+}
+
+
+@pytest.mark.parametrize("family", list(FAMILY_LINKS))
+def test_a_link_with_every_part_reproduces_the_family_and_the_app_writes_it_back_alike(family):
+    link = FAMILY_LINKS[family]
+    at = make_app(link).run()
+    assert not at.exception and not at.warning
+    cfg = at.session_state["cfg"]
+    for name, value in link.items():
+        written = str(getattr(cfg, name)).lower() if isinstance(getattr(cfg, name), bool) else str(getattr(cfg, name))
+        assert written == value, name
+        assert at.query_params[name] == value, name  # the link the app writes back spells it the same
+    assert ("M_target" in at.query_params) == (family == "encoder-decoder")  # a single stack has none
+    assert at.sidebar.radio(key="w_arch").value == family
+    # The round trip: the link the app wrote opens the same config, and names the preset it matches or none.
+    again = make_app(dict(at.query_params)).run()
+    assert again.session_state["cfg"] == cfg and not again.warning
+
+
+def test_the_issues_example_link_reproduces_the_view():
+    at = make_app({"arch": "decoder-only", "nhead_kv": "2", "positional": "rope", "norm": "rmsnorm",
+                   "activation": "swiglu", "norm_first": "true"}).run()
+    assert not at.exception and not at.warning
+    cfg = at.session_state["cfg"]
+    assert (cfg.arch, cfg.nhead, cfg.nhead_kv, cfg.positional, cfg.norm, cfg.activation, cfg.norm_first,
+            cfg.M_target) == ("decoder-only", 2, 2, "rope", "rmsnorm", "swiglu", True, None)
+
+
+ARCH_GARBAGE = [  # query, what the config must become, the link's warning
+    ({"arch": "banana"}, {"arch": "encoder-decoder"},
+     "arch='banana' is not one of encoder-decoder, decoder-only, encoder-only; using encoder-decoder."),
+    ({"nhead": "8", "E": "16", "nhead_kv": "3"}, {"nhead": 8, "nhead_kv": 4},
+     "nhead_kv=3 does not divide nhead=8; using nhead_kv=4 (nhead=8 allows 1, 2, 4, 8)."),
+    ({"nhead_kv": "0"}, {"nhead_kv": 1}, "nhead_kv=0 is not a number of K/V heads (at least 1); using nhead_kv=1."),
+    ({"nhead_kv": "two"}, {"nhead_kv": 2},
+     "nhead_kv='two' is not a whole number written in digits; using nhead_kv = nhead = 2."),
+    ({"nhead_kv": "64"}, {"nhead_kv": 2},
+     "nhead_kv=64 does not divide nhead=2; using nhead_kv=2 (nhead=2 allows 1, 2)."),
+    ({"norm_first": "maybe"}, {"norm_first": False}, "norm_first='maybe' is not true or false; using false."),
+    ({"bias": "nope"}, {"bias": True}, "bias='nope' is not true or false; using true."),
+    ({"norm": "batchnorm"}, {"norm": "layernorm"},
+     "norm='batchnorm' is not one of layernorm, rmsnorm; using layernorm."),
+    ({"activation": "tanh"}, {"activation": "relu"},
+     "activation='tanh' is not one of relu, gelu, swiglu; using relu."),
+    ({"positional": "alibi"}, {"positional": "sinusoidal"},
+     "positional='alibi' is not one of sinusoidal, learned, rope, none; using sinusoidal."),
+    ({"arch": "decoder-only", "M_target": "5"}, {"arch": "decoder-only", "M_target": None},
+     "M_target='5' is the encoder-decoder's target length; arch=decoder-only has one sequence of M tokens, so it "
+     "was left out."),
+    # RoPE turns pairs of dimensions: E=24 with nhead=8 gives d_k = 3, which has none to turn.
+    ({"E": "24", "nhead": "8", "positional": "rope"}, {"positional": "sinusoidal", "nhead": 8},
+     "positional=rope turns pairs of dimensions, so it needs an even d_k; d_k = E/nhead = 24/8 = 3 is odd, so using "
+     "sinusoidal."),
+]
+
+
+@pytest.mark.parametrize("query, expected, message", ARCH_GARBAGE, ids=[str(q) for q, _, _ in ARCH_GARBAGE])
+def test_a_bad_part_in_a_link_warns_naming_it_and_falls_back(query, expected, message):
+    at = make_app(query).run()
+    assert not at.exception
+    cfg = at.session_state["cfg"]
+    for field, value in expected.items():
+        assert getattr(cfg, field) == value, field
+    assert link_warnings(at) == [message]
+    assert not at.sidebar.error
+
+
+def test_old_links_keep_working_and_the_parts_are_read_in_any_spelling():
+    """A link from before the families has no arch: it is the paper's encoder-decoder, with True and False
+    as the app once wrote them. A part is read in any case, with _ or a space for the hyphen."""
+    at = make_app({"N": "3", "M": "12", "M_target": "5", "tie_embeddings": "True", "positional": "learned"}).run()
+    assert not at.exception and not at.warning
+    cfg = at.session_state["cfg"]
+    assert (cfg.arch, cfg.M_target, cfg.tie_embeddings, cfg.norm_first, cfg.bias) == \
+        ("encoder-decoder", 5, True, False, True)
+    assert at.query_params["tie_embeddings"] == "true" and at.query_params["arch"] == "encoder-decoder"
+    cfg, warnings = snap_config({"arch": " Decoder_Only", "norm": "RMSNorm", "activation": "SwiGLU",
+                                 "positional": "RoPE", "norm_first": "TRUE", "bias": "0"})
+    assert not warnings
+    assert (cfg.arch, cfg.norm, cfg.activation, cfg.positional, cfg.norm_first, cfg.bias) == \
+        ("decoder-only", "rmsnorm", "swiglu", "rope", True, False)
+
+
+def test_a_part_given_twice_alike_is_quiet_and_given_two_values_says_which_was_used():
+    assert link_params({"arch": ["decoder-only", "Decoder_Only"], "norm_first": ["true", "yes"]})[1] == []
+    assert link_params({"arch": ["encoder-only", "decoder-only"]})[1] == [
+        "arch='encoder-only' and arch='decoder-only' both set arch; arch='decoder-only' was used and "
+        "arch='encoder-only' left out."]
+
+
+def test_snap_config_never_raises_on_odd_parts():
+    odd = ["", " ", "nan", "-1", "0", "1.5", "True", "rope", "9" * 5000, "Ｅ", None]
+    for value in odd:
+        values = {name: value for name in ("arch", "positional", "norm", "activation", "nhead_kv", "norm_first",
+                                           "bias", "M_target")}
+        cfg, _ = snap_config(values)
+        assert cfg.nhead % cfg.nhead_kv == 0 and (cfg.positional != "rope" or cfg.d_k % 2 == 0)
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_every_preset_is_on_the_sliders_and_its_link_reproduces_it(name):
+    """A preset applies exactly (every size a real model has is a slider's step), and its link names it."""
+    preset = PRESETS[name]
+    assert snap_config(preset.to_dict()) == (preset, [])
+    link = {field: str(getattr(preset, field)) for field in CONFIG_FIELDS if getattr(preset, field) is not None}
+    cfg, warnings = snap_config(link)
+    assert cfg == preset and not warnings

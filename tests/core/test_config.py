@@ -158,3 +158,36 @@ def test_a_file_name_tells_families_and_kv_heads_apart():
     assert sizes_in_a_name(TransformerConfig()) == "N2_M8_Mtarget8_E16_nhead2_vocab100_layers2_dff64"
     assert sizes_in_a_name(TransformerConfig(arch="decoder-only", nhead_kv=1)) == (
         "decoder-only_N2_M8_E16_nhead2_kv1_vocab100_layers2_dff64")
+
+
+def test_the_real_models_are_presets_named_plainly_with_their_published_parts():
+    """GPT-2 and GPT-3: one decoder stack, pre-norm LayerNorm, GELU, learned positions, tied embeddings.
+    Llama-2: one decoder stack, pre-norm RMSNorm, SwiGLU, RoPE, no biases, untied; 70B shares 8 K/V heads."""
+    from core.config import GPT2_SMALL, GPT3, LLAMA2_7B, LLAMA2_70B
+
+    assert {name: PRESETS[name] for name in ("GPT-2 small", "Llama-2-7B", "Llama-2-70B", "GPT-3")} == \
+        {"GPT-2 small": GPT2_SMALL, "Llama-2-7B": LLAMA2_7B, "Llama-2-70B": LLAMA2_70B, "GPT-3": GPT3}
+    parts = ("arch", "norm_first", "norm", "activation", "positional", "tie_embeddings", "bias")
+    gpt = ("decoder-only", True, "layernorm", "gelu", "learned", True, True)
+    llama = ("decoder-only", True, "rmsnorm", "swiglu", "rope", False, False)
+    sizes = ("E", "nhead", "nhead_kv", "layers", "d_ff", "vocab_size", "M")
+    for cfg, published, widths in [
+        (GPT2_SMALL, gpt, (768, 12, 12, 12, 3072, 50257, 1024)),
+        (GPT3, gpt, (12288, 96, 96, 96, 49152, 50257, 2048)),
+        (LLAMA2_7B, llama, (4096, 32, 32, 32, 11008, 32000, 4096)),
+        (LLAMA2_70B, llama, (8192, 64, 8, 80, 28672, 32000, 4096)),
+    ]:
+        assert tuple(getattr(cfg, p) for p in parts) == published, cfg
+        assert tuple(getattr(cfg, s) for s in sizes) == widths, cfg
+
+
+def test_each_family_has_a_tiny_preset_whose_numbers_can_be_read():
+    from core import DEFAULT_BUDGET_BYTES, estimate
+
+    tiny = {name: cfg for name, cfg in PRESETS.items() if name.startswith("Tiny")}
+    assert {cfg.arch for cfg in tiny.values()} == {"decoder-only", "encoder-only"}
+    assert any(cfg.nhead_kv < cfg.nhead and cfg.positional == "rope" and cfg.norm == "rmsnorm"
+               and cfg.activation == "swiglu" for cfg in tiny.values())  # Llama's parts, small
+    for name, cfg in tiny.items():
+        assert cfg.arch in name or "Llama" in name, name
+        assert cfg.E <= 16 and cfg.M <= 8 and not estimate(cfg).over(DEFAULT_BUDGET_BYTES), name
