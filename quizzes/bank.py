@@ -32,14 +32,21 @@ def questions_for(topic: str | None = None, cfg: TransformerConfig | None = None
 
 
 def applying_text(cfg: TransformerConfig) -> str:
-    """How many questions the config's model has, in words: '40 of 100 questions apply to decoder-only'.
-    Parts count too (a question on ReLU leaves a SwiGLU model out), and the sentence says how many they took."""
-    in_family = [q for q in QUESTIONS if cfg.arch in q.families]
-    applying = [q for q in in_family if q.applies(cfg)]
+    """How many questions the config's model has, in words: '40 of 100 questions apply to decoder-only.'"""
+    applying = questions_for(None, cfg)
     noun = "question applies" if len(applying) == 1 else "questions apply"
-    others = len(in_family) - len(applying)
-    parts = "" if not others else f"; {others} more of the family's ask about parts this model does not have"
-    return f"{len(applying)} of {len(QUESTIONS)} {noun} to {cfg.arch}{parts}."
+    return f"{len(applying)} of {len(QUESTIONS)} {noun} to {cfg.arch}."
+
+
+def other_parts_text(cfg: TransformerConfig) -> str:
+    """How many of the family's questions ask about parts this model has not (a question on ReLU leaves a
+    SwiGLU model out), and how to reach them; '' when there are none."""
+    others = [q for q in QUESTIONS if cfg.arch in q.families and not q.applies(cfg)]
+    if not others:
+        return ""
+    noun = "question asks" if len(others) == 1 else "questions ask"
+    return (f"{len(others)} more of the {cfg.arch} family's {noun} about parts this model does not have; "
+            "switch them in the sidebar's Architecture group to see them.")
 
 
 def answer_key(cfg: TransformerConfig, ctx: Context | None = None) -> dict[str, Any]:

@@ -97,8 +97,9 @@ def recheck(progress: dict[str, Any], context_for: Callable[[TransformerConfig],
     entry was answered with, or None when the quiz could not have run it (the app refuses configs
     off its sliders, as its links do); such an entry is checked, and recorded, at DEFAULT. An answer
     whose expected value cannot be computed, or whose question is not about that config's model, is left
-    out: nothing in the file is kept unchecked. With ``keep``, for the browser's own copy, which the app wrote, it is kept as it was instead: a learner's
-    answers are not dropped because one experiment failed once.
+    out: nothing in the file is kept unchecked. With ``keep``, for the browser's own copy, which the app
+    wrote, it is kept as it was instead: a learner's answers are not dropped because one experiment failed
+    once.
     """
     answers: dict[str, Any] = {}
     contexts: dict[TransformerConfig, Context] = {}

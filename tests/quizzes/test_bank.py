@@ -56,6 +56,7 @@ def test_check_accepts_the_computed_answer_and_rejects_a_perturbed_one(q, cfg):
     assert not check(q, expected, "not an answer")
     if formula:
         assert check(q, expected, formula, symbols, formula), formula
+    assert ctx.evidence(q.evidence).values  # the evidence the page shows under the answer runs here too
 
 
 @pytest.mark.parametrize("q", QUESTIONS, ids=lambda q: q.id)
