@@ -9,11 +9,12 @@ from torch import nn
 from core.config import TransformerConfig
 from core.model import EncoderLayer, make_norm
 from core.weights import seeded
-from .base import Evidence, bounded, generator
+from .base import Evidence, bounded, generator, largest_divisor_at_most
 
 PRE_POST_DEPTHS = (1, 2, 4, 8, 12, 16, 24)  # layers: the deepest is the one the question asks about
 PRE_POST_POSITIONS = 16
 SHIFT = 3.0  # the probe's inputs have this mean, so that centring them or not shows
+MIN_HEAD_WIDTH = 8  # d_k of the gradient probe's heads, at least, when the capped E allows it
 
 
 NORM_COMPARE_LABELS = {
@@ -69,7 +70,13 @@ def pre_post_gradient(cfg: TransformerConfig) -> Evidence:
     that reaches the input of the stack, the embeddings, as depth grows. The layers have the learner's
     norm, activation and K/V heads at capped widths; the loss at depth d is a fixed random projection of
     layer d's output, as in the skip connections' experiment."""
-    small, note = bounded(cfg, uses=("E", "nhead", "d_ff"))
+    small, note = bounded(cfg, uses=("E", "d_ff"))
+    if small.E < cfg.E and small.E // small.nhead < MIN_HEAD_WIDTH:  # a capped E over many heads: slivers
+        nhead = largest_divisor_at_most(small.E, small.E // MIN_HEAD_WIDTH)
+        small = small.replace(nhead=nhead, nhead_kv=largest_divisor_at_most(nhead, small.nhead_kv),
+                              positional="none")
+    if small.nhead != cfg.nhead:
+        note = " ".join(n for n in (note, f"Run with nhead={small.nhead}, heads {small.d_k} wide.") if n)
     E, L = small.E, PRE_POST_POSITIONS
     x = torch.randn(1, L, E, generator=generator(small.seed))  # (1, L, E)
     target = torch.randn(1, L, E, generator=generator(small.seed + 1))  # (1, L, E)
