@@ -17,8 +17,9 @@ import pandas as pd
 import streamlit as st
 
 from core import TransformerConfig
-from quizzes import KIND_LABELS, QUESTIONS, TOPICS, Context, Question, answer_key, check
-from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name, key_rows
+from quizzes import KIND_LABELS, TOPICS, Context, Question, answer_key, check
+from quizzes.bank import (KEY_COLUMNS, applying_text, key_csv, key_file_name, key_rows, other_parts_text,
+                          questions_for)
 from quizzes.check import MAX_INPUT, in_symbols, parse_shape, shown_formula
 from quizzes.experiments import Evidence
 from quizzes.progress import dumps, scores
@@ -229,14 +230,17 @@ def answered_formula(q: Question, ctx: Context, then: dict[str, Any]) -> str | N
         return None
 
 
-def show_scores() -> list[dict]:
-    """The score line; returns the per-topic scores it sums, for show_more's table."""
-    rows = scores(progress())
+def show_scores(cfg: TransformerConfig) -> list[dict]:
+    """The score line over the questions about the sidebar's model, and how many of the bank's those are;
+    returns the per-topic scores it sums, for show_more's table. Answers to another family's questions are
+    kept, and count again when the sidebar shows that family."""
+    rows = scores(progress(), {q.id for q in questions_for(None, cfg)})
     right = sum(r["right"] for r in rows)
     wrong = sum(r["wrong"] for r in rows)
     total = sum(r["questions"] for r in rows)
-    st.markdown(f"Score: **{right} right**, **{wrong} wrong**, {total - right - wrong} not tried yet "
-                f"(of {total} questions).")
+    # Each family is asked about its own model only: no cross-attention for GPT, no KV cache for the paper's.
+    st.markdown(f"Score: **{right} right**, **{wrong} wrong**, {total - right - wrong} not tried yet. "
+                f"{applying_text(cfg)}", help=other_parts_text(cfg) or None)
     return rows
 
 
@@ -283,7 +287,7 @@ def show_more(rows: list[dict]) -> None:
             st.caption(":material/save: Your answers are kept in this browser, so they outlast a closed tab or a "
                        "server restart. *Reset progress* forgets them; *Save or restore progress*, just below, "
                        "exports them to move to another browser.")
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        st.dataframe(pd.DataFrame([r for r in rows if r["questions"]]), hide_index=True, width="stretch")
 
 
 def current_seed() -> int:
@@ -389,7 +393,7 @@ with st.container(key="quiz_messages"):
     if request := st.session_state.pop(SCROLL_MESSAGES, None):
         scroll_to("quiz_messages", request)  # only on the run right after the reset
 
-rows = show_scores()
+rows = show_scores(cfg)
 seed = current_seed()
 # One row on a laptop, the row right over the question's Previous and Next: what to be asked, and how. A
 # row that wraps, not columns: three columns squeezed the radio onto two lines and cut "Review what I
@@ -401,13 +405,14 @@ controls = st.container(horizontal=True, wrap=True, vertical_alignment="bottom",
 mode = controls.radio("Mode", [ONE, SET], key="quiz_mode", persist_state="session", horizontal=True,
                       on_change=forget_link_warnings,
                       help=f"A topic set shows every question of the chosen topic on one page (with {ALL}, all "
-                           f"{len(QUESTIONS)}); one at a time steps through them with Previous and Next.")
+                           f"{len(questions_for(None, cfg))} that apply to this model); one at a time steps through "
+                           "them with Previous and Next.")
 topic = controls.selectbox("Topic", [ALL, *TOPICS], key="quiz_topic", persist_state="session", on_change=new_topic,
                            width=TOPIC_PX)
 if st.session_state.pop(LINKED, False) and st.session_state.get("quiz_review"):
     # A link named a question (q=), counted in the topic: a review of what this learner missed that does
     # not hold it ends, so that the question shows. One that holds it goes on (Back and Forward in a review).
-    if st.session_state.get(AT) not in {q.id for q in ordered(topic, seed, True)}:
+    if st.session_state.get(AT) not in {q.id for q in ordered(topic, seed, True, cfg)}:
         st.session_state["quiz_review"] = False
 review = controls.toggle("Review what I missed", key="quiz_review", persist_state="session",
                          help="Only the questions whose latest answer was wrong. Answer one right and it leaves "
@@ -415,11 +420,13 @@ review = controls.toggle("Review what I missed", key="quiz_review", persist_stat
                          on_change=new_review)
 
 ctx = context(cfg)
-questions = ordered(topic, seed, review)
+questions = ordered(topic, seed, review, cfg)
 # A question keeps its number in a review, so that "Q3" names one question inside the review and out.
-numbers = {q.id: f"Q{i}" for i, q in enumerate(ordered(topic, seed, False), start=1)}
+numbers = {q.id: f"Q{i}" for i, q in enumerate(ordered(topic, seed, False, cfg), start=1)}
 if not questions:
-    st.info("Nothing to review: no question's latest answer is wrong." if review else "No questions here.")
+    st.info("Nothing to review: no question's latest answer is wrong." if review else
+            f"None of this topic's questions is about this {cfg.arch} model with its parts: choose another topic, "
+            "or another family or parts in the sidebar's Architecture group.")
 elif mode == ONE:
     pos = position(questions, (topic, seed, review))
     last = len(questions) - 1

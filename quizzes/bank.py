@@ -11,9 +11,13 @@ from core.config import sizes_in_a_name
 
 from .check import format_answer, shown_formula, to_json_value
 from .questions import Context, Question
-from .topics import dk, ffn, masking, params, positional, qkv, rnn, shapes, shifted, skip, your_text
+from .topics import (dk, families, ffn, gqa, kv_cache, masking, norms, params, positional, qkv, rnn, rope, shapes,
+                     shifted, skip, swiglu, your_text)
 
-_MODULES = (rnn, skip, dk, qkv, ffn, positional, masking, shifted, params, shapes, your_text)
+_MODULES = (
+    rnn, skip, dk, qkv, ffn, positional, masking, shifted, params, shapes,
+    families, gqa, kv_cache, rope, norms, swiglu, your_text,
+)
 TOPICS: tuple[str, ...] = tuple(m.TOPIC for m in _MODULES)
 QUESTIONS: tuple[Question, ...] = tuple(q for m in _MODULES for q in m.QUESTIONS)
 BY_ID: dict[str, Question] = {q.id: q for q in QUESTIONS}
@@ -22,14 +26,32 @@ if len(BY_ID) != len(QUESTIONS):  # a duplicated id would make progress ambiguou
     raise RuntimeError("question ids must be unique")
 
 
-def questions_for(topic: str | None = None) -> list[Question]:
-    """The questions of one topic, or all of them for None."""
-    return [q for q in QUESTIONS if topic is None or q.topic == topic]
+def questions_for(topic: str | None = None, cfg: TransformerConfig | None = None) -> list[Question]:
+    """The questions of one topic, or all of them for None; with ``cfg``, only those that apply to its model."""
+    return [q for q in QUESTIONS if (topic is None or q.topic == topic) and (cfg is None or q.applies(cfg))]
+
+
+def applying_text(cfg: TransformerConfig) -> str:
+    """How many questions the config's model has, in words: '40 of 100 questions apply to decoder-only.'"""
+    applying = questions_for(None, cfg)
+    noun = "question applies" if len(applying) == 1 else "questions apply"
+    return f"{len(applying)} of {len(QUESTIONS)} {noun} to {cfg.arch}."
+
+
+def other_parts_text(cfg: TransformerConfig) -> str:
+    """How many of the family's questions ask about parts this model has not (a question on ReLU leaves a
+    SwiGLU model out), and how to reach them; '' when there are none."""
+    others = [q for q in QUESTIONS if cfg.arch in q.families and not q.applies(cfg)]
+    if not others:
+        return ""
+    noun = "question asks" if len(others) == 1 else "questions ask"
+    return (f"{len(others)} more of the {cfg.arch} family's {noun} about parts this model does not have; "
+            "switch them in the sidebar's Architecture group to see them.")
 
 
 def answer_key(cfg: TransformerConfig, ctx: Context | None = None) -> dict[str, Any]:
-    """Every question with its expected answer for ``cfg``, as plain JSON values, and the answer's
-    formula in symbols where it has one ('(N, M, E)', '4*E^2 + 4*E'): a teacher marking by hand
+    """Every question that applies to ``cfg`` with its expected answer there, as plain JSON values, and the
+    answer's formula in symbols where it has one ('(N, M, E)', '4*E^2 + 4*E'): a teacher marking by hand
     needs the formula as much as the number, since a reply in other symbols can match the number."""
     ctx = ctx or Context(cfg)
     return {
@@ -39,7 +61,7 @@ def answer_key(cfg: TransformerConfig, ctx: Context | None = None) -> dict[str, 
              "answer": to_json_value(q, q.expected(ctx)), "answer_text": format_answer(q, q.expected(ctx)),
              "formula": q.formula(ctx), "parametric": q.parametric,
              **({"choices": list(q.choices)} if q.choices else {})}
-            for q in QUESTIONS
+            for q in questions_for(None, cfg)
         ],
     }
 

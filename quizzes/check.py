@@ -319,8 +319,10 @@ def readable(question: Question, given: Any, symbols: Mapping[str, Any] | None =
 # Two made-up configs in which every symbol has its own value (and d_k = E / nhead, as always), for
 # telling apart symbols that are equal at the learner's config: by default M_target = M = 8.
 _PROBES = tuple(symbols_of(TransformerConfig(**sizes)) for sizes in (
-    {"N": 3, "M": 5, "M_target": 7, "E": 44, "nhead": 4, "d_ff": 92, "vocab_size": 13, "layers": 6, "max_len": 9},
-    {"N": 6, "M": 11, "M_target": 13, "E": 60, "nhead": 3, "d_ff": 84, "vocab_size": 17, "layers": 2, "max_len": 23},
+    {"N": 3, "M": 5, "M_target": 7, "E": 44, "nhead": 4, "nhead_kv": 2, "d_ff": 92, "vocab_size": 13, "layers": 6,
+     "max_len": 9},
+    {"N": 6, "M": 11, "M_target": 13, "E": 60, "nhead": 3, "nhead_kv": 1, "d_ff": 84, "vocab_size": 17, "layers": 2,
+     "max_len": 23},
 ))
 
 
@@ -384,6 +386,8 @@ def check(question: Question, expected: Any, given: Any, symbols: Mapping[str, A
         if number is None:
             return False
         allowed = question.tolerance * abs(float(expected)) if question.tolerance else 1e-9 * max(1.0, abs(expected))
+        if not question.tolerance and float(expected).is_integer():
+            allowed = min(allowed, 0.5)  # an exact count: at 69 billion, 1e-9 of it let 68,976,648,193 pass
         if abs(number - float(expected)) > allowed:
             return False
         return not (formula and in_symbols(question, given)) or same_formula(given, formula, symbols or {},

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Collection
 from typing import Any
 
 from .bank import BY_ID, TOPICS
@@ -94,12 +95,13 @@ def _plain_config(config: Any) -> dict[str, Any] | None:
     return clean or None
 
 
-def scores(progress: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per topic: questions, answered, right, wrong."""
+def scores(progress: dict[str, Any], asked: Collection[str] | None = None) -> list[dict[str, Any]]:
+    """One row per topic: questions, answered, right, wrong; over the ids ``asked`` only when given (the
+    questions about the sidebar's model: answers to another family's wait for that family)."""
     answers = progress.get("answers", {})
     rows = []
     for topic in TOPICS:
-        ids = [qid for qid, q in BY_ID.items() if q.topic == topic]
+        ids = [qid for qid, q in BY_ID.items() if q.topic == topic and (asked is None or qid in asked)]
         done = [answers[qid] for qid in ids if qid in answers]
         right = sum(a["correct"] for a in done)
         rows.append({"topic": topic, "questions": len(ids), "answered": len(done), "right": right,

@@ -15,11 +15,41 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from core import TransformerConfig, trace as run_trace
+from core.config import ARCHS
 from quizzes.experiments import Evidence, run as run_experiment
 from core.tokens import TokenizedText
 from core.trace import Trace
 
 KINDS = ("choice", "numeric", "shape", "predict")
+# The families a question may be limited to (Question.families).
+PAPER = ("encoder-decoder",)
+DECODER_ONLY = ("decoder-only",)
+ENCODER_ONLY = ("encoder-only",)
+ONE_STACK = ("decoder-only", "encoder-only")
+WITH_ENCODER = ("encoder-decoder", "encoder-only")
+WITH_DECODER = ("encoder-decoder", "decoder-only")
+
+
+# The parts an older question's wording or experiment assumes (Question.when).
+def multi_head(c: TransformerConfig) -> bool:
+    """Every query head has K/V heads of its own: W^K and W^V are E x E."""
+    return c.nhead_kv == c.nhead
+
+
+def paper_norms(c: TransformerConfig) -> bool:
+    """A LayerNorm after each residual sum, as in the paper."""
+    return c.norm == "layernorm" and not c.norm_first
+
+
+def paper_layer(c: TransformerConfig) -> bool:
+    """The paper's layer whole: post-norm LayerNorm, a ReLU FFN, biases and multi-head attention, as the
+    experiments that build their own layers build them."""
+    return paper_norms(c) and c.activation == "relu" and c.bias and multi_head(c)
+
+
+def added_positions(c: TransformerConfig) -> bool:
+    """A positional table added to the embeddings (not RoPE, not none)."""
+    return c.positional in ("sinusoidal", "learned")
 KIND_LABELS = {"choice": "multiple choice", "numeric": "numeric", "shape": "shape",
                "predict": "predict, then run"}
 
@@ -61,9 +91,9 @@ class Context:
 
 def symbols_of(c: TransformerConfig) -> dict[str, Any]:
     """The learner's symbols (N, M, E, d_k, ...) and their values at config ``c``."""
-    return {"N": c.N, "M": c.M, "M_target": c.M_target, "E": c.E, "nhead": c.nhead, "d_k": c.d_k,
-            "d_ff": c.d_ff, "vocab_size": c.vocab_size, "layers": c.layers, "max_len": c.max_len,
-            "max_len_plus_one": c.max_len + 1, "positional": c.positional}
+    return {"N": c.N, "M": c.M, "M_target": c.M_target, "E": c.E, "nhead": c.nhead, "nhead_kv": c.nhead_kv,
+            "d_k": c.d_k, "d_ff": c.d_ff, "vocab_size": c.vocab_size, "layers": c.layers, "max_len": c.max_len,
+            "max_len_plus_one": c.max_len + 1, "positional": c.positional, "arch": c.arch}
 
 
 Rule = Callable[[Context], Any]
@@ -100,12 +130,23 @@ class Question:
     # A function of the config when the formula itself depends on it: a learned positional table has
     # max_len*E parameters, sinusoids none.
     expression: str | Callable[[TransformerConfig], str] = ""
+    # The families whose model the question is about: a question on cross-attention means nothing to a
+    # decoder-only model, and one on GQA's cache nothing to BERT. ``when`` narrows it to the parts its
+    # wording or its experiment assumes ("ReLU between the two layers" is wrong for SwiGLU).
+    families: tuple[str, ...] = ARCHS
+    when: Callable[[TransformerConfig], bool] | None = None
 
     def __post_init__(self) -> None:
+        if not self.families or not set(self.families) <= set(ARCHS):
+            raise ValueError(f"question {self.id}: families {self.families!r} must be some of {ARCHS}")
         if self.kind not in KINDS:
             raise ValueError(f"question {self.id}: kind {self.kind!r} must be one of {KINDS}")
         if self.kind in ("choice", "predict") and len(self.choices) < 2:
             raise ValueError(f"question {self.id}: a {self.kind} question needs at least two choices")
+
+    def applies(self, cfg: TransformerConfig) -> bool:
+        """Whether the question asks something true of ``cfg``'s model: its family, and its parts if it names any."""
+        return cfg.arch in self.families and (self.when is None or self.when(cfg))
 
     @property
     def stored(self) -> bool:

@@ -96,9 +96,10 @@ def recheck(progress: dict[str, Any], context_for: Callable[[TransformerConfig],
     at one config share one trace and its experiments). ``config_of(entry)`` gives the config an
     entry was answered with, or None when the quiz could not have run it (the app refuses configs
     off its sliders, as its links do); such an entry is checked, and recorded, at DEFAULT. An answer
-    whose expected value cannot be computed is left out: nothing in the file is kept unchecked. With
-    ``keep``, for the browser's own copy, which the app wrote, it is kept as it was instead: a learner's
-    answers are not dropped because one experiment failed once.
+    whose expected value cannot be computed, or whose question is not about that config's model, is left
+    out: nothing in the file is kept unchecked. With ``keep``, for the browser's own copy, which the app
+    wrote, it is kept as it was instead: a learner's answers are not dropped because one experiment failed
+    once.
     """
     answers: dict[str, Any] = {}
     contexts: dict[TransformerConfig, Context] = {}
@@ -110,6 +111,8 @@ def recheck(progress: dict[str, Any], context_for: Callable[[TransformerConfig],
             cfg, entry = DEFAULT, {**entry, "config": DEFAULT.to_dict()}
             at_default += q.parametric  # the answer to any other question is the same at every config
         try:
+            if not q.applies(cfg):  # a question about another family's model has no answer there: left out
+                raise ValueError(f"question {qid} does not apply to that config's model")
             if cfg not in contexts:
                 contexts[cfg] = context_for(cfg)
             right, expected = mark(q, contexts[cfg], entry["given"])

@@ -180,7 +180,7 @@ def _into_review() -> None:
     and Forward then opened that one and ended the review."""
     if st.session_state.get("quiz_review"):
         ids = [q.id for q in ordered(st.session_state.get("quiz_topic", ALL), st.session_state.get("quiz_seed", 0),
-                                     True)]
+                                     True, current_config())]
         if ids and st.session_state.get(AT) not in ids:
             st.session_state[AT] = ids[0]
 
@@ -304,11 +304,15 @@ def import_pasted() -> None:
     apply_import(st.session_state.get("quiz_paste", ""))
 
 
-def ordered(topic: str, seed: int, review: bool) -> list[Question]:
-    """The questions of a topic, in the seed's order (as a link's q= counts them); in review, those of
-    them whose latest answer is wrong, and those answered right during this review: a question that
-    left the list at once took its "Right." with it, and the learner never saw it."""
-    qs = quiz_order(topic, seed)
+def ordered(topic: str, seed: int, review: bool, cfg: TransformerConfig | None = None) -> list[Question]:
+    """The questions of a topic that apply to the model of ``cfg`` (the sidebar's by default), in the seed's
+    order; in review, those of them whose latest answer is wrong, and those answered right during this
+    review: a question that left the list at once took its "Right." with it, and the learner never saw it.
+
+    The family's questions are picked out of the whole bank's shuffle, so a seed orders every family's
+    questions alike, and a question keeps its place among its neighbours when the family changes."""
+    cfg = current_config() if cfg is None else cfg
+    qs = [q for q in quiz_order(topic, seed) if q.applies(cfg)]
     if review:
         wrong = set(missed(progress())) | st.session_state.get(RIGHTED, frozenset())
         qs = [q for q in qs if q.id in wrong]

@@ -152,11 +152,12 @@ SOFTMAX_AXIS_LABELS = {
 def softmax_axis(cfg: TransformerConfig) -> Evidence:
     """Which axis of the attention weights sums to 1: the keys (last axis), one row per query.
 
-    The probe is the decoder's masked self-attention, so it runs over the target's M_target positions.
+    The probe is the decoder's masked self-attention, so it runs over the target's M_target positions (a
+    decoder-only model's M).
     """
     small, note = bounded(cfg, uses=("M_target", "E", "nhead"), layer_norm=False)  # attention alone
     mha = seeded(MultiHeadAttention, small.E, small.nhead, seed=small.seed)
-    L = small.M_target
+    L = small.M_target or small.M  # a decoder-only model's one sequence
     x = torch.randn(1, L, small.E, generator=generator(small.seed))  # (1, M_target, E)
     rec: dict[str, Tensor] = {}
     with torch.no_grad():

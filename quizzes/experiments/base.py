@@ -62,6 +62,8 @@ SIZE_LABELS = {
     **SIZE_NAMES,
     "d_k": "d_k — one head's width, E / nhead",
     "d_ff": "d_ff — FFN hidden width",
+    "nhead_kv": "nhead_kv — K/V heads",
+    "layers": "layers — layers of each stack",
 }
 
 
@@ -82,7 +84,7 @@ def bounded(cfg: TransformerConfig, uses: tuple[str, ...] | None = None,
     changes: dict[str, Any] = {}
     if cfg.M > MAX_LEN:
         changes["M"] = MAX_LEN
-    if cfg.M_target > MAX_LEN:
+    if cfg.M_target is not None and cfg.M_target > MAX_LEN:  # a single stack has no target
         changes["M_target"] = MAX_LEN
     if cfg.E > MAX_WIDTH:
         changes["E"] = MAX_WIDTH
@@ -92,6 +94,9 @@ def bounded(cfg: TransformerConfig, uses: tuple[str, ...] | None = None,
     nhead = cfg.nhead if E % cfg.nhead == 0 else largest_divisor_at_most(E, cfg.nhead)
     if nhead != cfg.nhead:
         changes["nhead"] = nhead
+        changes["nhead_kv"] = largest_divisor_at_most(nhead, cfg.nhead_kv)  # K/V heads must still divide it
+    if cfg.positional == "rope" and (E // nhead) % 2:
+        changes["positional"] = "none"  # RoPE turns pairs: an odd d_k (a capped E's) has none to turn
     if cfg.d_ff > MAX_FF:
         changes["d_ff"] = MAX_FF
     if cfg.layers > 2:
@@ -102,12 +107,19 @@ def bounded(cfg: TransformerConfig, uses: tuple[str, ...] | None = None,
         changes["N"] = 2
     if not changes:
         return cfg, ""
-    small = cfg.replace(max_len=max(changes.get("M", cfg.M), changes.get("M_target", cfg.M_target)), **changes)
+    small = cfg.replace(max_len=max(changes.get("M", cfg.M), changes.get("M_target", cfg.M_target or 0)), **changes)
     capped = [f"{k}={v}" for k, v in changes.items()
               if not (k == "E" and v > cfg.E) and (uses is None or k in uses)]
     note = " ".join(n for n in ("Run at capped sizes to stay fast: " + ", ".join(capped) + "." if capped else "",
                                 raised_note(cfg) if layer_norm else "") if n)
     return small, note
+
+
+def in_family(cfg: TransformerConfig, arch: str) -> TransformerConfig:
+    """``cfg``'s sizes and parts as a model of family ``arch``: a single stack has no M_target to keep."""
+    if arch == cfg.arch:
+        return cfg
+    return cfg.replace(arch=arch, M_target=None) if arch != "encoder-decoder" else cfg.replace(arch=arch)
 
 
 def raised_note(cfg: TransformerConfig) -> str:

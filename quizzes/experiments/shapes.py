@@ -111,29 +111,31 @@ ATTENTION_SHAPES_LABELS = {
 
 
 def attention_shapes(cfg: TransformerConfig, shapes: Trace | None = None) -> Evidence:
-    """The first encoder layer's self-attention, step by step, with the shapes a trace of this very
-    config reads off its tensors. Shape-only (meta device), so any size costs milliseconds and the
-    shapes are the ones a real pass gives (tests/core checks the two agree). ``shapes``: a
+    """The first layer's self-attention (the encoder's, or a decoder-only model's), step by step, with the
+    shapes a trace of this very config reads off its tensors. Shape-only (meta device), so any size costs
+    milliseconds and the shapes are the ones a real pass gives (tests/core checks the two agree). ``shapes``: a
     shape-only trace of ``cfg`` already made, used instead of a new one (see _shape_trace)."""
     t = _shape_trace(cfg, shapes)
+    # The first layer of the stack the family has: a decoder-only model's is a decoder layer.
+    side, attn = ("tgt", "dec.0.self_attn.") if cfg.arch == "decoder-only" else ("src", "enc.0.self_attn.")
+    one_head = "qkv_one_head" if cfg.arch == "encoder-decoder" else "q_one_head"
     steps = [  # (what, recorded hook or row key, formula, the row or extra of core.rows it shows, if any)
-        ("input x (embedding + position)", "src.sum", "(N, M, E)", "summed_embedding"),
-        ("Q = x W^Q + b, every head, stacked", "enc.0.self_attn.q", "(N, nhead, M, d_k)", "q_stacked"),
-        ("one head's Q (K and V alike)", "qkv_one_head", "(N, M, d_k)", "qkv_one_head"),
-        ("scores Q K^T / sqrt(d_k), plus the mask", "enc.0.self_attn.scores", "(N, nhead, M, M)",
-         "scores_pre_softmax"),
-        ("weights: softmax over the keys", "enc.0.self_attn.weights", "(N, nhead, M, M)", "attention_scores"),
-        ("each head: weights @ V", "enc.0.self_attn.heads", "(N, nhead, M, d_k)", "heads_stacked"),
-        ("heads concatenated", "enc.0.self_attn.concat", "(N, M, E)", "concatenated_heads"),
-        ("after W^O", "enc.0.self_attn.out", "(N, M, E)", ""),
+        ("input x (embedding + position)", f"{side}.sum", "(N, M, E)", "summed_embedding"),
+        ("Q = x W^Q + b, every head, stacked", attn + "q", "(N, nhead, M, d_k)", "q_stacked"),
+        ("one head's Q (K and V alike)", one_head, "(N, M, d_k)", one_head),
+        ("scores Q K^T / sqrt(d_k), plus the mask", attn + "scores", "(N, nhead, M, M)", "scores_pre_softmax"),
+        ("weights: softmax over the keys", attn + "weights", "(N, nhead, M, M)", "attention_scores"),
+        ("each head: weights @ V", attn + "heads", "(N, nhead, M, d_k)", "heads_stacked"),
+        ("heads concatenated", attn + "concat", "(N, M, E)", "concatenated_heads"),
+        ("after W^O", attn + "out", "(N, M, E)", ""),
     ]
     # "key" names the row a question asks about, so the quiz can point at it (it is not shown).
     records = [{"step": what, "live shape": str(tuple(t.shapes[hook]) if hook in t.shapes else t.row(hook).shape),
                 "formula": formula, "key": row}
                for what, hook, formula, row in steps]
-    values = {"d_k": cfg.d_k, "nhead": cfg.nhead, "q_stacked": tuple(t.shapes["enc.0.self_attn.q"]),
-              "q_one_head": t.row("qkv_one_head").shape, "weights": tuple(t.shapes["enc.0.self_attn.weights"]),
-              "concat": tuple(t.shapes["enc.0.self_attn.concat"])}
+    values = {"d_k": cfg.d_k, "nhead": cfg.nhead, "q_stacked": tuple(t.shapes[attn + "q"]),
+              "q_one_head": t.row(one_head).shape, "weights": tuple(t.shapes[attn + "weights"]),
+              "concat": tuple(t.shapes[attn + "concat"])}
     return Evidence("attention_shapes", "One attention block, step by step, with this config's shapes", values,
                     records, {"kind": "table"},
                     f"Read off a shape-only trace of this config: E = {cfg.E} splits into nhead = {cfg.nhead} "
@@ -141,8 +143,9 @@ def attention_shapes(cfg: TransformerConfig, shapes: Trace | None = None) -> Evi
                     ATTENTION_SHAPES_LABELS)
 
 
+# The extras a shape question may ask about, shown after the rows: those the config's family and parts have.
 PASS_EXTRAS = ("target_tokens", "W_Q", "causal_mask", "key_padding_mask", "decoder_self_scores", "cross_scores",
-               "ffn_hidden", "logits")  # the extras a shape question may ask about, shown after the 14 rows
+               "ffn_hidden", "logits", "k_stacked", "swiglu_gate", "kv_cache")
 
 
 def pass_shapes(cfg: TransformerConfig, shapes: Trace | None = None) -> Evidence:
@@ -151,16 +154,20 @@ def pass_shapes(cfg: TransformerConfig, shapes: Trace | None = None) -> Evidence
     device), so it costs milliseconds at any size and gives the shapes a real pass gives.
     ``shapes``: as in attention_shapes."""
     t = _shape_trace(cfg, shapes)
-    shown = [*t.rows, *(t.row(key) for key in PASS_EXTRAS)]
+    in_rows, extras = {r.key for r in t.rows}, {r.key for r in t.extras}
+    shown = [*t.rows, *(t.row(key) for key in PASS_EXTRAS if key in extras and key not in in_rows)]
     # "key" names the row a question asks about, so the quiz can point at it (it is not shown).
     # The live shape before its formula, as in the explorer's table: a phone shows the first columns.
     records = [{"#": str(r.index) if r.index else "extra", "tensor": r.name, "live shape": str(r.shape),
                 "formula": r.formula, "key": r.key} for r in shown]
     # The table is the evidence; beside it, what each symbol of the formulas stands for here.
-    values = {"N": cfg.N, "M": cfg.M, "M_target": cfg.M_target, "E": cfg.E, "nhead": cfg.nhead, "d_k": cfg.d_k,
-              "d_ff": cfg.d_ff, "vocab_size": cfg.vocab_size}
+    values = {"N": cfg.N, "M": cfg.M, "M_target": cfg.M_target, "E": cfg.E, "nhead": cfg.nhead,
+              "nhead_kv": cfg.nhead_kv, "d_k": cfg.d_k, "d_ff": cfg.d_ff, "vocab_size": cfg.vocab_size,
+              "layers": cfg.layers}
+    if cfg.M_target is None:  # one stack, one sequence
+        del values["M_target"]
+    sizes = ", ".join(f"{k}={v}" for k, v in values.items() if k not in ("d_k", "d_ff", "layers"))
     return Evidence("pass_shapes", "The forward pass, tensor by tensor, with this config's shapes", values, records,
                     {"kind": "table"},
-                    f"Read off a shape-only trace of this config (N={cfg.N}, M={cfg.M}, M_target={cfg.M_target}, "
-                    f"E={cfg.E}, nhead={cfg.nhead}, vocab_size={cfg.vocab_size}): the same table as the explorer's.",
-                    SIZE_LABELS)
+                    f"Read off a shape-only trace of this config ({sizes}): the same table as the explorer's.",
+                    {k: SIZE_LABELS[k] for k in values})

@@ -1,7 +1,7 @@
 """The choice of d_k: how E is split across heads, and why the scores are scaled."""
 
 from quizzes.experiments import ENTROPY_KEYS, SCALE_WIDTHS
-from quizzes.questions import Question, fixed, outcome, row_shape, value
+from quizzes.questions import Question, fixed, multi_head, outcome, row_shape, value
 
 TOPIC = "The choice of d_k"
 
@@ -35,7 +35,7 @@ QUESTIONS = (
     Question(
         id="dk-value", topic=TOPIC, kind="numeric", parametric=True, expression="E/nhead",
         prompt="With E={E} and nhead={nhead}, how wide is each head's query (d_k)?",
-        answer=lambda ctx: row_shape("qkv_one_head")(ctx)[-1], evidence="head_options",
+        answer=lambda ctx: row_shape("W_Q")(ctx)[-1], evidence="head_options",
         explanation="The E columns of the projection are split evenly over the heads: d_k = E / nhead. "
                     "Concatenating the heads gives back nhead × d_k = E.",
     ),
@@ -63,7 +63,7 @@ QUESTIONS = (
                     "W^Q is the transpose of its rows h·d_k to (h+1)·d_k − 1.",
     ),
     Question(
-        id="dk-params-nhead", topic=TOPIC, kind="predict",
+        id="dk-params-nhead", topic=TOPIC, when=multi_head, kind="predict",
         prompt="Predict, then run: at E={E}, build the attention block with each nhead that E allows. How does "
                "its parameter count change with nhead?",
         choices=_NHEAD,
@@ -73,7 +73,9 @@ QUESTIONS = (
                     "is nothing to compare at that E, but the formula holds at every E.)",
     ),
     Question(
-        id="dk-attn-params", topic=TOPIC, kind="numeric", parametric=True, unit="count", expression="4*E^2 + 4*E",
+        id="dk-attn-params", topic=TOPIC,
+        when=lambda c: multi_head(c) and c.bias,
+        kind="numeric", parametric=True, unit="count", expression="4*E^2 + 4*E",
         prompt="How many parameters (weights and biases of W^Q, W^K, W^V and W^O) does one attention block "
                "have at E={E}?",
         answer=value("parameter_counts", "attention_block"), evidence="parameter_counts",

@@ -1,6 +1,6 @@
 """The position-wise feed-forward ("dense") layers: one per block, each with its own weights."""
 
-from quizzes.questions import Question, outcome, row_shape, value
+from quizzes.questions import WITH_ENCODER, Question, outcome, row_shape, value
 
 TOPIC = "Dense layers in each block"
 
@@ -44,7 +44,8 @@ QUESTIONS = (
                     "parameters: different random values at the start, different learned values after training.",
     ),
     Question(
-        id="ffn-hidden", topic=TOPIC, kind="shape", parametric=True,
+        id="ffn-hidden", topic=TOPIC,
+        families=WITH_ENCODER, when=lambda c: c.activation == "relu", kind="shape", parametric=True,
         prompt="What is the shape of the FFN's hidden layer (after the first linear layer and ReLU) in the first "
                "encoder layer?",
         answer=row_shape("ffn_hidden"), evidence="pass_shapes",
@@ -64,14 +65,16 @@ QUESTIONS = (
                     "heads were already concatenated and mixed by W^O.",
     ),
     Question(
-        id="ffn-activation", topic=TOPIC, kind="choice",
+        id="ffn-activation", topic=TOPIC, when=lambda c: c.activation == "relu", kind="choice",
         prompt="Where is the FFN's nonlinearity?",
         choices=_WHERE, answer=outcome("ffn_layers", _nonlinearity, _WHERE), evidence="ffn_layers",
         explanation="Linear, ReLU, Linear. The live hidden layer has no negative entries; the output has plenty, "
                     "because nothing nonlinear follows the second linear layer before the residual add.",
     ),
     Question(
-        id="ffn-params", topic=TOPIC, kind="numeric", parametric=True, unit="count", expression="2*E*d_ff + d_ff + E",
+        id="ffn-params", topic=TOPIC,
+        when=lambda c: c.activation != "swiglu" and c.bias,
+        kind="numeric", parametric=True, unit="count", expression="2*E*d_ff + d_ff + E",
         prompt="How many parameters does one FFN have at E={E}, d_ff={d_ff}?",
         answer=value("ffn_layers", "params_per_ffn"), evidence="ffn_layers",
         explanation="E × d_ff + d_ff for the first layer, d_ff × E + E for the second: 2·E·d_ff + d_ff + E.",

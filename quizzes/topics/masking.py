@@ -1,6 +1,6 @@
 """Masking: what the causal mask blocks, and the shapes of the two kinds of mask."""
 
-from quizzes.questions import Question, outcome, row_shape, value
+from quizzes.questions import PAPER, Question, outcome, row_shape, value
 
 TOPIC = "Masking"
 
@@ -27,7 +27,7 @@ def _which_blocked(v: dict) -> int:
 
 QUESTIONS = (
     Question(
-        id="mask-diagonal", topic=TOPIC, kind="predict",
+        id="mask-diagonal", topic=TOPIC, families=PAPER, kind="predict",
         prompt="Predict, then run: does the causal mask block the diagonal?",
         choices=_DIAGONAL,
         answer=outcome("mask_counts", lambda v: 1 if v["diagonal_blocked"] else 0, _DIAGONAL), evidence="mask_counts",
@@ -36,13 +36,14 @@ QUESTIONS = (
                     "Blocking the diagonal would leave position 0 with nothing to attend to.",
     ),
     Question(
-        id="mask-blocked", topic=TOPIC, kind="numeric", parametric=True, expression="M_target*(M_target - 1)/2",
+        id="mask-blocked", topic=TOPIC,
+        families=PAPER, kind="numeric", parametric=True, expression="M_target*(M_target - 1)/2",
         prompt="How many entries of the causal mask for M_target={M_target} are True (blocked)?",
         answer=value("mask_counts", "blocked"), evidence="mask_counts",
         explanation="Everything strictly above the diagonal: M_target(M_target - 1)/2 entries.",
     ),
     Question(
-        id="mask-probe", topic=TOPIC, kind="predict",
+        id="mask-probe", topic=TOPIC, families=PAPER, kind="predict",
         prompt="Predict, then run: change one target token in the middle of the sequence. With the causal mask, "
                "which decoder outputs change?",
         choices=_FUTURE,
@@ -54,7 +55,7 @@ QUESTIONS = (
                     "earlier to protect, so the probe runs at M_target = 2.",
     ),
     Question(
-        id="mask-which", topic=TOPIC, kind="choice",
+        id="mask-which", topic=TOPIC, families=PAPER, kind="choice",
         prompt="Scores are laid out with query i on row i and key j in column j. Which entries does the causal "
                "mask block?",
         choices=_WHICH, answer=outcome("mask_counts", _which_blocked, _WHICH), evidence="mask_counts",
@@ -63,20 +64,20 @@ QUESTIONS = (
                     "is the same idea transposed, and easy to mix up.",
     ),
     Question(
-        id="mask-attn-shape", topic=TOPIC, kind="shape", parametric=True,
+        id="mask-attn-shape", topic=TOPIC, families=PAPER, kind="shape", parametric=True,
         prompt="What is the shape of the decoder's causal attn_mask (tgt_mask)?",
         answer=row_shape("causal_mask"), evidence="mask_counts",
         explanation="One entry per (query, key) pair of the target: (M_target, M_target), shared by every sequence "
                     "and head.",
     ),
     Question(
-        id="mask-kpm-shape", topic=TOPIC, kind="shape", parametric=True,
+        id="mask-kpm-shape", topic=TOPIC, families=PAPER, kind="shape", parametric=True,
         prompt="What is the shape of the source key_padding_mask?",
         answer=row_shape("key_padding_mask"), evidence="mask_counts",
         explanation="Padding depends on the sequence, not on the query: one flag per source token, (N, M).",
     ),
     Question(
-        id="mask-dec-scores", topic=TOPIC, kind="shape", parametric=True,
+        id="mask-dec-scores", topic=TOPIC, families=PAPER, kind="shape", parametric=True,
         prompt="What is the shape of the first decoder layer's masked self-attention weights?",
         answer=row_shape("decoder_self_scores"), evidence="pass_shapes",
         explanation="Target queries against target keys, for every sequence and head: (N, nhead, M_target, "

@@ -1,7 +1,8 @@
 """Parameter counts, from modules built on the meta device."""
 
 from core.config import LLAMA_70B_SIZES, PAPER_BASE, PAPER_BIG, TransformerConfig
-from quizzes.questions import Question, fixed, millions, param, value
+from quizzes.questions import (PAPER, WITH_DECODER, Question, fixed, millions, multi_head, paper_layer, param,
+                               value)
 
 TOPIC = "Parameter counts"
 
@@ -28,7 +29,8 @@ def total_formula(c: TransformerConfig) -> str:
 
 QUESTIONS = (
     Question(
-        id="params-qkv", topic=TOPIC, kind="numeric", parametric=True, unit="count", expression="3*E^2",
+        id="params-qkv", topic=TOPIC,
+        when=multi_head, kind="numeric", parametric=True, unit="count", expression="3*E^2",
         prompt="How many weights (biases not counted) do W^Q, W^K and W^V hold together in one attention block "
                "at E={E}?",
         answer=value("parameter_counts", "qkv_weights"), evidence="parameter_counts",
@@ -36,7 +38,9 @@ QUESTIONS = (
                     "The heads split these matrices; they do not add to them.",
     ),
     Question(
-        id="params-qkv-bias", topic=TOPIC, kind="numeric", parametric=True, unit="count", expression="3*E^2 + 3*E",
+        id="params-qkv-bias", topic=TOPIC,
+        when=lambda c: multi_head(c) and c.bias,
+        kind="numeric", parametric=True, unit="count", expression="3*E^2 + 3*E",
         prompt="And with their biases, how many parameters do the Q, K and V projections have at E={E}?",
         answer=value("parameter_counts", "qkv_with_bias"), evidence="parameter_counts",
         explanation="3E² weights plus three E-long biases: 3E² + 3E.",
@@ -88,7 +92,8 @@ QUESTIONS = (
                     "grows by less than four times.",
     ),
     Question(
-        id="params-total", topic=TOPIC, kind="numeric", parametric=True, unit="count", expression=total_formula,
+        id="params-total", topic=TOPIC,
+        families=PAPER, when=paper_layer, kind="numeric", parametric=True, unit="count", expression=total_formula,
         prompt="How many parameters does the model in the sidebar have in total? (Exact, or rounded with K, M or B, "
                "as in 12.3K or 63.1M: the count rounded to the digits you give, within 1%.)",
         answer=param("total"), evidence="parameter_counts",
@@ -96,7 +101,7 @@ QUESTIONS = (
                     "with a tied matrix counted once.",
     ),
     Question(
-        id="params-stack", topic=TOPIC, kind="choice",
+        id="params-stack", topic=TOPIC, families=WITH_DECODER, kind="choice",
         prompt="Each of the decoder's layers (layers={layers}) has its own parameters. Do the layers run in "
                "parallel?",
         choices=_STACK, answer=fixed(0, _STACK), evidence="parameter_counts",

@@ -1,6 +1,6 @@
 """Positional encoding: added, not concatenated; sinusoidal against learned."""
 
-from quizzes.questions import Question, fixed, outcome, param, row_shape
+from quizzes.questions import PAPER, Question, added_positions, fixed, outcome, param, row_shape
 
 TOPIC = "Positional encoding"
 
@@ -19,20 +19,20 @@ _PAST = (
 
 QUESTIONS = (
     Question(
-        id="pos-shape", topic=TOPIC, kind="shape", parametric=True,
+        id="pos-shape", topic=TOPIC, families=PAPER, when=added_positions, kind="shape", parametric=True,
         prompt="What is the shape of the positional encoding added to the source embeddings?",
         answer=row_shape("positional_encoding"), evidence="learned_positions",
         explanation="One E-wide vector per position, the same for every sequence: (M, E). Broadcasting adds it to "
                     "each of the N sequences.",
     ),
     Question(
-        id="pos-sum", topic=TOPIC, kind="shape", parametric=True,
+        id="pos-sum", topic=TOPIC, when=added_positions, kind="shape", parametric=True,
         prompt="(N, M, E) token embeddings plus the (M, E) positional encoding gives what shape?",
         answer=row_shape("summed_embedding"), evidence="pass_shapes",
         explanation="Broadcasting lines shapes up from the right and repeats the missing batch axis: (N, M, E).",
     ),
     Question(
-        id="pos-add", topic=TOPIC, kind="choice",
+        id="pos-add", topic=TOPIC, when=added_positions, kind="choice",
         prompt="Why is the position vector added to the token embedding rather than concatenated to it?",
         choices=_ADD, answer=fixed(0, _ADD), evidence="permutation",
         explanation="In a space of E dimensions there is room for both signals; a concatenation would work too, "
@@ -49,7 +49,7 @@ QUESTIONS = (
                     "formula, so they give a vector for any position.",
     ),
     Question(
-        id="pos-params", topic=TOPIC, kind="numeric", parametric=True, unit="count",
+        id="pos-params", topic=TOPIC, families=PAPER, kind="numeric", parametric=True, unit="count",
         expression=lambda c: "max_len*E" if c.positional == "learned" else "0",
         prompt="With {positional} positional encoding and max_len={max_len}, how many trainable parameters does "
                "the model's positional encoding have? (The encoder and the decoder share it.)",

@@ -1,6 +1,6 @@
 """Q, K and V: their dimensions, and which axis the softmax normalises."""
 
-from quizzes.questions import Question, fixed, outcome, row_shape
+from quizzes.questions import PAPER, WITH_ENCODER, Question, fixed, outcome, row_shape
 
 TOPIC = "Q, K and V dimensions"
 
@@ -23,7 +23,7 @@ _OTHER = (
 
 QUESTIONS = (
     Question(
-        id="qkv-q-head", topic=TOPIC, kind="shape", parametric=True,
+        id="qkv-q-head", topic=TOPIC, families=PAPER, kind="shape", parametric=True,
         prompt="Batch first, what is the shape of one head's Q in the first encoder layer?",
         answer=row_shape("qkv_one_head"), evidence="attention_shapes",
         explanation="Each of the N sequences has M positions, each with a d_k-wide query for this head: "
@@ -42,7 +42,7 @@ QUESTIONS = (
                     "scaled_dot_product_attention.",
     ),
     Question(
-        id="qkv-scores", topic=TOPIC, kind="shape", parametric=True,
+        id="qkv-scores", topic=TOPIC, families=WITH_ENCODER, kind="shape", parametric=True,
         prompt="What is the shape of the first encoder layer's attention weights, softmax(QK^T/sqrt(d_k))?",
         answer=row_shape("attention_scores"), evidence="attention_shapes",
         explanation="For every sequence and head, an M x M table: one row per query, one column per key.",

@@ -1,6 +1,6 @@
 """RNN against Transformer: time, recurrence, and where order comes from."""
 
-from quizzes.questions import Question, fixed, outcome, row_shape
+from quizzes.questions import PAPER, Question, added_positions, fixed, outcome, row_shape
 
 TOPIC = "RNN vs. Transformer"
 
@@ -31,7 +31,7 @@ _SHUFFLE = (
 
 QUESTIONS = (
     Question(
-        id="rnn-recurrence", topic=TOPIC, kind="choice",
+        id="rnn-recurrence", topic=TOPIC, families=PAPER, kind="choice",
         prompt="How do an RNN (say a GRU or LSTM) and the Transformer's encoder handle time?",
         choices=_RECURRENCE, answer=fixed(1, _RECURRENCE), evidence="dependency_maps",
         explanation="A recurrent network must finish step t before step t+1 because step t+1 reads its hidden "
@@ -39,7 +39,7 @@ QUESTIONS = (
                     "products, in one pass per layer; the layers run one after another, the positions do not.",
     ),
     Question(
-        id="rnn-steps", topic=TOPIC, kind="numeric", parametric=True, expression="M",
+        id="rnn-steps", topic=TOPIC, families=PAPER, kind="numeric", parametric=True, expression="M",
         prompt="A one-layer GRU reads one source sequence of M={M} tokens. How many sequential steps does it take "
                "to produce its last output?",
         answer=lambda ctx: row_shape("input_tokens")(ctx)[1], evidence="dependency_maps",
@@ -47,7 +47,7 @@ QUESTIONS = (
                     "computed, so the work cannot be spread across positions.",
     ),
     Question(
-        id="rnn-map", topic=TOPIC, kind="predict",
+        id="rnn-map", topic=TOPIC, families=PAPER, kind="predict",
         prompt="Predict, then run: in a GRU, you nudge the input at position j. Which outputs move?",
         choices=_REACH, answer=outcome("dependency_maps", lambda v: _PATTERN_TO_REACH[v["rnn_pattern"]], _REACH),
         evidence="dependency_maps",
@@ -55,7 +55,7 @@ QUESTIONS = (
                     "and everything after it, never anything before: a lower-triangular influence map.",
     ),
     Question(
-        id="rnn-encoder-map", topic=TOPIC, kind="predict",
+        id="rnn-encoder-map", topic=TOPIC, families=PAPER, kind="predict",
         prompt="Predict, then run: in one of our encoder layers (no mask), you nudge the input at position j. "
                "Which outputs move?",
         choices=_REACH,
@@ -66,7 +66,7 @@ QUESTIONS = (
                     "positions: one position's map would fit every choice).",
     ),
     Question(
-        id="rnn-decoder-map", topic=TOPIC, kind="predict",
+        id="rnn-decoder-map", topic=TOPIC, families=PAPER, kind="predict",
         prompt="Predict, then run: in a decoder layer with the causal mask, you nudge the target input at "
                "position j. Which outputs move?",
         choices=_REACH,
@@ -79,7 +79,7 @@ QUESTIONS = (
                     "M_target positions (a one-token target is measured at two).",
     ),
     Question(
-        id="rnn-order", topic=TOPIC, kind="choice",
+        id="rnn-order", topic=TOPIC, families=PAPER, when=added_positions, kind="choice",
         prompt="Where does the Transformer's encoder get the order of the tokens from?",
         choices=_ORDER, answer=fixed(0, _ORDER), evidence="permutation",
         explanation="Attention and the position-wise FFN treat the sequence as a set: reorder the inputs and the "
@@ -87,7 +87,7 @@ QUESTIONS = (
                     "makes 'the same token at another place' look different.",
     ),
     Question(
-        id="rnn-shuffle", topic=TOPIC, kind="predict",
+        id="rnn-shuffle", topic=TOPIC, families=PAPER, kind="predict",
         prompt="Predict, then run: feed an encoder layer a sequence with no positional encoding, then the same "
                "sequence reversed. What happens to the outputs?",
         choices=_SHUFFLE,
@@ -98,7 +98,7 @@ QUESTIONS = (
                     "single token there is nothing to reorder, and nothing changes).",
     ),
     Question(
-        id="rnn-gru-shape", topic=TOPIC, kind="shape", parametric=True,
+        id="rnn-gru-shape", topic=TOPIC, families=PAPER, kind="shape", parametric=True,
         prompt="The same batch as the encoder's input, shape (N, M, E) = ({N}, {M}, {E}), goes into "
                "nn.GRU(E, E, batch_first=True). What shape is its output (every time step)?",
         answer=row_shape("summed_embedding"), evidence="dependency_maps",

@@ -1,7 +1,8 @@
 """Skip (residual) connections: why every sub-layer sits inside one."""
 
 from quizzes.experiments.layers import SKIP_POSITIONS
-from quizzes.questions import Question, compare, fixed, outcome, value
+from quizzes.questions import (PAPER, WITH_ENCODER, Question, compare, fixed, outcome, paper_layer, paper_norms,
+                               value)
 
 TOPIC = "Skip connections"
 
@@ -19,7 +20,7 @@ _LIKENESS = ("Less like its input than with the skips", "More like its input tha
 
 QUESTIONS = (
     Question(
-        id="skip-why", topic=TOPIC, kind="choice",
+        id="skip-why", topic=TOPIC, when=paper_norms, kind="choice",
         prompt="Why does every attention and FFN sub-layer sit inside LayerNorm(x + sublayer(x))?",
         choices=_WHY, answer=fixed(2, _WHY), evidence="residual_ablation",
         explanation="With x + f(x), the derivative always contains the identity, so the signal that reaches "
@@ -29,7 +30,7 @@ QUESTIONS = (
                     "each layer must rebuild all of its input from scratch.",
     ),
     Question(
-        id="skip-gradient", topic=TOPIC, kind="predict",
+        id="skip-gradient", topic=TOPIC, families=WITH_ENCODER, when=paper_layer, kind="predict",
         prompt="Predict, then run: remove the skip paths from the encoder's stack (layers={layers}). The "
                "gradient norm that reaches the embeddings becomes...",
         choices=_GRAD,
@@ -46,7 +47,7 @@ QUESTIONS = (
                     f"run uses {SKIP_POSITIONS} positions whatever M is.",
     ),
     Question(
-        id="skip-output", topic=TOPIC, kind="predict",
+        id="skip-output", topic=TOPIC, families=WITH_ENCODER, when=paper_layer, kind="predict",
         prompt="Predict, then run: without skip paths, how much does the output of the encoder's stack "
                "(layers={layers}) still resemble the input, position by position (cosine similarity)?",
         choices=_LIKENESS,
@@ -64,7 +65,8 @@ QUESTIONS = (
                     "8 layers at any width; then either may come out higher.",
     ),
     Question(
-        id="skip-count", topic=TOPIC, kind="numeric", parametric=True, expression="5*layers",
+        id="skip-count", topic=TOPIC,
+        families=PAPER, when=paper_norms, kind="numeric", parametric=True, expression="5*layers",
         prompt="How many residual additions (each followed by a LayerNorm) does the whole model have with "
                "layers={layers} in the encoder and in the decoder?",
         answer=value("parameter_counts", "number_of_layer_norms"), evidence="parameter_counts",

@@ -7,12 +7,16 @@ import re
 
 import pytest
 
-from core import DEFAULT
+from core import DEFAULT, TransformerConfig
+from core.config import TINY_BERT, TINY_LLAMA
 from quizzes import BY_ID, QUESTIONS, Context, Question, format_answer, questions_for
 from quizzes.experiments import EXPERIMENTS
 from quizzes.progress import FORMAT
 from render.tables import title_lines
 from tests.support.apptest import answer, answered, browser_reports, make_app, open_page, score_line, stored_copy
+from tests.support.links import config_link
+
+ASKED = len(questions_for(None, DEFAULT))  # the questions about the default model, the paper's
 
 
 def quiz_app():
@@ -152,7 +156,8 @@ def test_a_question_keeps_its_number_in_a_review():
 def test_the_mode_and_the_review_say_what_they_do():
     at = quiz_app()
     assert at.radio(key="quiz_mode").help.startswith(
-        f"A topic set shows every question of the chosen topic on one page (with All topics, all {len(QUESTIONS)})")
+        f"A topic set shows every question of the chosen topic on one page (with All topics, all {ASKED} that apply "
+        "to this model)")
     assert at.toggle(key="quiz_review").help.startswith("Only the questions whose latest answer was wrong.")
 
 
@@ -189,7 +194,7 @@ def test_previous_and_next_sit_at_the_row_ends_with_the_count_between():
         flex.HORIZONTAL, flex.SPACE_BETWEEN, flex.ALIGN_CENTER)
     assert not flex.wrap  # a wrapping row put Next alone under Previous on a 360 px phone
     kinds = [(child.type, getattr(child, "key", None) or child.value) for child in row.children.values()]
-    assert kinds == [("button", "quiz_prev"), ("markdown", f"Question 1 of {len(QUESTIONS)}"), ("button", "quiz_next")]
+    assert kinds == [("button", "quiz_prev"), ("markdown", f"Question 1 of {ASKED}"), ("button", "quiz_next")]
 
 
 def went_round(at) -> list[str]:
@@ -274,7 +279,7 @@ def test_an_answered_question_has_a_next_under_its_evidence():
     assert any("Live evidence" in m.value for m in at.markdown)
     at.button(key="quiz_next_below").click().run()
     assert not at.exception
-    assert "Question 2 of 70" in [m.value for m in at.markdown]
+    assert f"Question 2 of {ASKED}" in [m.value for m in at.markdown]
     assert "ans_rnn-steps" in [t.key for t in at.text_input]
 
 
@@ -380,21 +385,26 @@ def test_an_import_is_answered_inside_its_expander_which_stays_open():
 def test_shuffle_seed_is_reproducible():
     ctx = Context(DEFAULT)
     order = list(QUESTIONS)
-    random.Random(7).shuffle(order)
-    for seed, first in ((7, order[0]), (0, QUESTIONS[0])):
+    random.Random(7).shuffle(order)  # the whole bank's shuffle; the paper's model is asked its own questions of it
+    mine = [q for q in order if q.applies(DEFAULT)]
+    for seed, first in ((7, mine[0]), (0, QUESTIONS[0])):
         at = quiz_app()
         at.number_input(key="quiz_seed").set_value(seed).run()
         assert any(m.value == first.text(ctx) for m in at.markdown), (seed, first.id)
 
 
-def test_every_experiment_renders_its_evidence():
-    """Import one answer per experiment, show all topics: each evidence block draws without a guard error."""
+@pytest.mark.parametrize("cfg", [DEFAULT, TINY_LLAMA, TINY_BERT], ids=["paper", "Llama-like", "BERT-like"])
+def test_every_experiment_renders_its_evidence(cfg):
+    """Import one answer per experiment, show all topics: each evidence block draws without a guard error, for
+    the questions each family is asked."""
     per_experiment = {}
-    for q in QUESTIONS:
+    for q in questions_for(None, cfg):
         per_experiment.setdefault(q.evidence, q.id)
     doc = {"format": FORMAT, "version": 1,
-           "answers": {qid: {"correct": False, "given": "?", "expected": "x"} for qid in per_experiment.values()}}
-    at = quiz_app()
+           "answers": {qid: {"correct": False, "given": "?", "expected": "x", "config": cfg.to_dict()}
+                       for qid in per_experiment.values()}}
+    at = open_page("quiz", config_link(cfg))
+    assert not at.exception
     at.text_area(key="quiz_paste").input(json.dumps(doc)).run()
     at.button(key="quiz_paste_load").click().run()
     at.radio(key="quiz_mode").set_value("A topic set").run()
@@ -403,8 +413,8 @@ def test_every_experiment_renders_its_evidence():
     titles = [m.value for m in at.markdown if m.value.startswith("**Live evidence")]
     assert len(titles) == len(per_experiment)
     charts = at.get("vega_lite_chart")
-    tables = [name for name in per_experiment if EXPERIMENTS[name](DEFAULT).chart.get("kind") == "table"]
-    assert sorted(tables) == ["attention_shapes", "pass_shapes", "shift_right"]  # these show a table instead of a chart
+    tables = [name for name in per_experiment if EXPERIMENTS[name](cfg).chart.get("kind") == "table"]
+    assert set(tables) <= {"attention_shapes", "pass_shapes", "shift_right"}  # these show a table instead of a chart
     assert len(charts) >= len(per_experiment) - len(tables)
 
 
@@ -883,16 +893,16 @@ def test_the_evidence_names_each_value_in_words_not_by_its_key():
 
 
 def test_a_shape_questions_evidence_marks_the_row_it_asks_about():
-    """The pass's table has 22 rows; the one the question asks for is marked in words (not by
+    """The pass's table has 23 rows; the one the question asks for is marked in words (not by
     colour alone), shaded, and named above the table, even when it is an extra past row 14."""
     q = BY_ID["shape-cross"]
     at = answered([q.id], topic=q.topic)
     [(table, df)] = [(t, df) for t, df in records_shown(at) if "your question" in df]
-    assert len(df) == 22 and "key" not in df
+    assert len(df) == 23 and "key" not in df
     marked = df[df["your question"] == "▶ asked"]
     assert list(marked["tensor"]) == ["cross-attention weights"] and list(marked["#"]) == ["extra"]
     assert list(marked["live shape"]) == [str(q.expected(Context(DEFAULT)))]
-    assert (df["your question"] == "").sum() == 21
+    assert (df["your question"] == "").sum() == 22
     assert "font-weight: bold" in table.proto.arrow_data.styler.styles
     assert any(m.value.startswith("Your question asks about **cross-attention weights**") for m in at.markdown)
 
@@ -902,9 +912,10 @@ def test_the_evidence_writes_symbols_as_the_learner_does():
     at = answered(["shape-tokens", "dk-variance"])
     names = sorted((list(v) for v in values_shown(at)), key=len)
     assert names[0] == ["N — batch size", "M — source length", "M_target — target length",  # pass_shapes
-                        "E — embedding size (d_model)", "nhead — attention heads",
+                        "E — embedding size (d_model)", "nhead — attention heads", "nhead_kv — K/V heads",
                         "d_k — one head's width, E / nhead",
-                        "d_ff — FFN hidden width", "vocab_size — vocabulary size"]
+                        "d_ff — FFN hidden width", "vocab_size — vocabulary size",
+                        "layers — layers of each stack"]
     assert {"variance of q·k at your d_k", "width measured: your d_k (at most 1024)",  # score_scaling
             "softmax entropy of q·k / sqrt(d_k), mean over queries"} <= set(names[1])
 
@@ -945,7 +956,7 @@ def test_every_evidence_chart_has_a_sentence_for_screen_readers():
     """Vega makes a spec's description the chart's accessible name: each evidence chart says what
     it draws and its figures (all of them when few), and hides its marks from screen readers."""
     per_experiment = {}
-    for q in QUESTIONS:
+    for q in questions_for(None, DEFAULT):
         per_experiment.setdefault(q.evidence, q.id)
     at = answered(per_experiment.values())
     specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
@@ -1090,8 +1101,8 @@ def test_a_count_written_as_its_explanation_prints_it_is_read_and_right():
 
 
 def test_a_teacher_opens_the_answer_key_for_the_sidebars_config():
-    """Closed, the key computes nothing; opened, it lists all 70 questions with the answers and formulas
-    of the sidebar's config, and moves with a slider."""
+    """Closed, the key computes nothing; opened, it lists every question about the paper's model with the
+    answers and formulas of the sidebar's config, and moves with a slider."""
     at = quiz_app()
 
     def key_tables():
@@ -1108,7 +1119,7 @@ def test_a_teacher_opens_the_answer_key_for_the_sidebars_config():
     assert not at.exception
 
     table = key_table()
-    assert len(table) == len(QUESTIONS)
+    assert list(table.index) == [q.id for q in questions_for(None, DEFAULT)]
     assert table.loc["shape-memory", "answer"] == "(2, 8, 16)" and table.loc["shape-memory", "formula"] == "(N, M, E)"
     assert table.loc["mask-blocked", "answer"] == "28"
     assert table.loc["dk-why-scale", "answer"].startswith("B) ")  # a choice, with the letter the quiz takes
@@ -1129,7 +1140,7 @@ def test_the_answer_key_names_its_sizes_and_the_numbers_a_learner_sees():
         "Spoilers: every question's expected answer, and its formula in symbols where it has one, at N=4, M=16, "
         "M_target=16, E=64, nhead=4 (d_k=16), d_ff=256, vocab_size=100, layers=2, sinusoidal positions. ")
     table = expander.dataframe[0].value.set_index("id")
-    assert list(table["Q"]) == [f"Q{i}" for i in range(1, len(QUESTIONS) + 1)]
+    assert list(table["Q"]) == [f"Q{i}" for i in range(1, ASKED + 1)]
     assert tuple(table.loc["mask-diagonal", ["Q", "Q in topic"]]) == ("Q42", "Q1 · Masking")
     assert table.loc["shape-memory", "answer"] == "(4, 16, 64)"
     # What the quiz itself shows over that question, with its topic chosen.
@@ -1379,3 +1390,49 @@ def test_the_softmax_axis_probe_gives_no_layernorm_reason_at_a_narrow_E():
     ev = run("softmax_axis", TransformerConfig(N=1, M=4, E=1, nhead=1, vocab_size=20))
     assert "LayerNorm" not in ev.note and ev.values["row_sums_all_one"]
     assert "LayerNorm" in run("dependency_maps", TransformerConfig(N=1, M=4, E=1, nhead=1, vocab_size=20)).note
+
+
+LLAMA_LIKE = TransformerConfig(arch="decoder-only", nhead=4, nhead_kv=2, positional="rope", norm="rmsnorm",
+                               activation="swiglu", norm_first=True, bias=False)
+
+
+def test_a_decoder_only_link_says_how_many_questions_apply_and_a_new_one_is_answered_right():
+    """?arch=decoder-only&nhead_kv=2&positional=rope&...: the page counts the family's questions, offers none
+    about the paper's two stacks, and marks a KV-cache question right with the model's own answer, in numbers
+    and in symbols, with its evidence."""
+    at = open_page("quiz", config_link(LLAMA_LIKE) | {"topic": "kv-cache"})
+    assert not at.exception
+    mine = questions_for(None, LLAMA_LIKE)
+    assert score_line(at) == (f"Score: **0 right**, **0 wrong**, {len(mine)} not tried yet. {len(mine)} of "
+                              f"{len(QUESTIONS)} questions apply to decoder-only.")
+    others = sum("decoder-only" in q.families for q in QUESTIONS) - len(mine)
+    help_text = next(m.help for m in at.markdown if m.value.startswith("Score:"))
+    assert help_text.startswith(f"{others} more of the decoder-only family's questions ask about parts this model")
+    assert at.selectbox(key="quiz_topic").value == "KV cache"
+    assert "Question 1 of 5" in [m.value for m in at.markdown]
+    q = BY_ID["kv-shape"]
+    expected = q.expected(Context(LLAMA_LIKE))
+    assert expected == (2, 2, 2, 2, 8, 4)  # (layers, 2, N, nhead_kv, M, d_k)
+    answer(at, "kv-shape", "(layers, 2, N, nhead_kv, M, d_k)")
+    assert any("Right" in s.value for s in at.success)
+    assert any("Live evidence" in m.value for m in at.markdown)
+    at.button(key="quiz_next").click().run()
+    answer(at, "kv-bytes", str(BY_ID["kv-bytes"].expected(Context(LLAMA_LIKE)) + 2))  # two bytes too many
+    assert any("Not quite" in e.value for e in at.error)
+    line = score_line(at)
+    assert "**1 right**" in line and "**1 wrong**" in line
+
+    # Every question of the family on one page: none about cross-attention, M_target or the source.
+    at.selectbox(key="quiz_topic").set_value("All topics").run()
+    at.radio(key="quiz_mode").set_value("A topic set").run()
+    assert not at.exception
+    shown = {k.key[4:] for k in [*at.text_input, *at.radio] if k.key and k.key.startswith("ans_")}
+    assert shown == {q.id for q in mine}
+    assert not {"shape-cross", "shape-target", "mask-blocked", "shift-targets"} & shown
+
+
+def test_the_papers_model_has_no_kv_cache_question_and_says_so():
+    at = open_page("quiz", {"topic": "kv-cache"})
+    assert not at.exception
+    assert any("None of this topic's questions is about this encoder-decoder model" in i.value for i in at.info)
+    assert score_line(at).endswith(f"{ASKED} of {len(QUESTIONS)} questions apply to encoder-decoder.")

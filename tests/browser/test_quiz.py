@@ -10,12 +10,18 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from core import DEFAULT, TransformerConfig
+from quizzes import QUESTIONS, questions_for
+
 from tests.support.browser import (
     LOAD, STORE_KEY, clear_of_the_header, click_next, expect_whole_charts, idle, no_exception, open_quiz, page_in,
     still_box, wait_until_sent,
 )
+from tests.support.links import config_query
 
 pytestmark = pytest.mark.browser
+ASKED = len(questions_for(None, DEFAULT))  # the questions about the default model, the paper's
+IN_ALL = len(QUESTIONS)
 
 
 def pick_q1_right_by_keyboard(page) -> None:
@@ -41,7 +47,7 @@ def ask_to_reset(page):
 def answer_q1_right(page, app_url: str) -> None:
     """A fresh quiz with Q1 answered right, by the keyboard alone, its evidence on the page."""
     open_quiz(page, app_url + "/quiz")
-    expect(page.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
+    expect(page.get_by_text(f"Question 1 of {ASKED}")).to_be_visible(timeout=LOAD)
     pick_q1_right_by_keyboard(page)
     page.keyboard.press("Enter")
     expect_q1_right(page)
@@ -52,7 +58,8 @@ def expect_q1_right(page) -> None:
     st.success is not an alert. It is the only answer so far."""
     expect(page.get_by_role("alert")).to_have_text("Q1: right. The explanation and the live evidence follow.",
                                                    timeout=LOAD)
-    expect(page.get_by_text(re.compile(r"^Score: 1 right, 0 wrong, 69 not tried"))).to_be_visible(timeout=LOAD)
+    score = re.compile(rf"^Score: 1 right, 0 wrong, {ASKED - 1} not tried")
+    expect(page.get_by_text(score)).to_be_visible(timeout=LOAD)
 
 
 def test_a_link_opens_the_quiz_on_a_topic_and_back_returns_to_it(app_url, page):
@@ -106,7 +113,7 @@ def test_quiz_progress_outlasts_the_tab_in_the_same_browser(app_url, page):
     stored = ("() => Object.keys(JSON.parse(localStorage.getItem('transformer-shape-explorer/quiz-progress')"
               " || '{}').answers || {}).length")  # how many answers the browser keeps
     open_quiz(page, app_url + "/quiz")
-    expect(page.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
+    expect(page.get_by_text(f"Question 1 of {ASKED}")).to_be_visible(timeout=LOAD)
     # By keyboard alone: into the choices, down to the right one, Tab to Check, Enter.
     pick_q1_right_by_keyboard(page)
     page.keyboard.press("Tab")
@@ -139,7 +146,7 @@ def test_quiz_progress_outlasts_the_tab_in_the_same_browser(app_url, page):
     expect(again.get_by_role("alert").filter(has_text=said)).to_have_text(said, timeout=LOAD)
     idle(again)
     expect(again.get_by_role("alert").filter(has_text="Forget every answer")).to_have_count(0)
-    expect(again.get_by_text(re.compile(r"^Score: 0 right, 0 wrong, 70 not tried"))).to_be_visible(timeout=LOAD)
+    expect(again.get_by_text(re.compile(rf"^Score: 0 right, 0 wrong, {ASKED} not tried"))).to_be_visible(timeout=LOAD)
     again.wait_for_function(f"({stored})() === 0", timeout=LOAD)
     no_exception(again)
 
@@ -169,7 +176,7 @@ def test_closing_the_expander_withdraws_resets_question_and_keeps_every_answer(a
     summary.click()  # open again: Reset, and no question
     expect(page.get_by_role("button", name="Reset progress")).to_be_visible(timeout=LOAD)
     expect(yes).to_have_count(0)
-    expect(page.get_by_text(re.compile(r"^Score: 0 right, 1 wrong, 69 not tried"))).to_be_visible()
+    expect(page.get_by_text(re.compile(rf"^Score: 0 right, 1 wrong, {ASKED - 1} not tried"))).to_be_visible()
     stored = f"Object.keys(JSON.parse(localStorage.getItem({json.dumps(STORE_KEY)})).answers).length"
     assert page.evaluate(stored) == 1
     no_exception(page)
@@ -196,7 +203,8 @@ def test_exporting_as_resets_question_advises_leaves_the_question_waiting(app_ur
         idle(page)
         expect(yes).to_have_count(1)
         yes.click()
-        expect(page.get_by_text(re.compile(r"^Score: 0 right, 0 wrong, 70 not tried"))).to_be_visible(timeout=LOAD)
+        score = re.compile(rf"^Score: 0 right, 0 wrong, {ASKED} not tried")
+        expect(page.get_by_text(score)).to_be_visible(timeout=LOAD)
         no_exception(page)
 
 
@@ -212,7 +220,7 @@ def test_a_reset_at_the_foot_of_a_phone_brings_its_message_into_view(app_url, br
         yes = ask_to_reset(page)
         yes.scroll_into_view_if_needed()
         said = "Progress reset, here and in the copy this browser keeps."
-        expect(page.get_by_text("Question 1 of 70")).not_to_be_in_viewport()  # the page is at its foot
+        expect(page.get_by_text(f"Question 1 of {ASKED}")).not_to_be_in_viewport()  # the page is at its foot
         yes.click()
         # The info box itself: the words read out for a screen reader (an alert) are clipped out of sight.
         shown = page.locator(".st-key-quiz_messages [data-testid='stMarkdownContainer']").filter(has_text=said)
@@ -226,23 +234,24 @@ def test_enter_in_an_answer_checks_it_and_leaving_the_box_does_not(app_url, page
     """Enter in a typed answer, or on a chosen choice, checks it, as Enter does in a form on the web;
     leaving the box with Tab only keeps the draft, so a draft left with Next is not an attempt."""
     open_quiz(page, app_url + "/quiz")
-    expect(page.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
+    expect(page.get_by_text(f"Question 1 of {ASKED}")).to_be_visible(timeout=LOAD)
     pick_q1_right_by_keyboard(page)
     page.keyboard.press("Enter")  # on the chosen choice itself
     expect_q1_right(page)
 
     click_next(page)
-    expect(page.get_by_text("Question 2 of 70")).to_be_visible(timeout=LOAD)
+    expect(page.get_by_text(f"Question 2 of {ASKED}")).to_be_visible(timeout=LOAD)
     box = page.get_by_label("Your answer to Q2")  # a GRU's sequential steps over M = 8 tokens
     idle(page)
     box.fill("7")
     box.press("Tab")
     idle(page)
-    expect(page.get_by_text(re.compile(r"^Score: 1 right, 0 wrong, 69 not tried"))).to_be_visible()
+    expect(page.get_by_text(re.compile(rf"^Score: 1 right, 0 wrong, {ASKED - 1} not tried"))).to_be_visible()
     expect(page.get_by_text("Not quite. You answered")).to_have_count(0)
     box.fill("M")
     box.press("Enter")
-    expect(page.get_by_text(re.compile(r"^Score: 2 right, 0 wrong, 68 not tried"))).to_be_visible(timeout=LOAD)
+    two_right = re.compile(rf"^Score: 2 right, 0 wrong, {ASKED - 2} not tried")
+    expect(page.get_by_text(two_right)).to_be_visible(timeout=LOAD)
     expect(page.get_by_text("Right. You answered M")).to_be_visible()
     expect(box).to_have_value("M")
     no_exception(page)
@@ -259,7 +268,7 @@ def test_next_under_an_answers_evidence_brings_the_next_question_into_view_on_a_
         expect(page.get_by_role("button", name="Next ▶")).not_to_be_in_viewport()  # the one above is far up
         idle(page)
         below.click()
-        expect(page.get_by_text("Question 2 of 70")).to_be_visible(timeout=LOAD)
+        expect(page.get_by_text(f"Question 2 of {ASKED}")).to_be_visible(timeout=LOAD)
         idle(page)
         expect(page.get_by_label("Your answer to Q2")).to_be_in_viewport()
         expect(page.get_by_role("button", name="Check")).to_be_in_viewport()
@@ -273,20 +282,20 @@ def test_next_under_the_evidence_scrolls_up_to_an_answered_next_question(app_url
     with page_in(browser, 390, 844) as page:
         answer_q1_right(page, app_url)
         click_next(page)
-        expect(page.get_by_text("Question 2 of 70")).to_be_visible(timeout=LOAD)
+        expect(page.get_by_text(f"Question 2 of {ASKED}")).to_be_visible(timeout=LOAD)
         idle(page)
         page.get_by_label("Your answer to Q2").fill("12345")
         page.keyboard.press("Enter")  # checks it: wrong, and Q2 shows its evidence too
         expect(page.get_by_text(re.compile(r"^Score: 1 right, 1 wrong"))).to_be_visible(timeout=LOAD)
         idle(page)
         page.locator(".st-key-quiz_prev button").click()
-        expect(page.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
+        expect(page.get_by_text(f"Question 1 of {ASKED}")).to_be_visible(timeout=LOAD)
         idle(page)
         below = page.get_by_role("button", name="Next question ▶")
         below.scroll_into_view_if_needed()
-        expect(page.get_by_text("Question 1 of 70")).not_to_be_in_viewport()  # deep in Q1's evidence
+        expect(page.get_by_text(f"Question 1 of {ASKED}")).not_to_be_in_viewport()  # deep in Q1's evidence
         below.click()
-        expect(page.get_by_text("Question 2 of 70")).to_be_in_viewport(timeout=LOAD)
+        expect(page.get_by_text(f"Question 2 of {ASKED}")).to_be_in_viewport(timeout=LOAD)
         idle(page)
         clear_of_the_header(page, page.locator(".st-key-quiz_prev button"))  # the row scrolled to, not under the bar
         expect(page.get_by_label("Your answer to Q2")).to_be_in_viewport()
@@ -425,7 +434,7 @@ def test_the_first_question_shows_without_scrolling_on_a_laptop_and_its_text_on_
     question, before any scroll."""
     def first_question(page):
         open_quiz(page, app_url + "/quiz")
-        expect(page.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
+        expect(page.get_by_text(f"Question 1 of {ASKED}")).to_be_visible(timeout=LOAD)
         heading = page.get_by_role("heading", level=2, name=re.compile(r"^Q1 · "))
         still_box(heading, page)  # once the page has its fonts and every element its place
         assert page.evaluate("() => [window.scrollY, document.querySelector('[data-testid=\"stMain\"]')"
@@ -569,7 +578,7 @@ def test_two_quiz_tabs_in_one_browser_keep_each_others_answers(app_url, browser)
     try:
         a = context.new_page()
         open_quiz(a, app_url + "/quiz")
-        expect(a.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
+        expect(a.get_by_text(f"Question 1 of {ASKED}")).to_be_visible(timeout=LOAD)
         a.get_by_role("radiogroup", name="Your answer to Q1").get_by_role("radio").first.check(force=True)
         a.get_by_role("button", name="Check").click()
         a.wait_for_function(f"({stored})() === 1", timeout=LOAD)
@@ -578,20 +587,21 @@ def test_two_quiz_tabs_in_one_browser_keep_each_others_answers(app_url, browser)
         b.goto(app_url + "/quiz")
         expect(b.get_by_text("Welcome back: 1 answer restored from this browser.")).to_be_visible(timeout=LOAD)
         click_next(b)
-        expect(b.get_by_text("Question 2 of 70")).to_be_visible(timeout=LOAD)
+        expect(b.get_by_text(f"Question 2 of {ASKED}")).to_be_visible(timeout=LOAD)
         b.get_by_label("Your answer to Q2").fill("3")
         b.get_by_role("button", name="Check").click()
         b.wait_for_function(f"({stored})() === 2", timeout=LOAD)
 
         a.bring_to_front()
         click_next(a)
-        expect(a.get_by_text("Question 2 of 70")).to_be_visible(timeout=LOAD)
+        expect(a.get_by_text(f"Question 2 of {ASKED}")).to_be_visible(timeout=LOAD)
         click_next(a)
-        expect(a.get_by_text("Question 3 of 70")).to_be_visible(timeout=LOAD)
+        expect(a.get_by_text(f"Question 3 of {ASKED}")).to_be_visible(timeout=LOAD)
         a.get_by_role("radiogroup", name="Your prediction to Q3").get_by_role("radio").first.check(force=True)
         a.get_by_role("button", name="Commit my prediction and run").click()
         a.wait_for_function(f"({stored})() === 3", timeout=LOAD)
-        expect(a.get_by_text(re.compile(r"^Score: \d right, \d wrong, 67 not tried"))).to_be_visible(timeout=LOAD)
+        three = re.compile(rf"^Score: \d right, \d wrong, {ASKED - 3} not tried")
+        expect(a.get_by_text(three)).to_be_visible(timeout=LOAD)
         no_exception(a)
         no_exception(b)
     finally:
@@ -661,3 +671,24 @@ def test_the_parameter_counts_bar_names_and_axis_read_whole_on_a_phone(app_url, 
         grid = chart.evaluate("e => e.querySelector('g.role-axis-grid').getBoundingClientRect().width")
         assert grid >= 90, grid  # bars a learner can compare: 145 px at 320 (50 before), 95 at 360
         assert {(lines, size) for _, _, _, lines, size in names} == ({(2, "11px")} if width < 350 else {(1, "12px")})
+
+
+def test_a_decoder_only_link_asks_that_models_questions_and_marks_one_right(app_url, page):
+    """A newcomer's link to a Llama-like model: the page says how many questions that family has, the KV-cache
+    topic opens on the cache's shape, and its answer in symbols is right, with the live evidence under it."""
+    cfg = TransformerConfig(arch="decoder-only", nhead=4, nhead_kv=2, positional="rope", norm="rmsnorm",
+                            activation="swiglu", norm_first=True, bias=False)
+    open_quiz(page, app_url + "/quiz?" + config_query(cfg) + "&topic=kv-cache")
+    mine = len(questions_for(None, cfg))
+    score = f"Score: 0 right, 0 wrong, {mine} not tried yet. {mine} of {IN_ALL} questions apply to decoder-only."
+    expect(page.get_by_text(score)).to_be_visible(timeout=LOAD)
+    expect(page.get_by_text("Question 1 of 5")).to_be_visible()
+    box = page.get_by_role("textbox", name="Your answer to Q1")
+    box.fill("(layers, 2, N, nhead_kv, M, d_k)")
+    box.press("Enter")
+    expect(page.get_by_role("alert")).to_have_text("Q1: right. The explanation and the live evidence follow.",
+                                                   timeout=LOAD)
+    expect(page.get_by_text("Expected, for the config you answered with: (2, 2, 2, 2, 8, 4)")).to_be_visible()
+    expect(page.get_by_text("Live evidence: The forward pass, tensor by tensor")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"[?&]arch=decoder-only(&|$)"))
+    no_exception(page)

@@ -1,4 +1,4 @@
-"""Shared contexts: two configs that differ in every field a parametric answer can read."""
+"""Shared contexts: pairs of configs of each family that differ in every field a parametric answer can read."""
 
 import pytest
 
@@ -8,13 +8,42 @@ from quizzes import Context
 CONFIG_A = TransformerConfig(N=2, M=8, E=16, nhead=2, vocab_size=100)
 CONFIG_B = TransformerConfig(N=3, M=6, M_target=5, E=24, nhead=4, vocab_size=50, layers=3, d_ff=40,
                              positional="learned")
+# Llama's parts (GQA, RoPE, RMSNorm, SwiGLU, pre-norm, no biases), then MQA with biases at other sizes.
+DECODER_A = TransformerConfig(arch="decoder-only", N=2, M=8, E=16, nhead=4, nhead_kv=2, vocab_size=100,
+                              positional="rope", norm="rmsnorm", activation="swiglu", norm_first=True, bias=False)
+DECODER_B = TransformerConfig(arch="decoder-only", N=3, M=6, E=36, nhead=6, nhead_kv=1, vocab_size=50, layers=3,
+                              d_ff=40, positional="rope", norm="rmsnorm", activation="swiglu", norm_first=True)
+# GPT-2's parts: learned positions, GELU, pre-norm LayerNorm; and the paper's layer in one causal stack.
+DECODER_GPT = TransformerConfig(arch="decoder-only", N=1, M=5, E=12, nhead=3, vocab_size=40, positional="learned",
+                                activation="gelu", norm_first=True, tie_embeddings=True)
+DECODER_PLAIN = TransformerConfig(arch="decoder-only", N=2, M=7, E=20, nhead=2, vocab_size=30, layers=3)
+ENCODER_A = TransformerConfig(arch="encoder-only", N=2, M=8, E=16, nhead=2, vocab_size=100)
+ENCODER_B = TransformerConfig(arch="encoder-only", N=3, M=6, E=24, nhead=4, nhead_kv=2, vocab_size=50, layers=3,
+                              d_ff=40, positional="learned", activation="gelu", norm_first=True)
+
+# Each family's configs; a pair of the same family is compared by the parametric test.
+FAMILY_CONFIGS = {
+    "encoder-decoder": (CONFIG_A, CONFIG_B),
+    "decoder-only": (DECODER_A, DECODER_B, DECODER_GPT, DECODER_PLAIN),
+    "encoder-only": (ENCODER_A, ENCODER_B),
+}
+ALL_CONFIGS = tuple(c for configs in FAMILY_CONFIGS.values() for c in configs)
+CONFIG_IDS = ("paper A", "paper B", "Llama-like", "MQA", "GPT-like", "paper layer, causal", "BERT A", "BERT B")
+_CONTEXTS: dict[TransformerConfig, Context] = {}
+
+
+def context(cfg: TransformerConfig) -> Context:
+    """One Context per config for the whole session: each runs its experiments once."""
+    if cfg not in _CONTEXTS:
+        _CONTEXTS[cfg] = Context(cfg)
+    return _CONTEXTS[cfg]
 
 
 @pytest.fixture(scope="session")
 def ctx_a() -> Context:
-    return Context(CONFIG_A)
+    return context(CONFIG_A)
 
 
 @pytest.fixture(scope="session")
 def ctx_b() -> Context:
-    return Context(CONFIG_B)
+    return context(CONFIG_B)

@@ -3,10 +3,15 @@
 import pytest
 
 from core import TransformerConfig
-from quizzes import BY_ID, KINDS, QUESTIONS, TOPICS, Context, answer_key, check, format_answer
+from quizzes import BY_ID, KINDS, QUESTIONS, TOPICS, Context, answer_key, check, format_answer, questions_for
 from quizzes.check import parse_number
 
-from .conftest import CONFIG_A, CONFIG_B
+from .conftest import ALL_CONFIGS, CONFIG_A, CONFIG_B, CONFIG_IDS, FAMILY_CONFIGS, context
+
+
+def applying(q) -> list:
+    """The test configs, of every family, whose model the question is about (Question.applies)."""
+    return [cfg for cfg in ALL_CONFIGS if q.applies(cfg)]
 
 
 def perturbed(q, expected) -> str:
@@ -33,26 +38,51 @@ def test_no_question_has_only_its_prompt_as_evidence():
     assert all(q.explanation.strip() for q in QUESTIONS)
 
 
-@pytest.mark.parametrize("q", QUESTIONS, ids=lambda q: q.id)
-def test_check_accepts_the_computed_answer_and_rejects_a_perturbed_one(q, ctx_a):
-    expected = q.expected(ctx_a)
-    assert check(q, expected, format_answer(q, expected))
-    assert not check(q, expected, perturbed(q, expected))
+# Every question at every test config whose model it is about.
+APPLYING = [pytest.param(q, cfg, id=f"{q.id}-{name}") for q in QUESTIONS for cfg, name in zip(ALL_CONFIGS, CONFIG_IDS)
+            if q.applies(cfg)]
+
+
+@pytest.mark.parametrize("q, cfg", APPLYING)
+def test_check_accepts_the_computed_answer_and_rejects_a_perturbed_one(q, cfg):
+    """At every test config of every family the question applies to (GQA and MQA, RoPE, RMSNorm, SwiGLU,
+    pre-norm among them), in numbers and, where it has one, in its formula."""
+    ctx = context(cfg)
+    expected = q.expected(ctx)
+    symbols, formula = q.reading_symbols(ctx), q.formula(ctx)
+    assert check(q, expected, format_answer(q, expected), symbols, formula)
+    assert not check(q, expected, perturbed(q, expected), symbols, formula)
     assert not check(q, expected, "")
     assert not check(q, expected, "not an answer")
+    if formula:
+        assert check(q, expected, formula, symbols, formula), formula
+    assert ctx.evidence(q.evidence).values  # the evidence the page shows under the answer runs here too
+
+
+@pytest.mark.parametrize("q", QUESTIONS, ids=lambda q: q.id)
+def test_every_question_applies_to_a_test_config_and_has_evidence_there(q):
+    """The test configs reach every question, so the test above checks each one somewhere."""
+    configs = applying(q)
+    assert configs, q.id
+    assert context(configs[0]).evidence(q.evidence).values
 
 
 @pytest.mark.parametrize("q", [q for q in QUESTIONS if q.parametric], ids=lambda q: q.id)
-def test_parametric_answers_change_with_the_config(q, ctx_a, ctx_b):
-    assert q.expected(ctx_a) != q.expected(ctx_b)
+def test_parametric_answers_change_with_the_config(q):
+    """Within a family, two configs the question applies to give two answers."""
+    pairs = [(a, b) for configs in FAMILY_CONFIGS.values() for i, a in enumerate(configs) for b in configs[i + 1:]
+             if q.applies(a) and q.applies(b)]
+    assert pairs, q.id
+    assert any(q.expected(context(a)) != q.expected(context(b)) for a, b in pairs), q.id
 
 
 @pytest.mark.parametrize("q", [q for q in QUESTIONS if q.kind == "shape"], ids=lambda q: q.id)
-def test_shape_answers_accept_every_written_form(q, ctx_a):
-    dims = q.expected(ctx_a)
-    for text in (str(tuple(dims)), "x".join(map(str, dims)), "×".join(map(str, dims)),
-                 "[" + ",".join(map(str, dims)) + "]", " ".join(map(str, dims))):
-        assert check(q, dims, text), text
+def test_shape_answers_accept_every_written_form(q):
+    for cfg in applying(q):
+        dims = q.expected(context(cfg))
+        for text in (str(tuple(dims)), "x".join(map(str, dims)), "×".join(map(str, dims)),
+                     "[" + ",".join(map(str, dims)) + "]", " ".join(map(str, dims))):
+            assert check(q, dims, text), text
 
 
 def test_shape_answers_come_from_the_trace(ctx_a):
@@ -89,9 +119,11 @@ def test_every_shape_question_names_a_row_its_table_lists(ctx_a):
         "input_tokens", "token_embedding", "encoder_output", "target_embedding", "cross_scores",
         "output_probabilities", "ffn_output"]
     tables = [q for q in QUESTIONS if q.row and ctx_a.evidence(q.evidence).chart.get("kind") == "table"]
-    assert len([q for q in tables if q.evidence == "pass_shapes"]) == 12
+    assert len([q for q in tables if q.evidence == "pass_shapes"]) == 17
     for q in tables:
-        assert q.row in [r["key"] for r in ctx_a.evidence(q.evidence).records], q.id
+        for cfg in applying(q):
+            ctx = context(cfg)
+            assert q.row in [r["key"] for r in ctx.evidence(q.evidence).records], (q.id, cfg.arch)
     assert BY_ID["rnn-steps"].row is None and BY_ID["dk-value"].row is None  # no row of the pass
 
 
@@ -99,9 +131,9 @@ def test_every_shape_question_shows_the_shape_it_asks_for(ctx_a):
     """A shape question's evidence must contain its expected answer, not only something related:
     checked at two configs within the experiments' caps whose sizes all differ."""
     other = Context(TransformerConfig(N=1, M=5, M_target=3, E=24, nhead=4, vocab_size=50, d_ff=40))
-    for ctx in (ctx_a, other):
+    for ctx in (ctx_a, other, *map(context, ALL_CONFIGS)):
         for q in QUESTIONS:
-            if q.kind != "shape":
+            if q.kind != "shape" or not q.applies(ctx.cfg):
                 continue
             ev = ctx.evidence(q.evidence)
             shown = {tuple(v) for v in ev.values.values() if isinstance(v, (tuple, list))}
@@ -165,7 +197,7 @@ def test_answer_key_is_plain_json_values():
     import json
 
     key = answer_key(CONFIG_A)
-    assert len(key["questions"]) == len(QUESTIONS)
+    assert [q["id"] for q in key["questions"]] == [q.id for q in questions_for(None, CONFIG_A)]
     assert json.loads(json.dumps(key, allow_nan=False)) == key
 
     def plain(value) -> bool:
@@ -189,7 +221,12 @@ def test_answer_key_is_plain_json_values():
 EXPRESSION_CONFIGS = [TransformerConfig(), CONFIG_B, TransformerConfig(N=1, M=1, E=1, nhead=1, vocab_size=2, layers=1),
                       TransformerConfig(N=5, M=40, M_target=3, E=96, nhead=12, d_ff=100, vocab_size=777, layers=7),
                       TransformerConfig(N=2, M=6, E=24, nhead=3, vocab_size=50, layers=3, positional="learned",
-                                        max_len=70, tie_embeddings=True)]
+                                        max_len=70, tie_embeddings=True),
+                      TransformerConfig(N=2, M=6, E=24, nhead=4, nhead_kv=2, vocab_size=50, layers=3, norm="rmsnorm",
+                                        norm_first=True, activation="swiglu", bias=False),
+                      *ALL_CONFIGS[2:],
+                      TransformerConfig(arch="decoder-only", N=1, M=1, E=2, nhead=1, vocab_size=2, layers=1,
+                                        positional="rope", norm_first=True, activation="swiglu")]
 
 
 @pytest.mark.parametrize("q", [q for q in QUESTIONS if q.expression and q.kind == "numeric"], ids=lambda q: q.id)
@@ -199,8 +236,10 @@ def test_every_answer_in_symbols_is_the_live_answer_at_every_config(q):
     the question's tolerance), and a reply of it is right."""
     from quizzes.check import parse_expression
 
-    for cfg in EXPRESSION_CONFIGS:
-        ctx = Context(cfg)
+    configs = [cfg for cfg in EXPRESSION_CONFIGS if q.applies(cfg)]
+    assert configs
+    for cfg in configs:
+        ctx = context(cfg)
         expected, formula = q.expected(ctx), q.formula(ctx)
         assert parse_expression(formula, ctx.symbols) == pytest.approx(expected, rel=q.tolerance or 1e-12), cfg
         assert check(q, expected, formula, ctx.symbols, formula)
@@ -213,8 +252,10 @@ def test_every_shape_that_no_row_holds_has_a_formula_that_gives_the_live_shape(q
     is right."""
     from quizzes.check import parse_shape
 
-    for cfg in EXPRESSION_CONFIGS:
-        ctx = Context(cfg)
+    configs = [cfg for cfg in EXPRESSION_CONFIGS if q.applies(cfg)]
+    assert configs
+    for cfg in configs:
+        ctx = context(cfg)
         expected, formula = q.expected(ctx), q.formula(ctx)
         assert formula and parse_shape(formula, ctx.symbols) == expected, cfg
         assert check(q, expected, formula, ctx.symbols, formula)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from quizzes import QUESTIONS, answer_key
+from core import TransformerConfig
+from quizzes import BY_ID, QUESTIONS, Context, answer_key, check, questions_for
 from quizzes.__main__ import main
 
 from .conftest import CONFIG_A
@@ -18,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_json_answer_key(capsys):
     assert main(["--N", "2", "--M", "8", "--E", "16", "--nhead", "2", "--vocab-size", "100", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert len(doc["questions"]) == len(QUESTIONS)
+    assert [q["id"] for q in doc["questions"]] == [q.id for q in questions_for(None, CONFIG_A)]
     assert all(set(q) == {"id", "topic", "kind", "prompt", "answer", "formula"} for q in doc["questions"])
     expected = {q["id"]: q["answer"] for q in answer_key(CONFIG_A)["questions"]}
     assert {q["id"]: q["answer"] for q in doc["questions"]} == expected
@@ -44,7 +45,8 @@ def test_the_key_gives_each_answer_with_its_formula_at_the_config_asked_for(caps
     assert main([]) == 0
     text = capsys.readouterr().out
     assert "-> 28   that is M_target*(M_target - 1)/2" in text
-    assert "-> 0   that is" not in text  # sinusoids' 0 parameters: no formula to repeat
+    positional = text[text.index("] pos-params "):].split("\n[")[0]
+    assert "-> 0\n" in positional + "\n" and "that is" not in positional  # sinusoids' 0: no formula to repeat
 
 
 @pytest.mark.parametrize("args", [["--E", "16", "--nhead", "3"], ["--N", "zero"], ["--bogus"], ["--M", "0"]])
@@ -63,15 +65,13 @@ def test_the_key_as_csv_reads_back_and_its_letters_are_the_quizs():
     import csv
     import io
 
-    from core import TransformerConfig
-    from quizzes import BY_ID, Context, check
     from quizzes.bank import KEY_COLUMNS, key_csv, key_file_name
     from quizzes.check import choice_index
 
     cfg = TransformerConfig(tie_embeddings=True)
     ctx = Context(cfg)
     rows = list(csv.DictReader(io.StringIO(key_csv(answer_key(cfg, ctx)))))
-    assert [r["id"] for r in rows] == [q.id for q in QUESTIONS] and tuple(rows[0]) == KEY_COLUMNS
+    assert [r["id"] for r in rows] == [q.id for q in questions_for(None, cfg)] and tuple(rows[0]) == KEY_COLUMNS
     for row in rows:
         q = BY_ID[row["id"]]
         if q.choices:
@@ -81,3 +81,35 @@ def test_the_key_as_csv_reads_back_and_its_letters_are_the_quizs():
         else:
             assert not row["choices"] and check(q, q.expected(ctx), row["answer"])
     assert key_file_name(cfg) == "quiz-answer-key_N2_M8_Mtarget8_E16_nhead2_vocab100_layers2_dff64_sinusoidal8_tied.csv"
+
+
+def test_the_key_for_a_family_lists_only_its_questions_with_the_live_answers(capsys):
+    """python -m quizzes --arch decoder-only --nhead-kv 2 ...: the key of a Llama-like model lists the questions
+    about that model only (none on cross-attention or M_target), each with the answer the model gives."""
+    flags = ["--arch", "decoder-only", "--nhead", "4", "--nhead-kv", "2", "--positional", "rope", "--norm", "rmsnorm",
+             "--activation", "swiglu", "--norm-first", "--no-bias", "--json"]
+    assert main(flags) == 0
+    doc = json.loads(capsys.readouterr().out)
+    cfg = TransformerConfig(arch="decoder-only", nhead=4, nhead_kv=2, positional="rope", norm="rmsnorm",
+                            activation="swiglu", norm_first=True, bias=False)
+    assert doc["config"] == cfg.to_dict()
+    ids = [q["id"] for q in doc["questions"]]
+    assert ids == [q.id for q in QUESTIONS if q.applies(cfg)] and len(ids) < len(QUESTIONS)
+    assert not {"shape-cross", "shape-target", "mask-blocked", "params-total"} & set(ids)
+    by_id = {q["id"]: q for q in doc["questions"]}
+    assert by_id["gqa-group"]["answer"] == 2 and by_id["gqa-group"]["formula"] == "nhead/nhead_kv"
+    assert by_id["kv-shape"]["answer"] == [2, 2, 2, 2, 8, 4]  # (layers, 2, N, nhead_kv, M, d_k)
+    assert by_id["kv-bytes"]["answer"] == 2 * 2 * 2 * 2 * 8 * 4 * 2
+    assert by_id["rope-table"]["answer"] == [8, 4] and by_id["swiglu-params"]["answer"] == 3 * 16 * 64
+    assert by_id["norm-count"]["answer"] == 2 * 2 + 1 and by_id["norm-count"]["formula"] == "2*layers + 1"
+    ctx = Context(cfg)
+    for item in doc["questions"]:
+        q = BY_ID[item["id"]]
+        given = str(tuple(item["answer"])) if q.kind == "shape" else str(item["answer"])
+        assert check(q, q.expected(ctx), given), q.id
+
+
+def test_the_text_key_of_encoder_only_has_no_decoder_question(capsys):
+    assert main(["--arch", "encoder-only"]) == 0
+    text = capsys.readouterr().out
+    assert "] fam-reach-encoder (predict)" in text and "] kv-shape " not in text and "] shape-cross " not in text

@@ -436,7 +436,14 @@ def test_shape_tables_name_the_row_of_every_record():
     rows = run("pass_shapes", cfg).records
     assert [r["key"] for r in rows][:14] == [r.key for r in trace(cfg, shape_only=True).rows]
     assert {r["key"] for r in rows[14:]} == {"target_tokens", "W_Q", "causal_mask", "key_padding_mask",
-                                             "decoder_self_scores", "cross_scores", "ffn_hidden", "logits"}
+                                             "decoder_self_scores", "cross_scores", "ffn_hidden", "logits",
+                                             "k_stacked"}
+    llama_like = TransformerConfig(arch="decoder-only", nhead=4, nhead_kv=2, positional="rope", activation="swiglu")
+    rows = run("pass_shapes", llama_like).records
+    keys = [r["key"] for r in rows]
+    assert keys[:15] == [r.key for r in trace(llama_like, shape_only=True).rows] and len(set(keys)) == len(keys)
+    assert {"k_stacked", "kv_cache", "swiglu_gate", "rotation_table"} <= set(keys)
+    assert next(r for r in rows if r["key"] == "kv_cache")["live shape"] == "(2, 2, 2, 2, 8, 4)"
     steps = {r["key"]: r["live shape"] for r in run("attention_shapes", cfg).records if r["key"]}
     assert steps["q_stacked"] == "(3, 4, 6, 6)" and steps["concatenated_heads"] == "(3, 6, 24)"
 

@@ -78,16 +78,26 @@ def test_the_skip_output_explanation_lets_the_cosine_fall_with_depth():
     assert "falls as layers add up" in q.explanation and "either may come out higher" in q.explanation
 
 
-def test_the_readme_counts_the_bank_as_it_is():
-    """The README's What-you-get table counts the questions, topics, parametric answers and
-    conceptual (stored) choices; a question added or moved must not leave those words behind."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    quiz_row = next(line for line in readme.splitlines() if line.startswith("| **Quiz** |"))
+def test_the_quiz_docs_count_the_bank_as_it_is():
+    """docs/quiz.md counts the questions, topics, parametric answers and conceptual (stored) choices, and the
+    questions each family has with its default parts; a question added or moved must not leave those words
+    behind."""
+    from core import TransformerConfig
+    from core.config import GPT2_SMALL, LLAMA2_70B
+    from quizzes import questions_for
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "quiz.md").read_text(encoding="utf-8")
+    text = " ".join(docs.split())
     stored = sum(q.stored for q in QUESTIONS)
     parametric = sum(q.parametric for q in QUESTIONS)
-    assert re.search(rf"\b{len(QUESTIONS)} questions in {len(TOPICS)} topics\b", quiz_row)
-    assert re.search(rf"\b{parametric} of them are parametric\b", quiz_row)
-    assert re.search(rf"\b{stored} conceptual ones keep their right choice\b", quiz_row)
+    assert re.search(rf"\b{len(QUESTIONS)} questions in {len(TOPICS)} topics; {parametric} of them are parametric, "
+                     rf"and {stored} conceptual ones keep their right choice\b", text)
+    families = ", ".join(f"{arch} {len(questions_for(None, TransformerConfig(arch=arch)))}"
+                         for arch in ("encoder-decoder", "decoder-only", "encoder-only"))
+    assert (f"With each family's default parts: {families}; Llama-2-70B {len(questions_for(None, LLAMA2_70B))}, "
+            f"GPT-2 small {len(questions_for(None, GPT2_SMALL))}.") in text
+    n = len(questions_for(None, TransformerConfig(arch="decoder-only")))
+    assert f'"{n} of {len(QUESTIONS)} questions apply to decoder-only"' in text
 
 
 def test_a_stored_answer_is_one_of_its_choices_at_every_config():
