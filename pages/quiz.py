@@ -38,10 +38,10 @@ from ui.streamlit_internals import leave_legacy_pages_mode
 from ui.quiz_state import (ALL, AT, CHECKED, FLASH, IO, IO_NOTE, IO_REOPEN, IO_TOGGLED, KEY_OPEN, MORE, SAY,
                               SCROLL_IO_NOTE, SCROLL_MESSAGES, SCROLL_UP, STORED, WRAPPED, apply_import, ask_reset,
                               cached_evidence, context, go_to_question, import_pasted, keep_answers, new_review,
-                              new_shuffle, new_topic, next_from_below, ordered, position, progress, reset, still_asking,
-                              submit)
+                              new_shuffle, new_topic, next_from_below, ordered, position, progress, quiz_config, reset,
+                              still_asking, submit)
 from ui.quiz_sync import keep_in_browser, take_browser_report
-from ui.sidebar import current_config, forget_link_warnings
+from ui.sidebar import forget_link_warnings
 from ui.theme import theme
 
 leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
@@ -329,10 +329,10 @@ def show_progress_io() -> None:
 
 
 @st.cache_data(max_entries=32, show_spinner="Computing every answer…")
-def answer_key_for(cfg) -> tuple[list[dict[str, str]], str]:
+def answer_key_for(cfg, text=None) -> tuple[list[dict[str, str]], str]:
     """The answer key at one config, as table rows and as CSV; its experiments are the page's own,
     shared with every session (cached_evidence)."""
-    key = answer_key(cfg, context(cfg))
+    key = answer_key(cfg, context(cfg, text))
     return key_rows(key), key_csv(key)
 
 
@@ -350,7 +350,7 @@ def show_answer_key(cfg) -> None:
                    "with its topic chosen. A shuffle seed, or a review of what was missed, renumbers them. A "
                    "link opens the quiz on one by its Q, `?q=42`, or by its Q in topic, `?topic=masking&q=1`.")
         with guard("The answer key"):
-            rows, csv_text = answer_key_for(cfg)
+            rows, csv_text = answer_key_for(cfg, text)
             # On screen the number and the answer come first, seen without scrolling sideways; the
             # file has every column (topic, kind, the lettered choices).
             st.dataframe(pd.DataFrame(rows, columns=KEY_COLUMNS), hide_index=True, width="stretch",
@@ -363,7 +363,7 @@ def show_answer_key(cfg) -> None:
                                mime="text/csv", key="quiz_key_csv", on_click="ignore")
 
 
-cfg = current_config()
+cfg, text = quiz_config()
 take_browser_report()
 keep_in_browser()
 with st.sidebar:
@@ -375,7 +375,8 @@ st.html(RECORD_PHONE_CSS)  # a style alone: Streamlit adds it to the page withou
 # with the note on saved progress under it, helped push the first question below the fold, and this one
 # took four lines of a 390 px phone (three now, four at the largest sizes).
 # Shapes, numbers and predictions, not every answer: ten conceptual questions keep theirs, with live evidence.
-st.caption(f"Shapes, numbers and predictions follow the live model at the sidebar's sizes, {sizes_text(cfg)}.")
+st.caption(f"Shapes, numbers and predictions follow the live model at the sidebar's sizes, {sizes_text(cfg)}."
+           + (" N, M and vocab_size come from your text." if text is not None else ""))
 if st.session_state.get(STORED) is False:  # when it can keep them, show_more says so, under Reset
     st.info("This browser does not let the app keep your progress (its storage is blocked), so it lives in this "
             "session only: a closed tab or a server restart loses anything you have not exported under *Save or "
@@ -419,7 +420,7 @@ review = controls.toggle("Review what I missed", key="quiz_review", persist_stat
                               "the list once the review ends.",
                          on_change=new_review)
 
-ctx = context(cfg)
+ctx = context(cfg, text)
 questions = ordered(topic, seed, review, cfg)
 # A question keeps its number in a review, so that "Q3" names one question inside the review and out.
 numbers = {q.id: f"Q{i}" for i, q in enumerate(ordered(topic, seed, False, cfg), start=1)}

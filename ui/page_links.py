@@ -180,7 +180,10 @@ def quiz_order(topic: str, seed: int) -> list[Question]:
 
 
 def _quiz_ids(cfg: TransformerConfig, state: State) -> list[str]:
-    return [q.id for q in quiz_order(state.get("quiz_topic", ALL_TOPICS), state.get("quiz_seed", 0))]
+    # The quiz numbers a family's own questions (ui.quiz_state.ordered), so q=3 counts among those; a topic
+    # with none for this family keeps its whole list, which the page never numbers (it says the topic has none).
+    every = quiz_order(state.get("quiz_topic", ALL_TOPICS), state.get("quiz_seed", 0))
+    return [q.id for q in every if q.applies(cfg)] or [q.id for q in every]
 
 
 def _whose_questions(cfg: TransformerConfig, state: State) -> str:

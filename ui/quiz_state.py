@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from core import TransformerConfig
+from core.tokens import TokenizedText
 from quizzes import BY_ID, Context, Question, format_answer
 from quizzes.check import mark, readable
 import quizzes.experiments as experiments
@@ -25,6 +26,7 @@ from ui.config_link import on_sliders
 from ui.page_links import ALL_TOPICS, quiz_order
 from ui.sidebar import current_config, forget_link_warnings
 from ui.traces import cached_shape_only, cached_shapes
+from ui.your_text import quiz_text
 
 ALL = ALL_TOPICS
 PROGRESS = "quiz_progress"
@@ -64,8 +66,14 @@ def cached_evidence(name: str, cfg) -> Evidence:
     return experiments.run(name, cfg, cached_shape_only(cfg) if name in TAKES_SHAPES else None)
 
 
-def context(cfg) -> Context:
-    return Context(cfg, trace=cached_shapes(cfg), runner=cached_evidence)
+def quiz_config() -> tuple[TransformerConfig, TokenizedText | None]:
+    """The model the quiz asks about: the sidebar's, sized by the learner's text when the Explorer's or the
+    Attention page's box holds one (so the answers are those of the pass the learner just read), and that text."""
+    return quiz_text(current_config())
+
+
+def context(cfg, text: TokenizedText | None = None) -> Context:
+    return Context(cfg, trace=cached_shapes(cfg), runner=cached_evidence, text=text)
 
 
 def progress() -> dict[str, Any]:
@@ -85,8 +93,8 @@ def submit(qid: str) -> None:
         st.session_state["quiz_empty"] = qid
         return
     try:
-        cfg = current_config()
-        ctx = context(cfg)
+        cfg, text = quiz_config()
+        ctx = context(cfg, text)
         if not readable(q, given, q.reading_symbols(ctx)):
             # Not marked wrong: a typo must not replace the last attempt. Shown under the question.
             st.session_state["quiz_unreadable"] = qid

@@ -557,6 +557,9 @@ def test_a_link_to_a_question_opens_it_one_at_a_time_and_ends_a_review_only_with
     assert at.query_params["q"] == "2"
 
 
+# The quiz numbers the questions about the sidebar's model: the default's, the paper's encoder-decoder.
+PAPERS_QUESTIONS = [q for q in quiz_order('All topics', 0) if q.applies(DEFAULT)]
+
 @pytest.mark.parametrize("change", ["topic", "seed"])
 def test_in_a_review_a_new_topic_or_shuffle_links_the_question_shown(change):
     """In a review, a new topic or shuffle put the link's q= on the topic's first question, and the page then
@@ -582,8 +585,7 @@ BAD_QUIZ = [  # a bad choice in a quiz link, the header shown instead, the warni
     ({"topic": "masking", "q": "99"}, "Q7 · Masking", "q=99 is not among Masking's 7 questions, 1 to 7; showing q 7."),
     ({"topic": "masking", "q": "0"}, "Q1 · Masking", "q=0 is not among Masking's 7 questions, 1 to 7; showing q 1."),
     ({"q": "-5"}, "Q1 · RNN vs. Transformer",
-     f"q=-5 is not among the quiz's {len(quiz_order('All topics', 0))} questions, 1 to "
-     f"{len(quiz_order('All topics', 0))}; showing q 1."),
+     f"q=-5 is not among the quiz's {len(PAPERS_QUESTIONS)} questions, 1 to {len(PAPERS_QUESTIONS)}; showing q 1."),
     ({"topic": "masking", "q": "shape-memory"}, "Q1 · Masking",  # another topic's question
      "q='shape-memory' is neither a whole number written in digits nor the id of one of Masking's 7 questions; "
      "showing q 1."),
