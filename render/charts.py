@@ -91,10 +91,11 @@ MASK_TITLES = (("key position",), ("query position",))
 WEIGHTS_TOKEN_TITLES = (("key token (what is looked at)", "key (what is looked at)", "key token"),
                         ("query token (who is looking)", "query (who is looking)", "query token"))
 MASK_TOKEN_TITLES = (("key token",), ("query token",))
-# Token labels: at most this many pixels each (Vega cuts a longer one with "…"), the key axis's slanted so that
-# neighbouring words do not run into each other. TITLE_CHAR_PX errs wide for the labels' smaller letters.
+# Token labels: at most this many pixels each (Vega cuts a longer one with "…"), the key axis's upright so that
+# each takes one letter's height of its column: slanted ones overlapped at a few pixels a cell, and Vega hid
+# every other one. TITLE_CHAR_PX errs wide for the labels' smaller letters.
 TOKEN_LABEL_PX = 120
-TOKEN_LABEL_ANGLE = -45
+TOKEN_LABEL_ANGLE = -90
 DIGIT_LABEL_PX = 14  # what the decor above already holds for a position's one or two digits
 TABLE_TITLES = (("embedding dimension", "dimension"), ("position",))
 
@@ -125,7 +126,7 @@ def attention_cells(a: AttentionMap, queries: list[str] | None = None, keys: lis
 
 
 def _token_axes(spec: dict, queries: list[str], keys: list[str]) -> None:
-    """Order a map's axes by position, not by the labels' text ("10 mat" before "2 cat"), and slant the keys."""
+    """Order a map's axes by position, not by the labels' text ("10 mat" before "2 cat"), keys upright."""
     for view in spec["layer"]:
         view["encoding"]["x"]["sort"], view["encoding"]["y"]["sort"] = list(keys), list(queries)
     x, y = spec["layer"][0]["encoding"]["x"], spec["layer"][0]["encoding"]["y"]
@@ -137,11 +138,13 @@ def _label_px(labels: list[str]) -> int:
     return min(TOKEN_LABEL_PX, TITLE_CHAR_PX * max(map(len, labels), default=0))
 
 
-def _token_decor(decor: tuple[int, int], queries: list[str], keys: list[str]) -> tuple[int, int]:
-    """The decor of a map labelled with tokens: the query labels widen the left axis, the slanted key labels
-    deepen the bottom one (by sin 45° of their length)."""
-    return (decor[0] + max(0, _label_px(queries) - DIGIT_LABEL_PX),
-            decor[1] + max(0, round(0.71 * _label_px(keys)) - DIGIT_LABEL_PX))
+def _token_size(spec: dict, cols: int, rows: int, decor: tuple[int, int], queries: list[str],
+                keys: list[str]) -> dict:
+    """Size a map labelled with tokens: the query labels widen the left axis, the upright key labels deepen the
+    bottom one, and the whole may grow by as much, so that its cells stay as large as a map of positions' (with
+    smaller ones Vega hid every other label of the mask)."""
+    extra = (max(0, _label_px(queries) - DIGIT_LABEL_PX), max(0, _label_px(keys) - DIGIT_LABEL_PX))
+    return _size(spec, cols, rows, (decor[0] + extra[0], decor[1] + extra[1]), MAX_SIDE + max(extra))
 
 
 def attention_spec(a: AttentionMap, queries: list[str] | None = None, keys: list[str] | None = None) -> dict:
@@ -155,7 +158,7 @@ def attention_spec(a: AttentionMap, queries: list[str] | None = None, keys: list
     if not labelled:
         return _fit_titles(_size(spec, cols, rows, WEIGHTS_DECOR), *WEIGHTS_TITLES)
     _token_axes(spec, queries, keys)
-    return _fit_titles(_size(spec, cols, rows, _token_decor(WEIGHTS_DECOR, queries, keys)), *WEIGHTS_TOKEN_TITLES)
+    return _fit_titles(_token_size(spec, cols, rows, WEIGHTS_DECOR, queries, keys), *WEIGHTS_TOKEN_TITLES)
 
 
 def attention_words(a: AttentionMap, tokens: bool = False) -> str:
@@ -205,7 +208,7 @@ def mask_spec(a: AttentionMap, theme: str = "light", queries: list[str] | None =
     if not labelled:
         return _fit_titles(_size(spec, cols, rows, MASK_DECOR), *MASK_TITLES)
     _token_axes(spec, queries, keys)
-    return _fit_titles(_size(spec, cols, rows, _token_decor(MASK_DECOR, queries, keys)), *MASK_TOKEN_TITLES)
+    return _fit_titles(_token_size(spec, cols, rows, MASK_DECOR, queries, keys), *MASK_TOKEN_TITLES)
 
 
 def full_width(spec: dict) -> int:
