@@ -166,9 +166,12 @@ def test_the_attention_page_switches_to_the_lab_s_trained_model_and_its_map_form
 
 def main_numbers(at):
     """The numbers behind the Attention page's weights heatmap: the one table whose rows are its columns."""
-    tables = [t.value for t in at.table]
-    tables = [getattr(t, "data", t) for t in tables]  # a Styler's frame
-    return next(t for t in tables if len(t) and list(t.index) == list(t.columns))
+    return next(t for t in tables_on(at) if len(t) and list(t.index) == list(t.columns))
+
+
+def tables_on(at):
+    """Every st.table's frame (a Styler's data)."""
+    return [getattr(t.value, "data", t.value) for t in at.table]
 
 
 def test_the_attention_page_draws_its_maps_over_your_text_with_the_tokens_as_labels():
@@ -191,6 +194,26 @@ def test_the_attention_page_draws_its_maps_over_your_text_with_the_tokens_as_lab
     assert not [h.value for h in at.header if "Your text's attention" in h.value]
 
 
+@pytest.mark.parametrize("arch", ["encoder-decoder", "decoder-only", "encoder-only"])
+def test_every_kind_of_map_over_a_text_is_labelled_with_its_own_tokens(arch):
+    """Queries come from their own stack (the decoder reads the text shifted right behind the start token),
+    cross-attention's keys from the source."""
+    at = typed(open_page("attention", {"arch": arch}), "the cat sat")
+    source, shifted = ["0 the", "1 ␣", "2 cat", "3 ␣", "4 sat"], ["0 <start>", "1 the", "2 ␣", "3 cat", "4 ␣"]
+    expected = {"encoder self-attention": (source, source), "self-attention": (source, source),
+                "decoder masked self-attention": (shifted, shifted), "cross-attention": (shifted, source),
+                "causal self-attention": (source, source)}
+    kinds = at.radio(key="a_kind").options if arch == "encoder-decoder" else [None]
+    for kind in kinds:
+        if kind is not None:
+            at.radio(key="a_kind").set_value(kind).run()
+        assert not at.exception, at.exception
+        numbers = next(t for t in tables_on(at) if list(t.columns)[:1] in (["0 the"], ["0 <start>"]))
+        shown = kind or next(k for k in expected if any(k.capitalize() in m.value for m in at.markdown))
+        assert (list(numbers.index), list(numbers.columns)) == expected[shown], shown
+        assert (numbers.sum(axis=1) - 1).abs().max() < 1e-5  # every row a softmax
+
+
 def test_a_shorter_line_s_padding_is_named_in_the_mask_note():
     at = typed(open_page("attention", {}), "the cat sat on the mat\na dog")
     at.selectbox(key="a_item").set_value(1).run()
@@ -203,8 +226,7 @@ def test_a_shorter_line_s_padding_is_named_in_the_mask_note():
 def test_with_no_text_the_map_keeps_its_positions():
     at = open_page("attention", {})
     assert not at.exception
-    numbers = next(getattr(t.value, "data", t.value) for t in at.table if "query 0" in list(
-        getattr(t.value, "data", t.value).index))
+    numbers = next(t for t in tables_on(at) if "query 0" in list(t.index))
     assert list(numbers.columns)[:2] == ["key 0", "key 1"]
     assert any("random token ids" in c.value for c in at.caption)
 
