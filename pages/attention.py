@@ -10,6 +10,7 @@ import streamlit as st
 
 from core import human_bytes
 from core.slim import slim_bytes, slim_estimate
+from core.tokens import PAD_TOKEN
 from core.trace import padded_positions
 from core.views import (MAX_POSITIONS, attention_kinds, attention_map, kv_sharing, slim_attention_maps,
                         weights_row)
@@ -24,8 +25,8 @@ from ui.sidebar import current_config, forget_link_warnings
 from ui.theme import theme
 from ui.trace_cache import GATE
 from ui.traces import cached_shapes, cached_trace, over_budget, shape_only_banner, slim_refusal
-from ui.value_views import text_attention
-from ui.your_text import text_box, text_sized_config
+from ui.value_views import text_pass, token_map, weights_words
+from ui.your_text import text_box, text_sized_config, trained_model
 
 leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
 
@@ -36,18 +37,25 @@ leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internal
 WEIGHTS_BOX, MASK_BOX = 290, 244
 
 
-def mask_note(kind: str, cfg, item: int | None = None) -> str:
+def mask_note(kind: str, cfg, item: int | None = None, padding: int | None = None) -> str:
     """What the mask beside the weights is, and where in this config's batch it hides anything.
 
     ``item`` is the batch item on show: when it is already the padded one, the note points at its
-    blocked keys instead of asking the learner to pick the item they are looking at."""
+    blocked keys instead of asking the learner to pick the item they are looking at. ``padding`` is, over a
+    learner's text, how many of that sequence's keys are padding (its line is shorter than M); None for the
+    seeded batch."""
+    if padding is not None and kind not in ("decoder masked self-attention", "causal self-attention"):
+        return text_mask_note(kind, cfg, item or 0, padding)
     if kind == "decoder masked self-attention":
         return ("Causal mask: True above the diagonal, so target position i sees positions 0..i and nothing "
                 "after. The diagonal stays visible.")
     if kind == "causal self-attention":
         return ("Causal mask: True above the diagonal, so position i sees positions 0..i and nothing after: each "
                 "position's logits predict the next token, which it must not see. The diagonal stays visible. "
-                "A decoder-only model pads nothing here, so this is its one mask.")
+                + ("Each shorter line of your text is padded at its end, after every token it has, so this mask "
+                   "already hides the padding from them: it is the one mask." if padding is not None and cfg.N > 1
+                   else
+                   "A decoder-only model pads nothing here, so this is its one mask."))
     padded = padded_positions(cfg)
     if not padded:
         where = (f"The trace pads the last quarter of the last sequence only when N > 1 and M ≥ 4; with N = {cfg.N} "
@@ -70,6 +78,23 @@ def mask_note(kind: str, cfg, item: int | None = None) -> str:
         return ("Key padding mask: the padding tokens (id 0) are hidden from every query; every other key is seen by "
                 "every query, before and after it (no causal mask). " + where)
     return "Key padding mask: the source's padding tokens (id 0) are hidden from every query. " + where
+
+
+def text_mask_note(kind: str, cfg, item: int, padding: int) -> str:
+    """The key padding mask over a learner's text: each line is one sequence, the shorter ones padded to M."""
+    what = ("Target queries look at source keys (M_target rows, M columns); the source's padding keys are hidden."
+            if kind == "cross-attention" else
+            "Key padding mask: the padding keys are hidden from every query; every other key is seen by every "
+            "query, before and after it (no causal mask).")
+    if cfg.N == 1:
+        where = "Your text is one line, so no key is padding and this mask hides nothing."
+    elif not padding:
+        where = (f"Line {item} of your text is its longest, M = {cfg.M} tokens, so none of its keys is padding and "
+                 "this mask hides nothing; pick a shorter line to see padding.")
+    else:
+        where = (f"Line {item} of your text is {cfg.M - padding} tokens, padded to M = {cfg.M} with {PAD_TOKEN}: "
+                 f"its keys {cfg.M - padding} to {cfg.M - 1} are blocked.")
+    return what + " " + where
 
 
 def sharing_section(t) -> None:
@@ -115,12 +140,25 @@ def _slim_maps(cfg, kind: str, layer: int, item: int):
 cfg = text_sized_config(current_config())  # the text in the box sets N, M and vocab_size
 kinds = attention_kinds(cfg)
 st.title("Attention")
-# A newcomer looks for meaning in the pattern (which word attends to which); here there is none to find.
-st.caption("Each cell is how much one query position takes from one key position, for one head of one "
-           "sequence: softmax(QKᵀ/√d_k), so every row sums to 1. This model is untrained (random weights, random "
-           "token ids), so the pattern itself means nothing yet: what to read here is the map's shape, the mask "
-           "and the row sums. The Training lab shows where a trained model looks.")
+intro = st.empty()  # what the map means depends on the text and the model, chosen in the box below it
 your_text = text_box(cfg)
+trained = trained_model()
+if trained is not None:
+    intro.caption("Each cell is how much one query token takes from one key token, for one head of a sequence of "
+                  "the trained model's task: softmax(QKᵀ/√d_k), so every row sums to 1. These weights were trained "
+                  "in the Training lab, so the pattern means something: each row shows where that token looks.")
+elif your_text is not None:
+    # The tokens are real, the weights are not: a newcomer reads meaning into which word looks at which.
+    intro.caption("Each cell is how much one query token takes from one key token, for one head of one line of "
+                  "your text: softmax(QKᵀ/√d_k), so every row sums to 1. The tokens are yours, but the model is "
+                  "untrained (random weights), so the pattern itself means nothing yet: what to read here is the "
+                  "map's shape, the mask and the row sums. The Training lab shows where a trained model looks.")
+else:
+    # A newcomer looks for meaning in the pattern (which word attends to which); here there is none to find.
+    intro.caption("Each cell is how much one query position takes from one key position, for one head of one "
+                  "sequence: softmax(QKᵀ/√d_k), so every row sums to 1. This model is untrained (random weights, "
+                  "random token ids), so the pattern itself means nothing yet: what to read here is the map's "
+                  "shape, the mask and the row sums. The Training lab shows where a trained model looks.")
 
 shapes = cached_shapes(cfg)
 slim = over_budget(shapes) and not slim_estimate(cfg).over(shapes.budget_bytes)  # maps from a slim pass (core.slim)
@@ -170,7 +208,20 @@ head = c3.selectbox("head", range(cfg.nhead), key="a_head",
 item = c4.selectbox("batch item", range(cfg.N), key="a_item", help=f"N = {cfg.N} sequences", **view)
 
 with guard("The attention heatmap"):
-    if slim:
+    # Over a text (or the trained model), the map is that pass's, its axes the tokens; else the seeded batch's.
+    # A slim pass reads the seeded ids only, so over the budget the map keeps its positions.
+    t = None if slim else text_pass(cfg, your_text)
+    if t is not None and t.shape_only:
+        st.info("This config is traced shape-only (over the memory budget): no weights to draw over your text.",
+                icon=":material/info:")
+        st.stop()
+    queries = keys = padding = None
+    if t is not None:
+        labelled = token_map(t, kind, layer, head, item)
+        a, queries, keys, padding = labelled.map, labelled.queries, labelled.keys, labelled.padding
+    elif slim:
+        if your_text is not None:
+            st.caption("A slim pass reads the seeded random ids, not your text: this map's axes are positions.")
         with st.spinner(f"Slim pass: batch item {item} through {kind} layer {layer}…"):
             a = _slim_maps(cfg, kind, layer, item)[head]
     else:
@@ -178,7 +229,7 @@ with guard("The attention heatmap"):
     if a.capped:
         st.caption(f"Showing the first {len(a.weights)} of {a.queries} queries and {len(a.weights[0])} of "
                    f"{a.keys} keys (capped at {MAX_POSITIONS} so large M stays fast); the full rows still sum to 1.")
-    weights, mask = attention_spec(a), mask_spec(a, theme())
+    weights, mask = attention_spec(a, queries, keys), mask_spec(a, theme(), queries, keys)
     # Side by side while the window has room for both, one below the other when it has not: the
     # browser decides, as only it knows the width (see charts.full_width).
     scrolls = ("On a screen narrower than a map, the map scrolls sideways inside its box: its last keys and its "
@@ -189,6 +240,12 @@ with guard("The attention heatmap"):
     right = row.container(width=max(full_width(mask), MASK_BOX))
     with left:
         st.header("Weights")  # h2 under the page's h1: a screen reader's outline skips no level
+        if t is not None:
+            st.caption(f"{'The trained model' if trained is not None else 'Your text'}, sequence {item}; weights: "
+                       f"{weights_words(t)}. Each row is a query token, each column a key token.")
+        if trained is not None:
+            st.caption("On the reversal task the mirror half looks back at the token it copies: in layer 0's "
+                       "maps its rows (the lower half) peak on the anti-diagonal.")
         show_chart(drawn_at_this_link(weights), width="content")
         blocked = a.blocked_weight_max
         if blocked is None and a.hidden_beyond:
@@ -200,14 +257,16 @@ with guard("The attention heatmap"):
         else:
             st.caption(f"× marks a blocked cell. The largest weight on a blocked cell is {blocked:.2g}: the mask "
                        "set its score to −∞ before the softmax, and e^−∞ = 0.")
-        show_numbers(numbers_frame(a.weights, [f"query {i}" for i in range(len(a.weights))],
-                                   [f"key {j}" for j in range(len(a.weights[0]) if a.weights else 0)]))
+        if queries is not None:
+            show_numbers(numbers_frame(a.weights, queries, keys))
+        else:
+            show_numbers(numbers_frame(a.weights, [f"query {i}" for i in range(len(a.weights))],
+                                       [f"key {j}" for j in range(len(a.weights[0]) if a.weights else 0)]))
     with right:
         st.header("Mask")
         show_chart(mask, width="content")
-        st.caption(mask_note(kind, cfg, item))
+        st.caption(mask_note(kind, cfg, item, padding))
 
 with guard("The K/V heads"):
-    sharing_section(shapes if slim else cached_trace(cfg))  # the live pass's own record of kv_head
-
-text_attention(cfg, your_text)  # the same map over your text, its axes labelled with your tokens
+    # The live pass's own record of kv_head: the text's (or trained model's) when the map is drawn from it.
+    sharing_section(shapes if slim else t if t is not None else cached_trace(cfg))

@@ -87,6 +87,16 @@ def _size(spec: dict, cols: int, rows: int, decor: tuple[int, int], most: int = 
 WEIGHTS_TITLES = (("key position (what is looked at)", "key (what is looked at)", "key position"),
                   ("query position (who is looking)", "query (who is looking)", "query position"))
 MASK_TITLES = (("key position",), ("query position",))
+# The same, for a map whose axes are labelled with a text's tokens.
+WEIGHTS_TOKEN_TITLES = (("key token (what is looked at)", "key (what is looked at)", "key token"),
+                        ("query token (who is looking)", "query (who is looking)", "query token"))
+MASK_TOKEN_TITLES = (("key token",), ("query token",))
+# Token labels: at most this many pixels each (Vega cuts a longer one with "…"), the key axis's upright so that
+# each takes one letter's height of its column: slanted ones overlapped at a few pixels a cell, and Vega hid
+# every other one. TITLE_CHAR_PX errs wide for the labels' smaller letters.
+TOKEN_LABEL_PX = 120
+TOKEN_LABEL_ANGLE = -90
+DIGIT_LABEL_PX = 14  # what the decor above already holds for a position's one or two digits
 TABLE_TITLES = (("embedding dimension", "dimension"), ("position",))
 
 
@@ -104,31 +114,61 @@ def _attention_template() -> dict:
     return alt.layer(weights, crosses).to_dict()
 
 
-def attention_cells(a: AttentionMap) -> list[dict]:
-    """One record per (query, key) cell of the capped map."""
+def attention_cells(a: AttentionMap, queries: list[str] | None = None, keys: list[str] | None = None) -> list[dict]:
+    """One record per (query, key) cell of the capped map: each axis by position, or by the label given for it
+    (a text's tokens, one distinct label per position)."""
     return [
-        {"query": i, "key": j, "weight": w, "blocked": b, "query token": a.query_tokens[i],
-         "key token": a.key_tokens[j]}
+        {"query": queries[i] if queries else i, "key": keys[j] if keys else j, "weight": w, "blocked": b,
+         "query token": a.query_tokens[i], "key token": a.key_tokens[j]}
         for i, (wrow, brow) in enumerate(zip(a.weights, a.blocked))
         for j, (w, b) in enumerate(zip(wrow, brow))
     ]
 
 
-def attention_spec(a: AttentionMap) -> dict:
-    """Heatmap of one head's weights; red crosses mark what the mask blocked."""
-    spec = fill_data(_attention_template(), {"cells": attention_cells(a)})
+def _token_axes(spec: dict, queries: list[str], keys: list[str]) -> None:
+    """Order a map's axes by position, not by the labels' text ("10 mat" before "2 cat"), keys upright."""
+    for view in spec["layer"]:
+        view["encoding"]["x"]["sort"], view["encoding"]["y"]["sort"] = list(keys), list(queries)
+    x, y = spec["layer"][0]["encoding"]["x"], spec["layer"][0]["encoding"]["y"]
+    x["axis"] = {**x.get("axis", {}), "labelAngle": TOKEN_LABEL_ANGLE, "labelLimit": TOKEN_LABEL_PX}
+    y["axis"] = {**y.get("axis", {}), "labelLimit": TOKEN_LABEL_PX}
+
+
+def _label_px(labels: list[str]) -> int:
+    return min(TOKEN_LABEL_PX, TITLE_CHAR_PX * max(map(len, labels), default=0))
+
+
+def _token_size(spec: dict, cols: int, rows: int, decor: tuple[int, int], queries: list[str],
+                keys: list[str]) -> dict:
+    """Size a map labelled with tokens: the query labels widen the left axis, the upright key labels deepen the
+    bottom one, and the whole may grow by as much, so that its cells stay as large as a map of positions' (with
+    smaller ones Vega hid every other label of the mask)."""
+    extra = (max(0, _label_px(queries) - DIGIT_LABEL_PX), max(0, _label_px(keys) - DIGIT_LABEL_PX))
+    return _size(spec, cols, rows, (decor[0] + extra[0], decor[1] + extra[1]), MAX_SIDE + max(extra))
+
+
+def attention_spec(a: AttentionMap, queries: list[str] | None = None, keys: list[str] | None = None) -> dict:
+    """Heatmap of one head's weights; red crosses mark what the mask blocked. ``queries`` and ``keys``, when
+    given, label the axes (a text's tokens, distinct and already escaped) in place of the positions."""
+    labelled = bool(queries and keys)
+    spec = fill_data(_attention_template(), {"cells": attention_cells(a, queries if labelled else None,
+                                                                      keys if labelled else None)})
     rows, cols = len(a.weights), len(a.weights[0]) if a.weights else 0
-    described(spec, attention_words(a))
-    return _fit_titles(_size(spec, cols, rows, WEIGHTS_DECOR), *WEIGHTS_TITLES)
+    described(spec, attention_words(a, labelled))
+    if not labelled:
+        return _fit_titles(_size(spec, cols, rows, WEIGHTS_DECOR), *WEIGHTS_TITLES)
+    _token_axes(spec, queries, keys)
+    return _fit_titles(_token_size(spec, cols, rows, WEIGHTS_DECOR, queries, keys), *WEIGHTS_TOKEN_TITLES)
 
 
-def attention_words(a: AttentionMap) -> str:
+def attention_words(a: AttentionMap, tokens: bool = False) -> str:
     """The heatmap in words, its accessible name: which map of the model it is (the page's four
     choices), its size (the part drawn, when capped) and how many cells the mask blocked, which
     the chart shows only as crosses. A screen reader that lands on one of several maps can tell
     which it is without finding the choices above it."""
     rows, cols = len(a.weights), len(a.weights[0]) if a.weights else 0
-    size = f"{rows} query positions down by {cols} key positions across"
+    unit = "tokens" if tokens else "positions"
+    size = f"{rows} query {unit} down by {cols} key {unit} across"
     if a.capped:
         size += f" (the first {rows} of {a.queries} queries and {cols} of {a.keys} keys)"
     blocked = sum(map(sum, a.blocked))
@@ -152,17 +192,23 @@ def _mask_template(blocked: str) -> dict:
     ).to_dict()
 
 
-def mask_spec(a: AttentionMap, theme: str = "light") -> dict:
+def mask_spec(a: AttentionMap, theme: str = "light", queries: list[str] | None = None,
+              keys: list[str] | None = None) -> dict:
     """The boolean mask itself: grey where True (blocked), light blue where the key is visible; the
-    grey is the ``theme``'s (INK), dark on a light page and lighter on a dark one."""
+    grey is the ``theme``'s (INK), dark on a light page and lighter on a dark one. ``queries`` and ``keys`` label
+    the axes as in attention_spec."""
+    labelled = bool(queries and keys)
     cells = [{"query": c["query"], "key": c["key"], "state": "blocked (True)" if c["blocked"] else "visible"}
-             for c in attention_cells(a)]
+             for c in attention_cells(a, queries if labelled else None, keys if labelled else None)]
     spec = fill_data(_mask_template(INK[theme]["blocked"]), {"cells": cells})
     rows, cols = len(a.weights), len(a.weights[0]) if a.weights else 0
     blocked = sum(map(sum, a.blocked))
     described(spec, f"The mask as a grid of {rows} queries by {cols} keys: {blocked} of the {rows * cols} pairs "
                     "are blocked. The caption under it says which.")
-    return _fit_titles(_size(spec, cols, rows, MASK_DECOR), *MASK_TITLES)
+    if not labelled:
+        return _fit_titles(_size(spec, cols, rows, MASK_DECOR), *MASK_TITLES)
+    _token_axes(spec, queries, keys)
+    return _fit_titles(_token_size(spec, cols, rows, MASK_DECOR, queries, keys), *MASK_TOKEN_TITLES)
 
 
 def full_width(spec: dict) -> int:

@@ -1,5 +1,5 @@
-"""The numbers of a pass on a page: "Show the values" and the step-through on the Explorer, and the attention
-map over the learner's text, its axes labelled with their tokens, on the Attention page.
+"""The numbers of a pass on a page: "Show the values" and the step-through on the Explorer, and the pass over the
+learner's text (or the trained model's) whose maps the Attention page draws, labelled with their tokens.
 
 Data flows one way: the config (sized by the text) and the text -> ``core.trace(cfg, text=...)``, cached here
 per session-independent key -> core's value slices (plain lists) -> render.values' heat tables and charts.
@@ -8,19 +8,19 @@ per session-independent key -> core's value slices (plain lists) -> render.value
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 
 import streamlit as st
 
 from core import Trace, TransformerConfig, estimate, trace
 from core.steps import plain_step, step_through
 from core.steps import steps as steps_of
-from core.tokens import TokenizedText
+from core.tokens import PAD_TOKEN, TokenizedText
 from core.values import MAX_VALUES, SLICE, axes, sequence_labels, value_slice
-from core.views import attention_kinds, attention_map
+from core.views import AttentionMap, attention_kinds, attention_map
 from render.markdown import as_literal
 from render.steps import step_panels, step_title
-from render.values import heat_table, heatmap_chart, shown_labels, values_frame
-from ui.charts import show_chart
+from render.values import heat_table, shown_labels, values_frame
 from ui.guard import guard
 from ui.trace_cache import GATE, kept_bytes, trace_cache
 from ui.traces import cached_shapes, cached_trace
@@ -75,38 +75,37 @@ def weights_words(t: Trace) -> str:
     return UNTRAINED if t.weights.startswith("untrained") else t.weights
 
 
-def text_attention(cfg: TransformerConfig, mine: YourText | None) -> None:
-    """On the Attention page: the map of the kind, layer and head chosen above, over the learner's text (or the
-    trained model's task sequence), with their tokens on both axes."""
-    trained = trained_model()
-    if mine is None and trained is None:
-        return
-    with guard("The attention map over your text"):
-        t = pass_for(cfg, mine)
-        st.header("The trained model's attention" if trained is not None else "Your text's attention")
-        if trained is not None:
-            st.caption("On the reversal task the mirror half looks back at the token it copies: in layer 0's "
-                       "maps its rows (the lower half) peak on the anti-diagonal.")
-        if t.shape_only:
-            st.info("This config is traced shape-only (over the memory budget): no weights to draw over your text.")
-            return
-        kinds = list(attention_kinds(cfg))
-        kind = st.session_state.get("a_kind")
-        kind = kind if kind in kinds else kinds[0]
-        layer = min(int(st.session_state.get("a_layer", 0)), cfg.layers - 1)
-        head = min(int(st.session_state.get("a_head", 0)), cfg.nhead - 1)
-        item = min(int(st.session_state.get("a_item", 0)), cfg.N - 1)
-        a = attention_map(t, kind, layer, head, item)
-        target = "M_target" if cfg.arch == "encoder-decoder" else "M"
-        stack, block = attention_kinds(cfg)[kind]  # queries come from this stack; cross-attention's keys from the source
-        queries = shown_labels(sequence_labels(t, "M" if stack == "enc" else target, item))
-        keys = shown_labels(sequence_labels(t, "M" if stack == "enc" or block == "cross_attn" else target, item))
-        queries, keys = queries[:len(a.weights)], keys[:len(a.weights[0]) if a.weights else 0]
-        st.caption(f"{kind}, layer {layer}, head {head}, sequence {item}; weights: {weights_words(t)}. Each row is a "
-                   "query token, each column a key token; every row sums to 1.")
-        show_chart(heatmap_chart(a.weights, queries, keys, x_title="key token", y_title="query token"),
-                   width="content")
-        st.dataframe(heat_table(values_frame(a.weights, queries, keys)), key="yt_attention_numbers")
+def text_pass(cfg: TransformerConfig, mine: YourText | None) -> Trace | None:
+    """The pass the Attention page draws when the learner typed a text or switched to the trained model; None
+    for the seeded random batch, which the page draws from its own caches."""
+    if mine is None and trained_model() is None:
+        return None
+    return pass_for(cfg, mine)
+
+
+@dataclass(frozen=True)
+class TokenMap:
+    """One head's map over a text's (or the trained model's) pass, with the tokens that label its axes."""
+
+    map: AttentionMap
+    queries: list[str]  # one distinct, escaped label per drawn query: "3 cat"
+    keys: list[str]
+    padding: int  # keys of this sequence that are padding (a line shorter than M), drawn or not
+
+
+def token_map(t: Trace, kind: str, layer: int, head: int, item: int) -> TokenMap:
+    """The map of ``kind``, ``layer``, ``head`` and sequence ``item`` over the pass, labelled with its tokens:
+    queries come from their own stack, cross-attention's keys from the source."""
+    cfg = t.config
+    a = attention_map(t, kind, layer, head, item)
+    target = "M_target" if cfg.arch == "encoder-decoder" else "M"
+    stack, block = attention_kinds(cfg)[kind]
+    keys_from = "M" if stack == "enc" or block == "cross_attn" else target
+    queries = shown_labels(sequence_labels(t, "M" if stack == "enc" else target, item))
+    keys = sequence_labels(t, keys_from, item)
+    padding = keys.count(PAD_TOKEN)
+    keys = shown_labels(keys)
+    return TokenMap(a, queries[:len(a.weights)], keys[:len(a.weights[0]) if a.weights else 0], padding)
 
 
 def value_views(cfg: TransformerConfig, mine: YourText | None) -> None:

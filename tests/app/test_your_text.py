@@ -3,6 +3,8 @@ sizes it set, limits are said, and no text the learner types breaks the page or 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from core import trace
@@ -141,7 +143,8 @@ def test_the_step_through_shows_operands_that_make_the_row():
 
 def test_the_attention_page_switches_to_the_lab_s_trained_model_and_its_map_forms_the_anti_diagonal():
     """After a reversal run (kept for the session, as the Training lab keeps it), the mirror half's queries look
-    back at the token each copies: position M/2 + j at M/2 + 1 - j, BOS at 0."""
+    back at the token each copies: position M/2 + j at M/2 + 1 - j, BOS at 0. The page's own map is the trained
+    model's, its numbers table labelled with the task's tokens."""
     from core.train import ReversalSettings, train_reversal
 
     res = train_reversal(ReversalSettings(), keep_model=True)
@@ -150,13 +153,82 @@ def test_the_attention_page_switches_to_the_lab_s_trained_model_and_its_map_form
     at.run()
     at.radio(key="yt_model").set_value("trained in the Training lab").run()
     assert not at.exception
-    assert "The trained model's attention" in [h.value for h in at.header]
-    assert any(as_literal(res.trained.weights) in c.value for c in at.caption)  # as the page writes it
-    weights = at.dataframe[-1].value  # the map over the task's sequence, rows and columns its tokens
+    captions = [c.value for c in at.caption]
+    assert any(as_literal(res.trained.weights) in c for c in captions)  # as the page writes it, beside the map
+    assert any("anti-diagonal" in c for c in captions)
+    assert not any("random token ids" in c for c in captions)  # the intro no longer says the ids are random
+    weights = main_numbers(at)  # the map over the task's sequence, rows and columns its tokens
     assert list(weights.index) == list(weights.columns) and weights.index[0] == "0 <start>"
     M = len(weights)
     peaks = weights.values.argmax(axis=1)
     assert [int(p) for p in peaks[M // 2:]] == [M // 2 - j for j in range(M // 2)]
+
+
+def main_numbers(at):
+    """The numbers behind the Attention page's weights heatmap: the one table whose rows are its columns."""
+    return next(t for t in tables_on(at) if len(t) and list(t.index) == list(t.columns))
+
+
+def tables_on(at):
+    """Every st.table's frame (a Styler's data)."""
+    return [getattr(t.value, "data", t.value) for t in at.table]
+
+
+def test_the_attention_page_draws_its_maps_over_your_text_with_the_tokens_as_labels():
+    """The page's own map, mask and numbers table come from the pass over the text: no second map below."""
+    at = typed(open_page("attention", {}), "the cat sat on the mat")
+    tok = tokenize("the cat sat on the mat", "word")
+    cfg = text_config(at.session_state["cfg"], tok)
+    t = trace(cfg, text=tok)
+    numbers = main_numbers(at)
+    labels = ["0 the", "1 ␣", "2 cat", "3 ␣", "4 sat", "5 ␣", "6 on", "7 ␣", "8 the", "9 ␣", "10 mat"]
+    assert list(numbers.index) == labels and list(numbers.columns) == labels
+    assert numbers.values.tolist() == t.tensors["enc.0.self_attn.weights"][0, 0].tolist()
+    charts = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+    weights, mask = charts[:2]
+    for spec in (weights, mask):
+        cells = spec["layer"][0]["data"]["values"]
+        assert [c["key"] for c in cells[:len(labels)]] == labels
+        assert spec["layer"][0]["encoding"]["x"]["sort"] == labels
+    assert len(charts) == 2  # the text's map is the page's map: none drawn twice
+    assert not [h.value for h in at.header if "Your text's attention" in h.value]
+
+
+@pytest.mark.parametrize("arch", ["encoder-decoder", "decoder-only", "encoder-only"])
+def test_every_kind_of_map_over_a_text_is_labelled_with_its_own_tokens(arch):
+    """Queries come from their own stack (the decoder reads the text shifted right behind the start token),
+    cross-attention's keys from the source."""
+    at = typed(open_page("attention", {"arch": arch}), "the cat sat")
+    source, shifted = ["0 the", "1 ␣", "2 cat", "3 ␣", "4 sat"], ["0 <start>", "1 the", "2 ␣", "3 cat", "4 ␣"]
+    expected = {"encoder self-attention": (source, source), "self-attention": (source, source),
+                "decoder masked self-attention": (shifted, shifted), "cross-attention": (shifted, source),
+                "causal self-attention": (source, source)}
+    kinds = at.radio(key="a_kind").options if arch == "encoder-decoder" else [None]
+    for kind in kinds:
+        if kind is not None:
+            at.radio(key="a_kind").set_value(kind).run()
+        assert not at.exception, at.exception
+        numbers = next(t for t in tables_on(at) if list(t.columns)[:1] in (["0 the"], ["0 <start>"]))
+        shown = kind or next(k for k in expected if any(k.capitalize() in m.value for m in at.markdown))
+        assert (list(numbers.index), list(numbers.columns)) == expected[shown], shown
+        assert (numbers.sum(axis=1) - 1).abs().max() < 1e-5  # every row a softmax
+
+
+def test_a_shorter_line_s_padding_is_named_in_the_mask_note():
+    at = typed(open_page("attention", {}), "the cat sat on the mat\na dog")
+    at.selectbox(key="a_item").set_value(1).run()
+    assert not at.exception
+    numbers = main_numbers(at)
+    assert list(numbers.index)[-1].endswith("<pad>")
+    assert any("Line 1 of your text is 3 tokens, padded to M = 11" in c.value for c in at.caption)
+
+
+def test_with_no_text_the_map_keeps_its_positions():
+    at = open_page("attention", {})
+    assert not at.exception
+    numbers = next(t for t in tables_on(at) if "query 0" in list(t.index))
+    assert list(numbers.columns)[:2] == ["key 0", "key 1"]
+    assert any("random token ids" in c.value for c in at.caption)
 
 
 def test_untrained_weights_are_labelled_so_where_values_are_shown():

@@ -3,6 +3,8 @@ leaves the page working without turning into markup."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -26,10 +28,13 @@ def type_text(page, text: str) -> None:
 def test_the_attention_heatmap_shows_the_tokens_as_labels(app_url, page):
     page.goto(app_url + "/attention")
     type_text(page, "the cat sat on the mat")
-    expect(page.get_by_role("heading", name="Your text's attention")).to_be_visible(timeout=LOAD)
-    chart = page.locator('[data-testid="stVegaLiteChart"]').last
-    for label in ("0 the", "2 cat", "8 the", "10 mat"):
-        expect(chart.locator("svg text", has_text=label).first).to_be_attached(timeout=LOAD)
+    expect(page.get_by_text("Your text, sequence 0; weights: untrained")).to_be_visible(timeout=LOAD)
+    charts = page.locator('[data-testid="stVegaLiteChart"]')
+    expect(charts).to_have_count(2, timeout=LOAD)  # the page's weights and mask: no second map over the text
+    for chart in (charts.first, charts.last):
+        for label in ("0 the", "2 cat", "8 the", "10 mat"):
+            expect(chart.locator("svg text", has_text=label).first).to_be_attached(timeout=LOAD)
+        expect(chart.locator(".role-axis-label text", has_text=re.compile(r"^\d+$"))).to_have_count(0)  # no bare positions
     no_exception(page)
 
 
