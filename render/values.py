@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 
-import altair as alt
 import pandas as pd
 from pandas.io.formats.style import Styler
 
@@ -89,18 +88,3 @@ def heat_table(frame: pd.DataFrame) -> Styler:
     return (frame.style
             .map(lambda v: _cell_css(v if abs(v) != float("inf") else 0.0, most))
             .format(lambda v: "−∞" if v == float("-inf") else ("∞" if v == float("inf") else f"{v:.{DIGITS}f}")))
-
-
-def heatmap_chart(values: list[list[float]], rows: list[str], columns: list[str], *, x_title: str, y_title: str,
-                  title: str = "") -> alt.Chart:
-    """A heatmap whose axes are labelled with tokens: rows down (queries), columns across (keys)."""
-    cells = pd.DataFrame([{"row": rows[i], "column": columns[j], "value": v, "i": i, "j": j}
-                          for i, line in enumerate(values) for j, v in enumerate(line)])
-    side = 22
-    return alt.Chart(cells, title=title or alt.Undefined).mark_rect().encode(
-        x=alt.X("column:N", sort=columns, title=x_title, axis=alt.Axis(labelAngle=-45, labelLimit=160)),
-        y=alt.Y("row:N", sort=rows, title=y_title, axis=alt.Axis(labelLimit=160)),
-        color=alt.Color("value:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]), title="weight"),
-        tooltip=[alt.Tooltip("row:N", title=y_title), alt.Tooltip("column:N", title=x_title),
-                 alt.Tooltip("value:Q", format=".3f")],
-    ).properties(width=max(120, side * len(columns)), height=max(120, side * len(rows)))

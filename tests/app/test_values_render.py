@@ -7,7 +7,6 @@ import pytest
 from render.values import (
     heat_colour,
     heat_table,
-    heatmap_chart,
     shown_token,
     token_frame,
     token_labels,
@@ -53,10 +52,3 @@ def test_heat_table_keeps_the_values_and_colours_every_cell():
     html = styler.to_html()
     assert "background-color: #3163ba" in html  # -1.0, the largest finite magnitude, fully blue
     assert "−∞" in html and "0.500" in html
-
-
-def test_heatmap_chart_labels_its_axes_with_the_tokens_in_order():
-    rows = token_labels(["a", "b"])
-    spec = heatmap_chart([[0.9, 0.1], [0.4, 0.6]], rows, rows, x_title="key", y_title="query").to_dict()
-    assert spec["encoding"]["y"]["sort"] == ["0 a", "1 b"]
-    assert spec["encoding"]["x"]["sort"] == ["0 a", "1 b"]
