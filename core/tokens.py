@@ -46,8 +46,27 @@ def split(text: str, level: str) -> list[str]:
     raise ValueError(f"tokenizer={level!r} must be one of {', '.join(LEVELS)}")
 
 
+class _Sizes:
+    """N, M and M_target of sequences held as ``source`` and ``target`` (tokens or ids alike)."""
+
+    source: tuple[tuple, ...]
+    target: tuple[tuple, ...] | None
+
+    @property
+    def N(self) -> int:
+        return len(self.source)
+
+    @property
+    def M(self) -> int:
+        return max(len(s) for s in self.source)
+
+    @property
+    def M_target(self) -> int:
+        return max(len(s) for s in self.target) if self.target else self.M
+
+
 @dataclass(frozen=True)
-class TokenizedText:
+class TokenizedText(_Sizes):
     """The text's sequences (one per non-empty line) as tokens, and the vocabulary they share.
 
     ``target`` holds the target text's sequences when the learner typed one, else None.
@@ -71,18 +90,6 @@ class TokenizedText:
         """The token an id stands for; id 0 is the start token."""
         return START_TOKEN if token_id == START_ID else self.vocab[token_id - 1]
 
-    @property
-    def N(self) -> int:
-        return len(self.source)
-
-    @property
-    def M(self) -> int:
-        return max(len(s) for s in self.source)
-
-    @property
-    def M_target(self) -> int:
-        return max(len(s) for s in self.target) if self.target is not None else self.M
-
     def decoder_input(self) -> list[list[str]]:
         """What the decoder reads: the target (or the source again) shifted right behind the start token."""
         target = self.target if self.target is not None else self.source
@@ -101,7 +108,7 @@ class TokenizedText:
 
 
 @dataclass(frozen=True)
-class TokenBatch:
+class TokenBatch(_Sizes):
     """Token ids for one pass, one tuple per sequence (not yet padded), and every id's label.
 
     A learner's text gives one (``TokenizedText.batch``); so does a trained task's sequence, whose
@@ -115,18 +122,6 @@ class TokenBatch:
     @property
     def vocab_size(self) -> int:
         return len(self.labels)
-
-    @property
-    def N(self) -> int:
-        return len(self.source)
-
-    @property
-    def M(self) -> int:
-        return max(len(s) for s in self.source)
-
-    @property
-    def M_target(self) -> int:
-        return max(len(s) for s in self.target) if self.target else self.M
 
     def tokens(self, which: str = "source") -> tuple[tuple[str, ...], ...]:
         """Each sequence's tokens, padded to the longest with PAD_TOKEN: the labels of a value table's rows."""
