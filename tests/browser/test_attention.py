@@ -200,6 +200,8 @@ def test_a_heatmap_in_fullscreen_shows_whole_and_larger_on_a_projector_screen(ap
         expect(drawing).to_be_visible(timeout=LOAD)
         idle(page)
         cell = chart.locator(".mark-rect path").nth(5 * columns + 2)  # row 5, column 2
+        # The map sits below the text box: bring it, and the toolbar above it, into the window first.
+        chart.evaluate("e => e.scrollIntoView({block: 'center'})")
         inline, inline_drawing = cell.bounding_box(), drawing.bounding_box()
         chart.hover()
         frame = chart.locator("xpath=ancestor::*[@data-testid='stFullScreenFrame'][1]")
