@@ -11,11 +11,16 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from core import DEFAULT
+from quizzes import questions_for
 from tests.support.browser import (
     LOAD, NAV, go_to, keep, no_exception, open_quiz, page_in, shape_cell, slider_thumb, thumb_value,
 )
 
 pytestmark = pytest.mark.browser
+
+# The quiz asks the default model, the paper's encoder-decoder, its own questions.
+PAPERS_QUESTIONS = len(questions_for(None, DEFAULT))
 
 
 def test_first_visit_to_a_page_url_runs_the_whole_app(fresh_app_url, page):
@@ -138,7 +143,7 @@ def test_each_page_keeps_its_own_settings_across_a_visit_elsewhere(app_url, page
     draw, so that the server has them before the page switch (a switch sends only the new page's
     widgets)."""
     open_quiz(page, app_url + "/quiz")
-    expect(page.get_by_text("Question 1 of 70")).to_be_visible(timeout=LOAD)
+    expect(page.get_by_text(f"Question 1 of {PAPERS_QUESTIONS}")).to_be_visible(timeout=LOAD)
     page.locator('[data-testid="stSelectbox"]').filter(has_text="Topic").click()
     page.get_by_role("option", name="Masking").click()
     expect(page.get_by_text(re.compile(r"Question 1 of \d$"))).to_be_visible(timeout=LOAD)  # 7 masking questions
@@ -244,7 +249,7 @@ def test_a_phone_shows_a_links_warning_the_tables_hint_and_the_quiz_buttons_in_o
 
         open_quiz(page, app_url + "/quiz")
         nav = page.locator(".st-key-quiz_nav")
-        row = [nav.locator(".st-key-quiz_prev button"), nav.get_by_text("Question 1 of 70"),
+        row = [nav.locator(".st-key-quiz_prev button"), nav.get_by_text(f"Question 1 of {PAPERS_QUESTIONS}"),
                nav.locator(".st-key-quiz_next button")]
         expect(row[2]).to_be_visible(timeout=LOAD)
         previous, count, following = (part.bounding_box() for part in row)
