@@ -8,6 +8,7 @@ never markup: Streamlit draws both as text.
 from __future__ import annotations
 
 import math
+import numbers
 
 import pandas as pd
 from pandas.io.formats.style import Styler
@@ -87,4 +88,9 @@ def heat_table(frame: pd.DataFrame) -> Styler:
     most = 0.0 if math.isnan(most) else most
     return (frame.style
             .map(lambda v: _cell_css(v if abs(v) != float("inf") else 0.0, most))
-            .format(lambda v: "−∞" if v == float("-inf") else ("∞" if v == float("inf") else f"{v:.{DIGITS}f}")))
+            .format(lambda v: "−∞" if v == float("-inf") else ("∞" if v == float("inf") else _number(v))))
+
+
+def _number(v) -> str:
+    """Token ids as the whole numbers they are; every other value to DIGITS decimals."""
+    return str(v) if isinstance(v, numbers.Integral) else f"{v:.{DIGITS}f}"
