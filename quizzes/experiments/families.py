@@ -76,7 +76,7 @@ def family_reach(cfg: TransformerConfig) -> Evidence:
     small, note = bounded(in_family(cfg, arch), uses=("M", "E", "nhead", "d_ff", "layers", "vocab_size"))
     L = max(small.M, 4)  # a middle position with neighbours on both sides
     small = small.replace(M=L, max_len=max(small.max_len, L), N=1)
-    model = Transformer.from_config(small).eval()
+    model = Transformer.from_config(small).train(False)
     tokens = torch.randint(0, small.vocab_size, (1, L), generator=generator(small.seed))  # (1, L)
     changed = tokens.clone()
     j = L // 2

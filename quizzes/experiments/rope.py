@@ -46,7 +46,7 @@ def rope_probe(cfg: TransformerConfig) -> Evidence:
     rope = small.replace(positional="rope")
     counts, recs = {}, {}
     for c in (small, rope):
-        model = Transformer.from_config(c).eval()
+        model = Transformer.from_config(c).train(False)
         counts[c.positional] = sum(p.numel() for p in model.parameters())
         rec: dict[str, torch.Tensor] = {}
         src = torch.randint(0, c.vocab_size, (1, c.M), generator=generator(c.seed))  # (1, M)
