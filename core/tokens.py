@@ -101,8 +101,8 @@ class TokenizedText(_Sizes):
 
     def batch(self) -> TokenBatch:
         """The text as the ids a pass reads: the source lines, and the decoder's input (shifted right)."""
-        index = {t: i for i, t in enumerate(self.labels())}
-        return TokenBatch(source=tuple(tuple(self.ids(seq)) for seq in self.source),
+        index = {t: i for i, t in enumerate(self.labels())}  # the start token is 0, the text's tokens 1, 2, ...
+        return TokenBatch(source=tuple(tuple(index[t] for t in seq) for seq in self.source),
                           target=tuple(tuple(index[t] for t in seq) for seq in self.decoder_input()),
                           labels=self.labels())
 

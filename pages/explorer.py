@@ -13,8 +13,8 @@ from core.kv_cache import check_refusal, room_for
 from core.memory import PUBLISHED_PARAMS, param_formulas, real_model
 from core.rows import extras_for, rows_for
 from core.views import context_cost, kv_cache_view, layer_crossover, memory_curve
-from render.diagram import (MIN_WIDTH, NORM_NAMES, WIDTH, architecture_steps, architecture_svg, architecture_title,
-                            heads_words, legend_lines)
+from render.diagram import (ACTIVATION_NAMES, MIN_WIDTH, NORM_NAMES, WIDTH, architecture_steps, architecture_svg,
+                            architecture_title, heads_words, legend_lines)
 from render.kv_cache import cache_formula, kv_cache_spec
 from render.tables import (STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_cells,
                           table_csv, table_file_name, table_json, table_markdown)
@@ -141,7 +141,7 @@ def sizes_words(cfg) -> str:
     target = f"M_target={cfg.M_target}, " if cfg.M_target is not None else ""
     kv = f", nhead_kv={cfg.nhead_kv}" if cfg.nhead_kv != cfg.nhead else ""
     parts = [cfg.arch, "pre-norm" if cfg.norm_first else "post-norm", NORM_NAMES[cfg.norm],
-             {"relu": "ReLU", "gelu": "GELU", "swiglu": "SwiGLU"}[cfg.activation],
+             ACTIVATION_NAMES[cfg.activation],
              "RoPE" if cfg.positional == "rope" else f"{cfg.positional} positions"] + ([] if cfg.bias else ["no bias"])
     return (f"N={cfg.N}, M={cfg.M}, {target}E={cfg.E}, nhead={cfg.nhead}{kv} (so d_k = E/nhead = {cfg.d_k}), "
             f"d_ff={cfg.d_ff}, vocab_size={cfg.vocab_size}, layers={cfg.layers}; {', '.join(parts)}.")

@@ -24,7 +24,8 @@ if TYPE_CHECKING:  # a type only: importing core's package imports torch
 FILLS = {"io": "#ffffff", "embed": "#fde2e4", "pos": "#e2ecfd", "attn": "#fff4cc", "norm": "#f0f0f0",
          "ffn": "#dff5e1", "head": "#ede2fd"}
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
-NORM_NAMES = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm"}
+NORM_NAMES = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm"}  # the parts as papers write them
+ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "swiglu": "SwiGLU"}
 
 
 @dataclass(frozen=True)

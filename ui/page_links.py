@@ -167,8 +167,10 @@ MODE_TEXT = {ONE: "one", SET: "set"}
 LINKED = "quiz_linked"  # set when a link named a question: a review that does not hold it ends (pages/quiz.py)
 
 
-def quiz_order(topic: str, seed: int) -> list[Question]:
-    """The questions of a topic (or of all, for ALL_TOPICS) in a shuffle seed's order (0: the bank's).
+def quiz_order(topic: str, seed: int, cfg: TransformerConfig | None = None) -> list[Question]:
+    """The questions of a topic (or of all, for ALL_TOPICS) in a shuffle seed's order (0: the bank's); with
+    ``cfg``, only those about its model, picked out of the whole shuffle, so a seed orders every family's
+    questions alike.
 
     A link's q= counts in this order, as the quiz numbers its questions; a review of what one learner
     missed narrows it for that learner alone, so a link never counts in a review's list (and a review
@@ -176,14 +178,14 @@ def quiz_order(topic: str, seed: int) -> list[Question]:
     questions = questions_for(topic if topic in TOPICS else None)
     if seed:
         random.Random(seed).shuffle(questions)
-    return questions
+    return questions if cfg is None else [q for q in questions if q.applies(cfg)]
 
 
 def _quiz_ids(cfg: TransformerConfig, state: State) -> list[str]:
-    # The quiz numbers a family's own questions (ui.quiz_state.ordered), so q=3 counts among those; a topic
-    # with none for this family keeps its whole list, which the page never numbers (it says the topic has none).
-    every = quiz_order(state.get("quiz_topic", ALL_TOPICS), state.get("quiz_seed", 0))
-    return [q.id for q in every if q.applies(cfg)] or [q.id for q in every]
+    # A topic with none of this family's questions keeps its whole list, which the page never numbers (it says
+    # the topic has none).
+    topic, seed = state.get("quiz_topic", ALL_TOPICS), state.get("quiz_seed", 0)
+    return [q.id for q in quiz_order(topic, seed, cfg) or quiz_order(topic, seed)]
 
 
 def _whose_questions(cfg: TransformerConfig, state: State) -> str:

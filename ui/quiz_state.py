@@ -320,7 +320,7 @@ def ordered(topic: str, seed: int, review: bool, cfg: TransformerConfig | None =
     The family's questions are picked out of the whole bank's shuffle, so a seed orders every family's
     questions alike, and a question keeps its place among its neighbours when the family changes."""
     cfg = current_config() if cfg is None else cfg
-    qs = [q for q in quiz_order(topic, seed) if q.applies(cfg)]
+    qs = quiz_order(topic, seed, cfg)
     if review:
         wrong = set(missed(progress())) | st.session_state.get(RIGHTED, frozenset())
         qs = [q for q in qs if q.id in wrong]

@@ -14,6 +14,7 @@ import streamlit as st
 
 from core import DEFAULT, PRESETS, TransformerConfig, divisors
 from core.config import ACTIVATIONS, ARCHS, NORMS, POSITIONAL_KINDS, SIZE_NAMES
+from render.diagram import ACTIVATION_NAMES, NORM_NAMES
 from render.markdown import as_literal
 from ui.config_link import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_OPTION, N_RANGE, VOCABS, WIDTHS,
                             attention_kind, choices_twice, link_params, link_text, nearest, nhead_options,
@@ -47,8 +48,6 @@ ONE_STACK_LABELS = {
 ARCH_NAMES = {"encoder-decoder": "encoder-decoder (the paper, T5)", "decoder-only": "decoder-only (GPT, Llama)",
               "encoder-only": "encoder-only (BERT)"}
 NORM_FIRST_NAMES = {False: "post-norm (the paper)", True: "pre-norm (GPT-2, Llama)"}
-NORM_NAMES = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm"}
-ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "swiglu": "SwiGLU"}
 POSITIONAL_NAMES = {"sinusoidal": "sinusoidal", "learned": "learned", "rope": "RoPE", "none": "none"}
 CUSTOM = "(custom)"
 STATE_KEY = "cfg"

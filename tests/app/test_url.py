@@ -558,7 +558,7 @@ def test_a_link_to_a_question_opens_it_one_at_a_time_and_ends_a_review_only_with
 
 
 # The quiz numbers the questions about the sidebar's model: the default's, the paper's encoder-decoder.
-PAPERS_QUESTIONS = [q for q in quiz_order('All topics', 0) if q.applies(DEFAULT)]
+PAPERS_QUESTIONS = quiz_order('All topics', 0, DEFAULT)
 
 @pytest.mark.parametrize("change", ["topic", "seed"])
 def test_in_a_review_a_new_topic_or_shuffle_links_the_question_shown(change):
