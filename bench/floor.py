@@ -34,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # a script: the repo root holds harness/
 
 from harness.load import MemorySampler, rss_bytes  # noqa: E402
-from harness.server import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, start_server, stop_server  # noqa: E402
+from harness.server import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, goto_when_listening, start_server, stop_server  # noqa: E402
 
 WAIT_MS = 120_000
 MIB = 2**20
@@ -68,14 +68,7 @@ async def idle(page) -> None:
 
 async def open_table(page, url: str, started: float | None = None) -> float:
     """Open ``url`` (retrying while the server is not listening yet); seconds from ``started`` to the table's first row."""
-    while True:
-        try:
-            await page.goto(url, timeout=5_000)
-            break
-        except Exception:  # noqa: BLE001 - not listening yet
-            if started is not None and time.monotonic() - started > WAIT_MS / 1000:
-                raise
-            await asyncio.sleep(0.05)
+    await goto_when_listening(page, url, time.monotonic() if started is None else started, limit_s=WAIT_MS / 1000)
     await page.wait_for_function(CELL_HAS_SHAPE, arg=FIRST_CELL, polling="raf", timeout=WAIT_MS)
     return time.monotonic() - started if started is not None else 0.0
 

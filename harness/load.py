@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.server import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server
+from harness.server import CHROMIUM, CHROMIUM_ARGS, free_port, goto_when_listening, start_server, stop_server
 
 WAIT_MS = 60_000  # any single wait; a session that exceeds it records an error and goes on
 TRAIN_WAIT_MS = 120_000
@@ -250,14 +250,7 @@ async def cold_start(browser, url: str, started: float) -> float:
     context = await browser.new_context()
     page = await context.new_page()
     try:
-        while True:
-            try:
-                await page.goto(url, timeout=5_000)
-                break
-            except Exception:  # noqa: BLE001 - not listening yet
-                if time.monotonic() - started > 120:
-                    raise
-                await asyncio.sleep(0.1)
+        await goto_when_listening(page, url, started, limit_s=120)
         await expect(shape_cell(page, 0)).to_have_text(re.compile(r"\(\d+, \d+\)"), timeout=120_000)
         return time.monotonic() - started
     finally:

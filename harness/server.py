@@ -8,6 +8,7 @@ so all of them run the same server the same way: `streamlit run <script>`, headl
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
@@ -51,6 +52,19 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout: float) -> None:
         except OSError:
             time.sleep(0.3)
     raise RuntimeError(f"streamlit did not answer at {url} within {timeout} s")
+
+
+async def goto_when_listening(page, url: str, started: float, limit_s: float) -> None:
+    """Open ``url`` in a Playwright ``page``, retrying while the server is not listening yet; give up
+    ``limit_s`` seconds after ``started`` (a time.monotonic() reading)."""
+    while True:
+        try:
+            await page.goto(url, timeout=5_000)
+            return
+        except Exception:  # noqa: BLE001 - not listening yet
+            if time.monotonic() - started > limit_s:
+                raise
+            await asyncio.sleep(0.05)
 
 
 def stop_server(proc: subprocess.Popen) -> None:

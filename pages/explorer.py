@@ -21,8 +21,9 @@ from render.tables import (STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_sp
 from ui.charts import show_chart
 from ui.guard import guard
 from ui.layout import phone_only_caption, sidebar_closed_hint
+from ui.page_links import KV_G_CHOICES
 from ui.streamlit_internals import leave_legacy_pages_mode
-from ui.sidebar import current_config
+from ui.sidebar import current_config, forget_link_warnings
 from ui.theme import theme
 from ui.traces import cached_cache_check, cached_shapes, LIVE_TABLE_BYTES, over_budget, shape_only_banner
 from ui.value_views import value_views
@@ -364,7 +365,6 @@ with memory_tab, guard("The memory chart"):
                    f"that runs at M needs a position table of at least M rows, E weights each.")
 
 
-G_CHOICES = [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096]  # generated tokens G, doubling
 CONTEXT = 4096  # the context a served Llama-2 holds
 
 
@@ -378,7 +378,8 @@ if cfg.arch == "decoder-only":
     with st.container(key="kv_cache"), guard("The KV cache"):
         st.caption("Generating, a decoder-only model keeps every layer's K and V of the tokens so far, so each new "
                    "token computes only its own: the cache. It grows by one position a token.")
-        G = st.select_slider("G — generated tokens", G_CHOICES, value=8, key="x_kv_G", persist_state="session",
+        G = st.select_slider("G — generated tokens", KV_G_CHOICES, key="x_kv_G", persist_state="session",
+                             on_change=forget_link_warnings,
                              help="New tokens generated after the M-token prompt: the cache then holds M + G "
                                   "positions.")
         kv = kv_cache_view(cfg, G)

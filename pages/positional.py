@@ -119,10 +119,11 @@ def rope_tab(cfg) -> None:
                "RoPE. Shift both by s, to i + s and j + s, and score again. The two turns differ by the angle of "
                "i − j alone, so the scores agree, up to float32 rounding (which grows with the positions).")
     c1, c2, c3 = st.columns(3)
-    keep = {"min_value": 0, "max_value": MAX_ROPE_POSITION, "step": 1, "persist_state": "session"}
-    i = c1.number_input("i — query position", value=5, key="p_rope_i", **keep)
-    j = c2.number_input("j — key position", value=2, key="p_rope_j", **keep)
-    shift = c3.number_input("s — shift", value=10, key="p_rope_s", **keep)
+    keep = {"min_value": 0, "max_value": MAX_ROPE_POSITION, "step": 1, "persist_state": "session",
+            "on_change": forget_link_warnings}
+    i = c1.number_input("i — query position", key="p_rope_i", **keep)
+    j = c2.number_input("j — key position", key="p_rope_j", **keep)
+    shift = c3.number_input("s — shift", key="p_rope_s", **keep)
     t = None if config_over_budget(cfg) else cached_trace(cfg)
     r = rope_relative(cfg, int(i), int(j), int(shift), t)
     st.caption(f"q and k: {r.source}.")

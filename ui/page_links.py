@@ -19,7 +19,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Collection, Mapping, MutableMapping, Sequence, TypeVar
 
 from core import TransformerConfig
-from core.views import ALL_KINDS, attention_kinds
+from core.views import ALL_KINDS, MAX_ROPE_POSITION, attention_kinds
 from quizzes import TOPICS, Question, questions_for
 
 MAX_SEED = 1_000_000  # the quiz's shuffle seeds are 0 to this
@@ -98,6 +98,10 @@ class Choice:
     sets: tuple[tuple[str, Any], ...] = ()
     prefix: str = ""  # a number may be written after it, as the page shows it: q=Q3
     kept: bool = False  # kept aside for a widget Streamlit forgets off its page (st.tabs has no persist_state)
+    # The models whose page draws the widget (G: a decoder-only model's KV cache); for others the URL leaves the
+    # choice out, and a link that gives it is told ``why_not``.
+    when: Callable[[TransformerConfig], bool] = lambda cfg: True
+    why_not: str = ""
 
     def key_at(self, cfg: TransformerConfig) -> str:
         """The widget's key at this config."""
@@ -161,6 +165,10 @@ def curve_dims(E: int) -> Sequence[int]:
 LAB_TASKS = {"Reversal: does the mask work?": "reversal", "A tiny language model": "language-model"}
 MASK_TEXT = {False: "on", True: "off"}
 
+# The explorer's KV cache: generated tokens G, doubling; and the RoPE check's query, key and shift positions.
+KV_G_CHOICES = [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
+ROPE_POSITIONS = range(MAX_ROPE_POSITION + 1)
+
 ALL_TOPICS = "All topics"  # the quiz's first choice of topic
 ONE, SET = "One question at a time", "A topic set"  # the quiz's modes
 MODE_TEXT = {ONE: "one", SET: "set"}
@@ -193,7 +201,30 @@ def _whose_questions(cfg: TransformerConfig, state: State) -> str:
     return f"{topic}'s" if topic in TOPICS else "the quiz's"
 
 
+def _decoder_only(cfg: TransformerConfig) -> bool:
+    return cfg.arch == "decoder-only"
+
+
+def _rope(cfg: TransformerConfig) -> bool:
+    return cfg.positional == "rope"
+
+
+# G=256: a lesson on the KV cache opens on the length it talks about.
+EXPLORER_CHOICES = (
+    Choice("G", "x_kv_G", lambda cfg, state: KV_G_CHOICES, lambda cfg, state: 8, when=_decoder_only,
+           why_not="only a decoder-only model's page has a KV cache"),
+)
+
+
+def _rope_position(name: str, key: str, default: int) -> Choice:
+    return Choice(name, key, lambda cfg, state: ROPE_POSITIONS, lambda cfg, state: default, counts="positions",
+                  whose=lambda cfg, state: "the RoPE check's", when=_rope,
+                  why_not="only a RoPE model's page checks the score at shifted positions")
+
+
 PAGE_CHOICES: dict[str, tuple[Choice, ...]] = {
+    "": EXPLORER_CHOICES,  # the default page's url_path
+    "explorer": EXPLORER_CHOICES,
     "attention": (
         Choice("kind", "a_kind", lambda cfg, state: list(attention_kinds(cfg)),
                lambda cfg, state: next(iter(attention_kinds(cfg))), KIND_TEXT.__getitem__),
@@ -209,6 +240,10 @@ PAGE_CHOICES: dict[str, tuple[Choice, ...]] = {
                TAB_TEXT.__getitem__, kept=True),
         Choice("dims", "p_dims_{E}", lambda cfg, state: curve_dims(cfg.E), lambda cfg, state: default_dims(cfg.E),
                counts="dimensions", whose=lambda cfg, state: "the page's", most=MAX_CURVES),
+        # i=5&j=2&s=1000: the RoPE check at the positions a lesson names.
+        _rope_position("i", "p_rope_i", 5),
+        _rope_position("j", "p_rope_j", 2),
+        _rope_position("s", "p_rope_s", 10),
     ),
     # task=reversal&mask=off: a lesson on the mask opens the lab on the run without it. A link never
     # starts a run: only the Train button does.
@@ -325,11 +360,14 @@ def read_choices(choices: Sequence[Choice], query: dict[str, Any], cfg: Transfor
         _, raw = names.get(choice.name.lower(), (None, None))
         if raw is None:
             continue
+        if not choice.when(cfg):
+            warnings.append(f"{choice.name}={one_line(raw)!r} was left out: {choice.why_not}.")
+            continue
         values[choice.key_at(cfg)], warning = read_choice(choice, raw, cfg, ChainMap(values, state))
         if warning:
             warnings.append(warning)
     for choice in choices:
-        if choice.name.lower() in names:
+        if choice.name.lower() in names and choice.when(cfg):
             for key, value in choice.sets:
                 values.setdefault(key, value)  # unless the link names that choice too
     return values, warnings
@@ -347,6 +385,8 @@ def settle(choices: Sequence[Choice], cfg: TransformerConfig, state: MutableMapp
     draw, and tabs have no persist_state, so the positional page and the lab came back on their first tab.
     (The others persist themselves; the quiz's question must not: a new shuffle forgets it on purpose.)"""
     for choice in choices:
+        if not choice.when(cfg):
+            continue  # no widget of it on this model's page: what it holds waits for a model that has one
         key = choice.key_at(cfg)
         options = choice.options(cfg, state)
         if choice.kept and key not in state and choice.offers(state.get(KEPT + key), options):
@@ -359,4 +399,5 @@ def settle(choices: Sequence[Choice], cfg: TransformerConfig, state: MutableMapp
 
 def link_values(choices: Sequence[Choice], cfg: TransformerConfig, state: MutableMapping[str, Any]) -> dict[str, str]:
     """The choices as the URL writes them, after ``settle``."""
-    return {choice.name: choice.written(state[choice.key_at(cfg)], choice.options(cfg, state)) for choice in choices}
+    return {choice.name: choice.written(state[choice.key_at(cfg)], choice.options(cfg, state)) for choice in choices
+            if choice.when(cfg)}

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from urllib.parse import parse_qsl
 
 import pytest
 
@@ -348,7 +350,8 @@ def test_the_attention_pages_choices_stay_off_other_pages_and_their_warnings_too
         at.switch_page(page)
         at.run()
         assert not at.exception and not at.warning, page
-        own = {choice.name for choice in PAGE_CHOICES.get(page.removeprefix("pages/").removesuffix(".py"), ())}
+        own = {choice.name for choice in PAGE_CHOICES.get(page.removeprefix("pages/").removesuffix(".py"), ())
+               if choice.when(at.session_state["cfg"])}  # the explorer's G is a decoder-only model's
         assert set(at.query_params) == set(CONFIG_FIELDS) | own, page
         assert at.session_state["cfg"].layers == 3
 
@@ -827,3 +830,74 @@ def test_every_preset_is_on_the_sliders_and_its_link_reproduces_it(name):
     link = {field: str(getattr(preset, field)) for field in CONFIG_FIELDS if getattr(preset, field) is not None}
     cfg, warnings = snap_config(link)
     assert cfg == preset and not warnings
+
+
+DECODER = {"arch": "decoder-only", "N": "2", "M": "6", "E": "16", "nhead": "4", "layers": "2", "vocab_size": "30"}
+ROPE = DECODER | {"positional": "rope"}
+
+
+def test_a_link_opens_the_kv_cache_at_its_G_and_the_slider_writes_G_back():
+    """A lesson on the KV cache sends a link that opens on the cache length it talks about."""
+    at = open_page("explorer", DECODER | {"G": "64"})
+    assert not at.exception and not at.warning
+    assert at.select_slider(key="x_kv_G").value == 64 and at.query_params["G"] == "64"
+    assert any("= `(2, 2, 2, 4, 70, 4)`" in m.value for m in at.markdown)  # M + G = 70 positions
+    at.select_slider(key="x_kv_G").set_value(256).run()
+    assert at.query_params["G"] == "256"
+    assert make_app().run().query_params.get("G") is None  # the paper's model has no KV cache, nor G in its link
+
+
+@pytest.mark.parametrize("query, message", [
+    (DECODER | {"G": "100"}, "G='100' is not one of 0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096; "
+                             "showing 8."),
+    (DECODER | {"arch": "encoder-only", "G": "64"},
+     "G='64' was left out: only a decoder-only model's page has a KV cache."),
+])
+def test_a_bad_or_misplaced_G_in_a_link_is_said(query, message):
+    at = open_page("explorer", query)
+    assert not at.exception
+    assert link_warnings(at) == [message]
+    if query["arch"] == "decoder-only":
+        assert at.select_slider(key="x_kv_G").value == 8 and at.query_params["G"] == "8"
+    else:
+        assert "G" not in at.query_params
+
+
+def test_a_link_opens_the_rope_check_at_its_positions():
+    at = open_page("positional", ROPE | {"i": "7", "j": "3", "s": "1000"})
+    assert not at.exception and not at.warning
+    assert [at.number_input(key=k).value for k in ("p_rope_i", "p_rope_j", "p_rope_s")] == [7, 3, 1000]
+    assert (at.query_params["i"], at.query_params["j"], at.query_params["s"]) == ("7", "3", "1000")
+    scores = at.tabs[0].table[1].value
+    assert list(scores["query at"]) == [7, 1007] and list(scores["key at"]) == [3, 1003]
+    at.number_input(key="p_rope_s").set_value(5).run()
+    assert at.query_params["s"] == "5"
+
+
+@pytest.mark.parametrize("query, message", [
+    (ROPE | {"i": "200000"}, "i=200000 is not among the RoPE check's 100,001 positions, 0 to 100,000; showing i "
+                             "100000."),
+    (ROPE | {"j": "two"}, "j='two' is not a whole number written in digits; showing j 2."),
+    (DECODER | {"s": "3"}, "s='3' was left out: only a RoPE model's page checks the score at shifted positions."),
+])
+def test_a_bad_or_misplaced_rope_position_in_a_link_is_said(query, message):
+    at = open_page("positional", query)
+    assert not at.exception
+    assert link_warnings(at) == [message]
+    assert ("s" in at.query_params) == (query.get("positional") == "rope")
+
+
+def readme_links() -> list[str]:
+    """The example links in the README's Links section."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Links", 1)[1].split("```", 2)[1]
+    return [line.strip() for line in section.splitlines() if line.startswith("/")]
+
+
+@pytest.mark.parametrize("link", readme_links())
+def test_every_example_link_in_the_readme_opens_its_page_without_a_warning(link):
+    path, _, query = link.partition("?")
+    at = open_page(path.strip("/") or "explorer", dict(parse_qsl(query)))
+    assert not at.exception and not at.error and not at.warning, link
+    for name, value in parse_qsl(query):
+        assert at.query_params[name] == value, (link, name)  # the page kept what the link asked for
