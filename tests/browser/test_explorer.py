@@ -242,4 +242,5 @@ def test_a_decoder_only_models_kv_cache_section_grows_with_g_and_its_live_check_
     expect(section.get_by_text("(layers, 2, N, nhead_kv, M + G, d_k) = (2, 2, 2, 2, 24, 4)")).to_be_visible(
         timeout=LOAD)
     expect(section.get_by_text(re.compile(r"^Live check: 16 tokens generated with the cache"))).to_be_visible()
+    expect(page).to_have_url(re.compile(r"[?&]G=16(&|$)"))  # a link to this page opens the cache at this length
     no_exception(page)

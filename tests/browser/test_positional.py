@@ -175,5 +175,5 @@ def test_a_rope_link_opens_on_the_rotation_and_measures_the_relative_property(ap
     expect(page.locator('[data-testid="stTable"]').filter(has_text="(i + s, j + s)").get_by_text(
         "305", exact=True)).to_be_visible(timeout=LOAD)  # the query now at i + s = 5 + 300
     expect(page.get_by_text("Same score.")).to_be_visible()
-    expect(page).to_have_url(re.compile(r"[?&]positional=rope&.*tab=rope"))
+    expect(page).to_have_url(re.compile(r"[?&]positional=rope&.*tab=rope.*&i=5&j=2&s=300$"))  # shareable as seen
     no_exception(page)
