@@ -29,9 +29,9 @@ streamlit.logger.set_log_level("error")  # ui.traces's caches warn, on import, t
 from core import DEFAULT, TransformerConfig  # noqa: E402
 from core.config import MAX_D_FF, MAX_E, MAX_LAYERS, MAX_M, MAX_N, MAX_VOCAB_SIZE  # noqa: E402
 from ui.config_link import LENGTHS, on_sliders  # noqa: E402
-from quizzes import QUESTIONS, Context  # noqa: E402
+from quizzes import QUESTIONS  # noqa: E402
 from quizzes.progress import new_progress, record  # noqa: E402
-from quizzes.recheck import recheck  # noqa: E402
+from quizzes.recheck import new_context, recheck  # noqa: E402
 
 SLIDERS_LARGEST = TransformerConfig(N=64, M=4096, E=12288, nhead=96, vocab_size=65536, layers=96, d_ff=49152)
 
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         times = []
         for _ in range(args.runs):
             start = time.perf_counter()
-            _, outcome = recheck(progress_file(configs), Context)
+            _, outcome = recheck(progress_file(configs), new_context)
             times.append(time.perf_counter() - start)
             assert outcome.checked == n and outcome.left_out == 0, outcome
         print(f"{label:58s} {len(set(configs)):2d} config(s), {slider_note}: median {statistics.median(times):6.2f} s"

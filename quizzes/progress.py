@@ -1,8 +1,12 @@
 """A learner's progress: plain JSON-able dicts, so it can live in st.session_state and be downloaded.
 
 Shape: {"format": FORMAT, "version": 1, "answers": {question id: {"topic", "given", "correct",
-"expected", "at"}}, "reset_at"}. ``load_progress`` reads an uploaded file defensively: anything
-malformed is refused with a message, and the caller keeps what it had.
+"expected", "at", "config", "text"}}, "reset_at"}. ``load_progress`` reads an uploaded file defensively:
+anything malformed is refused with a message, and the caller keeps what it had.
+
+``text`` keeps, for an answer on the learner's own text (the "Your text" topic only), that text in the
+link's words, {"text", "tokens", "target"}: the answer is then marked again on it, not on the example.
+A text too long to keep is replaced by TEXT_OMITTED, and such an answer cannot be marked again.
 
 ``at`` (when an answer was checked) and ``reset_at`` (when the progress was last reset or
 replaced), both in milliseconds since 1970, let ``merge`` combine two tabs' progress: one
@@ -17,12 +21,17 @@ import time
 from collections.abc import Collection
 from typing import Any
 
+from core.tokens import LEVELS, TokenizedText
+
 from .bank import BY_ID, TOPICS
+from .topics.your_text import TOPIC as TEXT_TOPIC
 
 FORMAT = "transformer-shape-explorer/quiz-progress"
 VERSION = 1
 MAX_UPLOAD_BYTES = 1_000_000
 MAX_TEXT = 500
+MAX_KEPT_TEXT = 4_000  # characters of a learner's text (and target) an answer keeps, so a file stays small
+TEXT_OMITTED = {"omitted": f"the text was longer than {MAX_KEPT_TEXT} characters"}
 
 
 def counted(n: int, noun: str = "answer") -> str:
@@ -43,18 +52,37 @@ def new_progress(reset_at: int | None = None) -> dict[str, Any]:
 
 
 def record(progress: dict[str, Any], qid: str, given: str, correct: bool, expected: str,
-           config: dict[str, Any] | None = None, at: int | None = None) -> dict[str, Any]:
+           config: dict[str, Any] | None = None, at: int | None = None,
+           text: TokenizedText | None = None) -> dict[str, Any]:
     """A copy of ``progress`` with this attempt stored (the latest attempt per question counts).
 
     ``config`` (the config's plain dict) says which model the expected answer was computed for;
-    ``at`` is when, in milliseconds (now, by default).
+    ``at`` is when, in milliseconds (now, by default); ``text`` is the learner's text the quiz had,
+    kept only by a question whose answer reads it (reads_text).
     """
     answers = dict(progress.get("answers", {}))
     answers[qid] = {"topic": BY_ID[qid].topic, "given": str(given)[:MAX_TEXT], "correct": bool(correct),
                     "expected": str(expected)[:MAX_TEXT], "at": now_ms() if at is None else int(at)}
     if config is not None:
         answers[qid]["config"] = _plain_config(config)
+    if text is not None and reads_text(qid):
+        answers[qid]["text"] = kept_text(text)
     return {**progress, "answers": answers}
+
+
+def reads_text(qid: str) -> bool:
+    """Whether a question's answer is computed from the learner's text: the "Your text" topic's are."""
+    return BY_ID[qid].topic == TEXT_TOPIC
+
+
+def kept_text(text: TokenizedText) -> dict[str, str]:
+    """The text as an answer keeps it: the lines the quiz read, each its tokens joined (which give the line
+    back at either level, after any cut), or TEXT_OMITTED when that is longer than MAX_KEPT_TEXT."""
+    source = "\n".join("".join(line) for line in text.source)
+    target = None if text.target is None else "\n".join("".join(line) for line in text.target)
+    if len(source) + len(target or "") > MAX_KEPT_TEXT:
+        return dict(TEXT_OMITTED)
+    return {"text": source, "tokens": text.level} | ({} if target is None else {"target": target})
 
 
 def merge(mine: dict[str, Any], theirs: dict[str, Any]) -> dict[str, Any]:
@@ -93,6 +121,20 @@ def _plain_config(config: Any) -> dict[str, Any] | None:
     clean = {str(k)[:20]: v for k, v in config.items()
              if isinstance(v, (int, str, bool)) and not (isinstance(v, str) and len(v) > 20)}
     return clean or None
+
+
+def _plain_text(kept: Any) -> dict[str, str] | None:
+    """Keep a stored text only if it is what kept_text writes: strings, a known level, at most
+    MAX_KEPT_TEXT characters in all; or the marker of one too long to keep."""
+    if not isinstance(kept, dict):
+        return None
+    if "omitted" in kept:
+        return dict(TEXT_OMITTED)
+    text, level, target = kept.get("text"), kept.get("tokens"), kept.get("target")
+    if not (isinstance(text, str) and isinstance(level, str) and level in LEVELS
+            and (target is None or isinstance(target, str)) and len(text) + len(target or "") <= MAX_KEPT_TEXT):
+        return None
+    return {"text": text, "tokens": level} | ({} if target is None else {"target": target})
 
 
 def scores(progress: dict[str, Any], asked: Collection[str] | None = None) -> list[dict[str, Any]]:
@@ -160,6 +202,9 @@ def load_progress(data: bytes | str) -> tuple[dict[str, Any] | None, str]:
         config = _plain_config(entry.get("config"))
         if config:
             clean[qid]["config"] = config
+        text = _plain_text(entry.get("text")) if reads_text(qid) else None
+        if text:
+            clean[qid]["text"] = text
         if _stamp(entry.get("at")) is not None:
             clean[qid]["at"] = entry["at"]
     note = f"Skipped {counted(skipped)} to questions this version does not have." if skipped else ""

@@ -9,6 +9,11 @@ An answer names the config it was answered with. When the file names none the qu
 (missing, invalid, or off the sliders), the answer is checked at the default config, the one the app
 opens with, and recorded as answered there; the note says how many were. Nothing is dropped for it:
 a file from before answers kept their config still loads.
+
+An answer on the learner's own text (the "Your text" topic) is checked on the text it kept, at the
+sizes that text sets, as the quiz checked it; one kept without its text (a file from before answers
+kept it) is checked on the example text, as the quiz checks it without one. One whose text was too
+long to keep cannot be checked again.
 """
 
 from __future__ import annotations
@@ -18,9 +23,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from core import DEFAULT, TransformerConfig
+from core.tokens import TokenizedText, text_config, tokenize
 
 from .bank import BY_ID
 from .check import format_answer, mark
+from .progress import reads_text
 from .questions import Context
 
 
@@ -87,22 +94,43 @@ def file_config(entry: Mapping[str, Any]) -> TransformerConfig | None:
         return None
 
 
-def recheck(progress: dict[str, Any], context_for: Callable[[TransformerConfig], Context],
+def answered_text(qid: str, entry: Mapping[str, Any]) -> TokenizedText | None:
+    """The learner's text an answer was given on, tokenized as the quiz did; None when it kept none (a
+    question that does not read the text, or a file from before answers kept it). Raises ValueError when
+    the text was too long to keep, or is no text the quiz could have read."""
+    kept = entry.get("text")
+    if kept is None or not reads_text(qid):
+        return None
+    if "omitted" in kept:
+        raise ValueError(f"the text of the answer to {qid} was too long to keep")
+    return tokenize(kept["text"], kept["tokens"], kept.get("target"))
+
+
+def new_context(cfg: TransformerConfig, text: TokenizedText | None = None) -> Context:
+    """A Context of its own for ``cfg`` and ``text``, for callers without the app's cached ones."""
+    return Context(cfg, text=text)
+
+
+def recheck(progress: dict[str, Any],
+            context_for: Callable[[TransformerConfig, TokenizedText | None], Context] = new_context,
             config_of: Callable[[Mapping[str, Any]], TransformerConfig | None] = file_config,
             keep: bool = False) -> tuple[dict[str, Any], Rechecked]:
     """``progress`` (as ``load_progress`` read it) with every answer marked again; and what changed.
 
-    ``context_for(cfg)`` gives the Context to check in (the app passes its cached one, so answers
-    at one config share one trace and its experiments). ``config_of(entry)`` gives the config an
+    ``context_for(cfg, text)`` gives the Context to check in (the app passes its cached one, so answers
+    at one config and text share one trace and its experiments). ``config_of(entry)`` gives the config an
     entry was answered with, or None when the quiz could not have run it (the app refuses configs
     off its sliders, as its links do); such an entry is checked, and recorded, at DEFAULT. An answer
     whose expected value cannot be computed, or whose question is not about that config's model, is left
     out: nothing in the file is kept unchecked. With ``keep``, for the browser's own copy, which the app
     wrote, it is kept as it was instead: a learner's answers are not dropped because one experiment failed
     once.
+
+    An answer on a kept text is checked at ``text_config(cfg, text)``, the sizes that text sets (what the
+    quiz's config was), and recorded there; one whose text cannot be used (too long to keep) is left out.
     """
     answers: dict[str, Any] = {}
-    contexts: dict[TransformerConfig, Context] = {}
+    contexts: dict[tuple[TransformerConfig, TokenizedText | None], Context] = {}
     now_wrong = now_right = at_default = left_out = 0
     for qid, entry in progress.get("answers", {}).items():
         q = BY_ID[qid]
@@ -111,11 +139,15 @@ def recheck(progress: dict[str, Any], context_for: Callable[[TransformerConfig],
             cfg, entry = DEFAULT, {**entry, "config": DEFAULT.to_dict()}
             at_default += q.parametric  # the answer to any other question is the same at every config
         try:
+            text = answered_text(qid, entry)
+            if text is not None and text_config(cfg, text) != cfg:  # the file's sizes are not the text's
+                cfg = text_config(cfg, text)
+                entry = {**entry, "config": cfg.to_dict()}
             if not q.applies(cfg):  # a question about another family's model has no answer there: left out
                 raise ValueError(f"question {qid} does not apply to that config's model")
-            if cfg not in contexts:
-                contexts[cfg] = context_for(cfg)
-            right, expected = mark(q, contexts[cfg], entry["given"])
+            if (cfg, text) not in contexts:
+                contexts[cfg, text] = context_for(cfg, text)
+            right, expected = mark(q, contexts[cfg, text], entry["given"])
         except Exception:  # noqa: BLE001 - an experiment that fails here must not stop the import
             left_out += 1
             if keep:

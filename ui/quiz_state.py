@@ -14,13 +14,14 @@ from typing import Any
 import streamlit as st
 
 from core import TransformerConfig
-from core.tokens import TokenizedText
+from core.tokens import TokenizedText, text_config, tokenize
 from quizzes import BY_ID, Context, Question, format_answer
 from quizzes.check import mark, readable
 import quizzes.experiments as experiments
 from quizzes.experiments import TAKES_SHAPES, Evidence
 from quizzes.progress import counted, load_progress, missed, new_progress, now_ms, record, restamped
 from quizzes.recheck import file_config, recheck
+from quizzes.topics.your_text import EXAMPLE_TEXT
 from render.markdown import as_literal
 from ui.config_link import on_sliders
 from ui.page_links import ALL_TOPICS, quiz_order
@@ -55,6 +56,7 @@ IO_REOPEN = "quiz_io_reopen"  # set by an import: the expander opens (stays open
 SCROLL_IO_NOTE = "quiz_scroll_io_note"  # set by an import: the next run scrolls its result into view
 MORE = "quiz_more"  # the expander of the score per topic, the shuffle seed and Reset progress (show_more)
 KEY_OPEN = "quiz_key_open"  # the answer key's expander: its open state (the key is computed only while open)
+EXAMPLE = tokenize(EXAMPLE_TEXT, "word")  # the text the quiz's questions on a text read when the box is empty
 
 
 @st.cache_data(max_entries=128, show_spinner="Running the experiment…")
@@ -101,7 +103,7 @@ def submit(qid: str) -> None:
             return
         right, expected = mark(q, ctx, given)
         st.session_state[PROGRESS] = record(progress(), qid, str(given), right, format_answer(q, expected),
-                                            cfg.to_dict())
+                                            cfg.to_dict(), text=text)
         if right and st.session_state.get("quiz_review"):
             st.session_state[RIGHTED] = st.session_state.get(RIGHTED, frozenset()) | {qid}
         st.session_state[CHECKED] = qid
@@ -303,9 +305,16 @@ def apply_import(data: bytes | str) -> None:
 def slider_config(entry: dict[str, Any]) -> TransformerConfig | None:
     """The config an imported answer names, if the sidebar could have shown it; None otherwise. A
     config off the sliders was not made here, and checking at it can cost far more than any slider does
-    (``python bench/recheck.py --core-max`` measures it)."""
+    (``python bench/recheck.py --core-max`` measures it).
+
+    An answer that kept its text has the sizes that text set (N, M, M_target, vocab_size), not the sliders', and
+    is checked at the sizes its text sets (quizzes.recheck): only the rest must be the sliders', and they are
+    judged at the example text's sizes."""
     cfg = file_config(entry)
-    return cfg if cfg is not None and on_sliders(cfg) else None
+    if cfg is None:
+        return None
+    shown = text_config(cfg, EXAMPLE) if isinstance(entry.get("text"), dict) else cfg
+    return cfg if on_sliders(shown) else None
 
 
 def import_pasted() -> None:

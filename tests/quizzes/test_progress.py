@@ -4,9 +4,10 @@ import json
 
 import pytest
 
+from core.tokens import tokenize
 from quizzes import BY_ID, QUESTIONS, TOPICS
-from quizzes.progress import (FORMAT, counted, dumps, load_progress, merge, missed, new_progress, record, restamped,
-                              scores)
+from quizzes.progress import (FORMAT, MAX_KEPT_TEXT, TEXT_OMITTED, counted, dumps, kept_text, load_progress, merge,
+                              missed, new_progress, record, restamped, scores)
 
 GARBAGE = [
     b"", b"{", b"not json at all", b"\xff\xfe\x00", b"[]", b"null", b"42", b'"a string"',
@@ -79,6 +80,59 @@ def test_config_is_kept_only_when_plain():
     doc["answers"][q.id]["config"] = {"E": [1] * 1000, "x": {"nested": 1}}
     loaded, _ = load_progress(json.dumps(doc))
     assert "config" not in loaded["answers"][q.id]
+
+
+@pytest.mark.parametrize("text, level, target", [
+    ("the cat sat on the mat", "word", None),
+    ("Hello, world!  Tabs\there.\n\nnaïve café — 3.14\n  leading spaces", "word", None),
+    ("Hello, world!\n\tx y", "char", None),
+    ("le chat\nest là", "word", "the cat\nis there"),
+    ("ab" * 300, "char", None),  # 600 tokens: cut at MAX_TOKENS, and kept as the quiz read it
+])
+def test_a_kept_text_tokenizes_back_to_the_text_the_quiz_read(text, level, target):
+    tok = tokenize(text, level, target)
+    kept = kept_text(tok)
+    again = tokenize(kept["text"], kept["tokens"], kept.get("target"))
+    assert (again.level, again.source, again.target, again.vocab) == (tok.level, tok.source, tok.target, tok.vocab)
+
+
+def test_only_an_answer_on_the_text_keeps_it_and_a_long_one_is_marked_omitted():
+    tok = tokenize("one two\nthree", "word", "un deux\ntrois")
+    p = record(record(new_progress(), "yt-count-word", "3", True, "3", text=tok), "dk-value", "8", True, "8",
+               text=tok)
+    assert p["answers"]["yt-count-word"]["text"] == {"text": "one two\nthree", "tokens": "word",
+                                                     "target": "un deux\ntrois"}
+    assert "text" not in p["answers"]["dk-value"]  # its answer does not read the text
+    loaded, note = load_progress(dumps(p))
+    assert note == "" and loaded == p  # kept through an export and an import
+    assert restamped(loaded, 7)["answers"]["yt-count-word"]["text"] == p["answers"]["yt-count-word"]["text"]
+    assert merge(new_progress(), loaded)["answers"]["yt-count-word"]["text"] == p["answers"]["yt-count-word"]["text"]
+    long = tokenize("x" * MAX_KEPT_TEXT + "\ny", "word")  # one word of 4,000 letters, and a second line
+    p = record(new_progress(), "yt-count-word", "1", True, "1", text=long)
+    assert p["answers"]["yt-count-word"]["text"] == TEXT_OMITTED
+    assert load_progress(dumps(p))[0] == p
+
+
+MALFORMED_TEXTS = ["one two", 5, None, ["one two", "word"], {"nested": {"text": "a"}},
+                   {"text": "x" * (MAX_KEPT_TEXT + 1), "tokens": "word"},
+                   {"text": "a" * 3000, "tokens": "word", "target": "b" * 1001},
+                   {"text": 5, "tokens": "word"}, {"text": "a", "tokens": ["word"]}, {"text": "a", "tokens": "bpe"},
+                   {"text": "a", "tokens": "word", "target": 3}, {"tokens": "word"}]
+
+
+def test_a_malformed_kept_text_is_dropped_and_the_answer_still_loads():
+    """A file is anyone's text: a "text" that is not the small object the quiz writes is dropped, as a
+    config is, and its answer loads without it (marked again on the example, as an older file's)."""
+    good = {"text": "one two", "tokens": "word"}
+    answers = {"yt-count-word": {"correct": True, "given": "3", "expected": "3", "text": good},
+               "dk-value": {"correct": True, "given": "8", "expected": "8", "text": good}}  # not a text question
+    for bad in MALFORMED_TEXTS:
+        doc = {"format": FORMAT, "version": 1, "answers": {
+            **answers, "yt-row1": {"correct": False, "given": "(1, 2)", "expected": "(2, 3)", "text": bad}}}
+        loaded, note = load_progress(json.dumps(doc))
+        assert loaded is not None and note == "", bad
+        assert "text" not in loaded["answers"]["yt-row1"] and loaded["answers"]["yt-row1"]["given"] == "(1, 2)", bad
+        assert loaded["answers"]["yt-count-word"]["text"] == good and "text" not in loaded["answers"]["dk-value"]
 
 
 def test_merge_keeps_both_tabs_answers_the_later_attempt_and_the_later_reset():
