@@ -14,7 +14,7 @@ from typing import Any
 import streamlit as st
 
 from core import TransformerConfig
-from core.tokens import TokenizedText, text_config, tokenize
+from core.tokens import MAX_LINES, MAX_TOKENS, TokenizedText, text_config, tokenize
 from quizzes import BY_ID, Context, Question, format_answer
 from quizzes.check import mark, readable
 import quizzes.experiments as experiments
@@ -307,14 +307,22 @@ def slider_config(entry: dict[str, Any]) -> TransformerConfig | None:
     config off the sliders was not made here, and checking at it can cost far more than any slider does
     (``python bench/recheck.py --core-max`` measures it).
 
-    An answer that kept its text has the sizes that text set (N, M, M_target, vocab_size), not the sliders', and
-    is checked at the sizes its text sets (quizzes.recheck): only the rest must be the sliders', and they are
-    judged at the example text's sizes."""
+    With a text in the Explorer's box the quiz asks about the sizes the text sets (N, M, M_target, vocab_size,
+    and a learned table's max_len: core.tokens.text_config), which need not be slider steps: such sizes, within
+    what a text can set, are judged as the example text's would be, and only the rest must be the sliders'."""
     cfg = file_config(entry)
     if cfg is None:
         return None
-    shown = text_config(cfg, EXAMPLE) if isinstance(entry.get("text"), dict) else cfg
-    return cfg if on_sliders(shown) else None
+    if on_sliders(cfg):
+        return cfg
+    return cfg if text_sized(cfg) and on_sliders(text_config(cfg, EXAMPLE)) else None
+
+
+def text_sized(cfg: TransformerConfig) -> bool:
+    """Whether a text could have set the config's sizes: at most MAX_LINES lines of at most MAX_TOKENS tokens, in
+    the text and in its target, and no more distinct tokens than those hold, with the start token."""
+    return (cfg.N <= MAX_LINES and cfg.M <= MAX_TOKENS and (cfg.M_target or 0) <= MAX_TOKENS
+            and cfg.vocab_size <= 2 * MAX_LINES * MAX_TOKENS + 1)
 
 
 def import_pasted() -> None:

@@ -66,3 +66,23 @@ def test_answers_on_your_text_come_back_as_they_were_marked():
         "Imported 2 answers. Each answer was checked again against the model at the config it was answered with."]
     assert "**1 right**, **1 wrong**" in score_line(imported)
     assert marks(imported) == {"yt-count-word": (True, "3"), "yt-vocab-word": (False, "4")}
+
+
+def test_an_answer_given_at_a_texts_sizes_off_the_sliders_steps_comes_back_at_those_sizes():
+    """With a text in the box every question asks about the sizes the text sets: 33 words are M = 65 tokens,
+    between the M slider's steps 64 and 96. The answer is marked again at M = 65, not at the default config."""
+    words = " ".join(f"w{i}" for i in range(33))  # 33 words and 32 spaces: 65 tokens, vocab_size 35
+    at = make_app().run()
+    at.text_area(key="yt_text").input(words).run()
+    at.switch_page("pages/quiz.py").run()
+    browser_reports(at, "")
+    at.selectbox(key="quiz_topic").set_value(BY_ID["shape-tokens"].topic).run()
+    answer(at, "shape-tokens", "(1, 65)")
+    assert "**1 right**" in score_line(at)
+    saved = stored_copy(at)
+    assert json.loads(saved)["answers"]["shape-tokens"]["config"]["M"] == 65
+
+    later = new_quiz_session()
+    browser_reports(later, saved)
+    assert marks(later) == {"shape-tokens": (True, "(1, 65)")}
+    assert [s.value for s in later.success] == ["Welcome back: 1 answer restored from this browser."]
