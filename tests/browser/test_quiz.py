@@ -14,7 +14,7 @@ from core import DEFAULT, TransformerConfig
 from quizzes import QUESTIONS, questions_for
 
 from tests.support.browser import (
-    LOAD, STORE_KEY, clear_of_the_header, click_next, expect_whole_charts, idle, no_exception, open_quiz, page_in,
+    LOAD, STORE_KEY, clear_of_the_header, click_next, expect_whole_charts, go_to, idle, no_exception, open_quiz, page_in,
     still_box, wait_until_sent,
 )
 from tests.support.links import config_query
@@ -692,3 +692,34 @@ def test_a_decoder_only_link_asks_that_models_questions_and_marks_one_right(app_
     expect(page.get_by_text("Live evidence: The forward pass, tensor by tensor")).to_be_visible()
     expect(page).to_have_url(re.compile(r"[?&]arch=decoder-only(&|$)"))
     no_exception(page)
+
+
+def test_an_answer_on_your_own_text_is_still_right_in_a_new_tab(app_url, page):
+    """A learner types two lines into the Explorer's box, answers a question on their first line on the quiz,
+    and comes back in a new tab with the box empty: the browser's copy is marked again on the text it was given
+    on, not on the example text, so the answer is still right."""
+    page.goto(app_url + "/explorer?text=one%20two%0Athree&tokens=word")
+    expect(page.get_by_text("Your text (optional): run it through the model")).to_be_visible(timeout=LOAD)
+    idle(page)
+    go_to(page, "Quiz")
+    topic = page.locator('[data-testid="stSelectbox"]').filter(has_text="Topic")
+    expect(topic).to_be_visible(timeout=LOAD)
+    idle(page)
+    topic.click()
+    page.get_by_role("option", name="Your text").click()
+    expect(page).to_have_url(re.compile(r"[?&]topic=your-text&"), timeout=LOAD)
+    idle(page)
+    box = page.get_by_role("textbox", name="Your answer to Q1")
+    box.fill("3")  # "one two": one, a space, two (the example's first line has 11)
+    box.press("Enter")
+    expect(page.get_by_role("alert")).to_have_text(re.compile(r"^Q1: right\."), timeout=LOAD)
+    page.wait_for_function(f"() => Object.keys(JSON.parse(localStorage.getItem('{STORE_KEY}') || '{{}}').answers || {{}})"
+                           ".length === 1", timeout=LOAD)  # the browser keeps the answer
+    page.close()
+
+    again = page.context.new_page()
+    open_quiz(again, app_url + "/quiz?topic=your-text")
+    expect(again.get_by_text("Welcome back: 1 answer restored from this browser.", exact=True)).to_be_visible(
+        timeout=LOAD)
+    expect(again.get_by_text(re.compile(r"^Score: 1 right, 0 wrong"))).to_be_visible()
+    no_exception(again)
