@@ -34,7 +34,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # a script: the repo root holds harness/
 
 from harness.load import MemorySampler, rss_bytes  # noqa: E402
-from harness.server import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, goto_when_listening, start_server, stop_server  # noqa: E402
+from harness.server import (  # noqa: E402
+    CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, goto_when_listening, start_server, stop_server,
+)
 
 WAIT_MS = 120_000
 MIB = 2**20
