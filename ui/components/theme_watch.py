@@ -11,9 +11,9 @@ last looked, sends a trigger: the run it starts carries the new theme, and every
 ink. It compares the browser with itself, so a server that cannot tell the theme (st.context.theme is
 empty) never sets off a run after run.
 
-The run a switch starts can now and then still draw in the old ink: so each run
-also tells the watcher which theme it drew for, and a run that drew for the other theme than the page's gets
-one more, a few times at most in a row.
+The run a switch starts can now and then still draw in the old ink: so each run also tells the watcher
+which theme it drew for, and a run that drew for the other theme than the page's gets one more, a few times
+at most in a row.
 """
 
 from __future__ import annotations
