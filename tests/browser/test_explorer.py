@@ -24,6 +24,8 @@ def test_the_architecture_figure_scrolls_inside_a_phone_screen_at_a_readable_siz
     figure = page.get_by_role("img", name=re.compile("^The Transformer: one of its"))
     expect(figure).to_be_visible(timeout=LOAD)
     no_exception(page)
+    # On a server's first page the figure can be measured before the page's styles reach it: wait until it settles.
+    page.wait_for_function("e => e.getBoundingClientRect().width >= 640", arg=figure.element_handle(), timeout=LOAD)
     width = page.evaluate("document.documentElement.clientWidth")
     box = figure.bounding_box()
     assert box["width"] >= 640 > width and box["x"] + box["width"] > width
