@@ -14,14 +14,14 @@ from typing import Any
 import streamlit as st
 
 from core import TransformerConfig
-from core.tokens import MAX_LINES, MAX_TOKENS, TokenizedText, text_config, tokenize
+from core.tokens import MAX_LINES, MAX_TOKENS, TokenizedText, text_config
 from quizzes import BY_ID, Context, Question, format_answer
 from quizzes.check import mark, readable
 import quizzes.experiments as experiments
 from quizzes.experiments import TAKES_SHAPES, Evidence
 from quizzes.progress import counted, load_progress, missed, new_progress, now_ms, record, restamped
 from quizzes.recheck import file_config, recheck
-from quizzes.topics.your_text import EXAMPLE_TEXT
+from quizzes.topics.your_text import EXAMPLE
 from render.markdown import as_literal
 from ui.config_link import on_sliders
 from ui.page_links import ALL_TOPICS, quiz_order
@@ -56,7 +56,6 @@ IO_REOPEN = "quiz_io_reopen"  # set by an import: the expander opens (stays open
 SCROLL_IO_NOTE = "quiz_scroll_io_note"  # set by an import: the next run scrolls its result into view
 MORE = "quiz_more"  # the expander of the score per topic, the shuffle seed and Reset progress (show_more)
 KEY_OPEN = "quiz_key_open"  # the answer key's expander: its open state (the key is computed only while open)
-EXAMPLE = tokenize(EXAMPLE_TEXT, "word")  # the text the quiz's questions on a text read when the box is empty
 
 
 @st.cache_data(max_entries=128, show_spinner="Running the experiment…")

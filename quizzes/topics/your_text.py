@@ -18,12 +18,13 @@ from quizzes.questions import Context, Question
 
 TOPIC = "Your text"
 EXAMPLE_TEXT = "the cat sat on the mat"
+EXAMPLE = tokenize(EXAMPLE_TEXT, "word")  # what the questions read while the learner's box is empty
 SAME, DIFFERENT = "the same numbers", "different numbers"
 
 
 def learner_text(ctx: Context) -> TokenizedText:
     """The text the questions are about: the learner's, or the example at word level."""
-    return ctx.text if ctx.text is not None else tokenize(EXAMPLE_TEXT, "word")
+    return ctx.text if ctx.text is not None else EXAMPLE
 
 
 def _first_line(ctx: Context) -> str:
