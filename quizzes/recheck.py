@@ -140,9 +140,9 @@ def recheck(progress: dict[str, Any],
             at_default += q.parametric  # the answer to any other question is the same at every config
         try:
             text = answered_text(qid, entry)
-            if text is not None and text_config(cfg, text) != cfg:  # the file's sizes are not the text's
-                cfg = text_config(cfg, text)
-                entry = {**entry, "config": cfg.to_dict()}
+            sized = cfg if text is None else text_config(cfg, text)
+            if sized != cfg:  # the file's sizes are not the text's
+                cfg, entry = sized, {**entry, "config": sized.to_dict()}
             if not q.applies(cfg):  # a question about another family's model has no answer there: left out
                 raise ValueError(f"question {qid} does not apply to that config's model")
             if (cfg, text) not in contexts:
