@@ -232,17 +232,6 @@ PAPER_BIG = TransformerConfig(
 """The paper's big model: 213M parameters in the paper, 214.3M here (traced shape-only: over the memory
 budget)."""
 
-GPT2_SMALL_SIZES = TransformerConfig(N=8, M=1024, E=768, nhead=12, layers=12, vocab_size=50257, tie_embeddings=True)
-"""GPT-2 small's widths (it is decoder-only; here both stacks get 12 layers). Shape-only."""
-
-LLAMA_70B_SIZES = TransformerConfig(
-    N=1, M=4096, E=8192, nhead=64, d_ff=28672, layers=80, vocab_size=32000
-)
-"""Llama-2-70B's widths from the fourth seed note (E=8192, 32000 tokens). Shape-only."""
-
-GPT3_SIZES = TransformerConfig(N=64, M=2048, E=12288, nhead=96, layers=96, vocab_size=50257, tie_embeddings=True)
-"""GPT-3 175B's widths (decoder-only in reality). Shape-only: nothing real is allocated."""
-
 # Real models with their real parts, counted to the parameter (core.memory.param_counts, and the tests
 # against Hugging Face's own models). Traced shape-only: each is far over the memory budget.
 GPT2_SMALL = TransformerConfig(
@@ -271,7 +260,7 @@ REAL_MODELS: dict[str, TransformerConfig] = {
 
 # The sizes a learner sets, each named with its symbol first: the sidebar's sliders and the quiz's
 # evidence tables both say them so, from this one place.
-SIZE_NAMES = {
+SIZE_LABELS = {
     "N": "N — batch size",
     "M": "M — source length",
     "M_target": "M_target — target length",
@@ -281,7 +270,7 @@ SIZE_NAMES = {
 }
 
 
-def sizes_in_a_name(cfg: TransformerConfig) -> str:
+def file_name_sizes(cfg: TransformerConfig) -> str:
     """A config's sizes as part of a file name (N2_M8_Mtarget8_E16_...): a download saved for one
     config must not be mistaken for another's."""
     target = "" if cfg.M_target is None else f"_Mtarget{cfg.M_target}"  # a single stack has none
@@ -310,8 +299,7 @@ shared by 4 query heads (d_k = 4, even, as RoPE needs)."""
 # Each name fits the sidebar's preset box whole (about 190 px of text there, at 1024 and 1280 px
 # alike): the box cannot wrap, and "Small character model (N=5, M=8, E=8, vocab 44)" showed its
 # first half only. The sidebar's help for the box lists every preset's sizes and parts in full.
-# The real models are named plainly; the three "sizes" presets put a real model's widths in the paper's
-# encoder-decoder, as the learners' notes did.
+# One entry per real model, named plainly.
 PRESETS: dict[str, TransformerConfig] = {
     "Default (M=8, E=16, nhead=2)": DEFAULT,
     "Worked example (M=3, E=4)": SEED_NOTE,
@@ -321,9 +309,6 @@ PRESETS: dict[str, TransformerConfig] = {
     "Tiny Llama (GQA, RoPE)": TINY_LLAMA,
     "Paper base (E=512, 6+6 layers)": PAPER_BASE,
     "Paper big (E=1024, 6+6 layers)": PAPER_BIG,
-    "GPT-2 small sizes (shape only)": GPT2_SMALL_SIZES,
-    "Llama-2-70B sizes (shape only)": LLAMA_70B_SIZES,
-    "GPT-3 175B sizes (shape only)": GPT3_SIZES,
     "GPT-2 small": GPT2_SMALL,
     "Llama-2-7B": LLAMA2_7B,
     "Llama-2-70B": LLAMA2_70B,
@@ -332,7 +317,7 @@ PRESETS: dict[str, TransformerConfig] = {
 
 __all__ = [
     "TransformerConfig", "PRESETS", "DEFAULT", "SEED_NOTE", "SEED_NOTEBOOK", "PAPER_BASE", "PAPER_BIG",
-    "GPT2_SMALL_SIZES", "LLAMA_70B_SIZES", "GPT3_SIZES", "TINY_GPT", "TINY_BERT", "TINY_LLAMA", "divisors",
+    "TINY_GPT", "TINY_BERT", "TINY_LLAMA", "divisors",
     "POSITIONAL_KINDS",
     "MAX_N", "MAX_M", "MAX_E", "MAX_NHEAD", "MAX_D_FF", "MAX_VOCAB_SIZE", "MAX_LAYERS", "MAX_SEED", "MAX_TENSOR_BYTES",
     "RANGES", "longest_sequence", "ARCHS", "NORMS", "ACTIVATIONS",

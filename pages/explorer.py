@@ -23,11 +23,11 @@ from ui.guard import guard
 from ui.layout import phone_only_caption, sidebar_closed_hint
 from ui.page_links import KV_G_CHOICES
 from ui.streamlit_internals import leave_legacy_pages_mode
-from ui.sidebar import current_config, forget_link_warnings
+from ui.sidebar import forget_link_warnings, this_run
 from ui.theme import theme
 from ui.traces import cached_cache_check, cached_shapes, LIVE_TABLE_BYTES, over_budget, shape_only_banner
 from ui.value_views import value_views
-from ui.your_text import text_box, text_sized_config
+from ui.your_text import text_box
 
 leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
 
@@ -126,9 +126,6 @@ def explorer_view(cfg, theme: str = "light") -> dict:
     }
 
 
-SIZES_SUFFIX = " sizes (shape only)"  # the presets that borrow a well-known model's widths
-
-
 def short_count(n: int) -> str:
     """20,260 as it is; from ten million on, '406.5 billion' (a metric's box cuts long numbers off)."""
     if n < 10**7:
@@ -163,12 +160,13 @@ def rows_words(cfg) -> str:
             f"{index['ffn_output']}), to the output probabilities (row {last}).")
 
 
-cfg = text_sized_config(current_config())  # the text in the box sets N, M and vocab_size
+run = this_run()  # sliders, link, the learner's text and the trained model, worked out by the sidebar
+cfg = run.cfg
 st.title("Transformer Shape Explorer")
 st.caption(sizes_words(cfg) + " Move a slider in the sidebar: every shape below is read off the model's own "
            "forward pass. " + rows_words(cfg))
 sidebar_closed_hint()
-your_text = text_box(cfg)
+your_text = text_box(cfg, run.text, run.text_problem)
 
 with guard("Tracing this config"):
     view = explorer_view(cfg, theme())
@@ -203,12 +201,6 @@ with guard("Tracing this config"):
     d.metric("attention weights per layer", short_count(scores),
              help=f"Exactly {scores:,}. In each self-attention layer: N × nhead × M × M, the number that "
                   f"grows with the square of M.{decoder}")
-    preset = st.session_state.get("w_preset", "")
-    if preset.endswith(SIZES_SUFFIX) and cfg.arch == "encoder-decoder":
-        model = preset[: -len(SIZES_SUFFIX)]
-        st.caption(f"{model} itself is decoder-only. Here its widths build the paper's encoder–decoder, "
-                   f"{cfg.layers} encoder and {cfg.layers} decoder layers with a cross-attention block in every "
-                   f"decoder layer, so the count above is larger than {model}'s own.")
 
     stacked = st.toggle(
         "Show the heads stacked as PyTorch's scaled_dot_product_attention takes them, beside the one-head view",

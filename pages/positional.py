@@ -20,7 +20,7 @@ from ui.guard import guard
 from ui.layout import narrowest_only_caption
 from ui.page_links import MAX_CURVES, curve_dims, positional_tabs
 from ui.streamlit_internals import leave_legacy_pages_mode
-from ui.sidebar import current_config, forget_link_warnings
+from ui.sidebar import forget_link_warnings, this_run
 from ui.traces import cached_shapes, cached_trace, config_over_budget
 
 leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
@@ -121,9 +121,11 @@ def rope_tab(cfg) -> None:
     c1, c2, c3 = st.columns(3)
     keep = {"min_value": 0, "max_value": MAX_ROPE_POSITION, "step": 1, "persist_state": "session",
             "on_change": forget_link_warnings}
-    i = c1.number_input("i — query position", key="p_rope_i", **keep)
-    j = c2.number_input("j — key position", key="p_rope_j", **keep)
-    shift = c3.number_input("s — shift", key="p_rope_s", **keep)
+    # The range in the label: a box that refuses a value only turns red.
+    upto = f"0 to {MAX_ROPE_POSITION:,}"
+    i = c1.number_input(f"i — query position ({upto})", key="p_rope_i", **keep)
+    j = c2.number_input(f"j — key position ({upto})", key="p_rope_j", **keep)
+    shift = c3.number_input(f"s — shift ({upto})", key="p_rope_s", **keep)
     t = None if config_over_budget(cfg) else cached_trace(cfg)
     r = rope_relative(cfg, int(i), int(j), int(shift), t)
     st.caption(f"q and k: {r.source}.")
@@ -170,7 +172,7 @@ def kind_words(cfg) -> str:
             f"**{cfg.positional}** positions.")
 
 
-cfg = current_config()
+cfg = this_run().cfg
 st.title("Positional encoding")
 st.caption("Attention without a mask treats its input as a set and cannot tell positions apart (a causal mask "
            "lets a model infer some order on its own). " + kind_words(cfg))

@@ -23,7 +23,7 @@ from quizzes.bank import (KEY_COLUMNS, applying_text, key_csv, key_file_name, ke
 from quizzes.check import MAX_INPUT, in_symbols, parse_shape, shown_formula
 from quizzes.experiments import Evidence
 from quizzes.progress import dumps, scores
-from render.evidence import ASKED, RECORD_PHONE_CSS, charts, label, literal_frame, marked_table, plain, table_height
+from render.evidence import ASKED, RECORD_PHONE_CSS, charts, literal_frame, marked_table, name_from_key, table_height, value_text
 from render.markdown import as_literal
 from render.tables import sizes_text
 from ui.charts import drawn_at_this_link, show_chart
@@ -38,7 +38,7 @@ from ui.streamlit_internals import leave_legacy_pages_mode
 from ui.quiz_state import (ALL, AT, CHECKED, FLASH, IO, IO_NOTE, IO_REOPEN, IO_TOGGLED, KEY_OPEN, MORE, SAY,
                               SCROLL_IO_NOTE, SCROLL_MESSAGES, SCROLL_UP, STORED, WRAPPED, apply_import, ask_reset,
                               cached_evidence, context, go_to_question, import_pasted, keep_answers, new_review,
-                              new_shuffle, new_topic, next_from_below, ordered, position, progress, quiz_config, reset,
+                              new_shuffle, new_topic, go_to_next_scrolled_up, ordered, position, progress, quiz_config, reset,
                               still_asking, submit)
 from ui.quiz_sync import keep_in_browser, take_browser_report
 from ui.sidebar import forget_link_warnings
@@ -77,7 +77,7 @@ def show_evidence(ev: Evidence, asked: str | None = None) -> None:
     """The evidence for one question: its values, then its chart or table. ``asked`` is the row
     (a core.rows key) the question asks about, marked in a table that lists it."""
     st.markdown(f"**Live evidence: {ev.title}**")
-    numbers = [{"measured": ev.labels.get(k) or label(k), "value": plain(v)} for k, v in ev.values.items()
+    numbers = [{"measured": ev.labels.get(k) or name_from_key(k), "value": value_text(v)} for k, v in ev.values.items()
                if not isinstance(v, (list, tuple)) or len(v) <= 16]
     if numbers:
         # A static HTML table, not st.dataframe's grid: the grid cut the learned table's error message (the
@@ -239,8 +239,8 @@ def show_scores(cfg: TransformerConfig) -> list[dict]:
     wrong = sum(r["wrong"] for r in rows)
     total = sum(r["questions"] for r in rows)
     # Each family is asked about its own model only: no cross-attention for GPT, no KV cache for the paper's.
-    st.markdown(f"Score: **{right} right**, **{wrong} wrong**, {total - right - wrong} not tried yet. "
-                f"{applying_text(cfg)}", help=other_parts_text(cfg) or None)
+    st.markdown(f"Score: **{right} right**, **{wrong} wrong**, {total - right - wrong} not tried yet, counting only the "
+                f"questions about this model: {applying_text(cfg)}", help=other_parts_text(cfg) or None)
     return rows
 
 
@@ -265,7 +265,7 @@ def show_more(rows: list[dict]) -> None:
     with st.expander(f"Shuffle, reset and score per topic{shuffled}", key=MORE, icon=":material/tune:"):
         # The controls first, where the expander opens: under the table they were a scroll away.
         with st.container(horizontal=True, vertical_alignment="bottom"):
-            st.number_input("Shuffle seed", min_value=0, max_value=MAX_SEED, step=1, on_change=new_shuffle,
+            st.number_input(f"Shuffle seed (0 to {MAX_SEED:,})", min_value=0, max_value=MAX_SEED, step=1, on_change=new_shuffle,
                             key="quiz_seed", persist_state="session", width=200,
                             help="0 keeps the bank's order; any other number shuffles it reproducibly.")
             st.button("Reset progress", key="quiz_ask_reset", on_click=ask_reset)
@@ -455,7 +455,7 @@ elif mode == ONE:
     if len(questions) > 1 and questions[pos].id in progress()["answers"]:
         # Under an answered question too: its evidence is a screen or two long, and Next above it would
         # end every question in a scroll back up.
-        st.button("Next question ▶", key="quiz_next_below", on_click=next_from_below,
+        st.button("Next question ▶", key="quiz_next_below", on_click=go_to_next_scrolled_up,
                   args=(questions[(pos + 1) % len(questions)].id, went_round_to_first if pos == last else None))
     # Only on the run right after the press: a later run (a Check, say) leaves the page where it is.
     if request := st.session_state.pop(SCROLL_UP, None):

@@ -7,7 +7,7 @@ import io
 from typing import Any
 
 from core import TransformerConfig
-from core.config import sizes_in_a_name
+from core.config import file_name_sizes
 
 from .check import format_answer, shown_formula, to_json_value
 from .questions import Context, Question
@@ -104,4 +104,4 @@ def key_csv(key: dict[str, Any]) -> str:
 def key_file_name(cfg: TransformerConfig) -> str:
     """A name that says which config a downloaded key holds for, since the answers hold only there."""
     tied = "_tied" if cfg.tie_embeddings else ""
-    return f"quiz-answer-key_{sizes_in_a_name(cfg)}_{cfg.positional}{cfg.max_len}{tied}.csv"
+    return f"quiz-answer-key_{file_name_sizes(cfg)}_{cfg.positional}{cfg.max_len}{tied}.csv"

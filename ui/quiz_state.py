@@ -25,9 +25,8 @@ from quizzes.topics.your_text import EXAMPLE
 from render.markdown import as_literal
 from ui.config_link import on_sliders
 from ui.page_links import ALL_TOPICS, quiz_order
-from ui.sidebar import current_config, forget_link_warnings
+from ui.sidebar import forget_link_warnings, this_run
 from ui.traces import cached_shape_only, cached_shapes
-from ui.your_text import quiz_text
 
 ALL = ALL_TOPICS
 PROGRESS = "quiz_progress"
@@ -68,9 +67,10 @@ def cached_evidence(name: str, cfg) -> Evidence:
 
 
 def quiz_config() -> tuple[TransformerConfig, TokenizedText | None]:
-    """The model the quiz asks about: the sidebar's, sized by the learner's text when the Explorer's or the
-    Attention page's box holds one (so the answers are those of the pass the learner just read), and that text."""
-    return quiz_text(current_config())
+    """The model the quiz asks about, the run's (sized by the learner's text when the box holds one, so the
+    answers are those of the pass the learner just read), and that text's tokens."""
+    run = this_run()
+    return run.cfg, run.tokens
 
 
 def context(cfg, text: TokenizedText | None = None) -> Context:
@@ -189,7 +189,7 @@ def _into_review() -> None:
     and Forward then opened that one and ended the review."""
     if st.session_state.get("quiz_review"):
         ids = [q.id for q in ordered(st.session_state.get("quiz_topic", ALL), st.session_state.get("quiz_seed", 0),
-                                     True, current_config())]
+                                     True, this_run().cfg)]
         if ids and st.session_state.get(AT) not in ids:
             st.session_state[AT] = ids[0]
 
@@ -233,7 +233,7 @@ def go_to_question(qid: str, wrapped: str | None = None) -> None:
     forget_link_warnings()
 
 
-def next_from_below(qid: str, wrapped: str | None = None) -> None:
+def go_to_next_scrolled_up(qid: str, wrapped: str | None = None) -> None:
     """The Next under an answer's evidence: the next question, scrolled into view (ui.components.scroll_to). When
     it is answered too, as every question of a review is, the page stayed at the foot of its evidence."""
     go_to_question(qid, wrapped)
@@ -335,7 +335,7 @@ def ordered(topic: str, seed: int, review: bool, cfg: TransformerConfig | None =
 
     The family's questions are picked out of the whole bank's shuffle, so a seed orders every family's
     questions alike, and a question keeps its place among its neighbours when the family changes."""
-    cfg = current_config() if cfg is None else cfg
+    cfg = this_run().cfg if cfg is None else cfg
     qs = quiz_order(topic, seed, cfg)
     if review:
         wrong = set(missed(progress())) | st.session_state.get(RIGHTED, frozenset())

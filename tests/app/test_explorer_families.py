@@ -10,7 +10,7 @@ from core.config import GPT2_SMALL, LLAMA2_70B, REAL_MODELS
 from core.memory import PUBLISHED_PARAMS
 from core.rows import extras_for, rows_for
 from render.diagram import shape_text
-from tests.support.apptest import make_app
+from tests.support.apptest import make_app, running
 from ui.config_link import CONFIG_FIELDS
 
 TINY = {
@@ -40,7 +40,7 @@ def explorer_at():
     """Open the Explorer by a link to a config of any family, as a learner's shared link does."""
     def open_on(cfg: TransformerConfig):
         at = make_app(link(cfg)).run()
-        assert at.session_state["cfg"] == cfg, "the link did not reproduce the config"
+        assert running(at) == cfg, "the link did not reproduce the config"
         return at
     return open_on
 

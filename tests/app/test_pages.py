@@ -8,7 +8,7 @@ import re
 import pytest
 
 from core import PAPER_BIG, PRESETS
-from tests.support.apptest import make_app, open_page
+from tests.support.apptest import make_app, open_page, running
 
 PAGES = ["pages/explorer.py", "pages/attention.py", "pages/positional.py", "pages/quiz.py", "pages/training_lab.py"]
 GPT3 = next(name for name in PRESETS if name.startswith("GPT-3"))
@@ -24,7 +24,7 @@ def test_every_page_renders_without_exception(page):
     # The shared sidebar is there on every page, and moving it keeps the page alive.
     at.sidebar.slider(key="w_N").set_value(3).run()
     assert not at.exception, at.exception
-    assert at.session_state["cfg"].N == 3
+    assert running(at).N == 3
 
 
 def heading_levels(node) -> list[int]:
@@ -245,7 +245,7 @@ def test_the_comparison_reads_the_learned_tables_likeness_off_its_map(E, M):
     from core.views import most_alike_pair, positional_view
 
     at = open_page("positional", {"E": E, "nhead": "1", "M": M, "tab": "compare"})
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     assert cfg == TransformerConfig(N=cfg.N, M=int(M), E=int(E), nhead=1, vocab_size=cfg.vocab_size)
     captions = " ".join(c.value for c in at.tabs[2].caption)
     assert "only each position with itself is alike" not in captions

@@ -13,7 +13,8 @@ from quizzes import BY_ID, QUESTIONS, Context, Question, format_answer, question
 from quizzes.experiments import EXPERIMENTS
 from quizzes.progress import FORMAT
 from render.tables import title_lines
-from tests.support.apptest import answer, answered, browser_reports, make_app, open_page, score_line, stored_copy
+from tests.support.apptest import (answer, answered, browser_reports, make_app, open_page, running, score_line,
+                                   stored_copy)
 from tests.support.links import config_link
 
 ASKED = len(questions_for(None, DEFAULT))  # the questions about the default model, the paper's
@@ -933,7 +934,7 @@ def test_evidence_at_the_slider_extremes_shows_the_learners_own_shapes(query):
     for q in QUESTIONS:
         per_experiment.setdefault(q.evidence, q.id)
     at = answered({*per_experiment.values(), "rnn-gru-shape", "rnn-steps", "shape-target"}, query)
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     ctx = Context(cfg)
     shape = "GRU output shape at your sizes, every step"
     steps = "GRU steps, one after another, to read M positions"
@@ -1403,8 +1404,9 @@ def test_a_decoder_only_link_says_how_many_questions_apply_and_a_new_one_is_answ
     at = open_page("quiz", config_link(LLAMA_LIKE) | {"topic": "kv-cache"})
     assert not at.exception
     mine = questions_for(None, LLAMA_LIKE)
-    assert score_line(at) == (f"Score: **0 right**, **0 wrong**, {len(mine)} not tried yet. {len(mine)} of "
-                              f"{len(QUESTIONS)} questions apply to decoder-only.")
+    assert score_line(at) == (f"Score: **0 right**, **0 wrong**, {len(mine)} not tried yet, counting only the "
+                              f"questions about this model: {len(mine)} of {len(QUESTIONS)} questions apply to "
+                              "decoder-only.")
     others = sum("decoder-only" in q.families for q in QUESTIONS) - len(mine)
     help_text = next(m.help for m in at.markdown if m.value.startswith("Score:"))
     assert help_text.startswith(f"{others} more of the decoder-only family's questions ask about parts this model")

@@ -51,12 +51,12 @@ def test_the_readme_quotes_the_bytes_a_real_pass_at_gpt3_sizes_would_need():
     import re
     from pathlib import Path
 
-    from core.config import GPT3_SIZES
+    from tests.support.configs import ENC_DEC_AT_GPT3_WIDTHS
     from core.memory import estimate, human_bytes
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     quoted = re.findall(r"nothing of the ([\d.]+ \w+) a real pass would need", readme)
-    assert quoted == [human_bytes(estimate(GPT3_SIZES).total)]
+    assert quoted == [human_bytes(estimate(ENC_DEC_AT_GPT3_WIDTHS).total)]
 
 
 def test_autograd_saves_one_map_of_the_two_the_memory_chart_counts_per_attention():

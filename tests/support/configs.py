@@ -1,0 +1,7 @@
+"""Configs the tests share that are no preset: a real model's widths in another family."""
+
+from core import TransformerConfig
+
+# The paper's encoder-decoder at GPT-3 175B's widths, 96+96 layers: far over any budget, so traced shape-only.
+ENC_DEC_AT_GPT3_WIDTHS = TransformerConfig(N=64, M=2048, E=12288, nhead=96, layers=96, vocab_size=50257,
+                                           tie_embeddings=True)
