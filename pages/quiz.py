@@ -33,13 +33,14 @@ from ui.components.scroll_to import scroll_to
 from ui.config_link import CONFIG_FIELDS
 from ui.guard import guard
 from ui.layout import announce
-from ui.page_links import LINKED, MAX_SEED, ONE, SET
+from ui.page_links import MAX_SEED, ONE, SET
 from ui.streamlit_internals import leave_legacy_pages_mode
-from ui.quiz_state import (ALL, AT, CHECKED, FLASH, IO, IO_NOTE, IO_REOPEN, IO_TOGGLED, KEY_OPEN, MORE, SAY,
-                              SCROLL_IO_NOTE, SCROLL_MESSAGES, SCROLL_UP, STORED, WRAPPED, apply_import, ask_reset,
-                              cached_evidence, context, go_to_question, import_pasted, keep_answers, new_review,
-                              new_shuffle, new_topic, go_to_next_scrolled_up, ordered, position, progress, quiz_config, reset,
-                              still_asking, submit)
+from ui.quiz_state import (ALL, answer_key_open, apply_import, ask_reset, cached_evidence, checks_answered, context,
+                           current_seed, end_review_without_linked_question, go_to_next_scrolled_up, go_to_question,
+                           import_note, import_pasted, just_checked, keep_answers, messages, new_review, new_shuffle,
+                           new_topic, new_upload, ordered, position, progress, progress_io_toggled, quiz_config,
+                           reopen_progress_io, reset, still_asking, storage_blocked, submit, take_announcement,
+                           take_empty_answer, take_scroll, take_unreadable_answer, went_round)
 from ui.quiz_sync import keep_in_browser, take_browser_report
 from ui.sidebar import forget_link_warnings
 from ui.theme import theme
@@ -150,12 +151,10 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
         st.text_input(f"Your answer to {number}", key=key, persist_state="session", placeholder=hint)
     st.button("Commit my prediction and run" if q.kind == "predict" else "Check", key=f"submit_{q.id}",
               on_click=submit, args=(q.id,), type="primary")
-    if st.session_state.get("quiz_empty") == q.id:
-        st.session_state["quiz_empty"] = None
+    if take_empty_answer(q.id):
         st.warning("Type or pick an answer first: the box is empty. The result below is from your last check."
                    if q.id in progress()["answers"] else "Type or pick an answer first.")
-    if st.session_state.get("quiz_unreadable") == q.id:
-        st.session_state["quiz_unreadable"] = None
+    if take_unreadable_answer(q.id):
         draft = st.session_state.get(key)
         too_long = isinstance(draft, str) and len(draft) > MAX_INPUT
         st.warning((f"That answer is {len(draft):,} characters long, and an answer is read only up to {MAX_INPUT}: "
@@ -195,7 +194,7 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
             st.warning(f"Your symbols give the right {value} at this config, but not the formula {formula}: two "
                        "symbols can have the same value here (by default M_target = M) and still stand for different "
                        "sizes. Move one of them in the sidebar to see the difference.")
-    if st.session_state.get(CHECKED) == q.id and attempt["correct"]:
+    if just_checked(q.id) and attempt["correct"]:
         # Streamlit makes st.error (and st.warning) an alert, which a screen reader reads out when it
         # appears, but st.success a status, which screen readers mostly leave unread when it appears
         # with its words already in it: a wrong answer was heard, a right one met silence. Said on
@@ -262,7 +261,7 @@ def show_more(rows: list[dict]) -> None:
     seed = current_seed()
     shuffled = f" · shuffled, seed {seed}" if seed else ""
     asking = still_asking()
-    with st.expander(f"Shuffle, reset and score per topic{shuffled}", key=MORE, icon=":material/tune:"):
+    with st.expander(f"Shuffle, reset and score per topic{shuffled}", key="quiz_more", icon=":material/tune:"):
         # The controls first, where the expander opens: under the table they were a scroll away.
         with st.container(horizontal=True, vertical_alignment="bottom"):
             st.number_input(f"Shuffle seed (0 to {MAX_SEED:,})", min_value=0, max_value=MAX_SEED, step=1, on_change=new_shuffle,
@@ -282,49 +281,34 @@ def show_more(rows: list[dict]) -> None:
             # Closing the expander is a no too (still_asking), but it starts no run by itself: the page is
             # told (ui.components.expander_closed). In the sidebar, like the store, so that it takes no room here.
             with st.sidebar:
-                on_expander_closed(MORE, keep_answers, key="quiz_more_closed")
-        if st.session_state.get(STORED) is not False:  # when it is not, the page says so at the top, in full
+                on_expander_closed("quiz_more", keep_answers, key="quiz_more_closed")
+        if not storage_blocked():  # when it is, the page says so at the top, in full
             st.caption(":material/save: Your answers are kept in this browser, so they outlast a closed tab or a "
                        "server restart. *Reset progress* forgets them; *Save or restore progress*, just below, "
                        "exports them to move to another browser.")
         st.dataframe(pd.DataFrame([r for r in rows if r["questions"]]), hide_index=True, width="stretch")
 
 
-def current_seed() -> int:
-    """The shuffle seed, as its box (show_more, drawn under the questions) holds it or a link's seed= set
-    it: the order of the questions, which are drawn before the box, depends on it."""
-    return int(st.session_state.get("quiz_seed", 0))
-
-
-def io_toggled() -> None:
-    """"Save or restore progress" opened or closed. Reset's question says "Export them first to keep a copy",
-    and the run this starts withdrew it (still_asking): the learner who opened the expander to do as told
-    found no Yes when they came back. This run leaves the question waiting."""
-    st.session_state[IO_TOGGLED] = True
-
-
 def show_progress_io() -> None:
-    if st.session_state.pop(IO_REOPEN, False):
-        st.session_state[IO] = True  # before the expander is drawn: after it, Streamlit refuses the change
+    reopen_progress_io()  # before the expander is drawn: after it, Streamlit refuses the change
     # Keyed and tracking its state (on_change), so that the app, not the browser, says whether it is open.
-    with st.expander("Save or restore progress", key=IO, on_change=io_toggled):
+    with st.expander("Save or restore progress", key="quiz_io", on_change=progress_io_toggled):
         # A download changes nothing here, so it starts no run ("ignore"): its run withdrew Reset's question,
         # which asks to export first.
         st.download_button("Export progress (JSON)", data=dumps(progress()), file_name="quiz-progress.json",
                            mime="application/json", key="quiz_export", on_click="ignore")
         upload = st.file_uploader("Import progress (JSON)", type=["json"], key="quiz_upload")
-        if upload is not None and st.session_state.get("quiz_upload_seen") != upload.file_id:
-            st.session_state["quiz_upload_seen"] = upload.file_id
+        if upload is not None and new_upload(upload.file_id):
             apply_import(upload.getvalue())
             st.rerun()
         st.text_area("…or paste a progress file", key="quiz_paste", persist_state="session", height=80,
                      max_chars=1_000_000)
         st.button("Load pasted progress", key="quiz_paste_load", on_click=import_pasted)
-        if IO_NOTE in st.session_state:
-            kind, text = st.session_state[IO_NOTE]
+        if note := import_note():
+            kind, text = note
             with st.container(key="quiz_io_note"):
                 getattr(st, kind)(text)
-                if request := st.session_state.pop(SCROLL_IO_NOTE, None):  # only on the run after the import
+                if request := take_scroll("import"):  # only on the run after the import
                     scroll_to("quiz_io_note", request, block="nearest")  # the drop zone above stays in view
 
 
@@ -339,8 +323,8 @@ def answer_key_for(cfg, text=None) -> tuple[list[dict[str, str]], str]:
 def show_answer_key(cfg) -> None:
     """Every question's answer at the sidebar's config, for a teacher preparing a class. Computed only
     while open (a keyed expander, like the progress one), since it runs every experiment."""
-    with st.expander("Answer key, for teachers", key=KEY_OPEN, on_change="rerun"):
-        if not st.session_state.get(KEY_OPEN):
+    with st.expander("Answer key, for teachers", key="quiz_key_open", on_change="rerun"):
+        if not answer_key_open():
             return
         # The sizes in words: on a projector the sidebar is often closed, and a screenshot of the key
         # otherwise lost which sizes its numbers hold for.
@@ -377,7 +361,7 @@ st.html(RECORD_PHONE_CSS)  # a style alone: Streamlit adds it to the page withou
 # Shapes, numbers and predictions, not every answer: ten conceptual questions keep theirs, with live evidence.
 st.caption(f"Shapes, numbers and predictions follow the live model at the sidebar's sizes, {sizes_text(cfg)}."
            + (" N, M and vocab_size come from your text." if text is not None else ""))
-if st.session_state.get(STORED) is False:  # when it can keep them, show_more says so, under Reset
+if storage_blocked():  # when it can keep them, show_more says so, under Reset
     st.info("This browser does not let the app keep your progress (its storage is blocked), so it lives in this "
             "session only: a closed tab or a server restart loses anything you have not exported under *Save or "
             "restore progress*.", icon=":material/save:")
@@ -387,11 +371,11 @@ if st.session_state.get(STORED) is False:  # when it can keep them, show_more sa
 # that run the browser showed the old Next beside the new one: another tab's save, merged in here
 # at any moment, could make a click on Next land on the stale button.
 with st.container(key="quiz_messages"):
-    if said := st.session_state.pop(SAY, None):
+    if said := take_announcement():
         announce(said, "quiz")
-    for kind, text in st.session_state.get(FLASH) or []:  # all of them, until the learner acts (see flash)
+    for kind, text in messages():  # all of them, until the learner acts (see flash)
         getattr(st, kind)(text)
-    if request := st.session_state.pop(SCROLL_MESSAGES, None):
+    if request := take_scroll("messages"):
         scroll_to("quiz_messages", request)  # only on the run right after the reset
 
 rows = show_scores(cfg)
@@ -410,11 +394,7 @@ mode = controls.radio("Mode", [ONE, SET], key="quiz_mode", persist_state="sessio
                            "them with Previous and Next.")
 topic = controls.selectbox("Topic", [ALL, *TOPICS], key="quiz_topic", persist_state="session", on_change=new_topic,
                            width=TOPIC_PX)
-if st.session_state.pop(LINKED, False) and st.session_state.get("quiz_review"):
-    # A link named a question (q=), counted in the topic: a review of what this learner missed that does
-    # not hold it ends, so that the question shows. One that holds it goes on (Back and Forward in a review).
-    if st.session_state.get(AT) not in {q.id for q in ordered(topic, seed, True, cfg)}:
-        st.session_state["quiz_review"] = False
+end_review_without_linked_question(topic, seed, cfg)  # a link's q= shows its question
 review = controls.toggle("Review what I missed", key="quiz_review", persist_state="session",
                          help="Only the questions whose latest answer was wrong. Answer one right and it leaves "
                               "the list once the review ends.",
@@ -447,7 +427,7 @@ elif mode == ONE:
         st.button("Next ▶", key="quiz_next", on_click=go_to_question,
                   args=(questions[(pos + 1) % len(questions)].id, went_round_to_first if pos == last else None),
                   width=NAV_BUTTON_PX)
-    wrapped = st.session_state.get(WRAPPED)
+    wrapped = went_round()
     if wrapped and wrapped[0] == questions[pos].id and pos in (0, last):
         st.caption(wrapped[1])
     with guard("This question"):
@@ -458,13 +438,13 @@ elif mode == ONE:
         st.button("Next question ▶", key="quiz_next_below", on_click=go_to_next_scrolled_up,
                   args=(questions[(pos + 1) % len(questions)].id, went_round_to_first if pos == last else None))
     # Only on the run right after the press: a later run (a Check, say) leaves the page where it is.
-    if request := st.session_state.pop(SCROLL_UP, None):
+    if request := take_scroll("question"):
         scroll_to("quiz_nav", request)  # the new question's row of Previous and Next
 else:
     for q in questions:
         with st.container(border=True), guard(f"Question {q.id}"):
             show_question(q, ctx, numbers[q.id])
-st.session_state[CHECKED] = None  # said once, on the run after the Check, or not at all
+checks_answered()  # said once, on the run after the Check, or not at all
 
 show_more(rows)  # under the question: over it, it kept Q1's text below a phone's fold
 show_progress_io()

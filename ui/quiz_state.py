@@ -24,7 +24,7 @@ from quizzes.recheck import file_config, recheck
 from quizzes.topics.your_text import EXAMPLE
 from render.markdown import as_literal
 from ui.config_link import on_sliders
-from ui.page_links import ALL_TOPICS, quiz_order
+from ui.page_links import ALL_TOPICS, LINKED, quiz_order
 from ui.sidebar import forget_link_warnings, this_run
 from ui.traces import cached_shape_only, cached_shapes
 
@@ -341,3 +341,103 @@ def ordered(topic: str, seed: int, review: bool, cfg: TransformerConfig | None =
         wrong = set(missed(progress())) | st.session_state.get(RIGHTED, frozenset())
         qs = [q for q in qs if q.id in wrong]
     return qs
+
+
+# The page's view of the quiz's session: pages/quiz.py asks these, and no session key leaves this module.
+
+def just_checked(qid: str) -> bool:
+    """Whether this run answers the Check of question ``qid`` (a right answer is read out once)."""
+    return st.session_state.get(CHECKED) == qid
+
+
+def checks_answered() -> None:
+    """The run has said what the Check asked for: the next run says nothing more of it."""
+    st.session_state[CHECKED] = None
+
+
+def take_empty_answer(qid: str) -> bool:
+    """Whether question ``qid`` was checked with an empty box, said once."""
+    return _take_if("quiz_empty", qid)
+
+
+def take_unreadable_answer(qid: str) -> bool:
+    """Whether question ``qid`` was checked with an answer that could not be read, said once."""
+    return _take_if("quiz_unreadable", qid)
+
+
+def _take_if(key: str, qid: str) -> bool:
+    if st.session_state.get(key) != qid:
+        return False
+    st.session_state[key] = None
+    return True
+
+
+def storage_blocked() -> bool:
+    """Whether the browser said it cannot keep the progress (False until it has said anything)."""
+    return st.session_state.get(STORED) is False
+
+
+def take_announcement() -> str | None:
+    """What this run reads out once (the answer to a reset or an import), or None."""
+    return st.session_state.pop(SAY, None)
+
+
+def messages() -> list[tuple[str, str]]:
+    """The messages for the top of the page, as (kind, text), until the learner acts."""
+    return st.session_state.get(FLASH) or []
+
+
+_SCROLLS = {"messages": SCROLL_MESSAGES, "question": SCROLL_UP, "import": SCROLL_IO_NOTE}
+
+
+def take_scroll(to: str) -> int | None:
+    """The scroll request for ``to`` ("messages", "question" or "import") on the run right after it was asked."""
+    return st.session_state.pop(_SCROLLS[to], None)
+
+
+def went_round() -> tuple[str, str] | None:
+    """(question id, words) after Previous or Next went round the end of the list, else None."""
+    return st.session_state.get(WRAPPED)
+
+
+def progress_io_toggled() -> None:
+    """"Save or restore progress" opened or closed: this run leaves Reset's question waiting (still_asking)."""
+    st.session_state[IO_TOGGLED] = True
+
+
+def reopen_progress_io() -> None:
+    """After an import, its expander opens (stays open); called before the expander is drawn."""
+    if st.session_state.pop(IO_REOPEN, False):
+        st.session_state[IO] = True
+
+
+def import_note() -> tuple[str, str] | None:
+    """The last import's result, (kind, text), or None."""
+    return st.session_state.get(IO_NOTE)
+
+
+def new_upload(file_id: str) -> bool:
+    """Whether this uploaded file is new to the session (each upload is imported once)."""
+    if st.session_state.get("quiz_upload_seen") == file_id:
+        return False
+    st.session_state["quiz_upload_seen"] = file_id
+    return True
+
+
+def answer_key_open() -> bool:
+    """Whether the answer key's expander is open (the key is computed only then)."""
+    return bool(st.session_state.get(KEY_OPEN))
+
+
+def current_seed() -> int:
+    """The shuffle seed, as its box holds it or a link's seed= set it: the questions, drawn before the box,
+    are ordered by it."""
+    return int(st.session_state.get("quiz_seed", 0))
+
+
+def end_review_without_linked_question(topic: str, seed: int, cfg: TransformerConfig) -> None:
+    """A link named a question (q=): a review of what this learner missed that does not hold it ends, so that
+    the question shows. One that holds it goes on (Back and Forward in a review)."""
+    if st.session_state.pop(LINKED, False) and st.session_state.get("quiz_review"):
+        if st.session_state.get(AT) not in {q.id for q in ordered(topic, seed, True, cfg)}:
+            st.session_state["quiz_review"] = False
