@@ -22,15 +22,11 @@ from core.train import TrainedModel
 from render.diagram import ACTIVATION_NAMES, NORM_NAMES
 from render.markdown import as_literal
 from ui.config_link import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_OPTION, N_RANGE, VOCABS, WIDTHS,
-                            attention_kind, choices_twice, link_params, link_text, nearest, nhead_options,
-                            preset_named, preset_values, snap_config)
+                            attention_kind, nearest, nhead_options)
+from ui.link import link_query, read_link
 from ui.streamlit_internals import history_navigation
-from ui.your_text import LINK_NAMES as TEXT_LINK_NAMES
-from ui.your_text import PAGES as TEXT_PAGES
 from ui.your_text import (YourText, clear_text, current_text, leave_trained, text_link_values, text_sizes,
                           trained_model)
-from ui.page_links import (PAGE_CHOICES, Choice, keep_choices_in_range, link_values, names_any_case, read_choices,
-                           whole_number)
 
 
 # Widget key -> (config field, label). Labels carry the learner's symbol; tests find sliders by it.
@@ -285,37 +281,17 @@ def _read_url(page: str) -> None:
     first = "url_read" not in st.session_state
     if not first and not history_navigation():
         return
-    choices = PAGE_CHOICES.get(page, ())
-    every = {k: st.query_params.get_all(k) for k in st.query_params}  # ?N=3&N=5: N is ["3", "5"], for _set_twice
-    query = {k: values[-1] for k, values in every.items()}  # the last of each, as st.query_params.get reads it
-    elsewhere = {choice.name.lower(): other for other, theirs in PAGE_CHOICES.items() if other != page
-                 for choice in theirs}
-    own = [choice.name for choice in choices] + ["preset"]
-    if page in TEXT_PAGES:
-        own += list(TEXT_LINK_NAMES)
-    else:
-        elsewhere |= {name: "explorer" for name in TEXT_LINK_NAMES}
-    params, unknown = link_params(every, own=own, elsewhere=elsewhere)
-    preset_name = names_any_case(query, ["preset"]).get("preset", (None, None))[1]
-    if preset_name is not None:  # ?preset=llama-2-70b: that preset, with the link's own settings laid over it
-        preset, problem = preset_named(preset_name)
-        unknown += [problem] if problem else []
-        params = (preset_values(preset) if preset else {}) | params
-    if not first and not params:
+    link = read_link(page, {k: st.query_params.get_all(k) for k in st.query_params}, st.session_state)
+    if not first and not link.gives_settings:
         # An entry that names no config: Streamlit clears the query on a page switch and sometimes
-        # leaves the bare page in the history before the sidebar writes the config back. Going
-        # Back through it keeps the config the learner has.
+        # leaves the bare page in the history. Going Back through it keeps the config the learner has.
         return
     st.session_state["url_read"] = True
-    cfg, warnings = snap_config(params)
-    st.session_state["url_warnings"] = unknown + warnings
-    # A link without nhead asks for the default's heads, as snap_config reads it (min(2, E) heads).
-    asked = whole_number(params["nhead"]) if "nhead" in params else DEFAULT.nhead
-    _set_widgets(cfg, asked if asked is not None and asked >= 1 else None)
-    _set_widget("w_preset", _matching_preset(cfg))
-    view, view_warnings = read_choices(choices, query, cfg, st.session_state)
-    st.session_state.update(view)
-    st.session_state["view_warnings"] = (page, choices_twice(choices, every) + view_warnings)
+    st.session_state["url_warnings"] = link.warnings
+    _set_widgets(link.cfg, link.asked_nhead)
+    _set_widget("w_preset", _matching_preset(link.cfg))
+    st.session_state.update(link.view)
+    st.session_state["view_warnings"] = (page, link.view_warnings)
 
 
 def _preset_help() -> str:
@@ -457,7 +433,7 @@ def sidebar_config(page: str = "") -> Run:
         sliders = DEFAULT
     state[_FOLLOWED] = {"M": sliders.M, "E": sliders.E, "nhead": sliders.nhead}
     state[_SEEN] = {key: state[key] for key in _sidebar_keys() if key in state}
-    _write_url(sliders, values, PAGE_CHOICES.get(page, ()), page)
+    _write_url(sliders, values, page)
     view_page, view_warnings = state.get("view_warnings", ("", []))
     link_warning(state.get("url_warnings", []) + (view_warnings if view_page == page else []))
     if trained is not None:
@@ -550,14 +526,12 @@ def _architecture(sb, nhead: int, d_k: int, used: dict[str, Any]) -> None:
                 help="The paper's linear layers add a bias, and LayerNorm a shift β; Llama-2 has neither.")
 
 
-def _write_url(cfg: TransformerConfig, values: dict[str, Any], choices: tuple[Choice, ...], page: str) -> None:
+def _write_url(cfg: TransformerConfig, values: dict[str, Any], page: str) -> None:
     """Put the config and the page's own choices in the URL, in one write: each write is a step in
     the browser's history, so a second one would take a Back of its own. The query is replaced
     whole, so another page's choices never ride along (Streamlit also clears them on a page switch).
     The choices are first kept in range here (keep_choices_in_range), before the page draws its widgets."""
-    keep_choices_in_range(choices, cfg, st.session_state)
-    wanted = ({k: link_text(v) for k, v in values.items() if v is not None} | link_values(choices, cfg, st.session_state)
-              | text_link_values(page))
+    wanted = link_query(cfg, values, page, st.session_state, text_link_values(page))
     if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)
 

@@ -19,14 +19,15 @@ from core.train import TrainedModel
 from render.markdown import as_literal
 from render.values import token_frame, vocab_frame
 from ui.lab_runs import TRAINED_KEY
+from ui.link import TEXT_NAMES, TEXT_PAGES
 
 TEXT_KEY, LEVEL_KEY, TARGET_KEY = "yt_text", "yt_level", "yt_target"
 LABEL = "Your text (optional): run it through the model"
 TARGET_LABEL = "Target text (optional): what the decoder should read, shifted right"
 LEVELS = {"words": "word", "characters": "char"}  # the choice as the page words it -> core.tokens' level
 MAX_LINK_CHARS = 200  # a longer text makes a link too long to paste into a chat or a slide
-LINK_NAMES = {"text": TEXT_KEY, "tokens": LEVEL_KEY, "target": TARGET_KEY}  # link name -> session key
-PAGES = ("", "explorer", "attention")  # the pages that draw the box (url_path; "" is the default page)
+LINK_NAMES = dict(zip(TEXT_NAMES, (TEXT_KEY, LEVEL_KEY, TARGET_KEY)))  # link name -> session key
+PAGES = TEXT_PAGES  # the pages that draw the box
 
 
 @dataclass(frozen=True)
