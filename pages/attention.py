@@ -30,10 +30,7 @@ from ui.your_text import text_box
 
 leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
 
-# Narrowest boxes, in pixels, so that the captions under small maps still read. With the small gap
-# (16 px) the two boxes of the default M = 8 (300 and 244 px; its mask draws 241 px) take 560 of
-# the 564 px that a 1024 px window leaves beside the open sidebar, so the mask sits beside the
-# weights there too (measured in Chromium).
+# Narrowest boxes (px), so small maps' captions read and the mask still sits beside the weights (docs/layout.md).
 WEIGHTS_BOX, MASK_BOX = 290, 244
 
 
@@ -128,9 +125,7 @@ def _map(cfg, kind: str, layer: int, head: int, item: int):
     return attention_map(cached_trace(cfg), kind, layer, head, item)
 
 
-# Few entries: each holds every head's map (up to nhead x MAX_POSITIONS^2 numbers), and a miss costs
-# up to about a second (core.slim.MAX_SLIM_DRAWS). A pass holds real memory, so it waits its turn at the
-# gate the whole traces share (ui.trace_cache): sessions' passes together stay under its bound.
+# Few, large entries; a slim pass holds real memory, so it waits at the gate the whole traces share.
 @st.cache_data(max_entries=8, show_spinner=False)
 def _slim_maps(cfg, kind: str, layer: int, item: int):
     with GATE.reserve(slim_bytes(cfg)):

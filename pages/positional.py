@@ -147,11 +147,10 @@ def table_tab(cfg, v) -> None:
     st.caption(f"{cfg.positional.capitalize()}: {v.note}. Row p is added to the token at position p; the "
                f"same rows serve every sequence in the batch.{formula}")
     spec = positional_spec(v)
-    # At the default E = 16 the map is wider than a phone's column and scrolls there with no scrollbar
-    # in sight: its colour scale, the one key to what red and blue mean, was off screen and unsaid.
+    # On a phone the map scrolls without a visible scrollbar: say where its colour scale is.
     scrolls = ("On a screen narrower than the map, the map scrolls sideways inside its box: its last dimensions "
                "and its colour scale are on the right.")
-    with map_box("table", scrolls, spec):  # E = 9: 298 px drawn in a 320 px phone's 288, said there only
+    with map_box("table", scrolls, spec):
         show_chart(drawn_at_this_link(spec), width="content")
     show_numbers(numbers_frame(v.table, [f"position {p}" for p in range(v.positions)], [f"dim {d}" for d in v.dims]))
 
@@ -237,8 +236,7 @@ with tab_compare, guard("The comparison"):
                + " Training is what gives a learned table its structure.")
     maps = {kind: (positional_spec(views[kind], most=COLUMN_MAX), similarity_spec(views[kind], most=COLUMN_MAX))
             for kind in KINDS}
-    # Drawn for two to a row on a laptop, each fits a 360 px phone's column; on a 320 px phone's even the
-    # default E's tables scroll, their colour scales past the screen's edge, so a caption says so.
+    # On the narrowest phones even the default E's maps scroll: a caption says so there only.
     if scrolls_on_the_narrowest_phone(*(spec for pair in maps.values() for spec in pair)):
         narrowest_only_caption("On a screen this narrow, a map wider than the screen scrolls sideways inside its "
                                "box: its colour scale is on the right.", key="compare")

@@ -23,7 +23,8 @@ from quizzes.bank import (KEY_COLUMNS, applying_text, key_csv, key_file_name, ke
 from quizzes.check import MAX_INPUT, in_symbols, parse_shape, shown_formula
 from quizzes.experiments import Evidence
 from quizzes.progress import dumps, scores
-from render.evidence import ASKED, RECORD_PHONE_CSS, charts, literal_frame, marked_table, name_from_key, table_height, value_text
+from render.evidence import (ASKED, RECORD_PHONE_CSS, charts, literal_frame, marked_table, name_from_key, table_height,
+                             value_text)
 from render.markdown import as_literal
 from render.tables import sizes_text
 from ui.charts import drawn_at_this_link, show_chart
@@ -81,10 +82,7 @@ def show_evidence(ev: Evidence, asked: str | None = None) -> None:
     numbers = [{"measured": ev.labels.get(k) or name_from_key(k), "value": value_text(v)} for k, v in ev.values.items()
                if not isinstance(v, (list, tuple)) or len(v) <= 16]
     if numbers:
-        # A static HTML table, not st.dataframe's grid: the grid cut the learned table's error message (the
-        # evidence for the answer) with an ellipsis at 1280 px and pushed the values past a 390 px phone's
-        # edge. These cells wrap, so each name and value reads whole at any width, every row shows, and a
-        # screen reader reads the cells. They are Markdown, hence escaped: "max |difference|" stays as written.
+        # A static table whose cells wrap and read whole (docs/layout.md); Markdown, hence escaped.
         st.table(literal_frame(pd.DataFrame(numbers)), hide_index=True)
     drawn = [drawn_at_this_link(each) for each in charts(ev, theme())]
     if len(drawn) > 1:
@@ -100,9 +98,7 @@ def show_evidence(ev: Evidence, asked: str | None = None) -> None:
             name = row.get("tensor") or row.get("step") or row["key"]
             shape = f": live shape `{row['live shape']}`" if "live shape" in row else ""
             st.markdown(f"Your question asks about **{name}**, marked *{ASKED}* in the table{shape}.")
-        # An HTML table, not st.dataframe's grid, whose fixed columns put "live shape" and "formula", the evidence
-        # itself, off a phone's screen: these cells wrap, and a screen reader reads them under their headers. Every row in view when one
-        # is marked, however many: it must not hide below a scroll.
+        # A static table whose cells wrap; every row in view when one is marked, so it never hides below a scroll.
         st.table(table, hide_index=True, height="content" if row is not None else table_height(len(ev.records)))
     if ev.name in READING:
         st.caption(READING[ev.name])
@@ -121,9 +117,7 @@ def as_typed(text: str) -> str:
 
 
 def show_question(q: Question, ctx: Context, number: str) -> None:
-    # A heading per question, so that a screen reader's list of headings walks a topic set question
-    # by question; what kind of question it is, in smaller print under it. An h2, the level under
-    # the page's h1 (an h3 left the outline a level short, as if a section were missing).
+    # An h2 per question, under the page's h1: a screen reader's list of headings walks a topic set by it.
     st.header(f"{number} · {q.topic}", anchor=False)
     st.caption(KIND_LABELS[q.kind].capitalize() + (" · changes with the config" if q.parametric else ""))
     st.markdown(q.text(ctx))
@@ -134,10 +128,7 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
                    + ", ".join(f"{k}={named[k]:,}" for k in ("E", "nhead", "d_ff", "layers", "vocab_size")) + ".")
     key = f"ans_{q.id}"
     if st.session_state.get(key):
-        # Hand a kept draft back to the browser explicitly. Otherwise a box shown again can come
-        # back empty in the browser when Previous lands before Next's run has finished (3 of 40
-        # fast Next-then-Previous rounds in a browser loop), and the next click sends that empty
-        # box back over the draft.
+        # Hand a kept draft back explicitly: a box shown again during a fast Previous can come back empty.
         st.session_state[key] = st.session_state[key]
     if q.kind in ("choice", "predict"):
         label = "Your prediction" if q.kind == "predict" else "Your answer"
@@ -188,25 +179,18 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
                 st.caption(f"Your shape has {len(ours)} axes and the expected one has {len(theirs)}: "
                            "compare them axis by axis, from the left.")
         if symbolic and formula and check(q, q.expected(ctx), attempt["given"], q.reading_symbols(ctx)):
-            # The right numbers, from the wrong symbols (quizzes.check.same_formula): say so, or the
-            # learner sees their own numbers as the expected ones and cannot tell what was wrong.
+            # The right numbers from the wrong symbols (quizzes.check.same_formula): said, or it looks right.
             value = "numbers" if q.kind == "shape" else "number"
             st.warning(f"Your symbols give the right {value} at this config, but not the formula {formula}: two "
                        "symbols can have the same value here (by default M_target = M) and still stand for different "
                        "sizes. Move one of them in the sidebar to see the difference.")
     if just_checked(q.id) and attempt["correct"]:
-        # Streamlit makes st.error (and st.warning) an alert, which a screen reader reads out when it
-        # appears, but st.success a status, which screen readers mostly leave unread when it appears
-        # with its words already in it: a wrong answer was heard, a right one met silence. Said on
-        # the run that answers the Check only.
+        # st.success is a status a screen reader leaves unread: a right answer is announced, once.
         announce(f"{number}: right. The explanation and the live evidence follow.", q.id)
     then = attempt.get("config") or {}
     changed = [k for k in CONFIG_FIELDS if k in then and then[k] != getattr(ctx.cfg, k)]
     answered = shown_formula(answered_formula(q, ctx, then) if changed else formula, attempt["expected"])
-    # A chosen sentence in plain type: in code type a two-line choice broke into grey blocks of
-    # monospace, hard to read beside the same sentence quoted plainly in "You answered".
-    # Quoted by as_typed, like the answer: from an imported file, a backtick in it closed the span and
-    # the rest, a link say, was Markdown.
+    # A chosen sentence in plain type, anything else quoted by as_typed: an imported file's text is anyone's.
     shown = as_literal(attempt["expected"]) if sentence else (
         as_typed(attempt["expected"]) + (f", that is {as_typed(answered)}" if answered else ""))
     st.markdown(f"Expected, for the config you answered with: {shown}" if q.parametric else f"Expected: {shown}")
@@ -238,8 +222,8 @@ def show_scores(cfg: TransformerConfig) -> list[dict]:
     wrong = sum(r["wrong"] for r in rows)
     total = sum(r["questions"] for r in rows)
     # Each family is asked about its own model only: no cross-attention for GPT, no KV cache for the paper's.
-    st.markdown(f"Score: **{right} right**, **{wrong} wrong**, {total - right - wrong} not tried yet, counting only the "
-                f"questions about this model: {applying_text(cfg)}", help=other_parts_text(cfg) or None)
+    st.markdown(f"Score: **{right} right**, **{wrong} wrong**, {total - right - wrong} not tried yet, counting only "
+                f"the questions about this model: {applying_text(cfg)}", help=other_parts_text(cfg) or None)
     return rows
 
 
@@ -248,31 +232,21 @@ def show_more(rows: list[dict]) -> None:
     set's questions), over the progress's own: the shuffle seed, Reset progress and the score per topic
     (``rows``, from show_scores). The page reads the seed before (current_seed), to order the questions.
 
-    Closed until opened: drawn on the page, they and the notes over them put the first question
-    below the fold of a laptop screen (its heading 622 px down a window 800 px high, its choices
-    under the fold), and further still on a phone. Closed over the question, it still left a 390 x 844
-    phone only Q1's heading above the fold, its text at 842 to 894 px. The label names all three, so
-    that each is found without opening it; a shuffle also says its seed there, as a link's seed=
-    shuffles the quiz unasked. Keyed but not tracked: the key alone names the block, so it stays open
-    while that label changes. A tracked one (on_change) is a widget whose identity includes its label:
-    a new seed would have made it a new expander, closed, under the learner's hands. So the page learns
-    that it was closed from the browser (ui.components.expander_closed), and only while Reset's question waits
-    on it."""
+    Closed until opened, so the first question stays above the fold; its label names all three and a
+    shuffle's seed. Keyed but not tracked, so a new seed in its label does not close it; the browser says
+    when it was closed (ui.components.expander_closed) while Reset's question waits on it (docs/layout.md)."""
     seed = current_seed()
     shuffled = f" · shuffled, seed {seed}" if seed else ""
     asking = still_asking()
     with st.expander(f"Shuffle, reset and score per topic{shuffled}", key="quiz_more", icon=":material/tune:"):
         # The controls first, where the expander opens: under the table they were a scroll away.
         with st.container(horizontal=True, vertical_alignment="bottom"):
-            st.number_input(f"Shuffle seed (0 to {MAX_SEED:,})", min_value=0, max_value=MAX_SEED, step=1, on_change=new_shuffle,
-                            key="quiz_seed", persist_state="session", width=200,
+            st.number_input(f"Shuffle seed (0 to {MAX_SEED:,})", min_value=0, max_value=MAX_SEED, step=1,
+                            on_change=new_shuffle, key="quiz_seed", persist_state="session", width=200,
                             help="0 keeps the bank's order; any other number shuffles it reproducibly.")
             st.button("Reset progress", key="quiz_ask_reset", on_click=ask_reset)
         if asking:
-            # Asked twice: one slip lost every answer. Asked here, in the page, not in a popover:
-            # Streamlit draws a popover's buttons at the end of the page, so the keyboard reached "Yes"
-            # only after every question of a topic set; here it is the next stop after Reset. A
-            # warning is an alert, which a screen reader reads out when it appears.
+            # Asked twice, in the page (a popover's buttons come last in the keyboard's order), as an alert.
             st.warning("Forget every answer, here and in the copy this browser keeps? Export them first to keep a "
                        "copy.")
             with st.container(horizontal=True):
@@ -354,11 +328,7 @@ with st.sidebar:
     enter_checks()  # Enter in an answer checks it; in the sidebar, like the store, so it takes no room
 st.title("Quiz")
 st.html(RECORD_PHONE_CSS)  # a style alone: Streamlit adds it to the page without drawing anything
-# Every size, d_ff and the embeddings' tying included: the parameter counts turn on them, and a class
-# following along on a projector checks its own sliders against this line. Kept short: the longer intro,
-# with the note on saved progress under it, helped push the first question below the fold, and this one
-# took four lines of a 390 px phone (three now, four at the largest sizes).
-# Shapes, numbers and predictions, not every answer: ten conceptual questions keep theirs, with live evidence.
+# Every size the answers turn on, short: a class checks its sliders against it, and the first question stays high.
 st.caption(f"Shapes, numbers and predictions follow the live model at the sidebar's sizes, {sizes_text(cfg)}."
            + (" N, M and vocab_size come from your text." if text is not None else ""))
 if storage_blocked():  # when it can keep them, show_more says so, under Reset
@@ -366,10 +336,7 @@ if storage_blocked():  # when it can keep them, show_more says so, under Reset
             "session only: a closed tab or a server restart loses anything you have not exported under *Save or "
             "restore progress*.", icon=":material/save:")
 
-# The messages sit in one container drawn on every run, empty or not. A message that came or went
-# otherwise moved every element below it to a new place in the page's tree, and for the length of
-# that run the browser showed the old Next beside the new one: another tab's save, merged in here
-# at any moment, could make a click on Next land on the stale button.
+# One container drawn on every run, empty or not, so a message never moves the buttons below it mid-run.
 with st.container(key="quiz_messages"):
     if said := take_announcement():
         announce(said, "quiz")
@@ -380,12 +347,7 @@ with st.container(key="quiz_messages"):
 
 rows = show_scores(cfg)
 seed = current_seed()
-# One row on a laptop, the row right over the question's Previous and Next: what to be asked, and how. A
-# row that wraps, not columns: three columns squeezed the radio onto two lines and cut "Review what I
-# missed" short beside a projector's sidebar (1024 px), where they do not stack.
-# Said on the controls themselves: "A topic set" and a review's list meant nothing to a newcomer until tried.
-# The sidebar has read the topic, shuffle, mode and question from a link (topic=masking&seed=0&mode=one&q=3) and
-# keeps them in the URL (ui.page_links); a change of any is a step in the browser's history.
+# What to be asked and how, in one row that wraps (docs/layout.md); the sidebar keeps these in the link.
 controls = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", key="quiz_controls")
 mode = controls.radio("Mode", [ONE, SET], key="quiz_mode", persist_state="session", horizontal=True,
                       on_change=forget_link_warnings,
@@ -414,11 +376,7 @@ elif mode == ONE:
     # Past either end, Previous and Next go round; the question they lead to says so (below the row).
     went_round_to_last = "That was the first question: Previous went round to the last." if last else None
     went_round_to_first = "That was the last question: Next went round to the first." if last else None
-    # One row, edge to edge: Previous at the left, Next at the right, the count in the middle of the
-    # two (both buttons one width, so that the middle is the row's). Columns left Next a quarter of
-    # the row short of the right edge, the count off their centre line, and on a phone stacked all
-    # three on rows of their own. The row never wraps: the count takes the room between the buttons
-    # and breaks onto two lines there (a wrapping row put Next alone under Previous on a 360 px phone).
+    # Previous, the count, Next: one row edge to edge that never wraps (docs/layout.md).
     with st.container(horizontal=True, wrap=False, gap="xsmall", horizontal_alignment="distribute",
                       vertical_alignment="center", key="quiz_nav"):
         st.button("◀ Previous", key="quiz_prev", on_click=go_to_question,

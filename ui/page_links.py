@@ -159,9 +159,7 @@ def curve_dims(E: int) -> Sequence[int]:
     return range(E) if E <= ALL_CURVE_DIMS else default_dims(E)
 
 
-# The training lab's experiments (its tabs), and whether the reversal task trains without the causal mask
-# (the toggle "Remove the causal mask" is on: mask=off). Its sizes are not in a link: they share the
-# sidebar's names (M, E, nhead, ...), which a link already gives the explorer's model.
+# The lab's tasks (its tabs) and its mask toggle (mask=off); its sizes share the sidebar's names, so stay out.
 LAB_TASKS = {"Reversal: does the mask work?": "reversal", "A tiny language model": "language-model"}
 MASK_TEXT = {False: "on", True: "off"}
 

@@ -278,8 +278,7 @@ def apply_import(data: bytes | str) -> None:
     """
     clear_messages()
     st.session_state[IO_REOPEN] = True
-    # The result sits under the paste box and its button: after a file was dropped on the drop zone over
-    # them, it stood below the window's foot (936 px down an 800 px laptop window), so the next run shows it.
+    # The result sits below the drop zone, often below the window's foot: the next run scrolls to it.
     st.session_state[SCROLL_IO_NOTE] = next_scroll()
     loaded, message = load_progress(data)
     if loaded is None:

@@ -63,10 +63,7 @@ _WANTED_NHEAD = "nhead_wanted"  # the heads the learner last chose (slider, link
 _WANTED_KV = "nhead_kv_wanted"  # the K/V heads the learner last chose; None: as many as nhead (MHA)
 _WANTED_POSITIONAL = "positional_wanted"  # the positions last chosen: RoPE waits out an odd d_k
 
-# What the browser may still show of a widget that code set: a slider pressed again before the run that
-# set d_ff (or the preset box) reached the browser sends the value the browser still had, and Streamlit
-# takes it for a move of that widget. Held down, the E arrow key left the slider at 16 while the page
-# ran at 19; the preset box's stale name, taken for a choice, put the whole config back to the preset.
+# A key pressed before code's setting reached the browser sends the browser's stale value (docs/layout.md).
 _SEEN = "sidebar_seen"  # every sidebar widget's value as the server last had it, code's settings included
 _PENDING = "sidebar_pending"  # key -> (the value code set, the values the browser may still show instead)
 _SETTLED = "sidebar_settled"  # None, or the keys this message sent stale (its changes are sorted); each run clears it
@@ -154,9 +151,7 @@ def _set_widgets(cfg: TransformerConfig, asked_nhead: int | None = None) -> None
         # A single stack's M_target is None; its slider, shown again for the encoder-decoder, starts at M.
         _set_widget(_WIDGET + name, cfg.M if name == "M_target" and cfg.M_target is None else getattr(cfg, name))
     st.session_state[_WANTED_POSITIONAL] = cfg.positional
-    # The heads the learner wants stay wanted while this config's nhead is what E snaps them to: a link
-    # with E=17&nhead=4 (one head), or Back to E = 17, then E = 20 gives 4 heads, not the 1 snapped to.
-    # The session's wanted heads come first: Back's entry has the snapped nhead = 1 in its link.
+    # The heads wanted stay wanted while E snaps them: E=17&nhead=4, then E = 20, gives 4 heads again.
     heads = nhead_options(cfg.E)
     st.session_state[_WANTED_NHEAD] = next(
         (n for n in (st.session_state.get(_WANTED_NHEAD), asked_nhead) if n and nearest(n, heads) == cfg.nhead),
@@ -164,9 +159,7 @@ def _set_widgets(cfg: TransformerConfig, asked_nhead: int | None = None) -> None
     kept_kv = st.session_state.get(_WANTED_KV)  # the same for K/V heads: Back to E = 17 keeps nhead_kv = 2 wanted
     st.session_state[_WANTED_KV] = (kept_kv if kept_kv and _kv_heads(cfg.nhead, kept_kv) == cfg.nhead_kv
                                     else None if cfg.nhead_kv == cfg.nhead else cfg.nhead_kv)
-    # What M_target, d_ff and nhead_kv follow from here (_follow, _architecture): this config's M, E and nhead,
-    # even when the learner's next move comes before the run that would record them (a preset, then at once
-    # a slider).
+    # What M_target, d_ff and nhead_kv follow from here, even if the next move beats the next run.
     st.session_state[_FOLLOWED] = {"M": cfg.M, "E": cfg.E, "nhead": cfg.nhead}
 
 
@@ -300,7 +293,7 @@ def _preset_help() -> str:
     return ("Start from a named configuration; every slider stays movable. Each preset's sizes, with d_ff = 4E, "
             "post-norm, LayerNorm, ReLU, biases and sinusoidal positions unless said; *tied*: one matrix for both "
             "embeddings and the output layer (a single stack has one embedding):\n\n"
-            # One line each: the tooltip is as tall as a 768 px window allows, and cut the last presets off there.
+            # One line each, so every preset fits in the tooltip of a laptop's window.
             + "\n".join(f"- **{name}**: {preset_parts(c)}" for name, c in PRESETS.items()))
 
 
