@@ -212,9 +212,11 @@ def link_params(query: Mapping[str, str | list[str]], own: Collection[str] = (),
     _set_twice).
 
     Names are read in any case (ui.page_links.names_any_case: the exact spelling wins), with the aliases
-    above. The page's ``own`` names are passed over; every other name is said to be left out, with the
-    setting it is near (``heads`` -> nhead) unless the link gives that setting already. ``elsewhere`` maps
-    another page's choices to that page (``mode`` to ``quiz``): such a name is said to be that page's.
+    above. The page's ``own`` names are passed over; every name the app does not know is said to be left
+    out, with the setting it is near (``heads`` -> nhead) unless the link gives that setting already.
+    ``elsewhere`` maps another page's choices to that page (``mode`` to ``quiz``): in a link that gives no
+    setting such a name is said to be that page's; beside settings (a copied link opened at another page)
+    it is read quietly, unless it is a near miss of a setting the link leaves out.
 
     A name the link gives more than once (``?N=3&N=5``) may come as the list of its values, as
     st.query_params.get_all has them; its last value is read, as st.query_params.get reads it."""
@@ -235,8 +237,8 @@ def link_params(query: Mapping[str, str | list[str]], own: Collection[str] = (),
         if lowered in own:
             continue
         shown = warning_quote(name)
-        if lowered in elsewhere:
-            near = [] if gives_settings else difflib.get_close_matches(lowered, by_name, n=1, cutoff=0.8)
+        if lowered in elsewhere and not gives_settings:
+            near = difflib.get_close_matches(lowered, by_name, n=1, cutoff=0.8)
             warnings.append(f"{shown}={warning_quote(value)!r} is a choice of the /{elsewhere[lowered]} page's links, "
                             f"not this page's, so it was left out"
                             + (f"; did you mean {by_name[near[0]]}?" if near else "."))
@@ -246,6 +248,8 @@ def link_params(query: Mapping[str, str | list[str]], own: Collection[str] = (),
         close = difflib.get_close_matches(lowered, candidates, n=1, cutoff=0.6)
         # A suggestion only for a setting the link does not give by any of its names (mode= is near d_model).
         near = close and close[0] not in given and candidates[close[0]].lower() not in given
+        if lowered in elsewhere and not near:
+            continue  # a copied link's choice of another page, beside the settings: known, so read quietly
         warnings.append(f"{shown}={warning_quote(value)!r} names no setting, so it was left out"
                         + (f"; did you mean {candidates[close[0]]}?" if near else "."))
     return values, warnings + _set_twice(query, by_name, read_as, values)

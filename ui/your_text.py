@@ -1,8 +1,9 @@
 """The "Your text" box: a learner's own sentence as the batch of the pass, on the Explorer and the Attention page.
 
 Data flows one way: the box's text (kept in session state, and in the link when short) -> core.tokens'
-tokenizer -> ``core.tokens.text_config`` sets N, M (and M_target) and vocab_size from it -> the page traces
-that config, and the value views trace it again with the text's own ids (``core.trace(cfg, text=...)``).
+tokenizer -> the sidebar, before it draws, reads the sizes the text sets (text_sizes) and works out the run's
+config with ``core.tokens.text_config`` -> the page traces that config, and the value views trace it again with
+the text's own ids (``core.trace(cfg, text=...)``). The page draws the box (text_box).
 Nothing the learner types is rendered as markup: messages quote it through ``render.markdown.as_literal``,
 and tables and charts show it as text.
 """

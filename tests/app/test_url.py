@@ -80,9 +80,10 @@ def test_a_links_text_is_shown_as_it_is_never_as_markdown():
 
 def test_a_link_typed_by_hand_is_read_in_any_case_and_with_the_papers_names():
     """?n=4&m=16 off a slide gave the default sizes without a word; so did d_model, the name the E slider
-    shows. A name like no setting at all, as a platform adds to a shared link, is passed over quietly."""
+    shows. A name like no setting at all, as a platform adds to a shared link, is named in the warning."""
     at = make_app({"n": "4", "m": "16", "d_model": "64", "Nhead": "8", "utm_source": "lms"}).run()
-    assert not at.exception and not at.warning
+    assert not at.exception
+    assert link_warnings(at) == ["utm_source='lms' names no setting, so it was left out."]
     cfg = running(at)
     assert (cfg.N, cfg.M, cfg.E, cfg.nhead) == (4, 16, 64, 8)
     assert at.query_params["N"] == "4" and "n" not in at.query_params and "utm_source" not in at.query_params
@@ -675,7 +676,7 @@ def test_a_pages_copied_link_opened_at_another_page_is_read_quietly():
     copied = {"positional": {"tab": "curves", "dims": "0,1"}, "training_lab": {"task": "reversal", "mask": "off"},
               "quiz": {"topic": "masking", "seed": "0", "mode": "one", "q": "3"}}
     for source, choices in copied.items():
-        assert link_params(config | choices, own=[])[1] == [], source
+        assert link_params(config | choices, own=[], elsewhere={name: source for name in choices})[1] == [], source
         for page in {"explorer", "attention", *copied} - {source}:
             at = open_page(page, config | choices)
             assert not at.exception and not at.warning, (source, page)
