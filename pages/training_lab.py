@@ -68,7 +68,8 @@ def run_sliders(prefix: str, defaults: Any, max_steps: int) -> dict[str, Any]:
     steps = c2.slider("steps", 5, max_steps, defaults.steps, step=5, key=f"{prefix}_steps", persist_state="session")
     lr = c3.select_slider("learning rate", RATES, value=defaults.lr, key=f"{prefix}_lr", persist_state="session")
     seed = c4.number_input("seed (0 to 9,999)", 0, 9999, defaults.seed, step=1, key=f"{prefix}_seed",
-                           persist_state="session", help="The same seed and sizes give the same run, to the last digit.")
+                           persist_state="session",
+                           help="The same seed and sizes give the same run, to the last digit.")
     return {"N": N, "steps": steps, "lr": lr, "seed": int(seed)}
 
 

@@ -163,7 +163,7 @@ def _set_widgets(cfg: TransformerConfig, asked_nhead: int | None = None) -> None
     st.session_state[_FOLLOWED] = {"M": cfg.M, "E": cfg.E, "nhead": cfg.nhead}
 
 
-def _current(key: str, arg: str = "value", options: list | None = None) -> dict[str, Any]:
+def _default_unless_code_set(key: str, arg: str = "value", options: list | None = None) -> dict[str, Any]:
     """The widget's current value as its default, unless code set it this run.
 
     Streamlit's frontend falls back to a widget's *default* when it loses the widget's state (seen
@@ -322,7 +322,7 @@ def _in_use(arch: str) -> tuple[dict[str, Any], TrainedModel | None]:
     return text_sizes(arch), None
 
 
-def _key(name: str, used: dict[str, Any]) -> str:
+def _shown_key(name: str, used: dict[str, Any]) -> str:
     """The key of the widget that shows field ``name``: the learner's own, or while a text or the trained model
     sets the field, a disabled copy holding the value in use."""
     key = _WIDGET + name
@@ -334,24 +334,25 @@ def _key(name: str, used: dict[str, Any]) -> str:
     return shown
 
 
-def _with(options: list, value: Any) -> list:
+def _options_holding(options: list, value: Any) -> list:
     """A disabled copy's options: the slider's, and the value in use (a text's M may fall between steps)."""
     if value in options:
         return options
     return sorted({*options, value}) if isinstance(value, int) else [*options, value]
 
 
-def _widget(name: str, options: list | None = None, *, used: dict[str, Any], arg: str = "value") -> dict[str, Any]:
+def _widget_args(name: str, options: list | None = None, *, used: dict[str, Any],
+                 arg: str = "value") -> dict[str, Any]:
     """Key, default and disabled for field ``name``'s widget, and its options when it has a list of them."""
-    key = _key(name, used)
+    key = _shown_key(name, used)
     disabled = key != _WIDGET + name
     out: dict[str, Any] = {"key": key, "disabled": disabled}
     if options is not None:
-        out["options"] = options = _with(options, st.session_state[key]) if disabled else options
-    return out | _current(key, arg, options if arg == "index" else None)
+        out["options"] = options = _options_holding(options, st.session_state[key]) if disabled else options
+    return out | _default_unless_code_set(key, arg, options if arg == "index" else None)
 
 
-def _why(sb, used: dict[str, Any], trained: TrainedModel | None) -> None:
+def _say_what_sets_fields(sb, used: dict[str, Any], trained: TrainedModel | None) -> None:
     """One line at the sidebar's top: what sets the greyed-out fields, and a button that gives the sliders back."""
     if trained is not None:
         sb.info("The Training lab's trained model is running: it sets every field below.",
@@ -382,12 +383,12 @@ def sidebar_config(page: str = "") -> Run:
             _set_widget(key, state[key])
     arch = used.get("arch", state.get("w_arch", DEFAULT.arch))  # the family radio, drawn below, was set before
     labels = LABELS | ONE_STACK_LABELS.get(arch, {})
-    _why(sb, used, trained)
+    _say_what_sets_fields(sb, used, trained)
     sb.header("Model sizes")
     sb.selectbox("Preset", [CUSTOM, *PRESETS], key="w_preset", on_change=_apply_preset,
                  help=_preset_help(), disabled=trained is not None)
     custom = {"on_change": _mark_custom}
-    shown = partial(_widget, used=used)
+    shown = partial(_widget_args, used=used)
     sb.slider(LABELS["N"], N_RANGE[0], max(N_RANGE[1], used.get("N", 0)), **custom, **shown("N"))
     sb.select_slider(labels["M"], on_change=_follow, args=("M", "M_target", lambda m: m), **shown("M", LENGTHS))
     if arch == "encoder-decoder":  # the target length is the decoder's own, beside an encoder
@@ -458,8 +459,8 @@ def _architecture(sb, nhead: int, d_k: int, used: dict[str, Any]) -> None:
     state = st.session_state
     custom = {"on_change": _mark_custom}
     sb.header("Architecture")
-    shown = partial(_widget, used=used)
-    choice = partial(_widget, used=used, arg="index")
+    shown = partial(_widget_args, used=used)
+    choice = partial(_widget_args, used=used, arg="index")
 
     sb.radio(LABELS["arch"], format_func=ARCH_NAMES.__getitem__, **custom, **choice("arch", list(ARCHS)),
              help="Encoder-decoder: the paper's two stacks, the decoder reading the encoder through cross-attention. "
@@ -500,7 +501,7 @@ def _architecture(sb, nhead: int, d_k: int, used: dict[str, Any]) -> None:
         _set_widget("w_nhead_kv", kv)
     kv_widget = shown("nhead_kv", divisors(nhead))
     shown_heads = state[_SHOWN + "nhead"] if kv_widget["disabled"] else nhead
-    kv_widget["options"] = _with(divisors(shown_heads), state[kv_widget["key"]])
+    kv_widget["options"] = _options_holding(divisors(shown_heads), state[kv_widget["key"]])
     shown_kv = state[kv_widget["key"]]
     sb.select_slider(LABELS["nhead_kv"], on_change=_choose_nhead_kv,
                      format_func=lambda h: f"{h} ({attention_kind(shown_heads, h)})",

@@ -1438,3 +1438,18 @@ def test_the_papers_model_has_no_kv_cache_question_and_says_so():
     assert not at.exception
     assert any("None of this topic's questions is about this encoder-decoder model" in i.value for i in at.info)
     assert score_line(at).endswith(f"{ASKED} of {len(QUESTIONS)} questions apply to encoder-decoder.")
+
+
+def test_the_score_counts_the_questions_about_the_family_shown_and_says_so():
+    """Answers to the encoder-decoder's own questions wait while the sidebar shows decoder-only: "0 right,
+    4 wrong" becomes "0 right, 1 wrong", and the line says which questions it counts."""
+    both = sorted(q.id for q in questions_for(None, DEFAULT) if q.applies(DEFAULT.replace(arch="decoder-only",
+                                                                                             M_target=None)))
+    only = sorted(q.id for q in questions_for(None, DEFAULT) if q.id not in both)
+    at = answered(both[:1] + only[:3])
+    assert score_line(at).startswith("Score: **0 right**, **4 wrong**")
+    at.sidebar.radio(key="w_arch").set_value("decoder-only").run()
+    decoder = questions_for(None, running(at))
+    assert score_line(at) == (f"Score: **0 right**, **1 wrong**, {len(decoder) - 1} not tried yet, counting only the "
+                              f"questions about this model: {len(decoder)} of {len(QUESTIONS)} questions apply to "
+                              "decoder-only.")

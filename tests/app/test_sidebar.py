@@ -112,7 +112,7 @@ def test_every_name_a_link_gives_that_the_app_does_not_know_is_named_in_the_warn
     at = make_app({"utm_source": "lms", "N": "4", "layer": "1"}).run()
     warning = next(w.value for w in at.warning if "link" in w.value)
     assert "utm\\_source\\=\\'lms\\' names no setting" in warning
-    assert "layer\\=\\'1\\' names no setting\\, so it was left out; did you mean layers" in warning
+    assert "layer\\=\\'1\\' names no setting\\, so it was left out\\; did you mean layers" in warning
     assert running(at).N == 4
 
 
@@ -126,6 +126,14 @@ def test_a_text_over_200_characters_stays_out_of_the_url_and_the_page_says_so():
     at = make_app().run()
     at.text_area(key="yt_text").input("word " * 60).run()
     assert "text" not in at.query_params
+    assert any("cannot be shared by link" in c.value for c in at.caption)
+
+
+def test_a_link_with_a_text_over_200_characters_fills_the_box_but_the_url_keeps_it_no_longer():
+    long = "word " * 60
+    at = make_app({"text": long, "N": "3"}).run()
+    assert at.text_area(key="yt_text").value == long and running(at).M == 120
+    assert "text" not in at.query_params and at.query_params["N"] == "3"
     assert any("cannot be shared by link" in c.value for c in at.caption)
 
 
