@@ -9,6 +9,8 @@ import pytest
 
 from core import PAPER_BIG, PRESETS
 from tests.support.apptest import make_app, open_page, running
+from tests.support.configs import ENC_DEC_AT_GPT3_WIDTHS
+from tests.support.links import config_link
 
 PAGES = ["pages/explorer.py", "pages/attention.py", "pages/positional.py", "pages/quiz.py", "pages/training_lab.py"]
 GPT3 = next(name for name in PRESETS if name.startswith("GPT-3"))
@@ -118,9 +120,8 @@ def test_no_values_to_draw_names_the_kind_a_link_chose():
 def test_attention_page_says_when_there_are_no_values():
     """Not even a slim pass fits: the page says why, and names the sliders that shrink a slim pass (it
     once named the whole pass's, and at GPT-2's sizes said to lower N and layers, which change nothing)."""
-    at = make_app().run()
+    at = make_app(config_link(ENC_DEC_AT_GPT3_WIDTHS))
     at.switch_page("pages/attention.py").run()
-    at.sidebar.selectbox(key="w_preset").set_value(GPT3).run()
     assert any("No values to draw" in i.value for i in at.info)
     assert not at.get("vega_lite_chart")
     assert any("A slim pass, one sequence with one layer at a time in memory, would need about 28.0 GiB, over the "
