@@ -181,3 +181,33 @@ def test_the_new_experiments_run_at_every_family_and_name_every_value(name, cfg)
     if ev.records:
         fields = {ev.chart[k] for k in ("x", "y", "color", "facet") if k in ev.chart}
         assert fields <= set(ev.records[0])
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_rope_what_at_one_token_still_finds_q_and_k_turned(arch):
+    """At M = 1 the only position is 0, whose turn is the identity: the probe runs a second position."""
+    cfg = TransformerConfig(arch=arch, N=1, M=1, E=8, nhead=2, vocab_size=10, positional="rope",
+                            **({} if arch != "encoder-decoder" else {"M_target": 1}))
+    q = BY_ID["rope-what"]
+    assert q.expected(context(cfg)) == q.choices[0]
+    assert "M=2" in run("rope_probe", cfg).note
+
+
+def test_rope_what_s_explanation_gives_the_slowest_rate_from_d_k():
+    assert "1/10000" not in BY_ID["rope-what"].explanation
+    assert "10000^(−(d_k − 2)/d_k)" in BY_ID["rope-what"].explanation
+    torch.testing.assert_close(run("rope_probe", TransformerConfig(E=16, nhead=2)).values["slowest_rate"], 1e-3)
+
+
+def test_pre_against_post_norm_with_llama_s_parts_does_not_follow_the_seed():
+    """One seeded stack gave Smaller, Smaller, About, About over seeds 0 to 3; the mean of several does not."""
+    q = BY_ID["norm-pre-post"]
+    answers = {q.expected(context(DECODER_A.replace(seed=seed))) for seed in range(4)}
+    assert answers == {"About the same"}
+    assert "With Llama's parts" in q.explanation
+
+
+def test_the_family_prompts_read_as_english_and_the_fewer_count_names_its_bias_only_when_there_is_one():
+    ENCODER = TransformerConfig(arch="encoder-only", N=2, M=8, E=16, nhead=2, vocab_size=100)
+    assert " a encoder" not in BY_ID["fam-target"].text(context(ENCODER))
+    assert "when the model has biases" in BY_ID["fam-fewer"].explanation
