@@ -154,7 +154,17 @@ def test_every_position_sharing_the_largest_weight_is_right():
     text = tokenize("the cat sat on the mat the", "word")
     ctx = Context(text_config(CFG.replace(positional="none", seed=3), text), text=text)
     q = _q("yt-attends-most")
-    assert q.expected(ctx) == 0 and q.ties(ctx) == (0, 8, 12)
     for reply in ("0", "8", "12"):
         assert mark(q, ctx, reply) == (True, int(reply))
     assert not mark(q, ctx, "1")[0] and not mark(q, ctx, "4")[0]
+    assert q.expected(ctx) == 0 and q.ties(ctx) == (0, 8, 12)
+
+
+def test_the_answer_key_names_every_tied_answer():
+    from quizzes.bank import answer_key
+
+    text = tokenize("the cat sat on the mat the", "word")
+    cfg = text_config(CFG.replace(positional="none", seed=3), text)
+    key = {q["id"]: q for q in answer_key(cfg, Context(cfg, text=text))["questions"]}
+    assert key["yt-attends-most"]["answer_text"] == "0 (or 8, 12, just as right)"
+    assert key["yt-attends-most"]["answer"] == 0
