@@ -58,12 +58,21 @@ def answer_key(cfg: TransformerConfig, ctx: Context | None = None) -> dict[str, 
         "config": cfg.to_dict(),
         "questions": [
             {"id": q.id, "topic": q.topic, "kind": q.kind, "prompt": q.text(ctx),
-             "answer": to_json_value(q, q.expected(ctx)), "answer_text": format_answer(q, q.expected(ctx)),
+             "answer": to_json_value(q, q.expected(ctx)), "answer_text": answer_text(q, ctx),
              "formula": q.formula(ctx), "parametric": q.parametric,
              **({"choices": list(q.choices)} if q.choices else {})}
             for q in questions_for(None, cfg)
         ],
     }
+
+
+def answer_text(q: Question, ctx: Context) -> str:
+    """The expected answer as a learner would type it, and the others just as right where the run has ties
+    ('0 (or 8, 12, just as right)'): a teacher marking by hand accepts what the quiz accepts."""
+    expected = q.expected(ctx)
+    ties = [t for t in q.ties(ctx) if t != expected] if q.ties is not None else []
+    more = f" (or {', '.join(format_answer(q, t) for t in ties)}, just as right)" if ties else ""
+    return format_answer(q, expected) + more
 
 
 KEY_COLUMNS = ("Q", "topic", "Q in topic", "id", "kind", "question", "choices", "answer", "formula")
