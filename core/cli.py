@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import MISSING, fields
 
-from .config import ACTIVATIONS, ARCHS, NORMS, POSITIONAL_KINDS, RANGES, TransformerConfig
+from .config import ACTIVATIONS, ARCHS, ATTENTIONS, NORMS, POSITIONAL_KINDS, RANGES, TransformerConfig
 
 _DEFAULTS = {f.name: f.default for f in fields(TransformerConfig) if f.default is not MISSING}
 
@@ -39,9 +39,19 @@ _FLAGS: dict[str, tuple[str, str | None]] = {
     "activation": ("FFN activation; swiglu has three d_ff-wide matrices", None),
     "nhead_kv": ("K/V heads, dividing nhead; 1 is multi-query attention", "nhead"),
     "bias": ("biases in the linear layers and norms", None),
+    # Multi-head latent attention (DeepSeek-V2/V3): its widths are read only with --attention mla.
+    "attention": ("mha: multi-head attention (grouped-query with --nhead-kv); mla: multi-head latent attention, "
+                  "K and V made back from one cached latent", None),
+    "kv_lora_rank": ("width of the cached latent c_KV, mla only", "4·E/nhead"),
+    "q_lora_rank": ("width of the compressed query, mla only; 0 leaves the query uncompressed", None),
+    "rope_head_dim": ("RoPE-turned part of each query and key, one shared key for all heads; even, mla only",
+                      "E/nhead/2"),
+    "nope_head_dim": ("unturned part of each query and key, mla only", "E/nhead"),
+    "v_head_dim": ("width of each head's value, mla only", "E/nhead"),
 }
 # The fields whose value is one word out of a list.
-_CHOICES = {"positional": POSITIONAL_KINDS, "arch": ARCHS, "norm": NORMS, "activation": ACTIVATIONS}
+_CHOICES = {"positional": POSITIONAL_KINDS, "arch": ARCHS, "norm": NORMS, "activation": ACTIVATIONS,
+            "attention": ATTENTIONS}
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -32,6 +32,7 @@ POSITIONAL_KINDS = ("sinusoidal", "learned", "rope", "none")
 ARCHS = ("encoder-decoder", "decoder-only", "encoder-only")
 NORMS = ("layernorm", "rmsnorm")
 ACTIVATIONS = ("relu", "gelu", "swiglu")
+ATTENTIONS = ("mha", "mla")
 
 # Each whole-number field's range, lowest and highest allowed, in one place: the config checks against
 # it, ``--help`` prints it and the README's table of limits is tested against it.
@@ -46,7 +47,15 @@ RANGES: dict[str, tuple[int, int]] = {
     "d_ff": (1, MAX_D_FF),
     "max_len": (1, MAX_M),
     "seed": (0, MAX_SEED),
+    # Multi-head latent attention's widths (attention="mla").
+    "kv_lora_rank": (1, MAX_E),
+    "q_lora_rank": (0, MAX_E),
+    "rope_head_dim": (2, MAX_E),
+    "nope_head_dim": (1, MAX_E),
+    "v_head_dim": (1, MAX_E),
 }
+# The fields only multi-head latent attention reads; attention="mha" leaves them unset.
+MLA_FIELDS = ("kv_lora_rank", "q_lora_rank", "rope_head_dim", "nope_head_dim", "v_head_dim")
 
 
 def divisors(n: int) -> list[int]:
@@ -106,6 +115,16 @@ class TransformerConfig:
     activation: str = "relu"
     nhead_kv: int | None = None
     bias: bool = True
+    # --- Multi-head latent attention (DeepSeek-V2/V3): attention="mla" and its widths. --------------------
+    # Unset (None) they follow the DeepSeek-V2 paper's ratios to d_k = E/nhead: nope_head_dim = v_head_dim = d_k,
+    # rope_head_dim = d_k/2 (made even), kv_lora_rank = 4·d_k; q_lora_rank 0 leaves the query uncompressed.
+    attention: str = "mha"
+    kv_lora_rank: int | None = None
+    q_lora_rank: int = 0
+    rope_head_dim: int | None = None
+    nope_head_dim: int | None = None
+    v_head_dim: int | None = None
+    # --- end of multi-head latent attention. ---------------------------------------------------------------
 
     def __post_init__(self) -> None:
         _check_int("N", self.N, *RANGES["N"])
@@ -143,6 +162,7 @@ class TransformerConfig:
         _check_choice("activation", self.activation, ACTIVATIONS)
         _check_bool("bias", self.bias)
         self._check_heads()
+        self._check_latent_attention()
         self._check_attention_map()
 
     def _check_heads(self) -> None:
@@ -154,11 +174,44 @@ class TransformerConfig:
             options = ", ".join(str(d) for d in divisors(self.nhead))
             raise ValueError(f"nhead_kv={self.nhead_kv} must divide nhead={self.nhead} so each K/V head serves "
                              f"the same number of query heads; try one of {options}")
-        if self.positional == "rope" and self.d_k % 2:
+        if self.positional == "rope" and self.attention != "mla" and self.d_k % 2:  # MLA turns rope_head_dim
             evens = ", ".join(str(h) for h in divisors(self.E) if (self.E // h) % 2 == 0 and h <= MAX_NHEAD)
             raise ValueError(f"positional='rope' turns pairs of dimensions, so it needs an even d_k; d_k = E/nhead "
                              f"= {self.E}/{self.nhead} = {self.d_k} is odd. Try nhead one of "
                              f"{evens or 'none: E is odd'}, or another positional")
+
+    def _check_latent_attention(self) -> None:
+        """Multi-head latent attention: its widths only with attention="mla", where every head gets its own K and V
+        back from one latent, turned by RoPE on a separate, even part (DeepSeek-V2, section 2.1)."""
+        _check_choice("attention", self.attention, ATTENTIONS)
+        if self.attention == "mha":
+            for name in MLA_FIELDS:
+                value = getattr(self, name)
+                if value not in (None, 0) or (name != "q_lora_rank" and value == 0):
+                    raise ValueError(f"{name}={value!r} is a width of multi-head latent attention, but attention='mha'; "
+                                     f"set attention='mla', or leave {name} out")
+            return
+        if self.arch == "encoder-decoder":
+            raise ValueError("attention='mla' is not built for arch='encoder-decoder' (its cross-attention reads the "
+                             "encoder's memory, which a latent would not shrink); use arch='decoder-only', as "
+                             "DeepSeek does, or attention='mha'")
+        if self.positional != "rope":
+            raise ValueError(f"attention='mla' turns its queries and keys with RoPE on their rope_head_dim part, so it "
+                             f"needs positional='rope', not positional={self.positional!r}; set positional='rope', or "
+                             "use attention='mha'")
+        if self.nhead_kv != self.nhead:
+            raise ValueError(f"nhead_kv={self.nhead_kv} cannot go with attention='mla': every one of the nhead="
+                             f"{self.nhead} heads gets its own K and V back from the shared latent; leave nhead_kv out")
+        d_k = self.E // self.nhead
+        derived = {"nope_head_dim": d_k, "v_head_dim": d_k, "rope_head_dim": max(2, d_k // 2 // 2 * 2),
+                   "kv_lora_rank": 4 * d_k}
+        for name in MLA_FIELDS:
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, derived[name])
+            _check_int(name, getattr(self, name), *RANGES[name])
+        if self.rope_head_dim % 2:
+            raise ValueError(f"rope_head_dim={self.rope_head_dim} is odd: RoPE turns dimensions in pairs; try "
+                             f"{self.rope_head_dim - 1} or {self.rope_head_dim + 1}")
 
     def _check_attention_map(self) -> None:
         """The largest attention map, N x nhead x L x L for the longer sequence, must be a size
@@ -180,6 +233,11 @@ class TransformerConfig:
     def d_k(self) -> int:
         """Width of one head's queries, keys and values: E split evenly over the heads."""
         return self.E // self.nhead
+
+    @property
+    def qk_head_dim(self) -> int:
+        """Multi-head latent attention's query and key width per head: the plain part and the turned part."""
+        return (self.nope_head_dim or 0) + (self.rope_head_dim or 0)
 
     @property
     def d_v(self) -> int:
@@ -209,6 +267,12 @@ class TransformerConfig:
         if ("M" in changes or "M_target" in changes or "arch" in changes) and "max_len" not in changes:
             if self.max_len == max(self.M, self.M_target or self.M):
                 base["max_len"] = None
+        # Latent attention's widths follow E, nhead and attention unless pinned; unset, mha wants them left out.
+        if {"E", "nhead", "attention"} & changes.keys() and self.attention == "mla":
+            derived = TransformerConfig(**{**base, **{n: None for n in MLA_FIELDS}, "q_lora_rank": 0})
+            for name in MLA_FIELDS:
+                if name not in changes and (changes.get("attention") == "mha" or base[name] == getattr(derived, name)):
+                    base[name] = 0 if name == "q_lora_rank" else None
         base.update(changes)
         return TransformerConfig(**base)
 
@@ -335,6 +399,6 @@ __all__ = [
     "GPT2_SMALL_SIZES", "LLAMA_70B_SIZES", "GPT3_SIZES", "TINY_GPT", "TINY_BERT", "TINY_LLAMA", "divisors",
     "POSITIONAL_KINDS",
     "MAX_N", "MAX_M", "MAX_E", "MAX_NHEAD", "MAX_D_FF", "MAX_VOCAB_SIZE", "MAX_LAYERS", "MAX_SEED", "MAX_TENSOR_BYTES",
-    "RANGES", "longest_sequence", "ARCHS", "NORMS", "ACTIVATIONS",
+    "RANGES", "longest_sequence", "ARCHS", "NORMS", "ACTIVATIONS", "ATTENTIONS", "MLA_FIELDS",
     "REAL_MODELS", "GPT2_SMALL", "LLAMA2_7B", "LLAMA2_70B", "LLAMA3_8B", "GPT3",
 ]

@@ -24,27 +24,16 @@ device to get shapes without allocating memory.
 from __future__ import annotations
 
 import math
-from typing import MutableMapping
 
 import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
 from .config import TransformerConfig
+from .latent_attention import LatentAttention
 from .positions import apply_rope, rope_angles, sinusoidal_table
+from .recording import Recorder, apply_mask, record
 from .weights import seeded
-
-Recorder = MutableMapping[str, Tensor]
-
-
-def record(rec: Recorder | None, name: str, tensor: Tensor) -> Tensor:
-    """The single point every recorded tensor passes through; returns the tensor unchanged.
-
-    A tensor in a gradient graph is kept detached, so holding it does not hold the graph.
-    """
-    if rec is not None:
-        rec[name] = tensor.detach() if tensor.requires_grad else tensor
-    return tensor
 
 
 def generate_square_subsequent_mask(sz: int, device: torch.device | str | None = None) -> Tensor:
@@ -59,18 +48,6 @@ def generate_square_subsequent_mask(sz: int, device: torch.device | str | None =
 def generate_key_padding_mask(tokens: Tensor, pad_id: int = 0) -> Tensor:
     """Key padding mask (N, L): True where the token is padding, so no query attends to it."""
     return tokens == pad_id  # (N, L)
-
-
-def apply_mask(scores: Tensor, mask: Tensor | None) -> Tensor:
-    """Blocked pairs (bool True) get -inf, which softmax turns into 0; a float mask is added as it is.
-
-    In place: ``scores`` is a fresh tensor, and a second one of its size would cost memory for nothing.
-    """
-    if mask is None:
-        return scores
-    if mask.dtype == torch.bool:
-        return scores.masked_fill_(mask, float("-inf"))  # mask broadcasts to (N, nhead, L, S)
-    return scores.add_(mask)  # (N, nhead, L, S)
 
 
 def make_norm(kind: str, E: int, bias: bool = True, device=None) -> nn.Module:
@@ -100,11 +77,13 @@ class PositionalEncoding(nn.Module):
 
     ADDED = ("sinusoidal", "learned")
 
-    def __init__(self, E: int, kind: str = "sinusoidal", max_len: int = 512, d_k: int | None = None, device=None):
+    def __init__(self, E: int, kind: str = "sinusoidal", max_len: int = 512, d_k: int | None = None, device=None,
+                 interleaved: bool = False):
         super().__init__()
         if kind not in (*self.ADDED, "rope", "none"):
             raise ValueError(f"positional kind {kind!r} must be 'sinusoidal', 'learned', 'rope' or 'none'")
         self.E, self.kind, self.max_len, self.d_k = E, kind, max_len, d_k or E
+        self.interleaved = interleaved  # RoPE's table laid out for neighbouring pairs (latent attention's)
         # Learned: one trained row per position, read in order (no ids to look up).
         self.table = nn.Parameter(torch.empty(max_len, E, device=device)) if kind == "learned" else None
 
@@ -113,7 +92,7 @@ class PositionalEncoding(nn.Module):
         if self.kind == "none":
             return None
         if self.kind == "rope":
-            return rope_angles(L, self.d_k, device, dtype, start)  # (L, d_k)
+            return rope_angles(L, self.d_k, device, dtype, start, interleaved=self.interleaved)  # (L, d_k)
         if self.table is None:
             return sinusoidal_table(L, self.E, device, dtype, start)  # (L, E)
         L = start + L
@@ -195,6 +174,15 @@ class MultiHeadAttention(nn.Module):
         return record(rec, prefix + "out", out)
 
 
+def self_attention(E: int, nhead: int, device, nhead_kv: int | None, bias: bool,
+                   latent: dict[str, int] | None) -> nn.Module:
+    """A layer's self-attention: multi-head (grouped-query with nhead_kv), or latent when ``latent`` gives
+    its widths (kv_lora_rank, q_lora_rank, rope_head_dim, nope_head_dim, v_head_dim; core.latent_attention)."""
+    if latent is not None:
+        return LatentAttention(E, nhead, bias=bias, device=device, **latent)
+    return MultiHeadAttention(E, nhead, device, nhead_kv=nhead_kv, bias=bias)
+
+
 class FeedForward(nn.Module):
     """Position-wise FFN: Linear(E, d_ff), ReLU, Linear(d_ff, E), the same for every position (section 3.3).
 
@@ -237,10 +225,10 @@ class EncoderLayer(nn.Module):
 
     def __init__(self, E: int, nhead: int, d_ff: int, residual: bool = True, device=None, *,
                  nhead_kv: int | None = None, norm: str = "layernorm", norm_first: bool = False,
-                 activation: str = "relu", bias: bool = True):
+                 activation: str = "relu", bias: bool = True, latent: dict[str, int] | None = None):
         super().__init__()
         self.residual, self.norm_first = residual, norm_first
-        self.self_attn = MultiHeadAttention(E, nhead, device, nhead_kv=nhead_kv, bias=bias)
+        self.self_attn = self_attention(E, nhead, device, nhead_kv, bias, latent)
         self.ffn = FeedForward(E, d_ff, device, activation=activation, bias=bias)
         self.norm1 = make_norm(norm, E, bias, device)
         self.norm2 = make_norm(norm, E, bias, device)
@@ -267,10 +255,10 @@ class DecoderLayer(nn.Module):
 
     def __init__(self, E: int, nhead: int, d_ff: int, residual: bool = True, device=None, *, cross: bool = True,
                  nhead_kv: int | None = None, norm: str = "layernorm", norm_first: bool = False,
-                 activation: str = "relu", bias: bool = True):
+                 activation: str = "relu", bias: bool = True, latent: dict[str, int] | None = None):
         super().__init__()
         self.residual, self.norm_first = residual, norm_first
-        self.self_attn = MultiHeadAttention(E, nhead, device, nhead_kv=nhead_kv, bias=bias)
+        self.self_attn = self_attention(E, nhead, device, nhead_kv, bias, latent)
         self.cross_attn = MultiHeadAttention(E, nhead, device, nhead_kv=nhead_kv, bias=bias) if cross else None
         self.ffn = FeedForward(E, d_ff, device, activation=activation, bias=bias)
         self.norm1 = make_norm(norm, E, bias, device)
@@ -299,6 +287,21 @@ class DecoderLayer(nn.Module):
         return record(rec, prefix + "out", x)
 
 
+def latent_widths(cfg: TransformerConfig) -> dict[str, int] | None:
+    """The latent attention's widths a config sets, as LatentAttention takes them; None for multi-head attention."""
+    if cfg.attention != "mla":
+        return None
+    return {name: getattr(cfg, name) for name in ("kv_lora_rank", "q_lora_rank", "rope_head_dim", "nope_head_dim",
+                                                   "v_head_dim")}
+
+
+def cached_positions(layer_cache: dict[str, Tensor]) -> int:
+    """How many positions one layer's cache holds: K's (N, nhead_kv, S, d_k), or the latent's (N, S, d_c)."""
+    if "k" in layer_cache:
+        return layer_cache["k"].shape[2]
+    return layer_cache["latent"].shape[1] if "latent" in layer_cache else 0
+
+
 class Transformer(nn.Module):
     """The encoder-decoder of the paper, with embeddings, positions and the output layer; or one of its stacks.
 
@@ -317,17 +320,22 @@ class Transformer(nn.Module):
                  d_ff: int | None = None, positional: str = "sinusoidal", max_len: int = 512,
                  tie_embeddings: bool = False, residual: bool = True, arch: str = "encoder-decoder",
                  norm_first: bool = False, norm: str = "layernorm", activation: str = "relu",
-                 nhead_kv: int | None = None, bias: bool = True, device=None):
+                 nhead_kv: int | None = None, bias: bool = True, latent: dict[str, int] | None = None,
+                 device=None):
         super().__init__()
         d_ff = 4 * E if d_ff is None else d_ff
         self.E, self.nhead, self.vocab_size, self.arch = E, nhead, vocab_size, arch
         paper = arch == "encoder-decoder"
-        parts = dict(nhead_kv=nhead_kv, norm=norm, norm_first=norm_first, activation=activation, bias=bias)
+        parts = dict(nhead_kv=nhead_kv, norm=norm, norm_first=norm_first, activation=activation, bias=bias,
+                     latent=latent)
         self.src_embed = TokenEmbedding(vocab_size, E, paper, device=device)
         # Tied: one matrix serves both embeddings and the pre-softmax layer (paper, section 3.4).
         separate = paper and not tie_embeddings
         self.tgt_embed = TokenEmbedding(vocab_size, E, device=device) if separate else self.src_embed
-        self.positional = PositionalEncoding(E, positional, max_len, E // nhead, device=device)
+        # RoPE turns each head's d_k dimensions; under latent attention only the rope_head_dim part, in DeepSeek's pairs.
+        rotary = E // nhead if latent is None else latent["rope_head_dim"]
+        self.positional = PositionalEncoding(E, positional, max_len, rotary, device=device,
+                                             interleaved=latent is not None)
         self.encoder = None if arch == "decoder-only" else nn.ModuleList(
             EncoderLayer(E, nhead, d_ff, residual, device, **parts) for _ in range(layers))
         self.decoder = None if arch == "encoder-only" else nn.ModuleList(
@@ -345,7 +353,8 @@ class Transformer(nn.Module):
         return seeded(cls, vocab_size=cfg.vocab_size, E=cfg.E, nhead=cfg.nhead, layers=cfg.layers, d_ff=cfg.d_ff,
                       positional=cfg.positional, max_len=cfg.max_len, tie_embeddings=cfg.tie_embeddings,
                       residual=residual, arch=cfg.arch, norm_first=cfg.norm_first, norm=cfg.norm,
-                      activation=cfg.activation, nhead_kv=cfg.nhead_kv, bias=cfg.bias, device=device, seed=cfg.seed)
+                      activation=cfg.activation, nhead_kv=cfg.nhead_kv, bias=cfg.bias, latent=latent_widths(cfg),
+                      device=device, seed=cfg.seed)
 
     generate_square_subsequent_mask = staticmethod(generate_square_subsequent_mask)
     generate_key_padding_mask = staticmethod(generate_key_padding_mask)
@@ -384,7 +393,7 @@ class Transformer(nn.Module):
 
         ``cache`` (one dict per layer) holds earlier positions' keys and values: ``tgt`` is then only the new tokens.
         """
-        start = cache[0]["k"].shape[2] if cache and "k" in cache[0] else 0  # positions already cached
+        start = cached_positions(cache[0]) if cache else 0
         x = self.embed(tgt, "tgt", rec, start)  # (N, M_target, E)
         rope = self.rotation(tgt.shape[1], x.device, start)  # (M_target, d_k) or None
         for i, layer in enumerate(self.decoder):
