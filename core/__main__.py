@@ -104,7 +104,10 @@ def format_table(t: Trace) -> str:
              + (f" max_len={cfg.max_len}" if cfg.positional == "learned" else "")
              + (" tie_embeddings" if cfg.tie_embeddings else "")
              + (" norm_first" if cfg.norm_first else "") + (f" norm={cfg.norm}" if cfg.norm != "layernorm" else "")
-             + (f" activation={cfg.activation}" if cfg.activation != "relu" else "") + ("" if cfg.bias else " no bias"))
+             + (f" activation={cfg.activation}" if cfg.activation != "relu" else "") + ("" if cfg.bias else " no bias")
+             + (f" attention=mla kv_lora_rank={cfg.kv_lora_rank} q_lora_rank={cfg.q_lora_rank} rope_head_dim="
+                f"{cfg.rope_head_dim} nope_head_dim={cfg.nope_head_dim} v_head_dim={cfg.v_head_dim}"
+                if cfg.attention == "mla" else ""))
     if not t.shape_only:
         note = "live pass on CPU"
     elif t.estimate.over(t.budget_bytes):

@@ -30,6 +30,25 @@ def ffn_params(E: int, d_ff: int, swiglu: bool = False, bias: bool = True) -> in
     return E * d_ff + d_ff * bias + d_ff * E + E * bias + up
 
 
+# Multi-head latent attention's parts (core.latent_attention), by weight, as the parameter counts break it down.
+LATENT_PARTS = {"W_q": "attention: query", "W_dq": "attention: query", "q_norm": "attention: query",
+                "W_uq": "attention: query", "W_dkv": "attention: latent and rotary key (W_dkv)",
+                "kv_norm": "attention: latent norm", "W_ukv": "attention: K and V back from the latent (W_ukv)",
+                "W_o": "attention: output (W_o)"}
+
+
+def latent_attention_params(cfg: TransformerConfig) -> dict[str, int]:
+    """One latent attention's parameters by part (LATENT_PARTS), as core.latent_attention builds it: the query
+    (uncompressed E·nhead·d_qk, or W_dq, its norm and W_uq), W_dkv, the latent's norm, W_ukv and W_o."""
+    E, H, b, d_c, d_q = cfg.E, cfg.nhead, int(cfg.bias), cfg.kv_lora_rank, cfg.q_lora_rank
+    query = H * cfg.qk_head_dim * (d_q if d_q else E) + (E * d_q + d_q * b + d_q if d_q else 0)
+    return {"attention: query": query,
+            "attention: latent and rotary key (W_dkv)": (E + b) * (d_c + cfg.rope_head_dim),
+            "attention: latent norm": d_c,
+            "attention: K and V back from the latent (W_ukv)": d_c * H * (cfg.nope_head_dim + cfg.v_head_dim),
+            "attention: output (W_o)": H * cfg.v_head_dim * E + E * b}
+
+
 def layernorm_params(E: int) -> int:
     """A LayerNorm's gain and bias."""
     return 2 * E
@@ -48,7 +67,9 @@ def param_counts(cfg: TransformerConfig) -> dict[str, int]:
     norm, final = norm_params(cfg), norm_params(cfg) if cfg.norm_first else 0
     positions = cfg.max_len * E if cfg.positional == "learned" else 0
     if cfg.arch != "encoder-decoder":
-        counts = {"token embeddings": V * E, "positional table": positions, "self-attention": L * attn,
+        attention = ({part: L * n for part, n in latent_attention_params(cfg).items()} if cfg.attention == "mla"
+                     else {"self-attention": L * attn})
+        counts = {"token embeddings": V * E, "positional table": positions, **attention,
                   "FFN": L * ffn, "norms": L * 2 * norm + final, "output layer": 0 if cfg.tie_embeddings else E * V}
     else:
         counts = {
@@ -78,8 +99,9 @@ def param_formulas(cfg: TransformerConfig) -> dict[str, str]:
     final = f" + {norm}" if cfg.norm_first else ""
     positions = "max_len·E" if cfg.positional == "learned" else "0"
     if cfg.arch != "encoder-decoder":
-        out = {"token embeddings": "vocab_size·E", "positional table": positions,
-               "self-attention": f"layers·({attn})", "FFN": f"layers·({ffn})", "norms": f"layers·2·{norm}{final}",
+        attention = latent_attention_formulas(cfg) if cfg.attention == "mla" else {"self-attention": f"layers·({attn})"}
+        out = {"token embeddings": "vocab_size·E", "positional table": positions, **attention,
+               "FFN": f"layers·({ffn})", "norms": f"layers·2·{norm}{final}",
                "output layer": "0 (tied)" if cfg.tie_embeddings else "E·vocab_size"}
     else:
         out = {"token embeddings": "vocab_size·E" + ("" if cfg.tie_embeddings else "·2"),
@@ -94,21 +116,52 @@ def param_formulas(cfg: TransformerConfig) -> dict[str, str]:
     return out
 
 
+def latent_attention_formulas(cfg: TransformerConfig) -> dict[str, str]:
+    """latent_attention_params's parts as formulas, each for all layers (d_qk = nope_head_dim + rope_head_dim)."""
+    b = cfg.bias
+    query = ("q_lora_rank·(E + nhead·d_qk + 1)" + (" + q_lora_rank" if b else "") if cfg.q_lora_rank
+             else "E·nhead·d_qk")
+    return {"attention: query": f"layers·({query})",
+            "attention: latent and rotary key (W_dkv)": "layers·(E" + (" + 1" if b else "")
+            + ")·(kv_lora_rank + rope_head_dim)",
+            "attention: latent norm": "layers·kv_lora_rank",
+            "attention: K and V back from the latent (W_ukv)": "layers·kv_lora_rank·nhead·(nope_head_dim + v_head_dim)",
+            "attention: output (W_o)": "layers·(nhead·v_head_dim·E" + (" + E)" if b else ")")}
+
+
 FP16_BYTES = 2
+
+
+def kv_numbers_per_token(cfg: TransformerConfig, nhead_kv: int | None = None) -> int:
+    """Numbers one layer caches per token: 2 · nhead_kv · d_k (K and V), or latent attention's kv_lora_rank +
+    rope_head_dim (the latent and the rotary key); ``nhead_kv=cfg.nhead`` gives multi-head attention's count,
+    which for latent attention is every head's made-back K and V, nhead · (d_qk + v_head_dim)."""
+    if cfg.attention == "mla":
+        if nhead_kv is not None:
+            return nhead_kv * (cfg.qk_head_dim + cfg.v_head_dim)
+        return cfg.kv_lora_rank + cfg.rope_head_dim
+    return 2 * (cfg.nhead_kv if nhead_kv is None else nhead_kv) * cfg.d_k
 
 
 def kv_cache_bytes(cfg: TransformerConfig, G: int = 0, bytes_per_number: int = FLOAT_BYTES,
                    nhead_kv: int | None = None) -> int:
     """2 · layers · N · nhead_kv · (M + G) · d_k · bytes: K and V of every layer, every position so far
-    (core.kv_cache). ``nhead_kv=cfg.nhead`` gives multi-head attention's figure for the same model."""
-    heads = cfg.nhead_kv if nhead_kv is None else nhead_kv
-    return 2 * cfg.layers * cfg.N * heads * (cfg.M + G) * cfg.d_k * bytes_per_number
+    (core.kv_cache); latent attention keeps layers · N · (M + G) · (kv_lora_rank + rope_head_dim) numbers.
+    ``nhead_kv=cfg.nhead`` gives multi-head attention's figure for the same model."""
+    return cfg.layers * cfg.N * (cfg.M + G) * kv_numbers_per_token(cfg, nhead_kv) * bytes_per_number
+
+
+def kv_cache_shape(cfg: TransformerConfig, G: int = 0) -> tuple[int, ...]:
+    """The stacked cache's shape after G new tokens (core.trace.stacked_cache)."""
+    if cfg.attention == "mla":
+        return (cfg.layers, cfg.N, cfg.M + G, cfg.kv_lora_rank + cfg.rope_head_dim)
+    return (cfg.layers, 2, cfg.N, cfg.nhead_kv, cfg.M + G, cfg.d_k)
 
 
 def kv_cache_summary(cfg: TransformerConfig) -> dict[str, object]:
     """The prompt's cache as ``python -m core --json`` reports it: its shape and bytes (float32, as traced;
     fp16 beside it), and multi-head attention's float32 figure for the same sizes."""
-    return {"shape": [cfg.layers, 2, cfg.N, cfg.nhead_kv, cfg.M, cfg.d_k], "bytes": kv_cache_bytes(cfg),
+    return {"shape": list(kv_cache_shape(cfg)), "bytes": kv_cache_bytes(cfg),
             "bytes_fp16": kv_cache_bytes(cfg, bytes_per_number=FP16_BYTES),
             "bytes_mha": kv_cache_bytes(cfg, nhead_kv=cfg.nhead)}
 
@@ -155,12 +208,25 @@ class _Floats:
     causal_bytes: int  # the causal mask, (M_target, M_target): it grows with the square, as the maps do
 
 
+def _attention_floats(cfg: TransformerConfig) -> int:
+    """One stack's layer-0 self-attention tensors a trace records, maps aside: q, k, v, heads, concat and out
+    (each N·M·E for multi-head attention); latent attention's own widths, with its latent, rotary key and
+    compressed query."""
+    N, M, E = cfg.N, cfg.M, cfg.E
+    if cfg.attention != "mla":
+        return N * E * 6 * M
+    per_head = 2 * cfg.qk_head_dim + 3 * cfg.v_head_dim  # q, k; v, heads, concat
+    return N * M * (cfg.nhead * per_head + E + cfg.kv_lora_rank + cfg.rope_head_dim + cfg.q_lora_rank)
+
+
 def _floats(cfg: TransformerConfig) -> _Floats:
     N, M, T, E, H, F = cfg.N, cfg.M, cfg.M_target or 0, cfg.E, cfg.nhead, cfg.d_ff
     F = 3 * F if cfg.activation == "swiglu" else F  # gate and up are kept beside the hidden layer
     if cfg.arch != "encoder-decoder":  # one stack over M positions, counted as the encoder's
         table = 0 if cfg.positional == "none" else (cfg.max_len if cfg.positional == "learned" else M) * E
-        return _Floats(enc_layer=N * E * 6 * M + N * M * (3 * E + F), dec_layer=0, embed=2 * N * M * E + table,
+        if cfg.attention == "mla":  # RoPE's table is rope_head_dim wide
+            table = M * cfg.rope_head_dim
+        return _Floats(enc_layer=_attention_floats(cfg) + N * M * (3 * E + F), dec_layer=0, embed=2 * N * M * E + table,
                        square=N * H * M * M, vocab=2 * N * M * cfg.vocab_size,
                        fixed_bytes=INDEX_BYTES * N * M + MASK_BYTES * N * M, causal_bytes=MASK_BYTES * M * M)
 
@@ -196,7 +262,8 @@ def estimate(cfg: TransformerConfig) -> MemoryEstimate:
     attention_floats = 2 * f.square + (L - 1) * f.square  # layer 0: scores and weights; deeper: weights
     if cfg.arch == "decoder-only":  # the prompt's KV cache, and the stacked copy the trace shows
         linear_floats += 2 * kv_cache_bytes(cfg) // FLOAT_BYTES
-    head_weights = 3 * E * E  # layer 0's W^Q, W^K, W^V, all heads: views that keep its three (E, E) weights alive
+    # Layer 0's W^Q, W^K, W^V, all heads: views that keep its three (E, E) weights alive; latent attention has none.
+    head_weights = 0 if cfg.attention == "mla" else 3 * E * E
     # Temporaries of a deeper layer while it runs: its activations and an unmasked score tensor.
     widest = max(M, T)
     transient = FLOAT_BYTES * (max(f.enc_layer, f.dec_layer) + 2 * N * H * widest * widest)
@@ -252,7 +319,8 @@ PUBLISHED_PARAMS: dict[str, tuple[int, str]] = {
 }
 # The fields a parameter count depends on: a real model's with another N, M or seed is the same model.
 _COUNTED = ("arch", "E", "nhead", "nhead_kv", "layers", "d_ff", "vocab_size", "positional", "tie_embeddings",
-            "norm", "norm_first", "activation", "bias")
+            "norm", "norm_first", "activation", "bias", "attention", "kv_lora_rank", "q_lora_rank", "rope_head_dim",
+            "nope_head_dim", "v_head_dim")
 
 
 def real_model(cfg: TransformerConfig) -> str | None:

@@ -188,6 +188,56 @@ FAMILY_EXTRAS: dict[str, tuple[RowSpec, ...]] = {
 }
 
 
+def _latent_extras(stack: str) -> tuple[RowSpec, ...]:
+    """Multi-head latent attention's tensors (core.latent_attention): the cached latent and rotary key, and the
+    K and V every head gets back from them; the compressed query is added when q_lora_rank > 0."""
+    attn = f"{stack}.0.self_attn."
+    return (
+        RowSpec(0, "latent_kv", "latent c_KV", "(N, M, kv_lora_rank)", attn + "latent",
+                "x W_dkv's first kv_lora_rank columns, after an RMSNorm: one narrow vector per position that every "
+                "head's K and V are made back from. This, not K and V, is what the KV cache keeps."),
+        RowSpec(0, "rope_key", "shared rotary key", "(N, M, rope_head_dim)", attn + "k_rope",
+                "x W_dkv's last rope_head_dim columns, turned by RoPE: the positional part of every head's key, one "
+                "for all heads, cached beside the latent."),
+        RowSpec(0, "q_stacked", "Q, all heads stacked", "(N, nhead, M, nope_head_dim + rope_head_dim)", attn + "q",
+                "Every head's query: nope_head_dim plain dimensions, then rope_head_dim turned by RoPE."),
+        RowSpec(0, "k_stacked", "K, all heads, made back from the latent",
+                "(N, nhead, M, nope_head_dim + rope_head_dim)", attn + "k",
+                "c_KV W_ukv gives each head's plain key part; the shared rotary key, copied to every head, follows."),
+        RowSpec(0, "v_stacked", "V, all heads, made back from the latent", "(N, nhead, M, v_head_dim)", attn + "v",
+                "c_KV W_ukv's other columns: each head's values, v_head_dim wide."),
+        RowSpec(0, "scores_pre_softmax", "scaled scores before softmax", "(N, nhead, M, M)", attn + "scores",
+                "QK^T / sqrt(nope_head_dim + rope_head_dim) after masking: blocked entries are -inf."),
+    )
+
+
+COMPRESSED_QUERY = RowSpec(
+    0, "compressed_query", "compressed query", "(N, M, q_lora_rank)", "dec.0.self_attn.q_latent",
+    "x W_dq after an RMSNorm: the queries' own bottleneck, which W_uq widens to every head's query. It saves "
+    "weights, not cache: queries are never cached.")
+LATENT_KV_CACHE = RowSpec(
+    0, "kv_cache", "KV cache after the prompt (latents)", "(layers, N, M, kv_lora_rank + rope_head_dim)", "kv_cache",
+    "Every layer's latent c_KV and shared rotary key for the M prompt positions, side by side: kv_lora_rank + "
+    "rope_head_dim numbers per token and layer, whatever nhead is. Each step makes K and V back from them.")
+
+
+def _latent_rows(spec: RowSpec) -> RowSpec:
+    """A one-stack row as multi-head latent attention shapes it: its heads are not E/nhead wide."""
+    changes = {
+        "rotation_table": dict(formula="(M, rope_head_dim)", description="The angle each position turns each "
+                               "neighbouring pair of the rope_head_dim rotary dimensions by, in every layer."),
+        "q_one_head": dict(formula="(N, M, nope_head_dim + rope_head_dim)", description="Head 0's queries: "
+                           "nope_head_dim plain dimensions, then rope_head_dim turned by RoPE."),
+        "kv_one_head": dict(name="K of one head, made back from the latent",
+                            formula="(N, M, nope_head_dim + rope_head_dim)", description="Head 0's keys: its plain "
+                            "part from the latent c_KV times W_ukv, then the rotary key all heads share."),
+        "head_output": dict(formula="(N, M, v_head_dim)"),
+        "concatenated_heads": dict(formula="(N, M, nhead * v_head_dim)",
+                                   description="All nhead outputs side by side, before W_o brings them back to E."),
+    }.get(spec.key)
+    return spec if changes is None else replace(spec, **changes)
+
+
 def _first_attention(cfg: TransformerConfig) -> str:
     return "dec.0." if cfg.arch == "decoder-only" else "enc.0."
 
@@ -203,6 +253,8 @@ def rows_for(cfg: TransformerConfig) -> tuple[RowSpec, ...]:
             spec = replace(spec, key="rotation_table", name="RoPE's rotation table", formula="(M, d_k)",
                            description="The angle each position turns each pair of a query's or key's dimensions "
                            "by, in every layer; nothing is added to the embeddings.")
+        if cfg.attention == "mla":
+            spec = _latent_rows(spec)
         out.append(spec if spec.index == len(out) + 1 else replace(spec, index=len(out) + 1))
     return tuple(out)
 
@@ -213,6 +265,12 @@ def extras_for(cfg: TransformerConfig) -> tuple[RowSpec, ...]:
     attn = _first_attention(cfg)
     ffn = attn + "ffn."
     out = list(FAMILY_EXTRAS[cfg.arch])
+    if cfg.attention == "mla":  # one-stack families only: the latents replace K/V heads and per-head weights
+        mask = [s for s in out if s.key in ("causal_mask", "key_padding_mask")]
+        out = list(_latent_extras(attn.split(".")[0]))
+        if cfg.q_lora_rank:
+            out.insert(2, replace(COMPRESSED_QUERY, hook=attn + "self_attn.q_latent"))
+        out += mask + ([LATENT_KV_CACHE] if cfg.arch == "decoder-only" else [])
     if cfg.arch == "encoder-decoder" and cfg.nhead_kv != cfg.nhead:
         out = [replace(s, formula="(N, nhead_kv, M, d_k)") if s.key in ("k_stacked", "v_stacked") else s for s in out]
         out.append(RowSpec(0, "kv_head_of_query", "K/V head each query head reads", "(nhead,)",
@@ -233,8 +291,9 @@ def extras_for(cfg: TransformerConfig) -> tuple[RowSpec, ...]:
 
 
 
-SYMBOLS = ("N", "M", "M_target", "E", "nhead", "d_k", "d_ff", "vocab_size", "layers", "nhead_kv")
-_TERM = re.compile(r"^\s*([A-Za-z_]+|\d+)\s*(?:([*/])\s*([A-Za-z_]+|\d+))?\s*$")
+SYMBOLS = ("N", "M", "M_target", "E", "nhead", "d_k", "d_ff", "vocab_size", "layers", "nhead_kv",
+           "kv_lora_rank", "q_lora_rank", "rope_head_dim", "nope_head_dim", "v_head_dim")
+_TERM = re.compile(r"^\s*([A-Za-z_]+|\d+)\s*(?:([*/+])\s*([A-Za-z_]+|\d+))?\s*$")
 
 
 def symbol_values(cfg: TransformerConfig) -> dict[str, int]:
@@ -268,13 +327,16 @@ def formula_shape(formula: str, cfg: TransformerConfig) -> tuple[int, ...]:
             value *= atom(right)
         elif op == "/":
             value //= atom(right)
+        elif op == "+":
+            value += atom(right)
         out.append(value)
     return tuple(out)
 
 
 def row_by_key(key: str) -> RowSpec:
     """The spec (row or extra) with this key."""
-    for spec in ROWS + EXTRAS + DECODER_ONLY_ROWS + ENCODER_ONLY_ROWS + FAMILY_EXTRAS["decoder-only"]:
+    for spec in (ROWS + EXTRAS + DECODER_ONLY_ROWS + ENCODER_ONLY_ROWS + FAMILY_EXTRAS["decoder-only"]
+                 + _latent_extras("dec") + (COMPRESSED_QUERY, LATENT_KV_CACHE)):
         if spec.key == key:
             return spec
     raise KeyError(key)

@@ -18,7 +18,8 @@ import torch
 from torch import Tensor
 
 from .config import TransformerConfig
-from .memory import DEFAULT_BUDGET_BYTES, MemoryEstimate, estimate, kv_cache_summary
+from .latent_attention import LatentAttention
+from .memory import DEFAULT_BUDGET_BYTES, LATENT_PARTS, MemoryEstimate, estimate, kv_cache_summary
 from .model import Transformer, generate_key_padding_mask, generate_square_subsequent_mask
 from .rows import RowSpec, extras_for, rows_for
 from .shapes import MetaShapeCache
@@ -196,12 +197,18 @@ def _param_groups(model: Transformer) -> dict[str, int]:
 
 def _one_stack_groups(model: Transformer) -> dict[str, int]:
     """A single stack's parameter counts: its self-attention, FFN and norms (the final one too)."""
-    groups = {"token embeddings": 0, "positional table": 0, "self-attention": 0, "FFN": 0, "norms": 0,
-              "output layer": 0}
+    stack = model.decoder if model.encoder is None else model.encoder
+    latent = isinstance(stack[0].self_attn, LatentAttention)  # its parts are counted one by one
+    attention = dict.fromkeys(LATENT_PARTS.values()) if latent else ["self-attention"]
+    groups = dict.fromkeys(["token embeddings", "positional table", *attention, "FFN", "norms", "output layer"], 0)
     for name, p in model.named_parameters():
-        part = name.split(".")[2] if name.startswith(("encoder.", "decoder.")) else name.split(".")[0]
-        key = {"src_embed": "token embeddings", "positional": "positional table", "generator": "output layer",
-               "self_attn": "self-attention", "ffn": "FFN"}.get(part, "norms")
+        parts = name.split(".")
+        part = parts[2] if name.startswith(("encoder.", "decoder.")) else parts[0]
+        if part == "self_attn":
+            key = LATENT_PARTS[parts[3]] if latent else "self-attention"
+        else:
+            key = {"src_embed": "token embeddings", "positional": "positional table", "generator": "output layer",
+                   "ffn": "FFN"}.get(part, "norms")
         groups[key] += p.numel()
     groups["total"] = sum(groups.values())
     return groups
@@ -255,8 +262,7 @@ def run_pass(model: Transformer, cfg: TransformerConfig, device: str, rec: dict[
         causal = record_mask(rec, "tgt_mask", generate_square_subsequent_mask(cfg.M, device))  # (M, M)
         cache: list[dict[str, Tensor]] = [{} for _ in range(cfg.layers)]  # filled as a generation's first step would
         model(None, src, tgt_mask=causal, rec=rec, cache=cache)
-        layers = [torch.stack((c["k"], c["v"])) for c in cache]  # each (2, N, nhead_kv, M, d_k)
-        rec["kv_cache"] = torch.stack(layers)  # (layers, 2, N, nhead_kv, M, d_k)
+        rec["kv_cache"] = stacked_cache(cache)  # (layers, 2, N, nhead_kv, M, d_k), or the latents'
         return
     padding = record_mask(rec, "src_key_padding_mask", padding)  # (N, M)
     if cfg.arch == "encoder-only":
@@ -266,6 +272,15 @@ def run_pass(model: Transformer, cfg: TransformerConfig, device: str, rec: dict[
     model(src, tgt, tgt_mask=tgt_mask, src_key_padding_mask=padding, memory_key_padding_mask=padding, rec=rec)
 
 
+def stacked_cache(cache: list[dict[str, Tensor]]) -> Tensor:
+    """Every layer's cache as one tensor: K and V (layers, 2, N, nhead_kv, S, d_k), or under latent attention
+    the latent and the rotary key side by side (layers, N, S, kv_lora_rank + rope_head_dim)."""
+    if "latent" in cache[0]:
+        return torch.stack([torch.cat((c["latent"], c["k_rope"]), dim=-1)
+                            for c in cache])  # (layers, N, S, kv_lora_rank + rope_head_dim)
+    return torch.stack([torch.stack((c["k"], c["v"])) for c in cache])  # (layers, 2, N, nhead_kv, S, d_k)
+
+
 def _select(spec: RowSpec, tensor: Tensor) -> Tensor:
     """The note's per-head view: head ``spec.head`` of a stacked tensor."""
     if spec.head is None:
@@ -273,14 +288,14 @@ def _select(spec: RowSpec, tensor: Tensor) -> Tensor:
     return tensor[spec.head] if tensor.dim() == 3 else tensor[:, spec.head]  # (nhead, E, d_k) or (N, nhead, ..)
 
 
-def _rows(specs: tuple[RowSpec, ...], rec: dict[str, Tensor]) -> tuple[TensorRow, ...]:
+def _rows(specs: tuple[RowSpec, ...], rec: dict[str, Tensor], attention: str = "mha") -> tuple[TensorRow, ...]:
     out = []
     for spec in specs:
         t = _select(spec, rec[spec.hook])
         out.append(TensorRow(
             index=spec.index, key=spec.key, name=spec.name, shape=tuple(t.shape), formula=spec.formula,
             dtype=str(t.dtype).replace("torch.", ""), numel=t.numel(), bytes=t.numel() * t.element_size(),
-            description=spec.description, hook=spec.hook, code=source_for(spec.hook), head=spec.head,
+            description=spec.description, hook=spec.hook, code=source_for(spec.hook, attention), head=spec.head,
         ))
     return tuple(out)
 
@@ -337,7 +352,7 @@ def trace(cfg: TransformerConfig, *, text: TokenizedText | TokenBatch | None = N
         attn = (model.decoder if model.encoder is None else model.encoder)[0].self_attn
         for name, W in attn.head_weights().items():
             rec[f"{stack}.0.self_attn.{name}"] = W.detach()  # (nhead or nhead_kv, E, d_k), a view of the weight
-        if cfg.arch != "encoder-decoder" or cfg.nhead_kv != cfg.nhead:
+        if cfg.attention == "mha" and (cfg.arch != "encoder-decoder" or cfg.nhead_kv != cfg.nhead):
             group = cfg.nhead // cfg.nhead_kv  # query heads per K/V head
             rec[f"{stack}.0.self_attn.kv_head"] = torch.arange(cfg.nhead, device=device) // group  # (nhead,)
         if cfg.arch != "encoder-decoder" or cfg.norm_first or cfg.norm != "layernorm":
@@ -345,8 +360,8 @@ def trace(cfg: TransformerConfig, *, text: TokenizedText | TokenBatch | None = N
         params = _param_groups(model)
     return Trace(
         config=cfg,
-        rows=_rows(rows_for(cfg), rec),
-        extras=_rows(extras_for(cfg), rec),
+        rows=_rows(rows_for(cfg), rec, cfg.attention),
+        extras=_rows(extras_for(cfg), rec, cfg.attention),
         params=params,
         shape_only=meta,
         estimate=est,
