@@ -14,6 +14,9 @@ from hypothesis import given, settings, strategies as st
 from core import Transformer, TransformerConfig, formula_shape, generate_square_subsequent_mask, trace
 from core.kv_cache import check_cache, generate
 from core.memory import kv_cache_bytes, param_counts
+from core.slim import slim_attention
+from core.steps import step_through
+from core.views import kv_cache_view, kv_sharing, rope_view
 from tests.support.deepseek import copy_dense_model, deepseek_v2_config, shake_norms
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -169,3 +172,19 @@ def test_cli_flags_set_the_latent_widths_and_a_bad_one_exits_2_with_one_line():
     for command in (base + ["--rope-head-dim", "3"], [sys.executable, "-m", "quizzes", "--kv-lora-rank", "4"]):
         bad = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
         assert bad.returncode == 2 and bad.stdout == "" and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+
+
+def test_the_views_draw_the_latent_cache_and_say_why_not_where_they_draw_multi_head_attention():
+    cfg = tiny()
+    view = kv_cache_view(cfg, 3)
+    assert view.shape == (cfg.layers, cfg.N, cfg.M + 3, 12 + 4) and view.bytes == kv_cache_bytes(cfg, 3)
+    assert view.chosen["attention"] == "MLA (kv_lora_rank + rope_head_dim = 16)" and view.chosen["bytes"] == view.bytes
+    for call in (lambda: rope_view(cfg), lambda: step_through(cfg), lambda: kv_sharing(trace(cfg))):
+        with pytest.raises(ValueError, match="attention='mla'"):
+            call()
+
+
+def test_a_slim_pass_gives_the_traces_attention_weights():
+    cfg = tiny(q_lora_rank=5)
+    weights = slim_attention(cfg, "dec", "self_attn", 1, 1)["dec.1.self_attn.weights"]  # (1, nhead, M, M)
+    torch.testing.assert_close(weights, trace(cfg).tensors["dec.1.self_attn.weights"][1:2])
