@@ -370,6 +370,13 @@ TINY_LLAMA = TransformerConfig(arch="decoder-only", nhead=4, nhead_kv=2, d_ff=48
 """Llama-2's parts at the default sizes: RMSNorm before each sub-layer, SwiGLU, RoPE, and 2 K/V heads
 shared by 4 query heads (d_k = 4, even, as RoPE needs)."""
 
+TINY_MLA = TransformerConfig(arch="decoder-only", nhead=2, d_ff=48, positional="rope", activation="swiglu",
+                             norm="rmsnorm", norm_first=True, bias=False, attention="mla", kv_lora_rank=8,
+                             q_lora_rank=6, rope_head_dim=4, nope_head_dim=4, v_head_dim=4)
+"""DeepSeek's multi-head latent attention at the default sizes, small enough to read every number: each token
+caches a latent of 8 and a rotary key of 4 (12 numbers a layer) where its 2 heads' K (8 wide) and V (4) would
+take 24."""
+
 # Named for what they are, not for the learners' notes they come from, which the app never shows.
 # Each name fits the sidebar's preset box whole (about 190 px of text there, at 1024 and 1280 px
 # alike): the box cannot wrap, and "Small character model (N=5, M=8, E=8, vocab 44)" showed its
@@ -396,7 +403,7 @@ PRESETS: dict[str, TransformerConfig] = {
 
 __all__ = [
     "TransformerConfig", "PRESETS", "DEFAULT", "SEED_NOTE", "SEED_NOTEBOOK", "PAPER_BASE", "PAPER_BIG",
-    "GPT2_SMALL_SIZES", "LLAMA_70B_SIZES", "GPT3_SIZES", "TINY_GPT", "TINY_BERT", "TINY_LLAMA", "divisors",
+    "GPT2_SMALL_SIZES", "LLAMA_70B_SIZES", "GPT3_SIZES", "TINY_GPT", "TINY_BERT", "TINY_LLAMA", "TINY_MLA", "divisors",
     "POSITIONAL_KINDS",
     "MAX_N", "MAX_M", "MAX_E", "MAX_NHEAD", "MAX_D_FF", "MAX_VOCAB_SIZE", "MAX_LAYERS", "MAX_SEED", "MAX_TENSOR_BYTES",
     "RANGES", "longest_sequence", "ARCHS", "NORMS", "ACTIVATIONS", "ATTENTIONS", "MLA_FIELDS",

@@ -4,7 +4,8 @@ One class per box of the paper's figure. Only nn.Linear, nn.Embedding, nn.LayerN
 are borrowed from PyTorch; attention, masking, the residual paths and the stacks are spelled out so a
 learner can read every step. The later variants are small choices inside the same classes: one stack
 (GPT, Llama: decoder-only; BERT: encoder-only), pre-norm, RMSNorm, GELU or SwiGLU, grouped-query
-attention (fewer K/V heads) and rotary positions (RoPE).
+attention (fewer K/V heads) and rotary positions (RoPE); DeepSeek's multi-head latent attention lives beside
+MultiHeadAttention, in core/latent_attention.py.
 
 Legend, used in the shape comments at the end of every line that changes a shape:
     N batch            M source length      M_target target length    L, S any query / key length

@@ -66,7 +66,7 @@ def mla_configs(draw):
     )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(mla_configs(), st.booleans())
 def test_live_shapes_match_their_formulas(cfg, meta):
     t = trace(cfg, shape_only=meta)
