@@ -55,13 +55,20 @@ def generate(cfg: TransformerConfig, G: int, model: Transformer | None = None,
     for _ in range(G + 1):
         logits = model(None, new, tgt_mask=mask, cache=cache)[:, -1]  # (N, L, vocab_size) -> (N, vocab_size)
         step_logits.append(logits)
-        shapes.append(tuple(tuple(tuple(t.shape) for t in c.values()) for c in cache))  # each layer's (K, V) shapes
+        shapes.append(tuple(cache_shapes(c) for c in cache))  # each layer's (K, V) shapes, or (latent, k_rope)
         if len(step_logits) > G:
             break
         new = logits.argmax(-1, keepdim=True)  # (N, 1): the next token, greedily
         tokens = torch.cat((tokens, new), dim=1)  # (N, M + t)
         mask = None  # one new query sees every cached key
     return Generation(tokens=tokens, step_logits=tuple(step_logits), cache_shapes=tuple(shapes))
+
+
+def cache_shapes(layer_cache: dict[str, Tensor]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """One layer's cached tensors' shapes: K's and V's (N, nhead_kv, S, d_k), or latent attention's latent
+    (N, S, kv_lora_rank) and rotary key (N, S, rope_head_dim)."""
+    first, second = ("latent", "k_rope") if "latent" in layer_cache else ("k", "v")
+    return tuple(layer_cache[first].shape), tuple(layer_cache[second].shape)
 
 
 @dataclass(frozen=True)

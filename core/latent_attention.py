@@ -101,6 +101,7 @@ class LatentAttention(nn.Module):
                                       if "latent" in cache else c_kv)  # (N, S, d_c)
             k_rope = cache["k_rope"] = (torch.cat((cache["k_rope"], k_rope), dim=1)
                                         if "k_rope" in cache else k_rope)  # (N, S, d_rope)
+            cache["seen"] = cache.get("seen", 0) + L  # positions so far, as every layer's cache counts them
         record(rec, prefix + "latent", c_kv)  # (N, S, d_c)
         record(rec, prefix + "k_rope", k_rope)  # (N, S, d_rope)
         S = c_kv.shape[1]

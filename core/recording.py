@@ -1,7 +1,7 @@
 """The one point every recorded tensor passes through, and the masking every attention shares.
 
-Kept apart from core.model so that each attention module (core.model's and core.latent_attention's)
-can use them without importing the other.
+Kept apart from core.model so that core/experts.py and core/latent_attention.py can use them without
+importing core.model, which imports both.
 """
 
 from __future__ import annotations
