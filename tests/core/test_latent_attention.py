@@ -13,7 +13,9 @@ from hypothesis import given, settings, strategies as st
 
 from core import Transformer, TransformerConfig, formula_shape, generate_square_subsequent_mask, trace
 from core.kv_cache import check_cache, generate
-from core.memory import kv_cache_bytes, param_counts
+from core.config import DEEPSEEK_V2_LITE, DEEPSEEK_V3, PART_PRESETS, TINY_MLA
+from core.memory import (PUBLISHED_PARAMS, active_params, kv_cache_bytes, kv_cache_summary, kv_numbers_per_token,
+                         param_counts, real_model)
 from core.slim import slim_attention
 from core.steps import step_through
 from core.views import kv_cache_view, kv_sharing, rope_view
@@ -43,6 +45,26 @@ def test_logits_match_hugging_face_deepseek_v2(changes):
     ours = Transformer.from_config(cfg)
     shake_norms(ours)
     hf = transformers.DeepseekV2ForCausalLM(deepseek_v2_config(cfg)).eval()
+    copy_dense_model(ours, hf)
+    ids = ids_for(cfg)
+    logits = ours(None, ids, tgt_mask=generate_square_subsequent_mask(cfg.M))  # (N, M, vocab_size)
+    torch.testing.assert_close(logits, hf(ids).logits, atol=1e-4, rtol=1e-4)
+    assert sum(p.numel() for p in ours.parameters()) == sum(p.numel() for p in hf.parameters())
+
+
+@pytest.mark.parametrize("changes", [{"q_lora_rank": 10, "n_shared_experts": 2}, {"n_shared_experts": 1, "top_k": 1}],
+                         ids=["compressed-query-two-shared", "one-shared-top-1"])
+@torch.no_grad()
+def test_with_routed_and_shared_experts_logits_match_hugging_face_deepseek_v2(changes):
+    """DeepSeek-V2's whole layer: latent attention, a dense first layer, then routed experts (softmax, top-k,
+    weights not renormalised) and shared experts every token passes through."""
+    cfg = tiny(layers=3, n_experts=4, top_k=2, d_ff_expert=8, first_dense_layers=1, norm_topk=False) \
+        .replace(**changes)
+    ours = Transformer.from_config(cfg)
+    shake_norms(ours)
+    hf = transformers.DeepseekV2ForCausalLM(deepseek_v2_config(
+        cfg, first_k_dense_replace=1, n_routed_experts=4, num_experts_per_tok=cfg.top_k, moe_intermediate_size=8,
+        n_shared_experts=cfg.n_shared_experts, routed_scaling_factor=1.0, topk_method="greedy")).eval()
     copy_dense_model(ours, hf)
     ids = ids_for(cfg)
     logits = ours(None, ids, tgt_mask=generate_square_subsequent_mask(cfg.M))  # (N, M, vocab_size)
@@ -188,3 +210,38 @@ def test_a_slim_pass_gives_the_traces_attention_weights():
     cfg = tiny(q_lora_rank=5)
     weights = slim_attention(cfg, "dec", "self_attn", 1, 1)["dec.1.self_attn.weights"]  # (1, nhead, M, M)
     torch.testing.assert_close(weights, trace(cfg).tensors["dec.1.self_attn.weights"][1:2])
+
+
+def test_deepseek_v2_lite_counts_as_hugging_faces_model_on_the_meta_device():
+    cfg = DEEPSEEK_V2_LITE
+    with torch.device("meta"):
+        hf = transformers.DeepseekV2ForCausalLM(transformers.DeepseekV2Config(
+            vocab_size=102400, hidden_size=2048, intermediate_size=10944, moe_intermediate_size=1408,
+            num_hidden_layers=27, num_attention_heads=16, num_key_value_heads=16, n_routed_experts=64,
+            n_shared_experts=2, num_experts_per_tok=6, first_k_dense_replace=1, kv_lora_rank=512, q_lora_rank=None,
+            qk_rope_head_dim=64, qk_nope_head_dim=128, v_head_dim=128))
+    ours = Transformer.from_config(cfg, device="meta")
+    total = sum(p.numel() for p in hf.parameters())
+    assert total == sum(p.numel() for p in ours.parameters()) == param_counts(cfg)["total"] == 15_706_484_224
+    assert PUBLISHED_PARAMS["DeepSeek-V2-Lite"][0] == total and real_model(cfg) == "DeepSeek-V2-Lite"
+
+
+def test_deepseek_v3_counts_as_hugging_faces_model_without_its_routing_bias():
+    """HF's DeepSeek-V3 (its default config) holds no multi-token-prediction module; its routers' balancing bias is a
+    buffer, not a parameter, and the published count leaves it out as well."""
+    cfg = DEEPSEEK_V3
+    with torch.device("meta"):
+        hf = transformers.DeepseekV3ForCausalLM(transformers.DeepseekV3Config())
+    total = sum(p.numel() for p in hf.parameters())
+    bias = sum(b.numel() for name, b in hf.named_buffers() if name.endswith("e_score_correction_bias"))
+    assert total == param_counts(cfg)["total"] == 671_026_404_352 and bias == (61 - 3) * 256
+    assert active_params(cfg) == 37_552_282_624  # the routed experts a token skips, 248 of 256, left out
+    assert kv_numbers_per_token(cfg) == 512 + 64 == 576 and cfg.layers * 576 == 35_136
+    assert kv_cache_summary(cfg)["bytes_per_token"] == 35_136 * 4
+
+
+def test_tiny_mla_traces_every_row_at_its_formula():
+    t = trace(TINY_MLA)
+    assert PART_PRESETS["Tiny MLA (latent attention)"] == TINY_MLA and not t.shape_only
+    assert t.row("kv_cache").shape == (TINY_MLA.layers, TINY_MLA.N, TINY_MLA.M, 8 + 4)
+    assert all(r.shape == formula_shape(r.formula, TINY_MLA) for r in t.rows + t.extras)

@@ -36,6 +36,25 @@ def copy_attention(ours, hf_attn) -> None:
 
 
 @torch.no_grad()
+def copy_ffn(ours, hf_mlp) -> None:
+    """Our SwiGLU FeedForward into HF's gate_proj / up_proj / down_proj."""
+    hf_mlp.gate_proj.load_state_dict(ours.linear1.state_dict())
+    hf_mlp.up_proj.load_state_dict(ours.linear3.state_dict())
+    hf_mlp.down_proj.load_state_dict(ours.linear2.state_dict())
+
+
+@torch.no_grad()
+def copy_experts(ours, hf_moe) -> None:
+    """Our Experts (core.experts) into HF's DeepseekV2Moe: the router, every expert's three matrices stacked as HF
+    keeps them (gate and up side by side in gate_up_proj), and the shared experts as one FFN."""
+    hf_moe.gate.weight.copy_(ours.router.weight)
+    for e, expert in enumerate(ours.experts):
+        hf_moe.experts.gate_up_proj[e].copy_(torch.cat((expert.linear1.weight, expert.linear3.weight)))  # (2 d, E)
+        hf_moe.experts.down_proj[e].copy_(expert.linear2.weight)  # (E, d)
+    copy_ffn(ours.shared, hf_moe.shared_experts)
+
+
+@torch.no_grad()
 def copy_dense_model(ours: Transformer, hf) -> None:
     """Embeddings, norms, attention and dense SwiGLU FFNs of every layer, the final norm and the output layer."""
     hf.model.embed_tokens.weight.copy_(ours.tgt_embed.lookup.weight)
@@ -44,9 +63,9 @@ def copy_dense_model(ours: Transformer, hf) -> None:
         block.input_layernorm.weight.copy_(layer.norm1.weight)
         block.post_attention_layernorm.weight.copy_(layer.norm3.weight)
         if hasattr(block.mlp, "gate_proj"):
-            block.mlp.gate_proj.load_state_dict(layer.ffn.linear1.state_dict())
-            block.mlp.up_proj.load_state_dict(layer.ffn.linear3.state_dict())
-            block.mlp.down_proj.load_state_dict(layer.ffn.linear2.state_dict())
+            copy_ffn(layer.ffn, block.mlp)
+        else:
+            copy_experts(layer.ffn, block.mlp)
     hf.model.norm.weight.copy_(ours.decoder_norm.weight)
     if hf.lm_head.weight is not hf.model.embed_tokens.weight:
         hf.lm_head.load_state_dict(ours.generator.state_dict())
