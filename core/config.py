@@ -522,8 +522,10 @@ def sizes_in_a_name(cfg: TransformerConfig) -> str:
     target = "" if cfg.M_target is None else f"_Mtarget{cfg.M_target}"  # a single stack has none
     family = "" if cfg.arch == "encoder-decoder" else f"{cfg.arch}_"
     kv = "" if cfg.nhead_kv == cfg.nhead else f"_kv{cfg.nhead_kv}"
+    latent = "" if cfg.attention == "mha" else (f"_mla{cfg.kv_lora_rank}q{cfg.q_lora_rank}r{cfg.rope_head_dim}"
+                                               f"n{cfg.nope_head_dim}v{cfg.v_head_dim}")
     return (f"{family}N{cfg.N}_M{cfg.M}{target}_E{cfg.E}_nhead{cfg.nhead}{kv}_vocab{cfg.vocab_size}"
-            f"_layers{cfg.layers}_dff{cfg.d_ff}")
+            f"_layers{cfg.layers}_dff{cfg.d_ff}{latent}")
 
 
 DEFAULT = TransformerConfig()

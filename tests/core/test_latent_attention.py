@@ -75,11 +75,15 @@ def test_with_routed_and_shared_experts_logits_match_hugging_face_deepseek_v2(ch
 @st.composite
 def mla_configs(draw):
     """Random valid latent-attention configs: decoder-only or encoder-only, any widths, compressed query or not."""
-    nhead = draw(st.integers(1, 4))
-    return TransformerConfig(
+    nhead, layers = draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    n_experts = draw(st.sampled_from([0, 0, 3]))
+    moe = {} if not n_experts else dict(
+        n_experts=n_experts, top_k=draw(st.integers(1, n_experts)), d_ff_expert=draw(st.integers(1, 8)),
+        n_shared_experts=draw(st.integers(0, 2)), first_dense_layers=draw(st.integers(0, layers - 1)))
+    return TransformerConfig(**moe,
         arch=draw(st.sampled_from(["decoder-only", "encoder-only"])), attention="mla", positional="rope",
         N=draw(st.integers(1, 3)), M=draw(st.integers(1, 9)), E=nhead * draw(st.integers(1, 6)), nhead=nhead,
-        vocab_size=draw(st.integers(2, 30)), layers=draw(st.integers(1, 3)), d_ff=draw(st.integers(1, 16)),
+        vocab_size=draw(st.integers(2, 30)), layers=layers, d_ff=draw(st.integers(1, 16)),
         kv_lora_rank=draw(st.integers(1, 12)), q_lora_rank=draw(st.sampled_from([0, 0, 1, 5])),
         rope_head_dim=2 * draw(st.integers(1, 4)), nope_head_dim=draw(st.integers(1, 6)),
         v_head_dim=draw(st.integers(1, 6)), norm=draw(st.sampled_from(["layernorm", "rmsnorm"])),
@@ -96,15 +100,19 @@ def test_live_shapes_match_their_formulas(cfg, meta):
     assert {"latent_kv", "rope_key", "k_stacked", "v_stacked"} <= keys
     assert ("compressed_query" in keys) == (cfg.q_lora_rank > 0)
     assert ("kv_cache" in keys) == (cfg.arch == "decoder-only")
+    T_e = None if meta or not cfg.moe else int(t.value("tokens_per_expert")[0])  # the data's, on a live pass
     for row in t.rows + t.extras:
-        assert row.shape == formula_shape(row.formula, cfg), row.name
+        assert row.shape == formula_shape(row.formula, cfg, T_e), row.name
     assert t.row("latent_kv").shape == (cfg.N, cfg.M, cfg.kv_lora_rank)
     assert t.row("k_stacked").shape == (cfg.N, cfg.nhead, cfg.M, cfg.nope_head_dim + cfg.rope_head_dim)
     assert t.row("v_stacked").shape == (cfg.N, cfg.nhead, cfg.M, cfg.v_head_dim)
     assert t.params == param_counts(cfg)  # the formulas, part by part, equal the built module's count
 
 
-@pytest.mark.parametrize("changes", [{}, {"q_lora_rank": 6, "bias": True}, {"nhead": 1, "rope_head_dim": 2}])
+@pytest.mark.parametrize("changes", [{}, {"q_lora_rank": 6, "bias": True}, {"nhead": 1, "rope_head_dim": 2},
+                                     {"n_experts": 4, "top_k": 2, "d_ff_expert": 8, "n_shared_experts": 1,
+                                      "first_dense_layers": 1, "norm_topk": False}],
+                         ids=["mla", "compressed-query-biases", "one-head", "with-experts"])
 def test_cached_logits_equal_a_full_pass_at_every_step(changes):
     cfg, G = tiny(M=5, max_len=12, layers=3, **changes), 6
     model = Transformer.from_config(cfg)
@@ -162,6 +170,9 @@ def test_parameters_are_counted_by_part_from_the_built_module():
     ({"attention": "mla", "arch": "decoder-only", "positional": "rope", "kv_lora_rank": 0},
      ["kv_lora_rank=0", "between 1 and"]),
     ({"attention": "gqa"}, ["attention='gqa'", "mha, mla"]),
+    ({"attention": "mla", "arch": "decoder-only", "positional": "rope", "head_dim": 4}, ["head_dim=4", "leave head_dim"]),
+    ({"attention": "mla", "arch": "decoder-only", "positional": "rope", "qk_norm": True}, ["qk_norm=True", "leave"]),
+    ({"attention": "mla", "arch": "decoder-only", "positional": "rope", "window": 4}, ["window=4", "window=0"]),
 ])
 def test_bad_latent_attention_configs_are_refused_with_the_way_out(values, words):
     with pytest.raises(ValueError) as err:
