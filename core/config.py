@@ -239,8 +239,8 @@ class TransformerConfig:
             for name in MLA_FIELDS:
                 value = getattr(self, name)
                 if value not in (None, 0) or (name != "q_lora_rank" and value == 0):
-                    raise ValueError(f"{name}={value!r} is a width of multi-head latent attention, but attention='mha'; "
-                                     f"set attention='mla', or leave {name} out")
+                    raise ValueError(f"{name}={value!r} is a width of multi-head latent attention, but "
+                                     f"attention='mha'; set attention='mla', or leave {name} out")
             return
         if self.arch == "encoder-decoder":
             raise ValueError("attention='mla' is not built for arch='encoder-decoder' (its cross-attention reads the "

@@ -78,7 +78,8 @@ class CacheCheck:
     position's logits from one pass over every token without a cache."""
 
     G: int
-    cache_shape: tuple[int, ...]  # (layers, 2, N, nhead_kv, M + G, d_k); latent attention's (layers, N, M + G, d_c + d_rope)
+    # (layers, 2, N, nhead_kv, M + G, d_k); latent attention's (layers, N, M + G, kv_lora_rank + rope_head_dim)
+    cache_shape: tuple[int, ...]
     max_abs_diff: float
     tolerance: float
 

@@ -130,7 +130,8 @@ def param_formulas(cfg: TransformerConfig) -> dict[str, str]:
     final = f" + {norm}" if cfg.norm_first else ""
     positions = "max_len·E" if cfg.positional == "learned" else "0"
     if cfg.arch != "encoder-decoder":
-        attention = latent_attention_formulas(cfg) if cfg.attention == "mla" else {"self-attention": f"layers·({attn})"}
+        attention = (latent_attention_formulas(cfg) if cfg.attention == "mla"
+                     else {"self-attention": f"layers·({attn})"})
         out = {"token embeddings": "vocab_size·E", "positional table": positions, **attention,
                "FFN": f"layers·({ffn})", "norms": f"layers·2·{norm}{final}",
                "output layer": "0 (tied)" if cfg.tie_embeddings else "E·vocab_size"}
@@ -163,7 +164,8 @@ def latent_attention_formulas(cfg: TransformerConfig) -> dict[str, str]:
             "attention: latent and rotary key (W_dkv)": "layers·(E" + (" + 1" if b else "")
             + ")·(kv_lora_rank + rope_head_dim)",
             "attention: latent norm": "layers·kv_lora_rank",
-            "attention: K and V back from the latent (W_ukv)": "layers·kv_lora_rank·nhead·(nope_head_dim + v_head_dim)",
+            "attention: K and V back from the latent (W_ukv)":
+                "layers·kv_lora_rank·nhead·(nope_head_dim + v_head_dim)",
             "attention: output (W_o)": "layers·(nhead·v_head_dim·E" + (" + E)" if b else ")")}
 
 

@@ -375,7 +375,8 @@ class Transformer(nn.Module):
         # Tied: one matrix serves both embeddings and the pre-softmax layer (paper, section 3.4).
         separate = paper and not tie_embeddings
         self.tgt_embed = TokenEmbedding(vocab_size, E, device=device) if separate else self.src_embed
-        # RoPE turns each head's d_k dimensions; under latent attention only the rope_head_dim part, in DeepSeek's pairs.
+        # RoPE turns each head's d_k dimensions; under latent attention only its rope_head_dim part, in DeepSeek's
+        # pairs of neighbours.
         rotary = (head_dim or E // nhead) if latent is None else latent["rope_head_dim"]
         self.positional = PositionalEncoding(E, positional, max_len, rotary, device=device,
                                              interleaved=latent is not None)

@@ -170,7 +170,8 @@ def test_parameters_are_counted_by_part_from_the_built_module():
     ({"attention": "mla", "arch": "decoder-only", "positional": "rope", "kv_lora_rank": 0},
      ["kv_lora_rank=0", "between 1 and"]),
     ({"attention": "gqa"}, ["attention='gqa'", "mha, mla"]),
-    ({"attention": "mla", "arch": "decoder-only", "positional": "rope", "head_dim": 4}, ["head_dim=4", "leave head_dim"]),
+    ({"attention": "mla", "arch": "decoder-only", "positional": "rope", "head_dim": 4},
+     ["head_dim=4", "leave head_dim"]),
     ({"attention": "mla", "arch": "decoder-only", "positional": "rope", "qk_norm": True}, ["qk_norm=True", "leave"]),
     ({"attention": "mla", "arch": "decoder-only", "positional": "rope", "window": 4}, ["window=4", "window=0"]),
 ])
@@ -182,7 +183,8 @@ def test_bad_latent_attention_configs_are_refused_with_the_way_out(values, words
 
 def test_unset_widths_follow_the_papers_ratios_and_follow_e_and_nhead():
     cfg = TransformerConfig(arch="decoder-only", positional="rope", attention="mla", E=32, nhead=2)  # d_k = 16
-    assert (cfg.kv_lora_rank, cfg.q_lora_rank, cfg.rope_head_dim, cfg.nope_head_dim, cfg.v_head_dim) == (64, 0, 8, 16, 16)
+    widths = (cfg.kv_lora_rank, cfg.q_lora_rank, cfg.rope_head_dim, cfg.nope_head_dim, cfg.v_head_dim)
+    assert widths == (64, 0, 8, 16, 16)
     wider = cfg.replace(E=64)
     assert (wider.kv_lora_rank, wider.rope_head_dim, wider.nope_head_dim) == (128, 16, 32)
     pinned = cfg.replace(kv_lora_rank=7).replace(nhead=4)
