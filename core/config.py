@@ -253,6 +253,9 @@ class TransformerConfig:
         if self.global_every and not self.window:
             raise ValueError(f"global_every={self.global_every} says which layers stay full between windowed "
                              "ones, but window=0 leaves every layer full; set window, or leave global_every out")
+        if self.global_every == 1:
+            raise ValueError("global_every=1 keeps every layer full, so the window would reach no layer; use "
+                             "global_every=0 to window every layer, 2 or more to alternate, or window=0")
         if self.global_every > self.layers:
             raise ValueError(f"global_every={self.global_every} is more than layers={self.layers}, so no layer "
                              f"would be full; use at most {self.layers}, or 0 to window every layer")
