@@ -21,7 +21,10 @@ from .model import Transformer, generate_key_padding_mask, generate_square_subse
 FRESH = frozenset({
     F.linear, F.layer_norm, F.embedding, torch.softmax, torch.Tensor.softmax, torch.relu, torch.Tensor.relu,
     torch.Tensor.add, torch.Tensor.mul, torch.Tensor.div, torch.Tensor.matmul, torch.Tensor.masked_fill,
+    F.rms_norm, F.silu, torch.Tensor.sum,
 })
+# Indexing by a tensor (gathering an expert's tokens) always copies; indexing by slices may return a view.
+GATHER = torch.Tensor.__getitem__
 
 
 def _layout(value: Any) -> Any:
@@ -45,7 +48,9 @@ class MetaShapeCache(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if func not in FRESH or torch.is_grad_enabled():  # with gradients, an output needs its graph
+        gather = func is GATHER and isinstance(args[1], (torch.Tensor, tuple)) and any(
+            isinstance(i, torch.Tensor) for i in (args[1] if isinstance(args[1], tuple) else (args[1],)))
+        if (func not in FRESH and not gather) or torch.is_grad_enabled():  # with gradients, an output needs its graph
             return func(*args, **kwargs)
         try:
             key = (func, _layout(args), _layout(tuple(sorted(kwargs.items()))))
