@@ -316,6 +316,9 @@ class TransformerConfig:
         if self.global_every and not self.window:
             raise ValueError(f"global_every={self.global_every} says which layers stay full between windowed "
                              "ones, but window=0 leaves every layer full; set window, or leave global_every out")
+        if self.global_every == 1:
+            raise ValueError("global_every=1 keeps every layer full, so the window would reach no layer; use "
+                             "global_every=0 to window every layer, 2 or more to alternate, or window=0")
         if self.global_every > self.layers:
             raise ValueError(f"global_every={self.global_every} is more than layers={self.layers}, so no layer "
                              f"would be full; use at most {self.layers}, or 0 to window every layer")
@@ -394,6 +397,18 @@ class TransformerConfig:
             base.update({k: v for k, v in MOE_UNSET.items() if k not in changes})
         elif "n_experts" in changes and "top_k" not in changes and self.top_k == min(2, self.n_experts):
             base["top_k"] = None
+        # A family without the part drops it, and fewer layers carry the layer counts along: global_every past
+        # the last layer windows every layer, as 0 does; at least one layer keeps its experts.
+        arch = changes.get("arch", self.arch)
+        if arch != "decoder-only" and "window" not in changes:
+            base.update(window=0, global_every=0)
+        if arch == "encoder-decoder" and "n_experts" not in changes:
+            base.update({"n_experts": 0} | {k: v for k, v in MOE_UNSET.items() if k not in changes})
+        layers = changes.get("layers", self.layers)
+        if "layers" in changes and "global_every" not in changes and base["global_every"] > layers:
+            base["global_every"] = 0
+        if "layers" in changes and "first_dense_layers" not in changes and base["first_dense_layers"] >= layers:
+            base["first_dense_layers"] = layers - 1
         if ("d_ff" in changes or base["d_ff"] is None) and "d_ff_expert" not in changes and \
                 self.d_ff_expert == self.d_ff:
             base["d_ff_expert"] = None
@@ -522,10 +537,12 @@ def sizes_in_a_name(cfg: TransformerConfig) -> str:
     target = "" if cfg.M_target is None else f"_Mtarget{cfg.M_target}"  # a single stack has none
     family = "" if cfg.arch == "encoder-decoder" else f"{cfg.arch}_"
     kv = "" if cfg.nhead_kv == cfg.nhead else f"_kv{cfg.nhead_kv}"
+    parts = (f"_hd{cfg.head_dim}" if cfg.head_dim != cfg.E // cfg.nhead else "") + (
+        f"_experts{cfg.n_experts}top{cfg.top_k}" if cfg.moe else "") + (f"_window{cfg.window}" if cfg.window else "")
     latent = "" if cfg.attention == "mha" else (f"_mla{cfg.kv_lora_rank}q{cfg.q_lora_rank}r{cfg.rope_head_dim}"
                                                f"n{cfg.nope_head_dim}v{cfg.v_head_dim}")
     return (f"{family}N{cfg.N}_M{cfg.M}{target}_E{cfg.E}_nhead{cfg.nhead}{kv}_vocab{cfg.vocab_size}"
-            f"_layers{cfg.layers}_dff{cfg.d_ff}{latent}")
+            f"_layers{cfg.layers}_dff{cfg.d_ff}{parts}{latent}")
 
 
 DEFAULT = TransformerConfig()

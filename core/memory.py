@@ -304,6 +304,20 @@ def _floats(cfg: TransformerConfig) -> _Floats:
     )
 
 
+def moe_floats(cfg: TransformerConfig) -> int:
+    """What the first layer with experts keeps beyond a dense layer's, in floats (int64 ids count as two), with
+    every expert's T_e at the even share; and the wider concatenation a head_dim over E / nhead makes."""
+    N, M, E = cfg.N, cfg.M, cfg.E
+    wider = max(0, cfg.nhead * cfg.d_k - E) * 3 * N * M  # q, heads and concat are nhead·d_k wide
+    if not cfg.moe:
+        return wider
+    T_e = -(-N * M * cfg.top_k // cfg.n_experts)
+    width = 3 * cfg.d_ff_expert if cfg.activation == "swiglu" else cfg.d_ff_expert
+    shared = N * M * (E + width * cfg.n_shared_experts) if cfg.n_shared_experts else 0
+    routing = N * M * (cfg.n_experts + 3 * cfg.top_k) + 2 * cfg.n_experts  # logits, weights, ids, counts
+    return wider + routing + T_e * (2 * E + width) + shared + N * M * E
+
+
 def estimate(cfg: TransformerConfig) -> MemoryEstimate:
     """Bytes for one real trace of ``cfg``; exact for the tensors the trace keeps.
 
@@ -318,6 +332,7 @@ def estimate(cfg: TransformerConfig) -> MemoryEstimate:
     attention_floats = 2 * f.square + (L - 1) * f.square  # layer 0: scores and weights; deeper: weights
     if cfg.arch == "decoder-only":  # the prompt's KV cache, and the stacked copy the trace shows
         linear_floats += 2 * kv_cache_bytes(cfg) // FLOAT_BYTES
+    linear_floats += moe_floats(cfg)
     # Layer 0's W^Q, W^K, W^V, all heads: views that keep its three (E, E) weights alive; latent attention has none.
     head_weights = 0 if cfg.attention == "mla" else 3 * E * E
     # Temporaries of a deeper layer while it runs: its activations and an unmasked score tensor.

@@ -1,4 +1,5 @@
-"""The lines of core/model.py (or core/latent_attention.py) that produce a recorded tensor, for the explorer's 'show code'.
+"""The lines of core/model.py (or core/experts.py, core/latent_attention.py) that produce a recorded tensor, for
+the explorer's 'show code'.
 
 Every recorded tensor passes through ``record(rec, <name>, ...)``; the lines that make it are
 those between the previous ``record`` call in the same method and this one.
@@ -11,13 +12,21 @@ import re
 import textwrap
 from functools import lru_cache
 
-from . import latent_attention, model
+from . import experts, latent_attention, model
 
 # Which method records a hook, judged by the hook's pattern; the last name part is the record name.
 _METHODS = (
     (re.compile(r"^(src|tgt)\.(\w+)$"), model.Transformer.embed, lambda m: f'which + ".{m.group(2)}"'),
     (re.compile(r"^(enc|dec|block)\.\d+\.(self_attn|cross_attn)\.(\w+)$"), model.MultiHeadAttention.forward,
      lambda m: f'prefix + "{m.group(3)}"'),
+    (re.compile(r"^(enc|dec)\.\d+\.ffn\.(router_logits|top_k_experts|top_k_weights)$"), experts.Experts.route,
+     lambda m: f'prefix + "{m.group(2)}"'),
+    (re.compile(r"^(enc|dec)\.\d+\.ffn\.(tokens_per_expert|expert0\.in)$"), experts.Experts.forward,
+     lambda m: f'prefix + "{m.group(2)}"'),
+    (re.compile(r"^(enc|dec)\.\d+\.ffn\.(?:expert0|shared)\.(hidden|out)$"), model.FeedForward.forward,
+     lambda m: f'prefix + "{m.group(2)}"'),
+    (re.compile(r"^(enc|dec)\.\d+\.ffn\.(?:expert0|shared)\.(gate|up)$"), model.FeedForward.activate,
+     lambda m: f'prefix + "{m.group(2)}"'),
     (re.compile(r"^(enc|dec|block)\.\d+\.ffn\.(\w+)$"), model.FeedForward.forward,
      lambda m: f'prefix + "{m.group(2)}"'),
     (re.compile(r"^(enc|dec)\.\d+\.ffn\.(gate|up)$"), model.FeedForward.activate, lambda m: f'prefix + "{m.group(2)}"'),
@@ -56,6 +65,6 @@ def source_for(hook: str, attention: str = "mha") -> str:
                 # dedent, not cleandoc: cleandoc strips the first line whole and the rest by their common
                 # indent, so 'if rec is not None:' and the line inside it came out level.
                 body = textwrap.dedent("".join(lines[first:i + 1]).replace("\t", "    ")).strip("\n")
-                where = f"# core/{method.__module__.split('.')[-1]}.py, {method.__qualname__}, line {start + first}"
+                where = f"# core/{method.__module__.rsplit('.', 1)[-1]}.py, {method.__qualname__}, line {start + first}"
                 return where + "\n" + body
     return ""
