@@ -6,7 +6,7 @@ import torch
 import transformers
 
 from core import trace
-from core.config import (GPT2_SMALL, GPT3, LLAMA2_7B, LLAMA2_70B, LLAMA3_8B, MISTRAL_7B, MIXTRAL_8X7B, QWEN3_30B_A3B,
+from core.config import (DEEPSEEK_V2_LITE, DEEPSEEK_V3, GPT2_SMALL, GPT3, LLAMA2_7B, LLAMA2_70B, LLAMA3_8B, MISTRAL_7B, MIXTRAL_8X7B, QWEN3_30B_A3B,
                          REAL_MODELS, TransformerConfig)
 from core.memory import active_params, param_counts, param_formulas
 
@@ -65,7 +65,8 @@ def test_mixtrals_kv_cache_in_bf16_is_131072_bytes_a_token():
 
 
 def test_real_models_are_their_families():
-    assert set(REAL_MODELS.values()) == set(PUBLISHED)
+    # DeepSeek's models are counted against HF's in tests/core/test_latent_attention.py: tracing V3 is slow.
+    assert set(REAL_MODELS.values()) == set(PUBLISHED) | {DEEPSEEK_V2_LITE, DEEPSEEK_V3}
     assert all(cfg.arch == "decoder-only" and cfg.norm_first for cfg in REAL_MODELS.values())
     assert MISTRAL_7B.window == 4096 and MIXTRAL_8X7B.n_experts == 8 and MIXTRAL_8X7B.top_k == 2
     assert QWEN3_30B_A3B.d_k == 128 != QWEN3_30B_A3B.E // QWEN3_30B_A3B.nhead and QWEN3_30B_A3B.qk_norm
