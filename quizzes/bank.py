@@ -53,6 +53,9 @@ def answer_key(cfg: TransformerConfig, ctx: Context | None = None) -> dict[str, 
     """Every question that applies to ``cfg`` with its expected answer there, as plain JSON values, and the
     answer's formula in symbols where it has one ('(N, M, E)', '4*E^2 + 4*E'): a teacher marking by hand
     needs the formula as much as the number, since a reply in other symbols can match the number."""
+    if cfg.attention == "mla":  # the questions read multi-head attention's per-head W^Q, W^K and W^V
+        raise ValueError("attention='mla' has no quiz yet: its questions ask about multi-head attention's per-head "
+                         "W^Q, W^K and W^V; use attention='mha'")
     ctx = ctx or Context(cfg)
     return {
         "config": cfg.to_dict(),

@@ -24,8 +24,9 @@ TINY = {
                                                    vocab_size=30, layers=1, positional="none", norm_first=True,
                                                    activation="gelu"),
 }
-# Every real model the sidebar reaches (Llama-3-8B's M, vocab_size and d_ff are past its sliders).
-REACHED = {name: cfg for name, cfg in REAL_MODELS.items() if name != "Llama-3-8B"}
+# Every real model the sidebar reaches (Llama-3-8B's M, vocab_size and d_ff are past its sliders; the sidebar
+# sets no latent attention, DeepSeek's).
+REACHED = {name: cfg for name, cfg in REAL_MODELS.items() if name != "Llama-3-8B" and cfg.attention == "mha"}
 CONFIGS = {**TINY, **REACHED}
 
 
