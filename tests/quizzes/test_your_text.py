@@ -8,7 +8,8 @@ import re
 import pytest
 
 from core import TransformerConfig, trace
-from core.config import GPT2_SMALL, GPT2_SMALL_SIZES, GPT3, PAPER_BIG
+from core.config import GPT2_SMALL, GPT3, PAPER_BIG
+from tests.support.configs import ENC_DEC_AT_GPT2_WIDTHS
 from core.tokens import text_config, tokenize
 from quizzes import Context, check, format_answer
 from quizzes.check import mark
@@ -103,7 +104,7 @@ def test_the_repeated_token_is_the_first_one_met_again_and_the_prompt_says_which
     assert "the space at position 3, met at 1" in _q("yt-predict-row2").text(text_context(TEXT_A))
 
 
-@pytest.mark.parametrize("cfg", [GPT2_SMALL, GPT2_SMALL_SIZES, PAPER_BIG], ids=["GPT-2", "GPT-2 sizes", "paper big"])
+@pytest.mark.parametrize("cfg", [GPT2_SMALL, ENC_DEC_AT_GPT2_WIDTHS, PAPER_BIG], ids=["GPT-2", "encoder-decoder at GPT-2 widths", "paper big"])
 def test_where_the_text_s_pass_is_shape_only_its_questions_run_it_capped_and_say_so(cfg):
     ctx = Context(cfg)
     assert over_budget(cfg, EXAMPLE)
