@@ -120,7 +120,8 @@ def on_my_text() -> tuple[dict, dict[str, str]]:
     ctx = Context(MY_CONFIG, text=MY_TEXT)
     example = Context(MY_CONFIG)
     progress, expected = new_progress(), {}
-    for qid in ("yt-count-word", "yt-row1", "yt-predict-row2"):
+    # (not a repeated-token question: "one two" repeats no token, so those ask about the example's)
+    for qid in ("yt-count-word", "yt-row1", "yt-count-char"):
         q = BY_ID[qid]
         expected[qid] = format_answer(q, q.expected(ctx))
         assert qid == "yt-row1" or expected[qid] != format_answer(q, q.expected(example))
@@ -150,7 +151,7 @@ def test_an_answer_on_the_learners_text_is_marked_again_on_that_text():
         assert outcome == Rechecked(checked=4, now_wrong=0, now_right=0, at_default=0, left_out=0)
         assert {qid: (e["correct"], e["expected"]) for qid, e in again["answers"].items()} == {
             "yt-count-word": (True, expected["yt-count-word"]), "yt-row1": (True, "(2, 3)"),
-            "yt-predict-row2": (True, expected["yt-predict-row2"]), "yt-vocab-word": (False, "4")}
+            "yt-count-char": (True, expected["yt-count-char"]), "yt-vocab-word": (False, "4")}
         assert again == doc
 
 
