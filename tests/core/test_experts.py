@@ -272,3 +272,17 @@ def test_head_dim_frees_nhead_from_dividing_E_and_follows_E_unless_given():
     assert cfg.head_dim == cfg.d_k == 8 and cfg.replace(E=32).d_k == 16 and cfg.replace(head_dim=4).replace(E=32).d_k == 4
     moe = TINY_MOE.replace(d_ff=20)
     assert moe.d_ff_expert == 8 and TINY_MOE.replace(n_experts=0).top_k is None
+
+
+def test_a_slim_pass_reads_a_windowed_layers_map_under_its_band():
+    """core.slim runs one layer at a time: a windowed layer gets its band mask there too, and experts route each
+    token on its own, so one sequence alone gets the weights it has in the whole batch."""
+    from core.slim import slim_attention
+
+    cfg = BASE.replace(M=7, window=3, global_every=2, layers=2, n_experts=4, top_k=2)
+    whole = trace(cfg)
+    for layer in (0, 1):  # windowed, then full
+        slim = slim_attention(cfg, "dec", "self_attn", layer, 1)[f"dec.{layer}.self_attn.weights"]  # (1, nhead, M, M)
+        torch.testing.assert_close(slim[0], whole.tensors[f"dec.{layer}.self_attn.weights"][1])
+    blocked = whole.tensors["dec.0.self_attn.weights"][0, 0] == 0  # (M, M)
+    assert torch.equal(blocked, sliding_window_mask(7, 7, 3))
