@@ -26,6 +26,7 @@ device to get shapes without allocating memory.
 from __future__ import annotations
 
 import math
+
 import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
