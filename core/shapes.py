@@ -25,9 +25,8 @@ FRESH = frozenset({
 })
 # Indexing by a tensor (gathering an expert's tokens) always copies; indexing by slices may return a view.
 GATHER = torch.Tensor.__getitem__
-# In-place operators: on the meta device they only check their arguments' layouts, so a repeat returns its
-# input as it is. A mixture of experts calls them once per expert and layer.
-IN_PLACE = frozenset({torch.Tensor.index_add_})
+# In-place operators return their first argument: once PyTorch has checked a layout, a repeat needs no kernel.
+IN_PLACE = frozenset({torch.Tensor.index_add_, torch.Tensor.masked_fill_, torch.Tensor.add_})
 
 
 def _layout(value: Any) -> Any:
@@ -43,27 +42,29 @@ def _layout(value: Any) -> Any:
 
 
 class MetaShapeCache(TorchFunctionMode):
-    """Within the block, identical calls of a FRESH operator on meta tensors run PyTorch's kernel only once."""
+    """Within the block, identical calls of a FRESH (or IN_PLACE) operator on meta tensors run PyTorch's kernel
+    only once."""
 
     def __init__(self):
         super().__init__()
-        self.seen: dict[Any, tuple[tuple[int, ...], tuple[int, ...], torch.dtype] | None] = {}
+        self.seen: dict[Any, tuple[tuple[int, ...], tuple[int, ...], torch.dtype]] = {}
+        self.checked: set[Any] = set()  # in-place calls whose layouts PyTorch has checked
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         gather = func is GATHER and isinstance(args[1], (torch.Tensor, tuple)) and any(
             isinstance(i, torch.Tensor) for i in (args[1] if isinstance(args[1], tuple) else (args[1],)))
-        in_place = func in IN_PLACE
-        if (func not in FRESH and not gather and not in_place) or torch.is_grad_enabled():  # an output needs its graph
+        cached = func in FRESH or func in IN_PLACE or gather
+        if not cached or torch.is_grad_enabled():  # with gradients, an output needs its graph
             return func(*args, **kwargs)
         try:
             key = (func, _layout(args), _layout(tuple(sorted(kwargs.items()))))
         except TypeError:
             return func(*args, **kwargs)
-        if in_place:
-            if key not in self.seen:
-                self.seen[key] = None  # checked once; a repeat changes no layout
-                return func(*args, **kwargs)
+        if func in IN_PLACE:
+            if key not in self.checked:
+                func(*args, **kwargs)
+                self.checked.add(key)
             return args[0]
         layout = self.seen.get(key)
         if layout is None:

@@ -19,7 +19,7 @@ model (``slim_estimate``, which also caps the weights drawn: MAX_SLIM_DRAWS).
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Iterator
 
 import torch
@@ -27,8 +27,8 @@ from torch import Tensor, nn
 
 from .config import TransformerConfig
 from .memory import (DEFAULT_BUDGET_BYTES, FLOAT_BYTES, INDEX_BYTES, attention_params, estimate, ffn_params,
-                     latent_attention_params, layernorm_params, param_counts)
-from .model import Transformer, generate_key_padding_mask, generate_square_subsequent_mask
+                     latent_attention_params, layernorm_params, moe_layers, moe_params, param_counts)
+from .model import Transformer, generate_key_padding_mask, generate_square_subsequent_mask, sliding_window_mask
 from .trace import PAD_ID, make_batch
 from .weights import blocks, init_block
 
@@ -114,14 +114,18 @@ def slim_estimate(cfg: TransformerConfig) -> SlimEstimate:
     every kind of layer at once, more than a slim pass holds at a time.
     """
     E = cfg.E
-    one = estimate(replace(cfg, N=1, layers=1))
+    one = estimate(cfg.replace(N=1, layers=1))
     counts = param_counts(cfg)
     attention = (sum(latent_attention_params(cfg).values()) if cfg.attention == "mla"
-                 else attention_params(E, cfg.nhead_kv * cfg.d_k, cfg.bias))
+                 else attention_params(E, cfg.nhead_kv * cfg.d_k, cfg.bias, cfg.nhead * cfg.d_k)
+                 + 2 * cfg.d_k * cfg.qk_norm)
+    ffn = ffn_params(E, cfg.d_ff, cfg.activation == "swiglu", cfg.bias)
+    if cfg.moe:  # a layer with experts holds every expert's weights
+        ffn = max(ffn, sum(moe_params(cfg).values()) // moe_layers(cfg))
     cross = cfg.arch == "encoder-decoder"  # the largest layer: a decoder layer of the paper's model
     return SlimEstimate(
         tables=FLOAT_BYTES * (cfg.vocab_size * E + (cfg.max_len * E if cfg.positional == "learned" else 0)),
-        layer=FLOAT_BYTES * ((1 + cross) * attention + ffn_params(E, cfg.d_ff, cfg.activation == "swiglu", cfg.bias)
+        layer=FLOAT_BYTES * ((1 + cross) * attention + ffn
                              + (2 + cross) * layernorm_params(E)),
         maps=one.attention,
         rest=one.linear + one.transient,
@@ -173,7 +177,9 @@ def _decoder_only(model: Transformer, cfg: TransformerConfig, tokens: Tensor, la
     for i in range(layer + 1):
         with made_real(model, cfg.seed, [model.decoder[i]]):
             keep = rec if i == layer else None
-            y = model.decoder[i](y, None, causal, None, None, None, keep, f"dec.{i}.", rope)  # (1, M, E)
+            window = model.windows[i]  # a windowed layer reads under its band mask, as in the whole pass
+            mask = sliding_window_mask(cfg.M, cfg.M, window) if window else causal  # (M, M)
+            y = model.decoder[i](y, None, mask, None, None, None, keep, f"dec.{i}.", rope)  # (1, M, E)
     return rec
 
 

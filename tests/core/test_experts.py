@@ -38,7 +38,8 @@ def configs(draw, arch=st.sampled_from(["decoder-only", "encoder-only"])):
         positional=draw(st.sampled_from(["sinusoidal", "rope", "none"])), norm_first=draw(st.booleans()),
         norm=draw(st.sampled_from(["layernorm", "rmsnorm"])), activation=draw(st.sampled_from(["relu", "swiglu"])),
         bias=draw(st.booleans()), head_dim=draw(st.sampled_from([None, 2, 6])), qk_norm=draw(st.booleans()),
-        window=window, global_every=draw(st.sampled_from([0, *range(2, layers + 1)])) if window else 0, seed=draw(st.integers(0, 5)),
+        window=window, global_every=draw(st.sampled_from([0, *range(2, layers + 1)])) if window else 0,
+        seed=draw(st.integers(0, 5)),
         **moe)
 
 
@@ -248,7 +249,8 @@ def test_the_tiny_moe_reads_its_counts_and_a_dense_model_is_all_active():
     (dict(d_ff_expert=8), r"d_ff_expert=8 is set but n_experts=0"),
     (dict(n_shared_experts=1), r"n_shared_experts=1 is set but n_experts=0"),
     (dict(norm_topk=False), r"norm_topk=False is set but n_experts=0"),
-    (dict(arch="decoder-only", n_experts=4, first_dense_layers=2), r"first_dense_layers=2 .* at least one of the layers=2"),
+    (dict(arch="decoder-only", n_experts=4, first_dense_layers=2),
+     r"first_dense_layers=2 .* at least one of the layers=2"),
     (dict(arch="decoder-only", n_experts=-1), r"n_experts=-1 .* 0 is a dense FFN"),
     (dict(arch="encoder-only", window=4), r"window=4 is for a causal stack; arch='encoder-only'.*window=0"),
     (dict(window=4), r"window=4 .* arch='encoder-decoder'"),
@@ -269,6 +271,31 @@ def test_bad_combinations_name_the_field_the_value_and_the_way_out(fields, messa
 def test_head_dim_frees_nhead_from_dividing_E_and_follows_E_unless_given():
     assert TransformerConfig(E=10, nhead=4, head_dim=2).d_k == 2
     cfg = TransformerConfig(E=16, nhead=2)
-    assert cfg.head_dim == cfg.d_k == 8 and cfg.replace(E=32).d_k == 16 and cfg.replace(head_dim=4).replace(E=32).d_k == 4
+    assert cfg.head_dim == cfg.d_k == 8 and cfg.replace(E=32).d_k == 16
+    assert cfg.replace(head_dim=4).replace(E=32).d_k == 4  # a given head_dim stays
     moe = TINY_MOE.replace(d_ff=20)
     assert moe.d_ff_expert == 8 and TINY_MOE.replace(n_experts=0).top_k is None
+
+
+def test_a_slim_pass_reads_a_windowed_layers_map_under_its_band():
+    """core.slim runs one layer at a time: a windowed layer gets its band mask there too, and experts route each
+    token on its own, so one sequence alone gets the weights it has in the whole batch."""
+    from core.slim import slim_attention
+
+    cfg = BASE.replace(M=7, window=3, global_every=2, layers=2, n_experts=4, top_k=2)
+    whole = trace(cfg)
+    for layer in (0, 1):  # windowed, then full
+        slim = slim_attention(cfg, "dec", "self_attn", layer, 1)[f"dec.{layer}.self_attn.weights"]  # (1, nhead, M, M)
+        torch.testing.assert_close(slim[0], whole.tensors[f"dec.{layer}.self_attn.weights"][1])
+    blocked = whole.tensors["dec.0.self_attn.weights"][0, 0] == 0  # (M, M)
+    assert torch.equal(blocked, sliding_window_mask(7, 7, 3))
+
+
+def test_replace_carries_the_parts_to_another_family_and_fewer_layers():
+    """The quiz runs a config as other families and at capped sizes: parts a family lacks are dropped, and a
+    global_every past the last layer becomes 0, which windows the same layers."""
+    cfg = TINY_MOE.replace(window=3, global_every=3)
+    assert cfg.replace(layers=2).global_every == 0 and cfg.replace(layers=1).first_dense_layers == 0
+    assert cfg.replace(arch="encoder-only").window == 0 and cfg.replace(arch="encoder-only").n_experts == 8
+    assert cfg.replace(arch="encoder-decoder").n_experts == 0 and cfg.replace(arch="encoder-decoder").top_k is None
+    assert [cfg.windowed(i) for i in range(3)] == [True, True, False]
