@@ -22,6 +22,15 @@ def make_app(query: dict[str, str] | None = None, timeout: float = 60) -> AppTes
     return at
 
 
+def explorer_opened(at: AppTest, tab: str = "Memory against M", copy: bool = False, more: bool = False) -> AppTest:
+    """Run the explorer with one of its pictures' tabs open, and its Markdown copy or its extras table
+    opened if asked: the page draws what is open only."""
+    at.session_state["x_tabs"] = tab
+    at.session_state["x_copy"] = copy
+    at.session_state["x_more"] = more
+    return at.run()
+
+
 def open_page(page: str, query: dict[str, str]) -> AppTest:
     """The app opened on a link to one of its pages, as a browser opens /positional?...."""
     at = make_app(query)
