@@ -1,5 +1,5 @@
 """AppTest helpers shared by the page tests: open the app or one of its pages, and drive the quiz and the lab
-as a learner would. tests/app/conftest.py makes each AppTest run the entry script first, as the server does."""
+as a learner would. tests/conftest.py makes each AppTest run the entry script first, as the server does."""
 
 from __future__ import annotations
 

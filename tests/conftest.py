@@ -1,4 +1,4 @@
-"""Every AppTest here runs the entry script first, as the real server does (helpers: tests/support/apptest.py)."""
+"""Every AppTest runs the entry script first, as the real server does (helpers: tests/support/apptest.py)."""
 
 from __future__ import annotations
 
