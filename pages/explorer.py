@@ -6,6 +6,8 @@ downloads), the extras, the architecture diagram drawn for the family, the param
 and for a decoder-only model its KV cache. No tensor maths here.
 """
 
+from functools import partial
+
 import streamlit as st
 
 from core import human_bytes
@@ -114,9 +116,6 @@ def explorer_view(cfg, theme: str = "light") -> dict:
         "table": table_cells(rows_frame(t)),
         "stacked": table_cells(rows_frame(t, stacked=True)),
         "extras": table_cells(rows_frame(t, extras=True)),
-        "csv": table_csv(t),
-        "json": table_json(t),
-        "markdown": table_markdown(t),
         "diagram": architecture_svg(cfg, t.shapes),
         "diagram_steps": architecture_steps(cfg, t.shapes),
         "params": params_spec(t),
@@ -226,9 +225,10 @@ with guard("Tracing this config"):
                  height=table_height(len(frame)), row_height=ROW_HEIGHT, key="x_table")
 
     downloads = st.container(horizontal=True)  # each button as wide as its label (columns cut "JSON" at 768 px)
-    downloads.download_button("Download CSV", view["csv"], file_name=table_file_name(cfg, "csv"), mime="text/csv",
-                              key="x_csv", icon=":material/download:")
-    downloads.download_button("Download JSON", view["json"], file_name=table_file_name(cfg, "json"),
+    # The files are written when a button is clicked, not on every run.
+    downloads.download_button("Download CSV", partial(table_csv, t), file_name=table_file_name(cfg, "csv"),
+                              mime="text/csv", key="x_csv", icon=":material/download:")
+    downloads.download_button("Download JSON", partial(table_json, t), file_name=table_file_name(cfg, "json"),
                               mime="application/json", key="x_json", icon=":material/download:")
     # For a handout or a slide: a Markdown table pastes into most editors, and its first line names the sizes.
     copy = st.expander("Copy the table as Markdown, for a handout or slides", key="x_copy", on_change="rerun")
@@ -236,7 +236,7 @@ with guard("Tracing this config"):
         with copy:
             st.caption("The copy button is at the box's top right. The first line names the sizes, since the "
                        "sidebar will not be beside the table once it is pasted.")
-            st.container(key="code_markdown").code(view["markdown"], language="markdown")  # keyed: ui/theme_css.py
+            st.container(key="code_markdown").code(table_markdown(t), language="markdown")  # keyed: ui/theme_css.py
 
     # A table cuts a long description short (tables.cell_text), and on a narrow screen its column starts off
     # to the side: every row can be read whole here, the extras' too, after the rows, numbered as in their table.
