@@ -206,7 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 1 <= args.presses <= 100:
         parser.error("--presses 1-100")
-    command = "python bench/breakdown.py " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
+    given = argv if argv is not None else sys.argv[1:]
+    command = "python bench/breakdown.py " + " ".join(shlex.quote(a) for a in given)
     print(report(asyncio.run(run(args)), args, command.strip()))
     return 0
 

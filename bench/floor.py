@@ -84,7 +84,8 @@ SWITCHES = {"app": [("Attention", "Attention"), ("Explorer", "Transformer Shape 
 CELL_IS = """([css, want]) => { const e = document.querySelector(css); return e !== null && e.innerText === want; }"""
 CELL_HAS_SHAPE = """css => { const e = document.querySelector(css); return e !== null && /^\\(\\d+, \\d+\\)$/.test(e.innerText); }"""
 HEADING_IS = """want => [...document.querySelectorAll('h1')].some(h => h.innerText.trim() === want)"""
-IDLE = "() => document.querySelector('[data-testid=\"stApp\"]')?.getAttribute('data-test-script-state') === 'notRunning'"
+IDLE = ("() => document.querySelector('[data-testid=\"stApp\"]')?.getAttribute('data-test-script-state') "
+        "=== 'notRunning'")
 
 
 async def idle(page) -> None:
