@@ -54,6 +54,11 @@ FULLSCREEN_FIT = ('[data-testid="stFullScreenFrame"]:has([aria-label="Close full
 st.html(f"<style>.vega-embed {{ max-width: 100%; overflow-x: auto; }} {FULLSCREEN_FIT}</style>")
 st.html(theme_css(said_theme()))  # colours by theme that the config cannot set: code's, and some words'
 page = st.navigation(PAGES)
+# .streamlit/config.toml hides the sidebar's page list: until st.navigation has run, a fresh server's first
+# load would list every module of pages/ there. It has now: show its list, from a run that starts now.
+if not st.get_option("client.showSidebarNavigation"):
+    st.set_option("client.showSidebarNavigation", True)
+    st.rerun()
 # The page's own name leads the tab's title: a screen reader announces it on arriving, and the tab and the
 # browser's history tell the pages apart by it. (Imported without a server, the page has no title.)
 title = getattr(page, "title", None)

@@ -17,7 +17,7 @@ question for each of the quiz's evidence experiments (that run draws the live ev
 Each figure is the median of ``--repeats`` runs. AppTest runs the script in-process, so the figures
 leave out the browser and the websocket. AppTest compiles the page scripts afresh on every run
 (0.1-0.25 s for pages/quiz.py), where a server compiles each once; here they are compiled once, as
-the server does, unless ``--recompile`` (bench/app_rerun.py's figures include that overhead).
+the server does, unless ``--recompile``.
 Not a test: timings depend on the machine; docs/performance.md says what this measures.
 """
 
@@ -29,11 +29,11 @@ import itertools
 import json
 import statistics
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
 import streamlit as st  # noqa: E402
 from streamlit.runtime.pages_manager import PagesManager  # noqa: E402
@@ -44,8 +44,17 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from core import DEFAULT, PRESETS, REAL_MODELS, TransformerConfig  # noqa: E402
 from ui.config_link import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS,  # noqa: E402
                            nhead_options, snap_config)
-from app_rerun import timed_run as timed  # noqa: E402  (one run, timed; raises if the app did)
 from ui.streamlit_internals import without_pages_dir  # noqa: E402
+
+
+def timed(at: AppTest) -> float:
+    """Seconds of one run of ``at``; raises if the app did."""
+    start = time.perf_counter()
+    at.run()
+    elapsed = time.perf_counter() - start
+    if at.exception:
+        raise RuntimeError(f"the app raised: {at.exception[0].value}")
+    return elapsed
 
 PAGES = {"explorer": "pages/explorer.py", "attention": "pages/attention.py", "positional": "pages/positional.py",
          "quiz": "pages/quiz.py", "training_lab": "pages/training_lab.py"}

@@ -26,7 +26,7 @@ from .rows import RowSpec, extras_for, rows_for
 from .shapes import MetaShapeCache
 from .source import source_for
 from .tokens import TokenBatch, TokenizedText
-from .values import MAX_VALUES, plain_values
+from .tensor_lists import MAX_VALUES, plain_values
 
 PAD_ID = 0  # padding token of the seeded batch: masked out as a key
 BOS_ID = 1  # start token of the seeded batch: the first decoder input ("outputs shifted right")

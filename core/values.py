@@ -6,30 +6,14 @@ of a larger one, the learner picks a batch item and a head and sees its first ro
 
 from __future__ import annotations
 
-import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from torch import Tensor
 
 from .tokens import PAD_TOKEN
+from .trace import Trace
 
-if TYPE_CHECKING:
-    from .trace import Trace
-
-MAX_VALUES = 4096  # elements a tensor may have to be shown whole
 SLICE = 16  # rows and columns of a slice, by default
-
-
-def _finite(x: Any) -> Any:
-    """JSON has no infinity: a masked score (-inf, which softmax turns into 0) becomes None."""
-    return x if not isinstance(x, float) or math.isfinite(x) else None
-
-
-def plain_values(t: Tensor) -> Any:
-    """A tensor as nested lists of Python numbers (bools for a mask), every one JSON-able."""
-    def walk(x: Any) -> Any:
-        return [walk(v) for v in x] if isinstance(x, list) else _finite(x)
-    return walk(t.detach().cpu().tolist())
 
 
 def axes(formula: str) -> list[str]:

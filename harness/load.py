@@ -10,7 +10,7 @@ session, in a loop:
   - starts a short training run in the Training lab and waits for its result (or the busy notice).
 
 It samples the server's resident memory (VmRSS) throughout. ``run_load`` returns the figures and
-findings as a dict; bench/load.py prints them and tests/load checks the findings. Every wait has a
+findings as a dict, which tests/load checks. Every wait has a
 timeout and the run has a deadline, so it stops by itself.
 """
 

@@ -6,6 +6,8 @@ downloads), the extras, the architecture diagram drawn for the family, the param
 and for a decoder-only model its KV cache. No tensor maths here.
 """
 
+from functools import partial
+
 import streamlit as st
 
 from core import human_bytes
@@ -104,9 +106,6 @@ def explorer_view(cfg, theme: str = "light") -> dict:
         "table": table_cells(rows_frame(t)),
         "stacked": table_cells(rows_frame(t, stacked=True)),
         "extras": table_cells(rows_frame(t, extras=True)),
-        "csv": table_csv(t),
-        "json": table_json(t),
-        "markdown": table_markdown(t),
         "diagram": architecture_svg(cfg, t.shapes),
         "diagram_steps": architecture_steps(cfg, t.shapes),
         "params": params_spec(t),
@@ -206,15 +205,18 @@ with guard("Tracing this config"):
                  height=table_height(len(frame)), row_height=ROW_HEIGHT, key="x_table")
 
     downloads = st.container(horizontal=True)  # each button as wide as its label (columns cut "JSON" at 768 px)
-    downloads.download_button("Download CSV", view["csv"], file_name=table_file_name(cfg, "csv"), mime="text/csv",
-                              key="x_csv", icon=":material/download:")
-    downloads.download_button("Download JSON", view["json"], file_name=table_file_name(cfg, "json"),
+    # The files are written when a button is clicked, not on every run.
+    downloads.download_button("Download CSV", partial(table_csv, t), file_name=table_file_name(cfg, "csv"),
+                              mime="text/csv", key="x_csv", icon=":material/download:")
+    downloads.download_button("Download JSON", partial(table_json, t), file_name=table_file_name(cfg, "json"),
                               mime="application/json", key="x_json", icon=":material/download:")
     # For a handout or a slide: a Markdown table pastes into most editors, and its first line names the sizes.
-    with st.expander("Copy the table as Markdown, for a handout or slides"):
-        st.caption("The copy button is at the box's top right. The first line names the sizes, since the "
-                   "sidebar will not be beside the table once it is pasted.")
-        st.container(key="code_markdown").code(view["markdown"], language="markdown")  # keyed: ui/theme_css.py
+    copy = st.expander("Copy the table as Markdown, for a handout or slides", key="x_copy", on_change="rerun")
+    if copy.open:  # drawn once opened: a code box is costly to draw in the browser on every run
+        with copy:
+            st.caption("The copy button is at the box's top right. The first line names the sizes, since the "
+                       "sidebar will not be beside the table once it is pasted.")
+            st.container(key="code_markdown").code(table_markdown(t), language="markdown")  # keyed: ui/theme_css.py
 
     # A table cuts a long description short (tables.cell_text), and on a narrow screen its column starts off
     # to the side: every row can be read whole here, the extras' too, after the rows, numbered as in their table.
@@ -239,9 +241,12 @@ with guard("Tracing this config"):
                         "help": "What the tensor is, in plain words. A long one is cut short: pick 'extra n' in the "
                                 "box above to read it whole"},
     }
-    with st.expander(f"More tensors ({len(t.extras)} extras: stacked heads, W^Q/W^K/W^V, masks, logits…)"):
-        st.dataframe(view["extras"], column_config=extras_columns, hide_index=True, width="stretch",
-                     height=table_height(len(view["extras"])), row_height=ROW_HEIGHT, key="x_extras")
+    more = st.expander(f"More tensors ({len(t.extras)} extras: stacked heads, W^Q/W^K/W^V, masks, logits…)",
+                       key="x_more", on_change="rerun")
+    if more.open:  # drawn once opened: a second grid is costly to draw in the browser on every run
+        with more:
+            st.dataframe(view["extras"], column_config=extras_columns, hide_index=True, width="stretch",
+                         height=table_height(len(view["extras"])), row_height=ROW_HEIGHT, key="x_extras")
 
     st.html(GLOSSARY_CSS)  # a style alone: Streamlit adds it to the page without drawing anything
     with st.expander("Glossary: the learner's notation and PyTorch's names", key="glossary"):
@@ -265,78 +270,84 @@ with guard("Tracing this config"):
 value_views(cfg, your_text)  # "Show the values" and the step-through, over your text
 
 st.header("Pictures")
-diagram_tab, params_tab, memory_tab = st.tabs(["Architecture", "Parameters", "Memory against M"], key="x_tabs")
-with diagram_tab, guard("The architecture diagram"):
-    drawn = ("One encoder and one decoder layer drawn; each stack repeats it `layers` times with the same shapes."
-             if cfg.arch == "encoder-decoder" else
-             f"One layer of the single {'decoder' if cfg.arch == 'decoder-only' else 'encoder'} stack drawn (no "
-             f"{'encoder, no cross-attention' if cfg.arch == 'decoder-only' else 'decoder'}); the stack repeats it "
-             "`layers` times with the same shapes.")
-    scrolls = ("On a narrow screen the figure keeps its size and scrolls sideways: the decoder is on the right. "
-               if cfg.arch == "encoder-decoder" else "On a narrow screen the figure keeps its size and scrolls "
-               "sideways. ")
-    st.caption(f"{drawn} The lines at the top name the parts it is drawn with. Dashed arrows are residual paths. "
-               f"Every label is a live shape from the trace. {scrolls}To show it larger, to a class say, press the "
-               "fullscreen button in its top right corner (it shows while the pointer is over the figure, or once "
-               "the figure is tapped).")
-    # An SVG through st.image (a data URI, no HTML); narrower than MIN_WIDTH it scrolls rather than shrinks.
-    st.html(FIGURE_CSS)
-    with st.container(key="architecture"):
-        st.image(view["diagram"], alt=architecture_title(cfg))
-    with st.expander("The figure in words: every arrow and its shape"):
-        st.markdown("\n".join(f"1. {step}".replace("_", "\\_") for step in view["diagram_steps"]))
-        st.caption("Drawn with these parts, as the lines at the figure's top say: "
-                   + "; ".join(legend_lines(cfg)).replace("_", "\\_") + ".")
-with params_tab, guard("The parameter breakdown"):
-    # Tied, the output layer's own parameters are its vocab_size biases: its matrix is the embedding's.
-    vocab_words = ("the one embedding matrix, shared with the output layer, grows with vocab_size × E (the output "
-                   "layer adds only its vocab_size biases)" if cfg.tie_embeddings
-                   else "the embeddings and output layer grow with vocab_size × E")
-    attention = param_formulas(cfg)["self-attention" if cfg.arch != "encoder-decoder" else "encoder self-attention"]
-    grouped = "" if cfg.nhead_kv == cfg.nhead else f" ({heads_words(cfg)}: W^K and W^V are E × nhead_kv·d_k)"
-    st.caption(f"{t.params['total']:,} parameters in total. Each attention block holds "
-               f"{attention.removeprefix('layers·(').removesuffix(')')}, whatever nhead is{grouped}; {vocab_words}.")
-    real = real_model(cfg)
-    if real is not None:
-        published, named = PUBLISHED_PARAMS[real]
-        if t.params["total"] == published:
-            st.success(f"**{t.params['total']:,}**: {real}'s published {named}, matched to the parameter by "
-                       "counting this model's own weights.", icon=":material/check_circle:")
+# Only the open tab is drawn (each tab a rerun): two charts redrawn on every key press cost the browser most of a run.
+diagram_tab, params_tab, memory_tab = st.tabs(["Architecture", "Parameters", "Memory against M"], key="x_tabs",
+                                              on_change="rerun")
+if diagram_tab.open:
+    with diagram_tab, guard("The architecture diagram"):
+        drawn = ("One encoder and one decoder layer drawn; each stack repeats it `layers` times with the same shapes."
+                 if cfg.arch == "encoder-decoder" else
+                 f"One layer of the single {'decoder' if cfg.arch == 'decoder-only' else 'encoder'} stack drawn (no "
+                 f"{'encoder, no cross-attention' if cfg.arch == 'decoder-only' else 'decoder'}); the stack repeats it "
+                 "`layers` times with the same shapes.")
+        scrolls = ("On a narrow screen the figure keeps its size and scrolls sideways: the decoder is on the right. "
+                   if cfg.arch == "encoder-decoder" else "On a narrow screen the figure keeps its size and scrolls "
+                   "sideways. ")
+        st.caption(f"{drawn} The lines at the top name the parts it is drawn with. Dashed arrows are residual paths. "
+                   f"Every label is a live shape from the trace. {scrolls}To show it larger, to a class say, press the "
+                   "fullscreen button in its top right corner (it shows while the pointer is over the figure, or once "
+                   "the figure is tapped).")
+        # An SVG through st.image (a data URI, no HTML); narrower than MIN_WIDTH it scrolls rather than shrinks.
+        st.html(FIGURE_CSS)
+        with st.container(key="architecture"):
+            st.image(view["diagram"], alt=architecture_title(cfg))
+        with st.expander("The figure in words: every arrow and its shape"):
+            st.markdown("\n".join(f"1. {step}".replace("_", "\\_") for step in view["diagram_steps"]))
+            st.caption("Drawn with these parts, as the lines at the figure's top say: "
+                       + "; ".join(legend_lines(cfg)).replace("_", "\\_") + ".")
+if params_tab.open:
+    with params_tab, guard("The parameter breakdown"):
+        # Tied, the output layer's own parameters are its vocab_size biases: its matrix is the embedding's.
+        vocab_words = ("the one embedding matrix, shared with the output layer, grows with vocab_size × E (the output "
+                       "layer adds only its vocab_size biases)" if cfg.tie_embeddings
+                       else "the embeddings and output layer grow with vocab_size × E")
+        attention = param_formulas(cfg)["self-attention" if cfg.arch != "encoder-decoder" else "encoder self-attention"]
+        grouped = "" if cfg.nhead_kv == cfg.nhead else f" ({heads_words(cfg)}: W^K and W^V are E × nhead_kv·d_k)"
+        st.caption(f"{t.params['total']:,} parameters in total. Each attention block holds "
+                   f"{attention.removeprefix('layers·(').removesuffix(')')}, whatever nhead is{grouped}; "
+                   f"{vocab_words}.")
+        real = real_model(cfg)
+        if real is not None:
+            published, named = PUBLISHED_PARAMS[real]
+            if t.params["total"] == published:
+                st.success(f"**{t.params['total']:,}**: {real}'s published {named}, matched to the parameter by "
+                           "counting this model's own weights.", icon=":material/check_circle:")
+            else:
+                st.warning(f"{t.params['total']:,} counted here against {real}'s published {published:,} ({named}).")
+        show_chart(view["params"], width="stretch")
+if memory_tab.open:
+    with memory_tab, guard("The memory chart"):
+        crossover = view["crossover"]
+        show_chart(view["memory"], width="stretch")
+        st.caption("Bytes of one forward pass that keeps every layer's activations (the tensors this model records), "
+                   "as training must keep activations for the backward pass. PyTorch's autograd keeps a set like it "
+                   "but not the same: of each attention's two maps it keeps only the weights, since the softmax's "
+                   "gradient needs only its output, so its attention term is about half of this one.")
+        if crossover is not None and cfg.arch != "encoder-decoder":
+            st.caption("Doubling M doubles the linear terms and quadruples the attention term, so from some M on "
+                       f"the attention maps outweigh the other activations. In one layer, the attention scores and "
+                       f"weights (N × nhead × M² each) outweigh that layer's other activations once "
+                       f"M > (9E + {'3·d_ff' if cfg.activation == 'swiglu' else 'd_ff'}) / (2 nhead), from "
+                       f"M = {layer_crossover(cfg)} here, whatever N and the number of layers. With the embeddings, "
+                       f"logits and probabilities counted too, attention outweighs all the other activations from "
+                       f"M = {crossover} (the weights are not counted in that).")
+        elif crossover is not None:
+            # The lesson first, in words; the exact crossing points after it, for whoever wants them.
+            st.caption("Doubling M doubles the linear terms and quadruples the attention term, so from some M on "
+                       "the attention maps outweigh the other activations. Along the chart, where M_target = M"
+                       + ("" if cfg.M_target == cfg.M else f" (yours is {cfg.M_target}, not {cfg.M})")
+                       + f": over an encoder layer and a decoder layer together, the attention scores and weights "
+                       f"(N × nhead × M² per attention, each) outweigh those layers' other activations once "
+                       f"M > (12E + d_ff) / (3 nhead), from M = {layer_crossover(cfg)} here: about 5.3 d_k when "
+                       f"d_ff = 4E, whatever N and the number of layers. (An encoder layer alone, with one attention, "
+                       f"crosses later; a decoder layer, with two, sooner.) "
+                       f"With the embeddings, logits and probabilities counted too, attention outweighs all the other "
+                       f"activations from M = {crossover} (the weights are not counted in that).")
         else:
-            st.warning(f"{t.params['total']:,} counted here against {real}'s published {published:,} ({named}).")
-    show_chart(view["params"], width="stretch")
-with memory_tab, guard("The memory chart"):
-    crossover = view["crossover"]
-    show_chart(view["memory"], width="stretch")
-    st.caption("Bytes of one forward pass that keeps every layer's activations (the tensors this model records), "
-               "as training must keep activations for the backward pass. PyTorch's autograd keeps a set like it "
-               "but not the same: of each attention's two maps it keeps only the weights, since the softmax's "
-               "gradient needs only its output, so its attention term is about half of this one.")
-    if crossover is not None and cfg.arch != "encoder-decoder":
-        st.caption("Doubling M doubles the linear terms and quadruples the attention term, so from some M on "
-                   f"the attention maps outweigh the other activations. In one layer, the attention scores and "
-                   f"weights (N × nhead × M² each) outweigh that layer's other activations once "
-                   f"M > (9E + {'3·d_ff' if cfg.activation == 'swiglu' else 'd_ff'}) / (2 nhead), from "
-                   f"M = {layer_crossover(cfg)} here, whatever N and the number of layers. With the embeddings, "
-                   f"logits and probabilities counted too, attention outweighs all the other activations from "
-                   f"M = {crossover} (the weights are not counted in that).")
-    elif crossover is not None:
-        # The lesson first, in words; the exact crossing points after it, for whoever wants them.
-        st.caption("Doubling M doubles the linear terms and quadruples the attention term, so from some M on "
-                   "the attention maps outweigh the other activations. Along the chart, where M_target = M"
-                   + ("" if cfg.M_target == cfg.M else f" (yours is {cfg.M_target}, not {cfg.M})")
-                   + f": over an encoder layer and a decoder layer together, the attention scores and weights "
-                   f"(N × nhead × M² per attention, each) outweigh those layers' other activations once "
-                   f"M > (12E + d_ff) / (3 nhead), from M = {layer_crossover(cfg)} here: about 5.3 d_k when "
-                   f"d_ff = 4E, whatever N and the number of layers. (An encoder layer alone, with one attention, "
-                   f"crosses later; a decoder layer, with two, sooner.) "
-                   f"With the embeddings, logits and probabilities counted too, attention outweighs all the other "
-                   f"activations from M = {crossover} (the weights are not counted in that).")
-    else:
-        st.caption("Within the lengths drawn, the attention term stays below the linear terms.")
-    if view["params_grow_from"] is not None:
-        st.caption(f"With learned positions the parameter line rises past M = max_len = {cfg.max_len}: a model "
-                   f"that runs at M needs a position table of at least M rows, E weights each.")
+            st.caption("Within the lengths drawn, the attention term stays below the linear terms.")
+        if view["params_grow_from"] is not None:
+            st.caption(f"With learned positions the parameter line rises past M = max_len = {cfg.max_len}: a model "
+                       f"that runs at M needs a position table of at least M rows, E weights each.")
 
 
 CONTEXT = 4096  # the context a served Llama-2 holds

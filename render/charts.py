@@ -21,33 +21,17 @@ if TYPE_CHECKING:  # types only: core.views imports torch
 
 PER_CELL = 20  # pixels per heatmap cell, until the chart reaches its largest size
 MIN_PLOT = 96  # pixels for all the cells together, however few: one to three positions stay readable
-MAX_SIDE = 520  # heatmap side in pixels, axes and legend included (64 positions: about 6 px each)
-# What each heatmap draws beside its cells, in pixels (measured in Chromium): the axis with its
-# labels and title, and the legend where it stands. The charts are drawn with autosize "pad": the
-# width and height are the cells' own, and these come on top, so that a long axis title or a legend
-# never squeezes the cells (with Streamlit's default, "fit", three positions got about 40 px).
+MAX_SIDE = 520  # heatmap side in pixels, axes and legend included
+# What a heatmap draws beside its cells, on top of them (autosize "pad"), so that titles never squeeze the
+# cells (docs/layout.md, "Heatmaps").
 WEIGHTS_DECOR = (134, 90)  # (width, height): the colour scale on the right
-MASK_DECOR = (60, 155)  # the legend below, so that the mask fits beside the weights (M=12: 240 + 59 px)
-# Largest side of a heatmap drawn two to a row (the positional page's comparison): two of them fit
-# the main area of a 1280 px window with the sidebar open. On a narrower screen the row wraps.
-COLUMN_MAX = 320
-# Pixels of main column on a 360 px phone, the narrowest in common use; a wider map scrolls sideways in
-# its box there. (388, a 420 px phone's, left M = 10 to 12 scrolling on 360 and 390 px phones unsaid.)
-PHONE_COLUMN = 328
-# Pixels of main column on a 320 px phone (an iPhone SE's). A map of full_width over 300 px is drawn wider
-# than that, and scrolls there: full_width's estimate of the decor is 12 to 14 px more than Chromium draws with
-# one-digit axis labels (M = 8: 300 px estimated, 286 drawn; M = 9: 320 and 306).
-NARROWEST_COLUMN = 288
-NARROWEST_FITS = NARROWEST_COLUMN + 12
-# An axis title's letters, in pixels each, about: Streamlit draws them 14 px high, and "query position
-# (who is looking)", 31 letters, measured 180 px in Chromium. A title longer than its side of the
-# cells ran past them: beside three rows (96 px) the query title reached down into the key title.
-TITLE_CHAR_PX = 6
-# The heatmaps' axes. Vega's labelFlush, in Streamlit's theme, sets the first label of an axis flush
-# with the scale's start; on a band scale that start is the first row's top edge, so the label of
-# row 0 alone hung half a line low (and key 0's sat left of its column). Each label stays centred
-# on its row or column instead.
-BAND_AXIS = {"labelFlush": False}
+MASK_DECOR = (60, 155)  # the legend below, so that the mask fits beside the weights
+COLUMN_MAX = 320  # two heatmaps to a row fit a laptop's main column with the sidebar open
+PHONE_COLUMN = 328  # main column of the narrowest common phone; a wider map scrolls sideways
+NARROWEST_COLUMN = 288  # main column of the narrowest phone (an iPhone SE)
+NARROWEST_FITS = NARROWEST_COLUMN + 12  # full_width's estimate of the decor errs wide by about this
+TITLE_CHAR_PX = 6  # an axis title's letter, roughly: a title longer than its side of the cells is cut
+BAND_AXIS = {"labelFlush": False}  # each label centred on its row, not flush with the scale's edge
 
 
 def _fit_titles(spec: dict, x: tuple[str, ...], y: tuple[str, ...]) -> dict:
@@ -91,11 +75,8 @@ MASK_TITLES = (("key position",), ("query position",))
 WEIGHTS_TOKEN_TITLES = (("key token (what is looked at)", "key (what is looked at)", "key token"),
                         ("query token (who is looking)", "query (who is looking)", "query token"))
 MASK_TOKEN_TITLES = (("key token",), ("query token",))
-# Token labels: at most this many pixels each (Vega cuts a longer one with "…"), the key axis's upright so that
-# each takes one letter's height of its column: slanted ones overlapped at a few pixels a cell, and Vega hid
-# every other one. TITLE_CHAR_PX errs wide for the labels' smaller letters.
-TOKEN_LABEL_PX = 120
-TOKEN_LABEL_ANGLE = -90
+TOKEN_LABEL_PX = 120  # a longer token label is cut with "…"
+TOKEN_LABEL_ANGLE = -90  # upright key labels take one letter's height of their column, so none is hidden
 DIGIT_LABEL_PX = 14  # what the decor above already holds for a position's one or two digits
 TABLE_TITLES = (("embedding dimension", "dimension"), ("position",))
 
@@ -291,9 +272,9 @@ def _similarity_template() -> dict:
         color=alt.Color("cosine:Q", scale=alt.Scale(scheme="redblue", domain=[-1, 1], reverse=True)),
         tooltip=["position i:O", "position j:O", alt.Tooltip("cosine:Q", format=".3f")],
     )
-    # A similarity with a zero vector is undefined (core.views.positional_view): no colour, since the
-    # scale's white means 0, only a dashed outline, which keeps the cell in the chart for its tooltip
-    # (at E = 1, M = 1 it is the only cell) and apart from the white of a true 0 on a light page.
+    # An undefined similarity (a zero vector) gets no colour, as white means 0: a dashed outline keeps its cell
+    # and its tooltip.
+
     undefined = alt.Chart(alt.NamedData(name="cells")).transform_filter("!isValid(datum.cosine)").mark_rect(
         fill="transparent", stroke="#888888", strokeDash=[3, 2], strokeWidth=1).encode(
         x="position j:O", y="position i:O",
@@ -354,8 +335,8 @@ def _curves_template() -> dict:
     return alt.Chart(alt.NamedData(name="points")).mark_line().encode(
         x=alt.X("position:Q", title="position"),
         y=alt.Y("value:Q", title="PE[pos, dim]", scale=alt.Scale(domain=[-1.05, 1.05])),
-        # Below the plot: at the side it took a third of a phone's width from the curves. Three to a row:
-        # with four, a 360 px phone cut the fourth label to "dim".
+        # Below the plot and three to a row, so that a phone keeps the curves' width and every label whole.
+
         color=alt.Color("dimension:N", title="dimension", sort=None, legend=alt.Legend(orient="bottom", columns=3)),
         tooltip=["dimension:N", "position:Q", alt.Tooltip("value:Q", format=".3f")],
     ).properties(height=240, autosize=FIT_WIDTH).to_dict()

@@ -28,17 +28,9 @@ _SYMBOL = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(s for s in (*SYMBOLS, "max_
                      + r")(?![A-Za-z0-9])")
 ASKED = "▶ asked"  # marks, in words, the row of an evidence table that the question asks about
 ASKED_STYLE = "background-color: rgba(255, 196, 0, 0.25); font-weight: bold"  # and shades it
-# The records tables' cells, 3 px from their borders (Streamlit's own are 6 px): at the largest sliders the pass's
-# five columns, each as narrow as its longest word ("probabilities", "vocab_size)"), need 343 px at 6 px and 313 at
-# 3 px, inside a 390 px phone's 324.
+# Cells closer to their borders than Streamlit's, so a record table fits a phone whole (docs/layout.md).
 RECORD_CSS = [{"selector": "th, td", "props": "padding: 4px 3px"}]
-# In a topic set each question sits in a bordered box, which leaves an evidence table the window's width less
-# 66 px: 294 px on a 360 px phone. There the pass's records, whose columns can be no narrower than their longest
-# words ("question", "extra", a tensor's name, "(12288,", "vocab_size)", in bold in the asked row), needed up to
-# 311 px at 3 px, at the largest sliders: the table scrolled sideways by up to 17 px (4 to 8 at the default
-# sizes), the formulas cut at the screen's edge. Narrower than 380 px, the tables' type is 13 px and their cells
-# 2 px from their borders: 281 px at most. Wider, nothing changes: a 390 px phone's box, 324 px, holds 311.
-# Important: RECORD_CSS comes with the table's own id, which outranks any selector written here.
+# On the narrowest phones, smaller type and cells closer still; important, as RECORD_CSS comes with the table's id.
 RECORD_PHONE_CSS = ('<style>@media (max-width: 380px) { [class*="st-key-evidence_"] :is(th, td) '
                     '{ font-size: 13px !important; padding: 4px 2px !important; } }</style>')
 ROWS_IN_VIEW = 20  # an evidence table shows up to this many rows whole; a longer one scrolls
@@ -201,10 +193,8 @@ def _heatmap(df: pd.DataFrame, spec: dict, theme: str, domain: list[float] | Non
     ).properties(width=side, height=side)
 
 
-# A horizontal bar chart's names down the side, on one line each, left a phone's bars too little room and
-# pushed the axis title past the chart's edge: in a chart under 280 px a name breaks after its colon or before
-# its bracket. Vega's containerSize (the chart's box) decides, not the plot's width, which the names' own
-# width would set: measured on one line, drawn on two, they were cut at the chart's left edge.
+# In a narrow chart a bar's name breaks after its colon or before its bracket, so the bars keep their room; the
+# chart's box decides, as the plot's width depends on the names (docs/layout.md, "Quiz evidence").
 _NARROW = "containerSize()[0] < 280"
 BAR_NAME_LINES = label_lines(_NARROW, ": ", " (")
 BAR_NAME_PX = alt.ExprRef(f"{_NARROW} ? 11 : 12")  # 12: Streamlit's theme's, as before
@@ -222,11 +212,9 @@ def _draw(ev: Evidence, theme: str) -> alt.TopLevelMixin | None:
     positive = bool((df[y] > 0).all())
     scale = alt.Scale(type="log" if positive else "symlog") if spec.get("log_y") else alt.Scale()
     if kind == "bar" and spec.get("horizontal"):
-        # Long names read best down the side, whole; a log axis spanning thousands to billions
-        # gets a tick at every power of ten, so a small bar cannot pass for a large one. On a log
-        # axis a bar cannot start at 0: each starts at the power of ten below the smallest value.
-        # (A linear axis, as for the permutation's two bars, keeps Vega's own ticks and labels: '~s'
-        # would write 0.5 as '500m'.)
+        # Names down the side, whole; a log axis gets a tick at every power of ten, so that a small bar cannot
+        # pass for a large one, and its bars start at the power below the smallest (a log axis has no 0).
+
         axis = alt.Axis()
         log_axis = positive and bool(spec.get("log_y"))
         if log_axis:
@@ -253,10 +241,8 @@ def _draw(ev: Evidence, theme: str) -> alt.TopLevelMixin | None:
         if kind == "bar":
             enc["xOffset"] = alt.XOffset(f"{spec['color']}:N")
     mark = alt.Chart(df).mark_bar() if kind == "bar" else alt.Chart(df).mark_line(point=True)
-    # The height is the plot's own, with the axes and legend drawn around it (FIT_WIDTH). Streamlit's
-    # default counted them in: the legend of eight dimensions past max_len was cut off after six, and
-    # the two bars of the permutation (at 26 px a row and 50 for the axis) got 14 px a row, their names
-    # drawn over each other.
+    # The height is the plot's own, with the axes and legend drawn around it, so neither is cut (FIT_WIDTH).
+
     return mark.encode(**enc).properties(height=220, autosize=FIT_WIDTH)
 
 

@@ -18,40 +18,19 @@ from render.palette import INK
 from render.tables import FIT_WIDTH, described, described_chart, fill_data
 
 MASK_ON, MASK_OFF = "with the causal mask", "without the mask"
-# The lab's attention maps: pixels per row, so that every row's 11 px label has room. The height is
-# the rows' own, with the title and the column labels drawn around it (FIT_WIDTH): counted in the
-# chart's height, they left 16 rows about 14 px each, and Vega dropped every other label.
-LAB_ROW_PX = 16
-# The column labels' font, in pixels: as large as a column is wide, less a little space between the
-# labels, within these bounds. Only a map too narrow for the smallest (32 columns in a phone's
-# 230 px) has Vega drop some of them, which is better than labels drawn over each other.
-LAB_LABEL_PX = (7, 11)
-# The crosses on the attention maps' hidden cells. They stand on the palest blue of Vega's "blues"
-# (#cfe1f2, a weight of 0) in either theme, never on the page, so their colour is chosen against that
-# blue and is not one of the page's INK (the attention page's red, made for viridis' dark purple, is too
-# faint there).
-HIDDEN_CROSS = "#b2182b"
-# Ticks on a loss chart's step axis: one per 120 px of plot, about. Vega's default, one per 40 px,
-# put one every 10 steps on a wide screen, and "290 300" ran together at the end of 300 steps.
-STEP_TICKS = {"expr": "ceil(width / 120)"}
-# The accuracy axis runs a little past 100%, and the names of the two halves are written in that
-# strip at the top: no accuracy can reach it, so no line runs through them (at y = 100% the mirror
-# half's line did, on a phone).
-ACCURACY_TOP = 1.1
+LAB_ROW_PX = 16  # pixels a map's row, so that every row's label has room (docs/layout.md, "Training lab")
+LAB_LABEL_PX = (7, 11)  # the column labels' font: a column's width, within these bounds, so none overlap
+HIDDEN_CROSS = "#b2182b"  # read against the palest blue of "blues", where the crosses stand, in either theme
+STEP_TICKS = {"expr": "ceil(width / 120)"}  # a tick per 120 px of plot, so the step numbers never run together
+ACCURACY_TOP = 1.1  # a strip above 100% that no line reaches, for the names of the two halves
 LOSS_PLOT_PX, ACCURACY_PLOT_PX = 240, 280  # the two line charts' plot heights
-# A dashed line's words (its label) go at an end of it, above or below, wherever no curve runs. The
-# box they need: 11 px of text 3 px off the line, and 2 px more for the accuracy's dots; 5 px a
-# character (Chromium drew them at 4.5 to 4.8); and the share of the x axis they take on a 360 px
-# phone's plot, about 250 px (283 to 296 at 390 px), the narrowest: a wider plot gives them a
-# smaller share, so a place clear there is clear on any screen.
+# A dashed line's words go at an end of it, above or below, where no curve runs: the box they need, and the
+# narrowest phone's plot, where a place clear is clear on any screen.
 LINE_LABEL_PX, LINE_LABEL_GAP, LINE_LABEL_CHAR_PX = 16, 3, 5
 NARROW_PLOT_PX = 250
 HALO_PX = 4  # the page-coloured outline round the words, for a curve that crosses them all the same
-# On a 320 px phone the loss chart's plot is 223 px wide, and "best possible with the mask: ln(vocab_size)/2
-# = 1.39" (236 px in 11 px type) began 18 px left of it, its halo over the "5" of the axis's "1.5". A plot
-# narrower than the words need (4.6 px a character there, the gap and halo) draws them smaller, to fit; wider
-# ones, from a 360 px phone's 263 px on, keep Vega's 11 px.
-LINE_LABEL_FONT_PX, LINE_LABEL_FIT_PX = 11, 4.6
+LINE_LABEL_FONT_PX, LINE_LABEL_FIT_PX = 11, 4.6  # on a plot too narrow for the words, they are drawn smaller
+
 # In order of preference. Above the line reads as its name; at the right end a loss has settled, far
 # from where it starts (at the left, near ln(vocab_size)).
 PLACES = (("right", "above"), ("right", "below"), ("left", "above"), ("left", "below"))

@@ -29,18 +29,13 @@ if TYPE_CHECKING:  # types only: importing them would import torch
 # and the shape is what a learner opened the explorer for; the formula that explains it is next.
 TABLE_COLUMNS = ["#", "tensor", "live shape", "formula", "elements", "memory", "description"]
 STACKED_COLUMN = "SDPA layout (heads stacked)"
-# For a chart drawn as wide as its column: the width fits the column, and the height is the plot's
-# own, with the axes and a legend drawn around it. Streamlit's default for such a chart ("fit")
-# makes the height include them, so a legend below took its rows out of the plot: the memory
-# chart's four-line legend left its plot about 110 px of 340, at every width.
+# As wide as the column, and as high as the plot itself: a legend below must not take its rows from the plot.
 FIT_WIDTH = {"type": "fit-x", "contains": "padding"}
 PHONE_PLOT_PX = 300  # the memory chart's plot on a 420 px phone, about; wider screens have more room
 LABEL_CHAR_PX = 6  # Vega's 11 px text, per character, about
 
-# The explorer's tables wrap a description over the three lines of their rows (pages.explorer.ROW_HEIGHT), in
-# a column 275 px wide or more: some 125 characters, the longest that fitted in a 1280 px window. Glide, the
-# grid, cuts a longer one off at the row's top and foot, mid-line and without a mark; so its cell says as
-# much as fits, and where to read the rest.
+# What three lines of a description cell hold: the grid cuts a longer text without a mark, so the cell says
+# where to read the rest (docs/layout.md, "The explorer's tables").
 DESCRIPTION_CELL_CHARS = 125
 READ_ON = " (more in “Read a row whole”)"
 # A full stop and a space end a sentence, unless they end an abbreviation that a sentence goes on after:
@@ -280,7 +275,7 @@ def params_spec(t: Trace) -> dict:
 MEMORY_PARTS = {
     "params": "parameters (constant in M)",  # with a learned position table: LEARNED_PARAMS
     "linear": "activations growing like M",
-    "vocab": "logits, probabilities (like M·vocab_size)",  # "logits + …" lost its ")" on a 360 px phone
+    "vocab": "logits, probabilities (like M·vocab_size)",  # short enough for a phone's legend
     "attention": "attention maps, causal mask (like M²)",  # maps: scores and weights
 }
 
@@ -290,14 +285,10 @@ MEMORY_PARTS = {
 LEARNED_PARAMS = "parameters (grow past M = max_len)"  # whole in the legend of a 360 px phone
 
 
-# A label starts 26 px into the plot, after its symbol, and may run to the chart's right edge, the plot's.
-# On a 320 px phone the plot is 215 px wide, and "logits, probabilities (like M·vocab_size)" (225 px) and
-# "attention maps, causal mask (like M²)" (217 px) ran past it, cut after "M·vocab" and "(like"; so did the
-# learned table's "parameters (grow past M = max_len)". A plot narrower than the longest label needs (360 px
-# phones have 255 px) puts a label's bracket on a second line. Vega draws a list of strings line by line, but
-# spaces the rows as if each had one: a second line touched the next label, so those rows are 10 px further
-# apart. Elsewhere the rows keep Streamlit's theme's padding, 4 px (its spacing.twoXS).
+# The plot's width that holds the longest legend label on one line, after its symbol; narrower, a label's
+# bracket goes to a second line (docs/layout.md, "The memory chart").
 LEGEND_ONE_LINE_PX = 26 + 225
+
 
 
 def label_lines(when: str, *breaks: str) -> str:
@@ -350,9 +341,9 @@ def _memory_template(ink: str, learned: bool, sides: tuple[str, ...],
     )
     rules = alt.Chart(alt.NamedData(name="marks")).mark_rule(strokeDash=[4, 3]).encode(
         x="M:Q", color=alt.value(ink), tooltip=["what:N"])
-    # Each dashed line says what it is in words on the chart, not only in a tooltip a keyboard or a
-    # screen reader cannot reach; the second label sits a line lower, so close lines do not collide.
-    # Which side of its line each label takes is chosen in memory_spec: away from the other line.
+    # Each dashed line is named on the chart, where a keyboard and a screen reader reach it, not in a tooltip;
+    # memory_spec puts each label on the side away from the other line, a line lower for the second.
+
     labels = [alt.Chart(alt.NamedData(name="marks")).transform_filter(f"datum.side == '{side}'").mark_text(
         align=side, dx=4 if side == "left" else -4, baseline="top").encode(
         x="M:Q", y=alt.Y("offset:Q", scale=None), text="lines:N", color=alt.value(ink))

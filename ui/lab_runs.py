@@ -49,8 +49,10 @@ class LabRun:
         self._gone_since: float | None = None
         self._stop = threading.Event()
         self._slot = slot
+        # Not a daemon: a daemon thread still inside PyTorch when the interpreter finalizes aborts the process.
+        # The run stops at its next step once the main thread has ended (_report), so an exit waits one step.
         self._thread = threading.Thread(target=self._train, args=(train, max_seconds),
-                                        name=f"lab-run-{type(settings).__name__}", daemon=True)
+                                        name=f"lab-run-{type(settings).__name__}", daemon=False)
 
     @property
     def steps(self) -> int:
@@ -76,6 +78,9 @@ class LabRun:
     def _report(self, p: Progress) -> None:
         self.loss.append(p.loss)
         self.last = p
+        if not threading.main_thread().is_alive():  # the process is exiting
+            self._stop.set()
+            return
         if self._connected():
             self._gone_since = None
             return

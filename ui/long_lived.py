@@ -4,7 +4,7 @@ Streamlit runs a full collection after every script run (``runner.postScriptGC``
 pandas and altair imported that walk holds Python's lock long enough to stall other sessions and the
 lab's training thread. ``gc.freeze()`` moves what the imports made into a generation collections skip;
 a frozen object is still freed once nothing refers to it. The app freezes after a run that loaded many
-new modules. ``TSE_GC_FREEZE=0`` turns it off; ``bench/post_run_gc.py`` measures both.
+new modules. ``TSE_GC_FREEZE=0`` turns it off.
 """
 
 from __future__ import annotations

@@ -302,8 +302,7 @@ def apply_import(data: bytes | str) -> None:
 
 def slider_config(entry: dict[str, Any]) -> TransformerConfig | None:
     """The config an imported answer names, if the sidebar could have shown it; None otherwise. A
-    config off the sliders was not made here, and checking at it can cost far more than any slider does
-    (``python bench/recheck.py --core-max`` measures it).
+    config off the sliders was not made here, and checking at it can cost far more than any slider does.
 
     With a text in the Explorer's box the quiz asks about the sizes the text sets (N, M, M_target, vocab_size,
     and a learned table's max_len: core.tokens.text_config), which need not be slider steps: such sizes, within

@@ -6,7 +6,7 @@
 - Whether the browser's Back or Forward started a run (the sidebar's undo).
 - Whether a session is still connected, asked from a training run's own thread.
 
-tests/app/test_streamlit_internals.py fails as soon as Streamlit changes what these rely on.
+tests/ui/test_streamlit_internals.py fails as soon as Streamlit changes what these rely on.
 """
 
 from __future__ import annotations

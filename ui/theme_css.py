@@ -5,7 +5,7 @@ one (ui/components/theme_watch.py), so these follow a switch as the charts' ink 
 
 - Code: Streamlit colours code with one palette, chosen for the dark theme, whose comments (the shape
   comments a learner reads) fall under WCAG's 4.5:1 on the light code box. Each theme gets its own palette
-  here, in Streamlit's hues (tests/app/test_theme_ink.py holds every colour to its contrast).
+  here, in Streamlit's hues (tests/ui/test_theme_css.py holds every colour to its contrast).
 - Inline code in a caption is faded with the caption, so it takes the caption's own colour.
 - The dark primary blue cannot read at 4.5:1 both under white text and on the page, so the words it writes
   on the page (a lab slider's value, the selected tab) take the lighter blue of PRIMARY_WORDS.

@@ -15,8 +15,9 @@ import streamlit as st
 from core import Trace, TransformerConfig, estimate, trace
 from core.steps import plain_step, step_through
 from core.steps import steps as steps_of
+from core.tensor_lists import MAX_VALUES
 from core.tokens import PAD_TOKEN, TokenizedText
-from core.values import MAX_VALUES, SLICE, axes, sequence_labels, value_slice
+from core.values import SLICE, axes, sequence_labels, value_slice
 from core.views import AttentionMap, attention_kinds, attention_map
 from render.markdown import as_literal
 from render.steps import step_panels, step_title

@@ -14,9 +14,10 @@ def warm_shapes_in_background() -> threading.Thread:
     """Start core.shapes.warm_up on a thread of its own, once per server process (st.cache_resource keeps
     the thread), so that the first learner to ask for a shape-only trace does not wait for it.
 
-    Not a daemon: a process that ends while it runs (a short test run) waits for it, where a daemon thread
-    still inside PyTorch at exit aborts the interpreter.
+    Not a daemon, said explicitly, as a thread started from a script run's (daemon) thread would inherit
+    daemon: a process that ends while it runs then waits for it, where a daemon thread still inside PyTorch
+    at exit aborts the interpreter.
     """
-    thread = threading.Thread(target=warm_up, name="shape-warm-up")
+    thread = threading.Thread(target=warm_up, name="shape-warm-up", daemon=False)
     thread.start()
     return thread

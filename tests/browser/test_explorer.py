@@ -246,3 +246,19 @@ def test_a_decoder_only_models_kv_cache_section_grows_with_g_and_its_live_check_
     expect(section.get_by_text(re.compile(r"^Live check: 16 tokens generated with the cache"))).to_be_visible()
     expect(page).to_have_url(re.compile(r"[?&]G=16(&|$)"))  # a link to this page opens the cache at this length
     no_exception(page)
+
+
+def test_the_table_downloads_as_csv_under_a_name_with_its_sizes(app_url, laptop):
+    """The file is written when the button is clicked (a callable's data), not on every run."""
+    from core import DEFAULT, trace
+    from render.tables import table_csv, table_file_name
+
+    page = laptop
+    page.goto(app_url)
+    expect(shape_cell(page, 0)).to_have_text("(2, 8)", timeout=LOAD)
+    idle(page)
+    with page.expect_download(timeout=LOAD) as download:
+        page.get_by_role("button", name="Download CSV").click()
+    assert download.value.suggested_filename == table_file_name(DEFAULT, "csv")
+    with open(download.value.path()) as saved:
+        assert saved.read() == table_csv(trace(DEFAULT))

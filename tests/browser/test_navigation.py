@@ -35,6 +35,29 @@ def test_first_visit_to_a_page_url_runs_the_whole_app(fresh_app_url, page):
     no_exception(page)
 
 
+# Every text the sidebar's navigation shows, in order, from the page's first node on.
+NAV_TEXTS_SEEN = """
+window.navSeen = [];
+new MutationObserver(() => {
+  const nav = document.querySelector('[data-testid="stSidebarNav"]');
+  const text = nav === null ? null : nav.innerText;
+  if (text !== null && window.navSeen[window.navSeen.length - 1] !== text) window.navSeen.push(text);
+}).observe(document, {subtree: true, childList: true, characterData: true});
+"""
+
+
+def test_a_fresh_servers_first_load_never_shows_the_bare_page_list(fresh_app_url, page):
+    """Streamlit's legacy pages/ mode lists every module in pages/ ("streamlit app", "explorer", ...) until
+    st.navigation runs; a learner's first look at the app must show its own navigation only."""
+    page.add_init_script(NAV_TEXTS_SEEN)
+    page.goto(fresh_app_url)
+    expect(shape_cell(page, 0)).to_have_text("(2, 8)", timeout=LOAD)
+    expect(page.locator('[data-testid="stSidebarNav"] a')).to_have_count(len(NAV))
+    seen = page.evaluate("window.navSeen")
+    assert seen and all("streamlit app" not in text.lower() for text in seen), seen
+    assert all(text == seen[-1] for text in seen), seen  # one list, the app's own, from the first
+
+
 def test_keyboard_slider_changes_the_table_and_every_page_opens(app_url, page, tmp_path):
     page.goto(app_url)
     expect(shape_cell(page, 0)).to_have_text("(2, 8)", timeout=LOAD)  # row 1: input tokens (N, M)

@@ -4,9 +4,10 @@ import pytest
 import torch
 
 from core.config import ARCHS, TransformerConfig
+from core.tensor_lists import MAX_VALUES
 from core.tokens import text_config, tokenize
 from core.trace import trace
-from core.values import MAX_VALUES, value_slice
+from core.values import value_slice
 
 TEXT = "the cat sat on the mat\nthe dog ran"
 

@@ -1,5 +1,5 @@
 """AppTest helpers shared by the page tests: open the app or one of its pages, and drive the quiz and the lab
-as a learner would. tests/app/conftest.py makes each AppTest run the entry script first, as the server does."""
+as a learner would. tests/conftest.py makes each AppTest run the entry script first, as the server does."""
 
 from __future__ import annotations
 
@@ -20,6 +20,15 @@ def make_app(query: dict[str, str] | None = None, timeout: float = 60) -> AppTes
     if query:
         at.query_params.update(query)
     return at
+
+
+def explorer_opened(at: AppTest, tab: str = "Memory against M", copy: bool = False, more: bool = False) -> AppTest:
+    """Run the explorer with one of its pictures' tabs open, and its Markdown copy or its extras table
+    opened if asked: the page draws what is open only."""
+    at.session_state["x_tabs"] = tab
+    at.session_state["x_copy"] = copy
+    at.session_state["x_more"] = more
+    return at.run()
 
 
 def open_page(page: str, query: dict[str, str]) -> AppTest:

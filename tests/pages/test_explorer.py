@@ -13,7 +13,7 @@ from core import PRESETS, TransformerConfig, trace
 from render.diagram import shape_text
 from render.tables import DESCRIPTION_CELL_CHARS, READ_ON, STACKED_COLUMN, cell_text, table_csv, table_file_name
 from ui.config_link import FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS, nhead_options
-from tests.support.apptest import make_app, running
+from tests.support.apptest import explorer_opened, make_app, running
 
 SLIDERS = {  # widget key -> (is a plain slider, minimum, maximum)
     "w_N": (True, *N_RANGE),
@@ -282,7 +282,7 @@ def test_an_extras_description_cut_off_in_its_table_can_be_read_whole():
 
 
 def test_the_memory_chart_says_its_lesson_before_its_crossing_points():
-    at = make_app().run()
+    at = explorer_opened(make_app())
     [lesson] = [c.value for c in at.caption if "quadruples the attention term" in c.value]
     assert lesson.startswith("Doubling M doubles the linear terms and quadruples the attention term, so from some M")
     assert "from M = 55" in lesson  # the whole model's crossing, at the default config
@@ -318,7 +318,7 @@ def test_show_code_for_a_row():
 
 
 def test_extras_and_downloads_render():
-    at = make_app().run()
+    at = explorer_opened(make_app(), more=True)
     extras = at.dataframe[1].value
     assert "causal mask" in list(extras["tensor"])
     assert extras.set_index("tensor").loc["causal mask", "live shape"] == "(8, 8)"
@@ -346,7 +346,7 @@ def test_csv_download_has_the_live_shapes():
 def test_the_table_copies_as_markdown_under_its_sizes_and_downloads_under_a_name_with_them():
     """For a handout: the Markdown under the table names the sizes on its first line and has the live
     shapes of the sliders' config; the files are named for the sizes, not all transformer_shapes.csv."""
-    at = make_app({"N": "4", "M": "16", "E": "64", "nhead": "4"}).run()
+    at = explorer_opened(make_app({"N": "4", "M": "16", "E": "64", "nhead": "4"}), copy=True)
     [block] = [c for c in at.code if c.language == "markdown"]
     lines = block.value.splitlines()
     assert lines[0] == ("Shapes of one forward pass at N=4, M=16, M_target=16, E=64, nhead=4 (d_k=16), d_ff=256, "
@@ -401,7 +401,7 @@ def test_a_tables_text_wraps_and_its_description_is_on_a_laptop_screen(which):
     """On a 1280 x 800 laptop with the sidebar open a description showed its first 25 or so characters: one
     line of a 400 px column, half of it past the table's edge. Rows over 64 px high wrap (the only way
     Streamlit 1.67 wraps a cell), and the other columns leave the description 275 px on screen."""
-    at = make_app().run()
+    at = explorer_opened(make_app(), more=True)
     table = at.dataframe[which]
     assert table.proto.row_height > 64
     columns = json.loads(table.proto.columns)
@@ -414,7 +414,7 @@ def test_a_tables_text_wraps_and_its_description_is_on_a_laptop_screen(which):
 def test_a_description_too_long_for_its_cell_says_where_to_read_it_whole():
     """Three lines hold about 125 characters; glide cut a longer one at the row's top and foot, mid-line.
     The cell keeps the first sentence and points to 'Read a row whole'; the downloads keep it whole."""
-    at = make_app().run()
+    at = explorer_opened(make_app(), more=True)
     t = trace(running(at))
     for frame, rows in ((at.dataframe[0].value, t.rows), (at.dataframe[1].value, t.extras)):
         for cell, row in zip(frame["description"], rows):
@@ -505,7 +505,7 @@ def test_the_memory_chart_says_the_parameters_grow_only_where_its_line_does(quer
     parameter line is flat; the legend and a caption said it rises past max_len all the same."""
     from render.tables import LEARNED_PARAMS, MEMORY_PARTS
 
-    at = make_app(query).run()
+    at = explorer_opened(make_app(query))
     assert not at.exception
     drawn = " ".join(c.proto.spec for c in at.get("vega_lite_chart"))
     captions = " ".join(c.value for c in at.caption)
@@ -533,7 +533,7 @@ def test_a_per_head_row_says_which_head_of_which_recorded_tensor_it_shows():
 def test_the_parameter_caption_says_where_the_vocabulary_weights_live(tie):
     """Tied, 'the embeddings and output layer grow with vocab_size × E' was false: the output layer's
     own parameters are its vocab_size biases (python -m core --tie-embeddings: output layer 100)."""
-    at = make_app({"tie_embeddings": tie}).run()
+    at = explorer_opened(make_app({"tie_embeddings": tie}), tab="Parameters")
     t = trace(running(at))
     captions = " ".join(c.value for c in at.caption)
     if tie == "true":
@@ -547,8 +547,8 @@ def test_the_parameter_caption_says_where_the_vocabulary_weights_live(tie):
 def test_the_memory_crossing_caption_says_it_reads_the_chart_where_M_target_is_M():
     """The crossing point counts M_target = M, as the chart draws it; with the sidebar's M_target at 1
     the caption gave it as this model's own without a word."""
-    at = make_app({"M_target": "1"}).run()
+    at = explorer_opened(make_app({"M_target": "1"}))
     captions = " ".join(c.value for c in at.caption)
     assert "Along the chart, where M_target = M (yours is 1, not 8): over an encoder layer" in captions
-    at = make_app().run()
+    at = explorer_opened(make_app())
     assert "Along the chart, where M_target = M: over an encoder layer" in " ".join(c.value for c in at.caption)

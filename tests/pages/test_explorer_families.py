@@ -10,7 +10,7 @@ from core.config import GPT2_SMALL, LLAMA2_70B, REAL_MODELS
 from core.memory import PUBLISHED_PARAMS
 from core.rows import extras_for, rows_for
 from render.diagram import shape_text
-from tests.support.apptest import make_app, running
+from tests.support.apptest import explorer_opened, make_app, running
 from ui.config_link import CONFIG_FIELDS
 
 TINY = {
@@ -63,7 +63,7 @@ def kv_section(at) -> list[str]:
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_the_explorer_shows_the_familys_own_rows_with_the_traces_shapes(name, explorer_at):
     cfg = CONFIGS[name]
-    at = explorer_at(cfg)
+    at = explorer_opened(explorer_at(cfg), more=True)
     assert not at.exception, at.exception
     assert not [e.value for e in at.error], [e.value for e in at.error]
     t = trace(cfg)  # shape-only past the budget: the page's table must read the same shapes
@@ -125,7 +125,7 @@ def test_a_pre_norm_gqa_rope_diagram_names_each_part_where_it_is(explorer_at):
 
 @pytest.mark.parametrize("name", list(REACHED))
 def test_a_real_models_count_is_said_to_match_its_published_figure(name, explorer_at):
-    at = explorer_at(REACHED[name])
+    at = explorer_opened(explorer_at(REACHED[name]), tab="Parameters")
     published, named = PUBLISHED_PARAMS[name]
     said = [s.value for s in at.success if "published" in s.value]
     assert said == [f"**{published:,}**: {name}'s published {named}, matched to the parameter by counting this "
@@ -133,7 +133,7 @@ def test_a_real_models_count_is_said_to_match_its_published_figure(name, explore
 
 
 def test_gpt2_small_says_124m(explorer_at):
-    at = explorer_at(GPT2_SMALL)
+    at = explorer_opened(explorer_at(GPT2_SMALL), tab="Parameters")
     assert any("124,439,808" in s.value and "GPT-2 small's published 124M" in s.value for s in at.success)
 
 
@@ -195,7 +195,7 @@ def test_a_single_stacks_memory_caption_counts_one_layer_and_no_target(explorer_
     from core.views import layer_crossover
 
     cfg = TINY["llama-like"]
-    at = explorer_at(cfg)
+    at = explorer_opened(explorer_at(cfg))
     [lesson] = [c.value for c in at.caption if "quadruples the attention term" in c.value]
     assert "M > (9E + 3·d_ff) / (2 nhead)" in lesson and f"from M = {layer_crossover(cfg)} here" in lesson
     assert "M_target" not in lesson and "decoder layer" not in lesson

@@ -21,7 +21,7 @@ import ui.charts
 import ui.theme
 from ui.theme_css import CODE_INK, PRIMARY_WORDS, TOKEN_GROUPS, theme_css
 from tests.support.contrast import contrast
-from tests.support.apptest import LAB_PAGE as LAB, answered, make_app, small_model, train
+from tests.support.apptest import LAB_PAGE as LAB, answered, explorer_opened, make_app, small_model, train
 
 CONFIG = tomllib.loads((Path(__file__).resolve().parents[2] / ".streamlit" / "config.toml").read_text())
 VISIBLE = ("#cfe0fc", "#dbe9f6")  # the visible cells of the attention page's mask and the quiz's
@@ -98,7 +98,7 @@ def specs(at) -> str:
 
 def test_the_pages_hand_a_dark_theme_to_their_charts(dark):
     light = INK["light"]
-    at = make_app().run()
+    at = explorer_opened(make_app())
     drawn = specs(at)  # the explorer's memory chart
     assert INK["dark"]["label"] in drawn and light["label"] not in drawn
 
@@ -138,8 +138,9 @@ def test_every_pages_charts_write_their_axes_and_legends_in_the_themes_label_ink
         monkeypatch.setattr(module, "theme", lambda: theme)
     want = {(part, prop, INK[theme]["label"]) for part in ("axis", "legend", "header")
             for prop in ("labelColor", "titleColor")}
-    at = make_app().run()
-    assert axis_inks(at) == want  # the explorer's parameter and memory charts
+    at = explorer_opened(make_app(), tab="Parameters")
+    assert axis_inks(at) == want  # the explorer's parameter chart
+    assert axis_inks(explorer_opened(at)) == want  # and its memory chart
     at.switch_page("pages/attention.py").run()
     assert axis_inks(at) == want
     at.switch_page("pages/positional.py").run()

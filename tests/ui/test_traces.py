@@ -15,7 +15,7 @@ from tests.support.apptest import make_app
 
 GPT3 = next(name for name in PRESETS if name.startswith("GPT-3"))
 # Over LIVE_TABLE_BYTES (the explorer's table is read off a shape-only trace) but within the budget.
-SHAPE_ONLY_IN_BUDGET = DEFAULT.replace(M=512)  # about 49 MiB (tests/app/test_facts.py)
+SHAPE_ONLY_IN_BUDGET = DEFAULT.replace(M=512)  # about 49 MiB (tests/pages/test_facts.py)
 
 
 @pytest.fixture

@@ -922,7 +922,7 @@ def test_the_evidence_writes_symbols_as_the_learner_does():
 
 
 # The widest E with the narrowest d_ff, where the FFN evidence once built 3.6 billion weights: its cost is
-# guarded by test_big_configs_allocate_little (tests/core/test_experiments.py); here, that every evidence renders.
+# guarded by test_big_configs_allocate_little (tests/quizzes/test_experiments.py); here, that every evidence renders.
 @pytest.mark.parametrize("query", [{"N": "64", "M": "4096", "E": "12288"}, {"N": "1", "M": "1", "E": "1"},
                                    {"N": "3"}, {"E": "12288", "d_ff": "1"}],
                          ids=["largest sliders", "smallest sliders", "N past a cap", "widest E, narrowest d_ff"])

@@ -1,5 +1,6 @@
 """The CLI and the package boundary, as a user meets them: in a fresh process."""
 
+import ast
 import json
 import subprocess
 import sys
@@ -75,6 +76,30 @@ def test_import_core_does_not_import_streamlit_or_altair():
     out = run("-c", "import sys, core, core.trace, core.model; "
                     "print(any(m.split('.')[0] in ('streamlit', 'altair') for m in sys.modules))")
     assert out.stdout.strip() == "False"
+
+
+def core_imports() -> dict[str, set[str]]:
+    """Each core module -> the core modules it imports, TYPE_CHECKING imports included."""
+    graph = {}
+    for path in (ROOT / "core").glob("*.py"):
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                found |= {node.module} if node.module else {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("core."):
+                found.add(node.module.removeprefix("core."))
+        graph[path.stem] = found & {p.stem for p in (ROOT / "core").glob("*.py")}
+    return graph
+
+
+def test_core_has_no_import_circle():
+    graph = core_imports()
+    assert "trace" in graph["values"] and "tensor_lists" in graph["trace"]  # the graph is read
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        return any(m == goal or (m not in seen and reaches(m, goal, seen | {m})) for m in graph.get(start, ()))
+
+    assert [m for m in graph if reaches(m, m, set())] == []
 
 
 def test_every_config_field_is_a_flag_of_both_commands_in_both_spellings():
