@@ -25,8 +25,10 @@ TINY = {
                                                    activation="gelu"),
 }
 # Every real model the sidebar reaches (Llama-3-8B's M, vocab_size and d_ff are past its sliders; the sidebar
-# sets no latent attention, DeepSeek's).
-REACHED = {name: cfg for name, cfg in REAL_MODELS.items() if name != "Llama-3-8B" and cfg.attention == "mha"}
+# sets no experts, latent attention, window, qk_norm or head_dim yet).
+REACHED = {name: cfg for name, cfg in REAL_MODELS.items()
+           if name != "Llama-3-8B" and cfg.attention == "mha" and not (cfg.moe or cfg.window or cfg.qk_norm)
+           and cfg.head_dim * cfg.nhead == cfg.E}
 CONFIGS = {**TINY, **REACHED}
 
 
