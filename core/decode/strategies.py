@@ -1,4 +1,4 @@
-"""Decoding strategies, each a short loop over a decoder-only model and its KV cache, recording every step.
+"""Decoding strategies, each a short loop over a model's decoder and its KV cache, recording every step.
 
 Legend for the shape comments:
     N sequences   B beams   S samples   M prompt length   t tokens so far   vocab_size tokens
@@ -8,6 +8,9 @@ later pass feeds only the newest token (core.kv_cache). What differs is how the 
 greedy takes the most likely; beam search keeps the B best partial sequences by total log-probability;
 sampling draws from the (filtered) distribution; minimum Bayes risk draws S samples and keeps the one that
 agrees most with the others. Teacher forcing, for contrast, needs no loop at all.
+
+An encoder-decoder decodes the same way from its decoder's start tokens (the prompt), given its source
+``src``: the encoder runs once, and every step's cross-attention reads that memory.
 """
 
 from __future__ import annotations
@@ -26,11 +29,16 @@ EARLY_STOPPING = (False, True, "never")
 NEG = -1.0e9  # a score no real hypothesis reaches: marks a slot as empty, as Hugging Face does
 
 
-def check_run(model: Transformer, prompt: Tensor, G: int) -> None:
-    """Raise ValueError naming what cannot run: the family, the number of new tokens, or the length."""
-    if model.arch != "decoder-only":
-        raise ValueError(f"arch={model.arch!r}: these strategies decode a decoder-only model, whose cache "
-                         "holds every past position; an encoder-decoder's decoder is not supported here yet")
+def check_run(model: Transformer, prompt: Tensor, G: int, src: Tensor | None = None) -> None:
+    """Raise ValueError naming what cannot run: the family, the source, the number of new tokens, or the length."""
+    if model.decoder is None:
+        raise ValueError(f"arch={model.arch!r} has no decoder to generate with; use a decoder-only or an "
+                         "encoder-decoder model")
+    if (model.encoder is None) != (src is None):
+        raise ValueError("an encoder-decoder model decodes from a source (src, (N, M)), a decoder-only one from "
+                         "its prompt alone: give src exactly when the model has an encoder")
+    if src is not None and (src.ndim != 2 or src.shape[0] != prompt.shape[0]):
+        raise ValueError(f"src has shape {tuple(src.shape)}; it must be (N, M) with N = {prompt.shape[0]}")
     if isinstance(G, bool) or not isinstance(G, int) or not 1 <= G <= MAX_NEW_TOKENS:
         raise ValueError(f"max_new_tokens={G!r} must be a whole number from 1 to {MAX_NEW_TOKENS}")
     if prompt.ndim != 2 or prompt.shape[1] < 1:
@@ -41,21 +49,31 @@ def check_run(model: Transformer, prompt: Tensor, G: int) -> None:
                          "learned positions; shorten the prompt or generate fewer tokens")
 
 
-def prefill(model: Transformer, prompt: Tensor) -> tuple[Tensor, list[dict[str, Tensor]]]:
-    """One pass over the prompt (N, M) under the causal mask: the next-token logits (N, vocab_size) and the cache."""
+def prefill(model: Transformer, prompt: Tensor, src: Tensor | None = None
+            ) -> tuple[Tensor, list[dict[str, Tensor]], Tensor | None]:
+    """One pass over the prompt (N, M) under the causal mask: the next-token logits (N, vocab_size), the cache,
+    and for an encoder-decoder the encoder's memory (N, M_src, E), computed once: the source never changes."""
     cache: list[dict[str, Tensor]] = [{} for _ in model.decoder]
+    memory = None if src is None else model.encode(src)  # (N, M_src, E)
     mask = generate_square_subsequent_mask(prompt.shape[1])  # (M, M)
-    return model(None, prompt, tgt_mask=mask, cache=cache)[:, -1], cache  # (N, M, vocab_size) -> (N, vocab_size)
+    return next_logits(model, prompt, cache, memory, mask), cache, memory
 
 
-def extend(model: Transformer, new: Tensor, cache: list[dict[str, Tensor]]) -> Tensor:
-    """Feed the newest token of each row (N, 1): its query sees every cached key, so no mask is needed."""
-    return model(None, new, cache=cache)[:, -1]  # (N, 1, vocab_size) -> (N, vocab_size)
+def next_logits(model: Transformer, new: Tensor, cache: list[dict[str, Tensor]], memory: Tensor | None = None,
+                mask: Tensor | None = None) -> Tensor:
+    """The decoder over the new tokens (N, L), their keys and values joining the cache, then the output layer:
+    the last position's logits (N, vocab_size). One new token needs no mask: it may see every cached key."""
+    return model.generator(model.decode(new, memory, tgt_mask=mask, cache=cache))[:, -1]  # (N, L, vocab_size) -> (N, vocab_size)
 
 
 def cache_record(cache: list[dict[str, Tensor]], note: str = "") -> Record:
     """The cache's shape (layers, 2, rows, nhead_kv, t, d_k): one K and one V per layer."""
     return shape_only("kv_cache", (len(cache), 2, *cache[0]["k"].shape), note)
+
+
+def rows_of(memory: Tensor | None, times: int) -> Tensor | None:
+    """The memory for ``times`` rows per sequence (beams, samples): each row reads its own sequence's source."""
+    return None if memory is None else memory.repeat_interleave(times, dim=0)  # (N*times, M_src, E)
 
 
 def reorder(cache: list[dict[str, Tensor]], index: Tensor) -> None:
@@ -66,12 +84,12 @@ def reorder(cache: list[dict[str, Tensor]], index: Tensor) -> None:
 
 
 @torch.inference_mode()
-def greedy(model: Transformer, prompt: Tensor, G: int, eos: int | None = None) -> Decoding:
+def greedy(model: Transformer, prompt: Tensor, G: int, eos: int | None = None, src: Tensor | None = None) -> Decoding:
     """Take the most likely token at each step. A row that produced ``eos`` stops; its later slots are padding
-    (eos again), left out of ``generated``."""
-    check_run(model, prompt, G)
+    (eos again), left out of ``generated``. ``src`` (N, M_src) is an encoder-decoder's source."""
+    check_run(model, prompt, G, src)
     N = prompt.shape[0]
-    logits, cache = prefill(model, prompt)  # (N, vocab_size)
+    logits, cache, memory = prefill(model, prompt, src)  # (N, vocab_size)
     done = torch.zeros(N, dtype=torch.bool)  # (N,)
     out, steps = [], []
     for i in range(G):
@@ -84,7 +102,7 @@ def greedy(model: Transformer, prompt: Tensor, G: int, eos: int | None = None) -
         done |= token == eos if eos is not None else done
         if bool(done.all()) or i == G - 1:
             break
-        logits = extend(model, token[:, None], cache)  # (N, 1) -> (N, vocab_size)
+        logits = next_logits(model, token[:, None], cache, memory)  # (N, 1) -> (N, vocab_size)
     tokens = torch.stack(out, dim=1)  # (N, G)
     return Decoding("greedy", {"max_new_tokens": G, "eos": eos}, prompt.tolist(), tuple(steps),
                     _until_eos(tokens, eos))
@@ -110,7 +128,7 @@ def _check_beams(B: int, length_penalty: float, early_stopping) -> None:
 
 @torch.inference_mode()
 def beam_search(model: Transformer, prompt: Tensor, G: int, B: int = 4, length_penalty: float = 1.0,
-                early_stopping: bool | str = False, eos: int | None = None) -> Decoding:
+                early_stopping: bool | str = False, eos: int | None = None, src: Tensor | None = None) -> Decoding:
     """Keep the B best partial sequences of each prompt by their summed log-probabilities.
 
     Each step scores every beam's every next token, B · vocab_size candidates per sequence, keeps the best 2B
@@ -121,7 +139,7 @@ def beam_search(model: Transformer, prompt: Tensor, G: int, B: int = 4, length_p
     (True) at once; "never" assumes the longest length when length_penalty > 0. These are Hugging Face
     ``generate``'s rules, so both pick the same ids.
     """
-    check_run(model, prompt, G)
+    check_run(model, prompt, G, src)
     _check_beams(B, length_penalty, early_stopping)
     N, M = prompt.shape
     beams = prompt.repeat_interleave(B, dim=0)  # (N*B, M): every prompt B times, one row per beam
@@ -129,7 +147,7 @@ def beam_search(model: Transformer, prompt: Tensor, G: int, B: int = 4, length_p
     scores[:, 0] = 0.0  # the B copies are equal: let only the first grow at step 0, or all B would pick alike
     finished: list[list[tuple[float, list[int]]]] = [[] for _ in range(N)]  # per sequence: (score, ids), best first
     open_ = [True] * N  # whether a sequence still takes finished hypotheses
-    logits, cache = prefill(model, beams)  # (N*B, vocab_size)
+    logits, cache, memory = prefill(model, beams, rows_of(src, B))  # (N*B, vocab_size); memory (N*B, M_src, E)
     V = logits.shape[-1]
     steps = []
     for i in range(G):
@@ -178,7 +196,8 @@ def beam_search(model: Transformer, prompt: Tensor, G: int, B: int = 4, length_p
                 open_[n] = False
         if not any(open_) or (early_stopping is True and all(len(h) == B for h in finished)):
             break
-        logits = extend(model, beams[:, -1:], cache)  # (N*B, 1) -> (N*B, vocab_size)
+        # The memory needs no reorder: a prompt's B rows hold the same source, and a beam's parent is one of them.
+        logits = next_logits(model, beams[:, -1:], cache, memory)  # (N*B, 1) -> (N*B, vocab_size)
     generated = [hyps[0][1][M:] for hyps in finished]
     extras = (Record("finished", (N, B), [[[s, ids[M:]] for s, ids in hyps] for hyps in finished],
                      "each sequence's ended hypotheses, new ids only, best first"),)
@@ -189,11 +208,11 @@ def beam_search(model: Transformer, prompt: Tensor, G: int, B: int = 4, length_p
 
 @torch.inference_mode()
 def sample(model: Transformer, prompt: Tensor, G: int, temperature: float = 1.0, top_k: int | None = None,
-           top_p: float = 1.0, seed: int = 0, eos: int | None = None) -> Decoding:
+           top_p: float = 1.0, seed: int = 0, eos: int | None = None, src: Tensor | None = None) -> Decoding:
     """Draw each token from the distribution after temperature, top-k and top-p, with a generator seeded by
     ``seed``: the same seed gives the same run, so a link reproduces it."""
-    check_run(model, prompt, G)
-    logits, cache = prefill(model, prompt)  # (N, vocab_size)
+    check_run(model, prompt, G, src)
+    logits, cache, memory = prefill(model, prompt, src)  # (N, vocab_size)
     check_sampling(temperature, top_k, top_p, logits.shape[-1])
     gen = torch.Generator().manual_seed(seed)
     N = prompt.shape[0]
@@ -212,7 +231,7 @@ def sample(model: Transformer, prompt: Tensor, G: int, temperature: float = 1.0,
         done |= token == eos if eos is not None else done
         if bool(done.all()) or i == G - 1:
             break
-        logits = extend(model, token[:, None], cache)  # (N, 1) -> (N, vocab_size)
+        logits = next_logits(model, token[:, None], cache, memory)  # (N, 1) -> (N, vocab_size)
     settings = {"max_new_tokens": G, "temperature": temperature, "top_k": top_k, "top_p": top_p, "seed": seed,
                 "eos": eos}
     return Decoding("sample", settings, prompt.tolist(), tuple(steps), _until_eos(torch.stack(out, 1), eos))
@@ -235,14 +254,15 @@ def unigram_f1(a: list[int], b: list[int]) -> float:
 
 @torch.inference_mode()
 def mbr(model: Transformer, prompt: Tensor, G: int, S: int = 8, temperature: float = 1.0, top_k: int | None = None,
-        top_p: float = 1.0, seed: int = 0, eos: int | None = None) -> Decoding:
+        top_p: float = 1.0, seed: int = 0, eos: int | None = None, src: Tensor | None = None) -> Decoding:
     """Minimum Bayes risk: draw S samples per prompt, fill an (S, S) matrix with the unigram F1 of every pair,
     and keep the sample whose mean utility against the other S - 1 is highest (the least risky: the one the
     others agree with most); a tie goes to the earlier sample."""
     if isinstance(S, bool) or not isinstance(S, int) or not 2 <= S <= MAX_SAMPLES:
         raise ValueError(f"samples={S!r} must be a whole number from 2 to {MAX_SAMPLES}")
     N = prompt.shape[0]
-    drawn = sample(model, prompt.repeat_interleave(S, dim=0), G, temperature, top_k, top_p, seed, eos)  # N*S rows
+    drawn = sample(model, prompt.repeat_interleave(S, dim=0), G, temperature, top_k, top_p, seed, eos,
+                   None if src is None else src.repeat_interleave(S, dim=0))  # N*S rows
     matrices, chosen, generated = [], [], []
     for n in range(N):
         group = drawn.generated[n * S:(n + 1) * S]
@@ -260,7 +280,7 @@ def mbr(model: Transformer, prompt: Tensor, G: int, S: int = 8, temperature: flo
 
 
 @torch.inference_mode()
-def teacher_forcing(model: Transformer, prompt: Tensor, target: Tensor) -> Decoding:
+def teacher_forcing(model: Transformer, prompt: Tensor, target: Tensor, src: Tensor | None = None) -> Decoding:
     """One pass over the prompt and the target shifted right, no loop: the logits at every position at once.
 
     The input is prompt + target[:-1] (N, M + T - 1); its last T positions predict the T target tokens, each
@@ -268,10 +288,10 @@ def teacher_forcing(model: Transformer, prompt: Tensor, target: Tensor) -> Decod
     """
     if target.ndim != 2 or target.shape[0] != prompt.shape[0] or target.shape[1] < 1:
         raise ValueError(f"target has shape {tuple(target.shape)}; it must be (N, T) with N = {prompt.shape[0]}")
-    check_run(model, prompt, target.shape[1])
+    check_run(model, prompt, target.shape[1], src)
     M, T = prompt.shape[1], target.shape[1]
     inputs = torch.cat((prompt, target[:, :-1]), dim=1)  # (N, M + T - 1)
-    logits = model(None, inputs, tgt_mask=generate_square_subsequent_mask(inputs.shape[1]))  # (N, M + T - 1, vocab_size)
+    logits = model(src, inputs, tgt_mask=generate_square_subsequent_mask(inputs.shape[1]))  # (N, M + T - 1, vocab_size)
     predicting = logits[:, M - 1:]  # (N, T, vocab_size): position M - 1 + j predicts target j
     loss = torch.nn.functional.cross_entropy(predicting.transpose(1, 2), target)  # mean over N and T
     step = Step(0, (record("inputs", inputs, "the prompt and the target shifted right"),

@@ -10,7 +10,8 @@ import pytest
 from core import PAPER_BIG, PRESETS
 from tests.support.apptest import make_app, open_page
 
-PAGES = ["pages/explorer.py", "pages/attention.py", "pages/positional.py", "pages/quiz.py", "pages/training_lab.py"]
+PAGES = ["pages/explorer.py", "pages/attention.py", "pages/positional.py", "pages/quiz.py", "pages/training_lab.py",
+         "pages/decoding.py"]
 GPT3 = next(name for name in PRESETS if name.startswith("GPT-3"))
 
 

@@ -155,8 +155,33 @@ def test_bad_values_name_the_knob():
     with pytest.raises(ValueError, match="learned positions"):
         greedy(model, prompt, 40)
     enc_dec = Transformer.from_config(TransformerConfig())
-    with pytest.raises(ValueError, match="decoder-only"):
+    with pytest.raises(ValueError, match="give src exactly when"):
         greedy(enc_dec, prompt, 2)
+    with pytest.raises(ValueError, match="no decoder"):
+        greedy(Transformer.from_config(TransformerConfig(arch="encoder-only")), prompt, 2)
+
+
+PAPER = TransformerConfig(N=2, M=5, M_target=1, E=16, nhead=2, layers=2, vocab_size=20, seed=4, max_len=16)
+
+
+@torch.no_grad()
+def test_an_encoder_decoder_decodes_from_its_source_with_the_same_logits_as_full_passes():
+    """The encoder runs once; every beam's cached step gives the logits of a full pass over source and beam."""
+    model = Transformer.from_config(PAPER).eval()
+    src = torch.randint(1, PAPER.vocab_size, (2, 5), generator=torch.Generator().manual_seed(3))  # (N, M)
+    start = torch.zeros(2, 1, dtype=torch.long)  # (N, 1): the decoder's start token
+    B = 3
+    d = beam_search(model, start, 4, B=B, src=src)
+    for before, after in zip(d.steps, d.steps[1:]):
+        beams = torch.tensor(before.get("beams").values)  # (N*B, t)
+        full = model(src.repeat_interleave(B, dim=0), beams,
+                     tgt_mask=generate_square_subsequent_mask(beams.shape[1]))[:, -1]  # (N*B, vocab_size)
+        torch.testing.assert_close(torch.tensor(after.get("logits").values), full, atol=1e-5, rtol=1e-5)
+    g = greedy(model, start, 4, src=src)
+    assert beam_search(model, start, 4, B=1, src=src).generated == g.generated
+    forced = teacher_forcing(model, start, torch.tensor(g.generated), src=src)
+    assert forced.generated == g.generated
+    assert len(mbr(model, start, 3, S=3, src=src).generated) == 2
 
 
 def test_the_shipped_model_is_small_loads_weights_only_and_makes_strategies_differ():
