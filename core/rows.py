@@ -227,8 +227,17 @@ def rows_for(cfg: TransformerConfig) -> tuple[RowSpec, ...]:
             spec = replace(spec, key="rotation_table", name="RoPE's rotation table", formula="(M, d_k)",
                            description="The angle each position turns each pair of a query's or key's dimensions "
                            "by, in every layer; nothing is added to the embeddings.")
+        if spec.key == "attention_scores" and _t5_scores(cfg):
+            spec = replace(spec, description=spec.description + _t5_scores(cfg))
         out.append(spec if spec.index == len(out) + 1 else replace(spec, index=len(out) + 1))
     return tuple(out)
+
+
+def _t5_scores(cfg: TransformerConfig) -> str:
+    """How this model's scores differ from QK^T / sqrt(d_k), in a sentence; '' when they do not."""
+    parts = ([] if cfg.scale_scores else ["QK^T is not divided by sqrt(d_k) (T5 folds it into W_q)"]) + (
+        ["the stack's relative position bias is added to it"] if cfg.positional == "relative" else [])
+    return f" In this model {' and '.join(parts)}." if parts else ""
 
 
 def extras_for(cfg: TransformerConfig) -> tuple[RowSpec, ...]:
@@ -254,6 +263,9 @@ def extras_for(cfg: TransformerConfig) -> tuple[RowSpec, ...]:
             stats = (("norm_mean", "mean of the first norm's input", "mean over E, which LayerNorm subtracts"),
                      ("norm_std", "spread of the first norm's input", "standard deviation over E, which it divides by"))
         out += [RowSpec(0, key, name, "(N, M)", attn + key, f"Per position: the {text}.") for key, name, text in stats]
+    if _t5_scores(cfg):
+        out = [replace(s, description=s.description + _t5_scores(cfg)) if s.key == "scores_pre_softmax" else s
+               for s in out]
     return tuple(out)
 
 

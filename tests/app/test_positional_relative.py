@@ -19,6 +19,12 @@ def heatmaps(tab) -> list[dict]:
     return [json.loads(chart.proto.spec) for chart in tab.get("vega_lite_chart")]
 
 
+def cells_of(spec: dict) -> dict[tuple[int, int], int]:
+    """A bucket heatmap's cells: (query, key) -> bucket."""
+    values = spec["data"]["values"] if "data" in spec else spec["layer"][0]["data"]["values"]
+    return {(c["query"], c["key"]): c["bucket"] for c in values}
+
+
 def test_a_relative_model_opens_on_its_buckets():
     at = open_page("positional", T5_LINK)
     assert not at.exception, at.exception
@@ -35,8 +41,7 @@ def test_a_relative_model_opens_on_its_buckets():
         "Heatmap of the decoder's relative position buckets (causal)"]
     t = trace(cfg)
     for spec, hook in zip(specs, ("enc.relative_buckets", "dec.relative_buckets")):
-        cells = spec["data"]["values"] if "data" in spec else spec["layer"][0]["data"]["values"]
-        drawn = {(c["query"], c["key"]): c["bucket"] for c in cells}
+        drawn = cells_of(spec)
         live = t.tensors[hook]  # (M, M): the live pass's own buckets
         assert drawn == {(i, j): int(live[i, j]) for i in range(cfg.M) for j in range(cfg.M)}
     words = " ".join(c.value for c in tab.caption)
@@ -67,3 +72,22 @@ def test_the_bucket_tab_renders_at_the_sliders_extremes(sizes):
         assert f"{shown} query positions down, {shown} key positions across" in spec["description"]
     if cfg.M > MAX_POSITIONS:
         assert f"Drawn: the first {MAX_POSITIONS} of {cfg.M} positions" in " ".join(c.value for c in tab.caption)
+
+
+def test_the_builders_draw_the_live_buckets_of_tiny_t5():
+    """At T5's own tiny config (8 buckets reaching 16 positions) far offsets share a bucket: the table of offsets
+    says which, and the heatmap's cells are the live pass's buckets."""
+    from core.config import TINY_T5
+    from core.views import relative_view
+    from render.relative import bucket_offsets_frame, relative_buckets_frame, relative_buckets_spec
+
+    t = trace(TINY_T5)
+    encoder, decoder = relative_view(TINY_T5)
+    for v, hook in ((encoder, "enc.relative_buckets"), (decoder, "dec.relative_buckets")):
+        spec = relative_buckets_spec(v, TINY_T5.relative_buckets)
+        assert cells_of(spec) == {(i, j): int(t.tensors[hook][i, j]) for i in range(8) for j in range(8)}
+        assert relative_buckets_frame(v).values.tolist() == t.tensors[hook].tolist()
+    offsets = bucket_offsets_frame(encoder)
+    assert offsets.loc[2].tolist() == ["-5 to -2", 4] and offsets.loc[6].tolist() == ["2 to 5", 4]
+    assert offsets.loc[0].tolist() == ["0", 1] and 4 not in offsets.index  # 'after, distance 0' is never used
+    assert bucket_offsets_frame(decoder).loc[0].tolist() == ["0 to 7", 8]  # later keys, masked, share bucket 0
