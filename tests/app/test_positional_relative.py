@@ -91,3 +91,12 @@ def test_the_builders_draw_the_live_buckets_of_tiny_t5():
     assert offsets.loc[2].tolist() == ["-5 to -2", 4] and offsets.loc[6].tolist() == ["2 to 5", 4]
     assert offsets.loc[0].tolist() == ["0", 1] and 4 not in offsets.index  # 'after, distance 0' is never used
     assert bucket_offsets_frame(decoder).loc[0].tolist() == ["0 to 7", 8]  # later keys, masked, share bucket 0
+
+
+@pytest.mark.parametrize("page", ["explorer", "attention", "quiz"])
+def test_the_other_pages_open_a_relative_model(page):
+    """The explorer's rows and diagram, the attention maps and the quiz take a relative-position model too."""
+    at = open_page(page, T5_LINK)
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert at.session_state["cfg"].positional == "relative"

@@ -173,6 +173,7 @@ def test_rows_carry_the_bias_and_the_buckets_at_their_formula():
             assert r.shape == formula_shape(r.formula, cfg), (cfg, r.key)
         assert t.row("relative_bias").shape == (cfg.nhead, cfg.M, cfg.M)
         assert t.row("relative_buckets").shape == (cfg.M, cfg.M)
+        assert "RelativePositionBias.forward" in t.row("relative_bias").code  # the explorer's code view
         shape_only = trace(cfg, shape_only=True)
         assert [r.shape for r in shape_only.rows] == [r.shape for r in t.rows]
 
