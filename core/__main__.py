@@ -104,7 +104,10 @@ def format_table(t: Trace) -> str:
              + (f" max_len={cfg.max_len}" if cfg.positional == "learned" else "")
              + (" tie_embeddings" if cfg.tie_embeddings else "")
              + (" norm_first" if cfg.norm_first else "") + (f" norm={cfg.norm}" if cfg.norm != "layernorm" else "")
-             + (f" activation={cfg.activation}" if cfg.activation != "relu" else "") + ("" if cfg.bias else " no bias"))
+             + (f" activation={cfg.activation}" if cfg.activation != "relu" else "") + ("" if cfg.bias else " no bias")
+             + (f" relative_buckets={cfg.relative_buckets} relative_max_distance={cfg.relative_max_distance}"
+                if cfg.positional == "relative" else "")
+             + ("" if cfg.scale_scores else " no_scale_scores") + ("" if cfg.scale_embeddings else " no_scale_embeddings"))
     if not t.shape_only:
         note = "live pass on CPU"
     elif t.estimate.over(t.budget_bytes):

@@ -4,7 +4,7 @@ One class per box of the paper's figure. Only nn.Linear, nn.Embedding, nn.LayerN
 are borrowed from PyTorch; attention, masking, the residual paths and the stacks are spelled out so a
 learner can read every step. The later variants are small choices inside the same classes: one stack
 (GPT, Llama: decoder-only; BERT: encoder-only), pre-norm, RMSNorm, GELU or SwiGLU, grouped-query
-attention (fewer K/V heads) and rotary positions (RoPE).
+attention (fewer K/V heads), rotary positions (RoPE) and T5's relative position bias.
 
 Legend, used in the shape comments at the end of every line that changes a shape:
     N batch            M source length      M_target target length    L, S any query / key length
@@ -31,7 +31,7 @@ from torch import Tensor, nn
 from torch.nn import functional as F
 
 from .config import TransformerConfig
-from .positions import apply_rope, rope_angles, sinusoidal_table
+from .positions import apply_rope, relative_position_bucket, rope_angles, sinusoidal_table
 from .weights import seeded
 
 Recorder = MutableMapping[str, Tensor]
@@ -96,21 +96,22 @@ class TokenEmbedding(nn.Module):
 
 class PositionalEncoding(nn.Module):
     """Where each token sits: fixed sinusoids or a learned table added to the embeddings, or RoPE's
-    rotation table (L, d_k), which attention applies to q and k instead; "none" gives nothing."""
+    rotation table (L, d_k), which attention applies to q and k instead; "none" and "relative" (T5's bias on the
+    scores, RelativePositionBias) give nothing here."""
 
     ADDED = ("sinusoidal", "learned")
 
     def __init__(self, E: int, kind: str = "sinusoidal", max_len: int = 512, d_k: int | None = None, device=None):
         super().__init__()
-        if kind not in (*self.ADDED, "rope", "none"):
-            raise ValueError(f"positional kind {kind!r} must be 'sinusoidal', 'learned', 'rope' or 'none'")
+        if kind not in (*self.ADDED, "rope", "none", "relative"):
+            raise ValueError(f"positional kind {kind!r} must be 'sinusoidal', 'learned', 'rope', 'none' or 'relative'")
         self.E, self.kind, self.max_len, self.d_k = E, kind, max_len, d_k or E
         # Learned: one trained row per position, read in order (no ids to look up).
         self.table = nn.Parameter(torch.empty(max_len, E, device=device)) if kind == "learned" else None
 
     def forward(self, L: int, device=None, dtype: torch.dtype = torch.float32, start: int = 0) -> Tensor | None:
         """Positions start .. start + L - 1 (a KV cache's new tokens start after the cached ones)."""
-        if self.kind == "none":
+        if self.kind in ("none", "relative"):
             return None
         if self.kind == "rope":
             return rope_angles(L, self.d_k, device, dtype, start)  # (L, d_k)
@@ -126,6 +127,32 @@ class PositionalEncoding(nn.Module):
         return self.table[start:L]  # (max_len, E) -> (L, E)
 
 
+class RelativePositionBias(nn.Module):
+    """T5's relative positions: one learned number per (bucket, head), added to the scores of every layer of a
+    stack. The table sits in the stack's first layer; a key's bucket depends only on its offset from the query.
+
+    ``bidirectional`` (the encoder) buckets keys before and after the query apart; the decoder's self-attention
+    is causal, so all its buckets go to keys at or before the query.
+    """
+
+    def __init__(self, nhead: int, buckets: int = 32, max_distance: int = 128, bidirectional: bool = True,
+                 device=None):
+        super().__init__()
+        self.buckets, self.max_distance, self.bidirectional = buckets, max_distance, bidirectional
+        self.table = nn.Embedding(buckets, nhead, device=device)  # (relative_buckets, nhead)
+
+    def forward(self, L: int, S: int, start: int = 0, device=None, rec: Recorder | None = None,
+                prefix: str = "") -> Tensor:
+        """The bias (nhead, L, S) for queries at start .. start + L - 1 and keys at 0 .. S - 1."""
+        query = torch.arange(start, start + L, device=device)[:, None]  # (L, 1)
+        key = torch.arange(S, device=device)[None, :]  # (1, S)
+        bucket = relative_position_bucket(key - query, self.bidirectional, self.buckets,
+                                          self.max_distance)  # (L, S)
+        record(rec, prefix + "relative_buckets", bucket)
+        bias = self.table(bucket).permute(2, 0, 1)  # (L, S, nhead) -> (nhead, L, S)
+        return record(rec, prefix + "relative_bias", bias)
+
+
 class MultiHeadAttention(nn.Module):
     """nhead scaled dot-product attentions side by side, each on a d_k-wide slice of E (section 3.2.2).
 
@@ -135,9 +162,11 @@ class MultiHeadAttention(nn.Module):
     nhead_kv heads, each shared by nhead / nhead_kv query heads: fewer weights and a smaller KV cache.
     """
 
-    def __init__(self, E: int, nhead: int, device=None, *, nhead_kv: int | None = None, bias: bool = True):
+    def __init__(self, E: int, nhead: int, device=None, *, nhead_kv: int | None = None, bias: bool = True,
+                 scale: bool = True):
         super().__init__()
         nhead_kv = nhead if nhead_kv is None else nhead_kv
+        self.scale = scale  # T5 leaves out 1/sqrt(d_k): its initialisation of W_q folds it in
         if E % nhead or nhead % nhead_kv:
             raise ValueError(f"nhead={nhead} must divide E={E}, and nhead_kv={nhead_kv} must divide nhead")
         self.E, self.nhead, self.nhead_kv, self.d_k = E, nhead, nhead_kv, E // nhead
@@ -155,13 +184,14 @@ class MultiHeadAttention(nn.Module):
 
     def forward(self, x: Tensor, context: Tensor, attn_mask: Tensor | None = None,
                 key_padding_mask: Tensor | None = None, rec: Recorder | None = None,
-                prefix: str = "", rope: Tensor | None = None, cache: dict[str, Tensor] | None = None) -> Tensor:
+                prefix: str = "", rope: Tensor | None = None, cache: dict[str, Tensor] | None = None,
+                position_bias: Tensor | None = None) -> Tensor:
         """Queries from ``x`` (N, L, E); keys and values from ``context`` (N, S, E).
 
         Self-attention passes the same tensor twice; cross-attention passes the encoder memory.
         ``attn_mask`` is (L, S) and ``key_padding_mask`` (N, S). ``rope`` (L, d_k) turns q and k by
         their positions. ``cache`` holds the keys and values of earlier positions ('k', 'v'); this
-        call's join them, so S counts both.
+        call's join them, so S counts both. ``position_bias`` (nhead, L, S) is T5's, added to the scores.
         """
         N, L, E = x.shape
         S = context.shape[1]
@@ -180,7 +210,11 @@ class MultiHeadAttention(nn.Module):
             group = self.nhead // self.nhead_kv
             k = k.repeat_interleave(group, dim=1)  # (N, nhead_kv, S, d_k) -> (N, nhead, S, d_k)
             v = v.repeat_interleave(group, dim=1)  # (N, nhead_kv, S, d_k) -> (N, nhead, S, d_k)
-        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)  # (N, nhead, L, S)
+        scores = q @ k.transpose(-2, -1)  # (N, nhead, L, S)
+        if self.scale:
+            scores = scores / math.sqrt(self.d_k)  # (N, nhead, L, S)
+        if position_bias is not None:
+            scores = scores + position_bias  # (nhead, L, S) broadcasts over N
         scores = apply_mask(scores, attn_mask)  # (L, S) broadcasts over N and nhead
         if key_padding_mask is not None:
             scores = apply_mask(scores, key_padding_mask[:, None, None, :])  # (N, S) -> (N, 1, 1, S)
@@ -237,19 +271,22 @@ class EncoderLayer(nn.Module):
 
     def __init__(self, E: int, nhead: int, d_ff: int, residual: bool = True, device=None, *,
                  nhead_kv: int | None = None, norm: str = "layernorm", norm_first: bool = False,
-                 activation: str = "relu", bias: bool = True):
+                 activation: str = "relu", bias: bool = True, scale: bool = True,
+                 relative: RelativePositionBias | None = None):
         super().__init__()
         self.residual, self.norm_first = residual, norm_first
-        self.self_attn = MultiHeadAttention(E, nhead, device, nhead_kv=nhead_kv, bias=bias)
+        self.relative = relative  # T5: the stack's bias table, in its first layer only
+        self.self_attn = MultiHeadAttention(E, nhead, device, nhead_kv=nhead_kv, bias=bias, scale=scale)
         self.ffn = FeedForward(E, d_ff, device, activation=activation, bias=bias)
         self.norm1 = make_norm(norm, E, bias, device)
         self.norm2 = make_norm(norm, E, bias, device)
 
     def forward(self, x: Tensor, attn_mask: Tensor | None = None, key_padding_mask: Tensor | None = None,
                 rec: Recorder | None = None, prefix: str = "", rope: Tensor | None = None,
-                cache: dict[str, Tensor] | None = None) -> Tensor:
+                cache: dict[str, Tensor] | None = None, position_bias: Tensor | None = None) -> Tensor:
         h = self.norm1(x) if self.norm_first else x  # (N, M, E)
-        a = self.self_attn(h, h, attn_mask, key_padding_mask, rec, prefix + "self_attn.", rope, cache)  # (N, M, E)
+        a = self.self_attn(h, h, attn_mask, key_padding_mask, rec, prefix + "self_attn.", rope, cache,
+                           position_bias)  # (N, M, E)
         x = x + a if self.residual else a  # (N, M, E)
         x = x if self.norm_first else self.norm1(x)
         h = record(rec, prefix + "ffn_in", self.norm2(x) if self.norm_first else x)  # (N, M, E)
@@ -267,11 +304,14 @@ class DecoderLayer(nn.Module):
 
     def __init__(self, E: int, nhead: int, d_ff: int, residual: bool = True, device=None, *, cross: bool = True,
                  nhead_kv: int | None = None, norm: str = "layernorm", norm_first: bool = False,
-                 activation: str = "relu", bias: bool = True):
+                 activation: str = "relu", bias: bool = True, scale: bool = True,
+                 relative: RelativePositionBias | None = None):
         super().__init__()
         self.residual, self.norm_first = residual, norm_first
-        self.self_attn = MultiHeadAttention(E, nhead, device, nhead_kv=nhead_kv, bias=bias)
-        self.cross_attn = MultiHeadAttention(E, nhead, device, nhead_kv=nhead_kv, bias=bias) if cross else None
+        self.relative = relative  # T5: the stack's bias table, in its first layer only
+        self.self_attn = MultiHeadAttention(E, nhead, device, nhead_kv=nhead_kv, bias=bias, scale=scale)
+        self.cross_attn = MultiHeadAttention(E, nhead, device, nhead_kv=nhead_kv, bias=bias,
+                                             scale=scale) if cross else None
         self.ffn = FeedForward(E, d_ff, device, activation=activation, bias=bias)
         self.norm1 = make_norm(norm, E, bias, device)
         self.norm2 = make_norm(norm, E, bias, device) if cross else None
@@ -280,10 +320,11 @@ class DecoderLayer(nn.Module):
     def forward(self, x: Tensor, memory: Tensor | None, tgt_mask: Tensor | None = None,
                 memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
                 memory_key_padding_mask: Tensor | None = None, rec: Recorder | None = None,
-                prefix: str = "", rope: Tensor | None = None, cache: dict[str, Tensor] | None = None) -> Tensor:
+                prefix: str = "", rope: Tensor | None = None, cache: dict[str, Tensor] | None = None,
+                position_bias: Tensor | None = None) -> Tensor:
         h = self.norm1(x) if self.norm_first else x  # (N, M_target, E)
         a = self.self_attn(h, h, tgt_mask, tgt_key_padding_mask, rec, prefix + "self_attn.", rope,
-                           cache)  # (N, M_target, E)
+                           cache, position_bias)  # (N, M_target, E); cross-attention gets no position bias
         x = x + a if self.residual else a  # (N, M_target, E)
         x = x if self.norm_first else self.norm1(x)
         if self.cross_attn is not None:  # a decoder-only model has no memory to read
@@ -317,22 +358,37 @@ class Transformer(nn.Module):
                  d_ff: int | None = None, positional: str = "sinusoidal", max_len: int = 512,
                  tie_embeddings: bool = False, residual: bool = True, arch: str = "encoder-decoder",
                  norm_first: bool = False, norm: str = "layernorm", activation: str = "relu",
-                 nhead_kv: int | None = None, bias: bool = True, device=None):
+                 nhead_kv: int | None = None, bias: bool = True, relative_buckets: int = 32,
+                 relative_max_distance: int = 128, scale_scores: bool = True, scale_embeddings: bool = True,
+                 device=None):
         super().__init__()
         d_ff = 4 * E if d_ff is None else d_ff
         self.E, self.nhead, self.vocab_size, self.arch = E, nhead, vocab_size, arch
         paper = arch == "encoder-decoder"
-        parts = dict(nhead_kv=nhead_kv, norm=norm, norm_first=norm_first, activation=activation, bias=bias)
-        self.src_embed = TokenEmbedding(vocab_size, E, paper, device=device)
+        parts = dict(nhead_kv=nhead_kv, norm=norm, norm_first=norm_first, activation=activation, bias=bias,
+                     scale=scale_scores)
+        scale = paper and scale_embeddings
+        self.src_embed = TokenEmbedding(vocab_size, E, scale, device=device)
         # Tied: one matrix serves both embeddings and the pre-softmax layer (paper, section 3.4).
         separate = paper and not tie_embeddings
-        self.tgt_embed = TokenEmbedding(vocab_size, E, device=device) if separate else self.src_embed
+        self.tgt_embed = TokenEmbedding(vocab_size, E, scale, device=device) if separate else self.src_embed
         self.positional = PositionalEncoding(E, positional, max_len, E // nhead, device=device)
+
+        def relative(bidirectional: bool, i: int) -> RelativePositionBias | None:
+            """The stack's bias table, for its first layer; every other layer reads that one."""
+            if positional != "relative" or i > 0:
+                return None
+            return RelativePositionBias(nhead, relative_buckets, relative_max_distance, bidirectional, device)
+
         self.encoder = None if arch == "decoder-only" else nn.ModuleList(
-            EncoderLayer(E, nhead, d_ff, residual, device, **parts) for _ in range(layers))
+            EncoderLayer(E, nhead, d_ff, residual, device, relative=relative(True, i), **parts) for i in range(layers))
         self.decoder = None if arch == "encoder-only" else nn.ModuleList(
-            DecoderLayer(E, nhead, d_ff, residual, device, cross=paper, **parts) for _ in range(layers))
+            DecoderLayer(E, nhead, d_ff, residual, device, cross=paper, relative=relative(False, i), **parts)
+            for i in range(layers))
         self.generator = nn.Linear(E, vocab_size, bias=bias and paper, device=device)
+        # T5 scales the shared matrix where it leaves the model instead of where it enters: the decoder output
+        # times 1/sqrt(E) before a tied output layer.
+        self.output_scale = E ** -0.5 if paper and tie_embeddings and not scale_embeddings else None
         if tie_embeddings:
             self.generator.weight = self.tgt_embed.lookup.weight
         # Pre-norm leaves a stack's output un-normalised: one final norm after each stack (GPT-2's ln_f).
@@ -345,7 +401,10 @@ class Transformer(nn.Module):
         return seeded(cls, vocab_size=cfg.vocab_size, E=cfg.E, nhead=cfg.nhead, layers=cfg.layers, d_ff=cfg.d_ff,
                       positional=cfg.positional, max_len=cfg.max_len, tie_embeddings=cfg.tie_embeddings,
                       residual=residual, arch=cfg.arch, norm_first=cfg.norm_first, norm=cfg.norm,
-                      activation=cfg.activation, nhead_kv=cfg.nhead_kv, bias=cfg.bias, device=device, seed=cfg.seed)
+                      activation=cfg.activation, nhead_kv=cfg.nhead_kv, bias=cfg.bias,
+                      relative_buckets=cfg.relative_buckets, relative_max_distance=cfg.relative_max_distance,
+                      scale_scores=cfg.scale_scores, scale_embeddings=cfg.scale_embeddings, device=device,
+                      seed=cfg.seed)
 
     generate_square_subsequent_mask = staticmethod(generate_square_subsequent_mask)
     generate_key_padding_mask = staticmethod(generate_key_padding_mask)
@@ -370,9 +429,12 @@ class Transformer(nn.Module):
                rec: Recorder | None = None) -> Tensor:
         """Source ids (N, M) -> memory (N, M, E), the encoder output the decoder attends to."""
         x = self.embed(src, "src", rec)  # (N, M, E)
-        rope = self.rotation(src.shape[1], x.device)  # (M, d_k) or None
+        M = src.shape[1]
+        rope = self.rotation(M, x.device)  # (M, d_k) or None
+        relative = self.encoder[0].relative
+        bias = None if relative is None else relative(M, M, 0, x.device, rec, "enc.")  # (nhead, M, M)
         for i, layer in enumerate(self.encoder):
-            x = layer(x, src_mask, src_key_padding_mask, rec, f"enc.{i}.", rope)  # (N, M, E)
+            x = layer(x, src_mask, src_key_padding_mask, rec, f"enc.{i}.", rope, position_bias=bias)  # (N, M, E)
         x = x if self.encoder_norm is None else self.encoder_norm(x)  # (N, M, E)
         return record(rec, "memory", x)
 
@@ -386,12 +448,21 @@ class Transformer(nn.Module):
         """
         start = cache[0]["k"].shape[2] if cache and "k" in cache[0] else 0  # positions already cached
         x = self.embed(tgt, "tgt", rec, start)  # (N, M_target, E)
-        rope = self.rotation(tgt.shape[1], x.device, start)  # (M_target, d_k) or None
+        L = tgt.shape[1]
+        rope = self.rotation(L, x.device, start)  # (M_target, d_k) or None
+        relative = self.decoder[0].relative  # the new queries sit after the cached keys: S = start + L
+        bias = None if relative is None else relative(L, start + L, start, x.device, rec, "dec.")  # (nhead, L, S)
         for i, layer in enumerate(self.decoder):
             x = layer(x, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask,
-                      rec, f"dec.{i}.", rope, cache[i] if cache else None)  # (N, M_target, E)
+                      rec, f"dec.{i}.", rope, cache[i] if cache else None, bias)  # (N, M_target, E)
         x = x if self.decoder_norm is None else self.decoder_norm(x)  # (N, M_target, E)
         return record(rec, "dec.out", x)
+
+    def output(self, out: Tensor, rec: Recorder | None = None) -> Tensor:
+        """A stack's output (N, L, E) -> logits (N, L, vocab_size); T5's tied output layer first scales by E^-0.5."""
+        if self.output_scale is not None:
+            out = out * self.output_scale  # (N, L, E)
+        return record(rec, "logits", self.generator(out))  # (N, L, E) -> (N, L, vocab_size)
 
     def forward(self, src: Tensor | None, tgt: Tensor | None = None, src_mask: Tensor | None = None,
                 tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
@@ -402,7 +473,7 @@ class Transformer(nn.Module):
         memory = None if self.encoder is None else self.encode(src, src_mask, src_key_padding_mask, rec)  # (N, M, E)
         out = memory if self.decoder is None else self.decode(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
                                                               memory_key_padding_mask, rec, cache)  # (N, M_target, E)
-        logits = record(rec, "logits", self.generator(out))  # (N, M_target, E) -> (N, M_target, vocab_size)
+        logits = self.output(out, rec)  # (N, M_target, vocab_size)
         if rec is not None:
             record(rec, "probs", torch.softmax(logits, dim=-1))  # (N, M_target, vocab_size)
         return logits

@@ -177,7 +177,7 @@ def _param_groups(model: Transformer) -> dict[str, int]:
         side = "encoder" if name.startswith("encoder") else "decoder"
         if name.startswith(("src_embed", "tgt_embed")):
             key = "token embeddings"
-        elif name.startswith("positional"):
+        elif name.startswith("positional") or ".relative." in name:  # T5's bias table, in each stack's layer 0
             key = "positional table"
         elif name.startswith("generator"):
             key = "output layer"
@@ -201,7 +201,7 @@ def _one_stack_groups(model: Transformer) -> dict[str, int]:
     for name, p in model.named_parameters():
         part = name.split(".")[2] if name.startswith(("encoder.", "decoder.")) else name.split(".")[0]
         key = {"src_embed": "token embeddings", "positional": "positional table", "generator": "output layer",
-               "self_attn": "self-attention", "ffn": "FFN"}.get(part, "norms")
+               "self_attn": "self-attention", "ffn": "FFN", "relative": "positional table"}.get(part, "norms")
         groups[key] += p.numel()
     groups["total"] = sum(groups.values())
     return groups

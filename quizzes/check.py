@@ -320,9 +320,9 @@ def readable(question: Question, given: Any, symbols: Mapping[str, Any] | None =
 # telling apart symbols that are equal at the learner's config: by default M_target = M = 8.
 _PROBES = tuple(symbols_of(TransformerConfig(**sizes)) for sizes in (
     {"N": 3, "M": 5, "M_target": 7, "E": 44, "nhead": 4, "nhead_kv": 2, "d_ff": 92, "vocab_size": 13, "layers": 6,
-     "max_len": 9},
+     "max_len": 9, "relative_buckets": 12},
     {"N": 6, "M": 11, "M_target": 13, "E": 60, "nhead": 3, "nhead_kv": 1, "d_ff": 84, "vocab_size": 17, "layers": 2,
-     "max_len": 23},
+     "max_len": 23, "relative_buckets": 6},
 ))
 
 

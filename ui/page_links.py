@@ -141,12 +141,15 @@ assert set(KIND_TEXT) == set(ALL_KINDS)
 # The positional page's tabs, and their names in a link (tab=curves); a RoPE model's page opens on its rotation.
 POSITIONAL_TABS = {"M × E table": "table", "Dimensions as curves": "curves", "Sinusoidal vs learned": "compare"}
 ROPE_TAB = {"RoPE rotation": "rope"}
-TAB_TEXT = {**ROPE_TAB, **POSITIONAL_TABS}
+RELATIVE_TAB = {"Relative buckets": "relative"}  # T5's: the bucket of every (query, key) pair
+TAB_TEXT = {**ROPE_TAB, **RELATIVE_TAB, **POSITIONAL_TABS}
 
 
 def positional_tabs(cfg: TransformerConfig) -> list[str]:
-    """The positional page's tabs at this config: a RoPE model's rotation first, then the added tables'."""
-    return list(TAB_TEXT) if cfg.positional == "rope" else list(POSITIONAL_TABS)
+    """The positional page's tabs at this config: a RoPE model's rotation or a T5 model's buckets first, then the
+    added tables'."""
+    first = {"rope": ROPE_TAB, "relative": RELATIVE_TAB}.get(cfg.positional, {})
+    return [*first, *POSITIONAL_TABS]
 
 
 MAX_CURVES = 8  # dimensions drawn as curves at once

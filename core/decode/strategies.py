@@ -63,7 +63,7 @@ def next_logits(model: Transformer, new: Tensor, cache: list[dict[str, Tensor]],
                 mask: Tensor | None = None) -> Tensor:
     """The decoder over the new tokens (N, L), their keys and values joining the cache, then the output layer:
     the last position's logits (N, vocab_size). One new token needs no mask: it may see every cached key."""
-    return model.generator(model.decode(new, memory, tgt_mask=mask, cache=cache))[:, -1]  # (N, L, vocab_size) -> (N, vocab_size)
+    return model.output(model.decode(new, memory, tgt_mask=mask, cache=cache))[:, -1]  # (N, L, vocab_size) -> (N, vocab_size)
 
 
 def cache_record(cache: list[dict[str, Tensor]], note: str = "") -> Record:

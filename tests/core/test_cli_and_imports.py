@@ -90,13 +90,17 @@ def test_every_config_field_is_a_flag_of_both_commands_in_both_spellings():
 
     expected = TransformerConfig(N=3, M=5, E=12, nhead=6, vocab_size=50, M_target=6, layers=1, d_ff=20,
                                  positional="rope", max_len=9, tie_embeddings=True, seed=7, norm_first=True,
-                                 norm="rmsnorm", activation="swiglu", nhead_kv=2, bias=False)
+                                 norm="rmsnorm", activation="swiglu", nhead_kv=2, bias=False,
+                                 relative_buckets=12, relative_max_distance=40, scale_scores=False,
+                                 scale_embeddings=False)
     underscores = ["--N", "3", "--M", "5", "--E", "12", "--nhead", "6", "--vocab_size", "50", "--M_target", "6",
                    "--layers", "1", "--d_ff", "20", "--positional", "rope", "--max_len", "9",
                    "--tie_embeddings", "--seed", "7", "--arch", "encoder-decoder", "--norm_first",
-                   "--norm", "rmsnorm", "--activation", "swiglu", "--nhead_kv", "2", "--no-bias"]
+                   "--norm", "rmsnorm", "--activation", "swiglu", "--nhead_kv", "2", "--no-bias",
+                   "--relative_buckets", "12", "--relative_max_distance", "40", "--no-scale_scores",
+                   "--no-scale_embeddings"]
     dashes = [arg.replace("_", "-") if arg.startswith("--") else arg for arg in underscores]
-    flags_without_value = 3  # --tie_embeddings, --norm_first, --no-bias
+    flags_without_value = 5  # --tie_embeddings, --norm_first, --no-bias, --no-scale_scores, --no-scale_embeddings
     assert len(underscores) == 2 * len(fields(TransformerConfig)) - flags_without_value  # every field
     for parser in (core_parser(), quiz_parser()):
         assert config_from(parser.parse_args(underscores)) == expected
