@@ -43,6 +43,7 @@ PAGES = [
     st.Page("pages/positional.py", title="Positional encoding", icon=":material/waves:", url_path="positional"),
     st.Page("pages/quiz.py", title="Quiz", icon=":material/quiz:", url_path="quiz"),
     st.Page("pages/training_lab.py", title="Training lab", icon=":material/science:", url_path="training_lab"),
+    st.Page("pages/decoding.py", title="Decoding", icon=":material/account_tree:", url_path="decoding"),
 ]
 
 # A heatmap has a fixed size, wider than a phone's column: each chart scrolls sideways in its own box

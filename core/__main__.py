@@ -108,7 +108,10 @@ def format_table(t: Trace) -> str:
              + parts_title(cfg)
              + (f" attention=mla kv_lora_rank={cfg.kv_lora_rank} q_lora_rank={cfg.q_lora_rank} rope_head_dim="
                 f"{cfg.rope_head_dim} nope_head_dim={cfg.nope_head_dim} v_head_dim={cfg.v_head_dim}"
-                if cfg.attention == "mla" else ""))
+                if cfg.attention == "mla" else "")
+             + (f" relative_buckets={cfg.relative_buckets} relative_max_distance={cfg.relative_max_distance}"
+                if cfg.positional == "relative" else "")
+             + ("" if cfg.scale_scores else " no_scale_scores") + ("" if cfg.scale_embeddings else " no_scale_embeddings"))
     if not t.shape_only:
         note = "live pass on CPU"
     elif t.estimate.over(t.budget_bytes):

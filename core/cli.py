@@ -60,6 +60,12 @@ _FLAGS: dict[str, tuple[str, str | None]] = {
     "window": ("a query sees at most this many last positions, itself included; 0 is full attention", None),
     "global_every": ("every k-th layer attends in full between windowed ones; 0 windows every layer", None),
     # --- end of the MoE / head_dim / window block ---
+    # T5's parts
+    "relative_buckets": ("buckets of T5's relative position bias (positional relative)", None),
+    "relative_max_distance": ("offset from which T5's buckets stop growing (positional relative)", None),
+    "scale_scores": ("divide the scores by sqrt(d_k) (--no-scale-scores: T5's, which folds it into W_q)", None),
+    "scale_embeddings": ("the paper's sqrt(E) on the encoder-decoder's embeddings (--no-scale-embeddings: T5's, "
+                         "which scales a tied output layer's input by 1/sqrt(E) instead)", None),
 }
 # The fields whose value is one word out of a list.
 _CHOICES = {"positional": POSITIONAL_KINDS, "arch": ARCHS, "norm": NORMS, "activation": ACTIVATIONS,

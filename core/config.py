@@ -28,7 +28,7 @@ MAX_SEED = 2**31 - 1
 MAX_TENSOR_BYTES = 2**63 - 1
 FLOAT32_BYTES = 4
 
-POSITIONAL_KINDS = ("sinusoidal", "learned", "rope", "none")
+POSITIONAL_KINDS = ("sinusoidal", "learned", "rope", "none", "relative")
 ARCHS = ("encoder-decoder", "decoder-only", "encoder-only")
 NORMS = ("layernorm", "rmsnorm")
 ACTIVATIONS = ("relu", "gelu", "swiglu")
@@ -53,6 +53,8 @@ RANGES: dict[str, tuple[int, int]] = {
     "rope_head_dim": (2, MAX_E),
     "nope_head_dim": (1, MAX_E),
     "v_head_dim": (1, MAX_E),
+    "relative_buckets": (4, 1024),
+    "relative_max_distance": (1, MAX_M),
 }
 # The fields only multi-head latent attention reads; attention="mha" leaves them unset.
 MLA_FIELDS = ("kv_lora_rank", "q_lora_rank", "rope_head_dim", "nope_head_dim", "v_head_dim")
@@ -169,6 +171,12 @@ class TransformerConfig:
     window: int = 0
     global_every: int = 0
     # --- end of the MoE / head_dim / window block ---
+    # T5's parts (positional="relative"): the buckets of its relative position bias, scores left without
+    # 1/sqrt(d_k), and no sqrt(E) on the embeddings (a tied output layer then reads the decoder output / sqrt(E)).
+    relative_buckets: int = 32
+    relative_max_distance: int = 128
+    scale_scores: bool = True
+    scale_embeddings: bool = True
 
     def __post_init__(self) -> None:
         _check_int("N", self.N, *RANGES["N"])
@@ -210,7 +218,16 @@ class TransformerConfig:
         self._check_window()
         self._check_heads()
         self._check_latent_attention()
+        self._check_relative()
         self._check_attention_map()
+
+    def _check_relative(self) -> None:
+        """T5's buckets and scales (core.positions.relative_position_bucket)."""
+        _check_int("relative_buckets", self.relative_buckets, *RANGES["relative_buckets"],
+                   "two a side at least: one for distance 0, one for all the others")
+        _check_int("relative_max_distance", self.relative_max_distance, *RANGES["relative_max_distance"])
+        _check_bool("scale_scores", self.scale_scores)
+        _check_bool("scale_embeddings", self.scale_embeddings)
 
     def _check_heads(self) -> None:
         """K/V heads are shared by equal groups of query heads, and RoPE turns d_k's dimensions in pairs."""
@@ -508,6 +525,23 @@ REAL_MODELS: dict[str, TransformerConfig] = {
     "DeepSeek-V2-Lite": DEEPSEEK_V2_LITE, "DeepSeek-V3": DEEPSEEK_V3,
 }
 
+# T5 v1.0 (Raffel et al., 2020), its parts: relative position buckets, pre-norm RMSNorm, no bias anywhere, ReLU,
+# one matrix for both embeddings and the output layer, and no 1/sqrt(d_k) (its initialisation folds it in).
+# Counted to the parameter against Hugging Face's T5ForConditionalGeneration; traced shape-only.
+T5_SMALL = TransformerConfig(
+    N=1, M=512, E=512, nhead=8, layers=6, d_ff=2048, vocab_size=32128, positional="relative", norm="rmsnorm",
+    norm_first=True, bias=False, tie_embeddings=True, scale_scores=False, scale_embeddings=False)
+"""T5-small: 60,506,624 parameters."""
+
+T5_BASE = T5_SMALL.replace(E=768, nhead=12, layers=12, d_ff=3072)
+"""T5-base: 222,903,552 parameters."""
+
+T5_MODELS: dict[str, TransformerConfig] = {"T5-small": T5_SMALL, "T5-base": T5_BASE}
+
+TINY_T5 = T5_SMALL.replace(N=2, M=8, E=16, nhead=2, layers=2, d_ff=32, vocab_size=100, relative_buckets=8,
+                           relative_max_distance=16)
+"""T5's parts at small sizes, with 8 buckets reaching 16 positions so that some offsets share a bucket at M = 8."""
+
 # The sizes a learner sets, each named with its symbol first: the sidebar's sliders and the quiz's
 # evidence tables both say them so, from this one place.
 SIZE_LABELS = {
@@ -593,4 +627,5 @@ __all__ = [
     "REAL_MODELS", "GPT2_SMALL", "LLAMA2_7B", "LLAMA2_70B", "LLAMA3_8B", "GPT3",
     "MAX_EXPERTS", "PART_RANGES", "MISTRAL_7B", "MIXTRAL_8X7B", "QWEN3_30B_A3B", "TINY_MOE", "PART_PRESETS",
     "DEEPSEEK_V2_LITE", "DEEPSEEK_V3",
+    "T5_SMALL", "T5_BASE", "T5_MODELS", "TINY_T5",
 ]

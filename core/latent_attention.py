@@ -83,7 +83,8 @@ class LatentAttention(nn.Module):
 
     def forward(self, x: Tensor, context: Tensor, attn_mask: Tensor | None = None,
                 key_padding_mask: Tensor | None = None, rec: Recorder | None = None,
-                prefix: str = "", rope: Tensor | None = None, cache: dict[str, Tensor] | None = None) -> Tensor:
+                prefix: str = "", rope: Tensor | None = None, cache: dict[str, Tensor] | None = None,
+                position_bias: Tensor | None = None) -> Tensor:
         """Self-attention of ``x`` (N, L, E); ``context`` is ``x`` itself (called as MultiHeadAttention is).
 
         ``attn_mask`` is (L, S), ``key_padding_mask`` (N, S); ``rope`` (L, d_rope) turns the rotary parts.
@@ -115,6 +116,8 @@ class LatentAttention(nn.Module):
         record(rec, prefix + "k", k)
         record(rec, prefix + "v", v)
         scores = q @ k.transpose(-2, -1) / math.sqrt(self.qk_head_dim)  # (N, nhead, L, S)
+        if position_bias is not None:
+            scores = scores + position_bias  # (nhead, L, S) broadcasts over N
         scores = apply_mask(scores, attn_mask)  # (L, S) broadcasts over N and nhead
         if key_padding_mask is not None:
             scores = apply_mask(scores, key_padding_mask[:, None, None, :])  # (N, S) -> (N, 1, 1, S)

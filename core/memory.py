@@ -68,6 +68,8 @@ def param_counts(cfg: TransformerConfig) -> dict[str, int]:
     ffn = ffn_params(E, cfg.d_ff, cfg.activation == "swiglu", cfg.bias)
     norm, final = norm_params(cfg), norm_params(cfg) if cfg.norm_first else 0
     positions = cfg.max_len * E if cfg.positional == "learned" else 0
+    if cfg.positional == "relative":  # T5: one (relative_buckets, nhead) table per stack
+        positions = (2 if cfg.arch == "encoder-decoder" else 1) * cfg.relative_buckets * cfg.nhead
     if cfg.arch != "encoder-decoder":
         attention = ({part: L * n for part, n in latent_attention_params(cfg).items()} if cfg.attention == "mla"
                      else {"self-attention": L * attn})
@@ -129,6 +131,8 @@ def param_formulas(cfg: TransformerConfig) -> dict[str, str]:
     norm = "E" if cfg.norm == "rmsnorm" or not cfg.bias else "2E"
     final = f" + {norm}" if cfg.norm_first else ""
     positions = "max_len·E" if cfg.positional == "learned" else "0"
+    if cfg.positional == "relative":
+        positions = ("2·" if cfg.arch == "encoder-decoder" else "") + "relative_buckets·nhead"
     if cfg.arch != "encoder-decoder":
         attention = (latent_attention_formulas(cfg) if cfg.attention == "mla"
                      else {"self-attention": f"layers·({attn})"})
@@ -262,6 +266,7 @@ class _Floats:
     vocab: int  # logits and probabilities
     fixed_bytes: int  # token ids and the padding mask, which grow with the length
     causal_bytes: int  # the causal mask, (M_target, M_target): it grows with the square, as the maps do
+    relative_bytes: int = 0  # T5's buckets and bias per stack, (L, L) and (nhead, L, L)
 
 
 def _attention_floats(cfg: TransformerConfig) -> int:
@@ -278,13 +283,17 @@ def _attention_floats(cfg: TransformerConfig) -> int:
 def _floats(cfg: TransformerConfig) -> _Floats:
     N, M, T, E, H, F = cfg.N, cfg.M, cfg.M_target or 0, cfg.E, cfg.nhead, cfg.d_ff
     F = 3 * F if cfg.activation == "swiglu" else F  # gate and up are kept beside the hidden layer
+    # The embedding and the summed input are one tensor when no table is added (RoPE, T5's buckets, none).
+    sums = 2 if cfg.positional in ("sinusoidal", "learned") else 1
     if cfg.arch != "encoder-decoder":  # one stack over M positions, counted as the encoder's
-        table = 0 if cfg.positional == "none" else (cfg.max_len if cfg.positional == "learned" else M) * E
+        table = 0 if cfg.positional in ("none", "relative") else (
+            cfg.max_len if cfg.positional == "learned" else M) * E
         if cfg.attention == "mla":  # RoPE's table is rope_head_dim wide
             table = M * cfg.rope_head_dim
-        return _Floats(enc_layer=_attention_floats(cfg) + N * M * (3 * E + F), dec_layer=0, embed=2 * N * M * E + table,
+        return _Floats(enc_layer=_attention_floats(cfg) + N * M * (3 * E + F), dec_layer=0, embed=sums * N * M * E + table,
                        square=N * H * M * M, vocab=2 * N * M * cfg.vocab_size,
-                       fixed_bytes=INDEX_BYTES * N * M + MASK_BYTES * N * M, causal_bytes=MASK_BYTES * M * M)
+                       fixed_bytes=INDEX_BYTES * N * M + MASK_BYTES * N * M, causal_bytes=MASK_BYTES * M * M,
+                       relative_bytes=_relative_bytes(cfg, M))
 
     def attn_linear(Lq: int, S: int) -> int:
         """q, heads, concat, out have Lq rows; k and v have S rows."""
@@ -293,14 +302,18 @@ def _floats(cfg: TransformerConfig) -> _Floats:
     # Token embedding and sum per side; positions are computed per side when sinusoidal, or are views
     # of the learned table, which they then keep alive whole.
     positions = (M + T) * E if cfg.positional == "sinusoidal" else cfg.max_len * E
+    positions = 0 if cfg.positional == "relative" else positions
+    # Layer 0's first norm's statistics per source position (core.trace.norm_statistics), beside the paper's own.
+    stats = 0 if not cfg.norm_first and cfg.norm == "layernorm" else (1 if cfg.norm == "rmsnorm" else 2) * N * M
     return _Floats(
-        enc_layer=attn_linear(M, M) + N * M * (3 * E + F),  # + ffn_in, ffn.out, out, and the d_ff hidden
+        enc_layer=attn_linear(M, M) + N * M * (3 * E + F) + stats,  # + ffn_in, ffn.out, out, the d_ff hidden
         dec_layer=attn_linear(T, T) + attn_linear(T, M) + N * T * (3 * E + F),
-        embed=2 * N * M * E + 2 * N * T * E + positions,
+        embed=sums * N * (M + T) * E + positions,
         square=N * H * (M * M + T * T + T * M),
         vocab=2 * N * T * cfg.vocab_size,
         fixed_bytes=INDEX_BYTES * N * (M + T) + MASK_BYTES * N * M,
         causal_bytes=MASK_BYTES * T * T,
+        relative_bytes=_relative_bytes(cfg, M, T),
     )
 
 
@@ -316,6 +329,11 @@ def moe_floats(cfg: TransformerConfig) -> int:
     shared = N * M * (E + width * cfg.n_shared_experts) if cfg.n_shared_experts else 0
     routing = N * M * (cfg.n_experts + 3 * cfg.top_k) + 2 * cfg.n_experts  # logits, weights, ids, counts
     return wider + routing + T_e * (2 * E + width) + shared + N * M * E
+def _relative_bytes(cfg: TransformerConfig, *lengths: int) -> int:
+    """T5's buckets (L, L) and bias (nhead, L, L), once per stack of length L: they grow with the square."""
+    if cfg.positional != "relative":
+        return 0
+    return sum((INDEX_BYTES + FLOAT_BYTES * cfg.nhead) * L * L for L in lengths)
 
 
 def estimate(cfg: TransformerConfig) -> MemoryEstimate:
@@ -341,7 +359,7 @@ def estimate(cfg: TransformerConfig) -> MemoryEstimate:
     return MemoryEstimate(
         params=FLOAT_BYTES * param_counts(cfg)["total"],
         linear=FLOAT_BYTES * (linear_floats + head_weights) + f.fixed_bytes,
-        attention=FLOAT_BYTES * attention_floats + f.causal_bytes,
+        attention=FLOAT_BYTES * attention_floats + f.causal_bytes + f.relative_bytes,
         vocab=FLOAT_BYTES * f.vocab,
         transient=transient,
     )
@@ -364,7 +382,7 @@ def every_layer(cfg: TransformerConfig) -> MemoryEstimate:
     return MemoryEstimate(
         params=FLOAT_BYTES * param_counts(cfg)["total"],
         linear=FLOAT_BYTES * (L * (f.enc_layer + f.dec_layer) + f.embed) + f.fixed_bytes,
-        attention=FLOAT_BYTES * 2 * L * f.square + f.causal_bytes,
+        attention=FLOAT_BYTES * 2 * L * f.square + f.causal_bytes + f.relative_bytes,
         vocab=FLOAT_BYTES * f.vocab,
         transient=0,
     )
@@ -394,7 +412,7 @@ PUBLISHED_PARAMS: dict[str, tuple[int, str]] = {
 _COUNTED = ("arch", "E", "nhead", "nhead_kv", "layers", "d_ff", "vocab_size", "positional", "tie_embeddings",
             "norm", "norm_first", "activation", "bias", "n_experts", "top_k", "n_shared_experts", "d_ff_expert",
             "first_dense_layers", "head_dim", "qk_norm", "attention", "kv_lora_rank", "q_lora_rank", "rope_head_dim",
-            "nope_head_dim", "v_head_dim")
+            "nope_head_dim", "v_head_dim", "relative_buckets")
 
 
 def real_model(cfg: TransformerConfig) -> str | None:

@@ -4,9 +4,9 @@ One class per box of the paper's figure. Only nn.Linear, nn.Embedding, nn.LayerN
 are borrowed from PyTorch; attention, masking, the residual paths and the stacks are spelled out so a
 learner can read every step. The later variants are small choices inside the same classes: one stack
 (GPT, Llama: decoder-only; BERT: encoder-only), pre-norm, RMSNorm, GELU or SwiGLU, grouped-query
-attention (fewer K/V heads) and rotary positions (RoPE); a head width of its own (head_dim), an RMSNorm on
-each head's q and k (qk_norm), a sliding window, and a mixture of experts in place of the FFN
-(core/experts.py). DeepSeek's multi-head latent attention lives beside MultiHeadAttention, in
+attention (fewer K/V heads), rotary positions (RoPE) and T5's relative position bias; a head width of its own
+(head_dim), an RMSNorm on each head's q and k (qk_norm), a sliding window, and a mixture of experts in place
+of the FFN (core/experts.py). DeepSeek's multi-head latent attention lives beside MultiHeadAttention, in
 core/latent_attention.py.
 
 Legend, used in the shape comments at the end of every line that changes a shape:
@@ -35,7 +35,7 @@ from torch.nn import functional as F
 from .config import TransformerConfig, windowed
 from .experts import Experts
 from .latent_attention import LatentAttention
-from .positions import apply_rope, rope_angles, sinusoidal_table
+from .positions import apply_rope, relative_position_bucket, rope_angles, sinusoidal_table
 from .recording import Recorder, apply_mask, record
 from .weights import seeded
 
@@ -87,15 +87,16 @@ class TokenEmbedding(nn.Module):
 
 class PositionalEncoding(nn.Module):
     """Where each token sits: fixed sinusoids or a learned table added to the embeddings, or RoPE's
-    rotation table (L, d_k), which attention applies to q and k instead; "none" gives nothing."""
+    rotation table (L, d_k), which attention applies to q and k instead; "none" and "relative" (T5's bias on the
+    scores, RelativePositionBias) give nothing here."""
 
     ADDED = ("sinusoidal", "learned")
 
     def __init__(self, E: int, kind: str = "sinusoidal", max_len: int = 512, d_k: int | None = None, device=None,
                  interleaved: bool = False):
         super().__init__()
-        if kind not in (*self.ADDED, "rope", "none"):
-            raise ValueError(f"positional kind {kind!r} must be 'sinusoidal', 'learned', 'rope' or 'none'")
+        if kind not in (*self.ADDED, "rope", "none", "relative"):
+            raise ValueError(f"positional kind {kind!r} must be 'sinusoidal', 'learned', 'rope', 'none' or 'relative'")
         self.E, self.kind, self.max_len, self.d_k = E, kind, max_len, d_k or E
         self.interleaved = interleaved  # RoPE's table laid out for neighbouring pairs (latent attention's)
         # Learned: one trained row per position, read in order (no ids to look up).
@@ -103,7 +104,7 @@ class PositionalEncoding(nn.Module):
 
     def forward(self, L: int, device=None, dtype: torch.dtype = torch.float32, start: int = 0) -> Tensor | None:
         """Positions start .. start + L - 1 (a KV cache's new tokens start after the cached ones)."""
-        if self.kind == "none":
+        if self.kind in ("none", "relative"):
             return None
         if self.kind == "rope":
             return rope_angles(L, self.d_k, device, dtype, start, interleaved=self.interleaved)  # (L, d_k)
@@ -119,6 +120,32 @@ class PositionalEncoding(nn.Module):
         return self.table[start:L]  # (max_len, E) -> (L, E)
 
 
+class RelativePositionBias(nn.Module):
+    """T5's relative positions: one learned number per (bucket, head), added to the scores of every layer of a
+    stack. The table sits in the stack's first layer; a key's bucket depends only on its offset from the query.
+
+    ``bidirectional`` (the encoder) buckets keys before and after the query apart; the decoder's self-attention
+    is causal, so all its buckets go to keys at or before the query.
+    """
+
+    def __init__(self, nhead: int, buckets: int = 32, max_distance: int = 128, bidirectional: bool = True,
+                 device=None):
+        super().__init__()
+        self.buckets, self.max_distance, self.bidirectional = buckets, max_distance, bidirectional
+        self.table = nn.Embedding(buckets, nhead, device=device)  # (relative_buckets, nhead)
+
+    def forward(self, L: int, S: int, start: int = 0, device=None, rec: Recorder | None = None,
+                prefix: str = "") -> Tensor:
+        """The bias (nhead, L, S) for queries at start .. start + L - 1 and keys at 0 .. S - 1."""
+        query = torch.arange(start, start + L, device=device)[:, None]  # (L, 1)
+        key = torch.arange(S, device=device)[None, :]  # (1, S)
+        bucket = relative_position_bucket(key - query, self.bidirectional, self.buckets,
+                                          self.max_distance)  # (L, S)
+        record(rec, prefix + "relative_buckets", bucket)
+        bias = self.table(bucket).permute(2, 0, 1)  # (L, S, nhead) -> (nhead, L, S)
+        return record(rec, prefix + "relative_bias", bias)
+
+
 class MultiHeadAttention(nn.Module):
     """nhead scaled dot-product attentions side by side, each on a d_k-wide slice of E (section 3.2.2).
 
@@ -132,13 +159,14 @@ class MultiHeadAttention(nn.Module):
     """
 
     def __init__(self, E: int, nhead: int, device=None, *, nhead_kv: int | None = None, bias: bool = True,
-                 head_dim: int | None = None, qk_norm: bool = False, window: int = 0):
+                 head_dim: int | None = None, qk_norm: bool = False, window: int = 0, scale: bool = True):
         super().__init__()
         nhead_kv = nhead if nhead_kv is None else nhead_kv
         if (head_dim is None and E % nhead) or nhead % nhead_kv:
             raise ValueError(f"nhead={nhead} must divide E={E} (or give head_dim), and nhead_kv={nhead_kv} must "
                              "divide nhead")
         self.E, self.nhead, self.nhead_kv, self.window = E, nhead, nhead_kv, window
+        self.scale = scale  # T5 leaves out 1/sqrt(d_k): its initialisation of W_q folds it in
         self.d_k = E // nhead if head_dim is None else head_dim
         self.W_q = nn.Linear(E, nhead * self.d_k, bias=bias, device=device)
         self.W_k = nn.Linear(E, nhead_kv * self.d_k, bias=bias, device=device)
@@ -156,13 +184,15 @@ class MultiHeadAttention(nn.Module):
 
     def forward(self, x: Tensor, context: Tensor, attn_mask: Tensor | None = None,
                 key_padding_mask: Tensor | None = None, rec: Recorder | None = None,
-                prefix: str = "", rope: Tensor | None = None, cache: dict[str, Tensor] | None = None) -> Tensor:
+                prefix: str = "", rope: Tensor | None = None, cache: dict[str, Tensor] | None = None,
+                position_bias: Tensor | None = None) -> Tensor:
         """Queries from ``x`` (N, L, E); keys and values from ``context`` (N, S, E).
 
         Self-attention passes the same tensor twice; cross-attention passes the encoder memory.
         ``attn_mask`` is (L, S) and ``key_padding_mask`` (N, S). ``rope`` (L, d_k) turns q and k by
         their positions. ``cache`` holds the keys and values of earlier positions ('k', 'v'); this
         call's join them, so S counts both; a windowed layer's cache keeps only the last ``window`` of them.
+        ``position_bias`` (nhead, L, S) is T5's, added to the scores.
         """
         N, L, E = x.shape
         S = context.shape[1]
@@ -188,7 +218,11 @@ class MultiHeadAttention(nn.Module):
             group = self.nhead // self.nhead_kv
             k = k.repeat_interleave(group, dim=1)  # (N, nhead_kv, S, d_k) -> (N, nhead, S, d_k)
             v = v.repeat_interleave(group, dim=1)  # (N, nhead_kv, S, d_k) -> (N, nhead, S, d_k)
-        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)  # (N, nhead, L, S)
+        scores = q @ k.transpose(-2, -1)  # (N, nhead, L, S)
+        if self.scale:
+            scores = scores / math.sqrt(self.d_k)  # (N, nhead, L, S)
+        if position_bias is not None:
+            scores = scores + position_bias  # (nhead, L, S) broadcasts over N
         scores = apply_mask(scores, attn_mask)  # (L, S) broadcasts over N and nhead
         if key_padding_mask is not None:
             scores = apply_mask(scores, key_padding_mask[:, None, None, :])  # (N, S) -> (N, 1, 1, S)
@@ -265,20 +299,23 @@ class EncoderLayer(nn.Module):
     def __init__(self, E: int, nhead: int, d_ff: int, residual: bool = True, device=None, *,
                  nhead_kv: int | None = None, norm: str = "layernorm", norm_first: bool = False,
                  activation: str = "relu", bias: bool = True, head_dim: int | None = None, qk_norm: bool = False,
-                 window: int = 0, experts: dict | None = None, latent: dict[str, int] | None = None):
+                 window: int = 0, experts: dict | None = None, latent: dict[str, int] | None = None,
+                 scale: bool = True, relative: RelativePositionBias | None = None):
         super().__init__()
         self.residual, self.norm_first = residual, norm_first
+        self.relative = relative  # T5: the stack's bias table, in its first layer only
         self.self_attn = self_attention(E, nhead, device, latent, nhead_kv=nhead_kv, bias=bias, head_dim=head_dim,
-                                        qk_norm=qk_norm, window=window)
+                                        qk_norm=qk_norm, window=window, scale=scale)
         self.ffn = make_ffn(E, d_ff, device, activation, bias, experts)
         self.norm1 = make_norm(norm, E, bias, device)
         self.norm2 = make_norm(norm, E, bias, device)
 
     def forward(self, x: Tensor, attn_mask: Tensor | None = None, key_padding_mask: Tensor | None = None,
                 rec: Recorder | None = None, prefix: str = "", rope: Tensor | None = None,
-                cache: dict[str, Tensor] | None = None) -> Tensor:
+                cache: dict[str, Tensor] | None = None, position_bias: Tensor | None = None) -> Tensor:
         h = self.norm1(x) if self.norm_first else x  # (N, M, E)
-        a = self.self_attn(h, h, attn_mask, key_padding_mask, rec, prefix + "self_attn.", rope, cache)  # (N, M, E)
+        a = self.self_attn(h, h, attn_mask, key_padding_mask, rec, prefix + "self_attn.", rope, cache,
+                           position_bias)  # (N, M, E)
         x = x + a if self.residual else a  # (N, M, E)
         x = x if self.norm_first else self.norm1(x)
         h = record(rec, prefix + "ffn_in", self.norm2(x) if self.norm_first else x)  # (N, M, E)
@@ -297,10 +334,12 @@ class DecoderLayer(nn.Module):
     def __init__(self, E: int, nhead: int, d_ff: int, residual: bool = True, device=None, *, cross: bool = True,
                  nhead_kv: int | None = None, norm: str = "layernorm", norm_first: bool = False,
                  activation: str = "relu", bias: bool = True, head_dim: int | None = None, qk_norm: bool = False,
-                 window: int = 0, experts: dict | None = None, latent: dict[str, int] | None = None):
+                 window: int = 0, experts: dict | None = None, latent: dict[str, int] | None = None,
+                 scale: bool = True, relative: RelativePositionBias | None = None):
         super().__init__()
         self.residual, self.norm_first = residual, norm_first
-        heads = dict(nhead_kv=nhead_kv, bias=bias, head_dim=head_dim, qk_norm=qk_norm)
+        self.relative = relative  # T5: the stack's bias table, in its first layer only
+        heads = dict(nhead_kv=nhead_kv, bias=bias, head_dim=head_dim, qk_norm=qk_norm, scale=scale)
         self.self_attn = self_attention(E, nhead, device, latent, window=window, **heads)
         self.cross_attn = MultiHeadAttention(E, nhead, device, **heads) if cross else None
         self.ffn = make_ffn(E, d_ff, device, activation, bias, experts)
@@ -311,10 +350,11 @@ class DecoderLayer(nn.Module):
     def forward(self, x: Tensor, memory: Tensor | None, tgt_mask: Tensor | None = None,
                 memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
                 memory_key_padding_mask: Tensor | None = None, rec: Recorder | None = None,
-                prefix: str = "", rope: Tensor | None = None, cache: dict[str, Tensor] | None = None) -> Tensor:
+                prefix: str = "", rope: Tensor | None = None, cache: dict[str, Tensor] | None = None,
+                position_bias: Tensor | None = None) -> Tensor:
         h = self.norm1(x) if self.norm_first else x  # (N, M_target, E)
         a = self.self_attn(h, h, tgt_mask, tgt_key_padding_mask, rec, prefix + "self_attn.", rope,
-                           cache)  # (N, M_target, E)
+                           cache, position_bias)  # (N, M_target, E); cross-attention gets no position bias
         x = x + a if self.residual else a  # (N, M_target, E)
         x = x if self.norm_first else self.norm1(x)
         if self.cross_attn is not None:  # a decoder-only model has no memory to read
@@ -359,33 +399,47 @@ class Transformer(nn.Module):
                  nhead_kv: int | None = None, bias: bool = True, head_dim: int | None = None, qk_norm: bool = False,
                  window: int = 0, global_every: int = 0, n_experts: int = 0, top_k: int | None = None,
                  n_shared_experts: int = 0, d_ff_expert: int | None = None, first_dense_layers: int = 0,
-                 norm_topk: bool = True, latent: dict[str, int] | None = None, device=None):
+                 norm_topk: bool = True, latent: dict[str, int] | None = None, relative_buckets: int = 32,
+                 relative_max_distance: int = 128, scale_scores: bool = True, scale_embeddings: bool = True,
+                 device=None):
         super().__init__()
         d_ff = 4 * E if d_ff is None else d_ff
         self.E, self.nhead, self.vocab_size, self.arch = E, nhead, vocab_size, arch
         paper = arch == "encoder-decoder"
         parts = dict(nhead_kv=nhead_kv, norm=norm, norm_first=norm_first, activation=activation, bias=bias,
-                     head_dim=head_dim, qk_norm=qk_norm, latent=latent)
+                     head_dim=head_dim, qk_norm=qk_norm, latent=latent, scale=scale_scores)
         # Each layer's window (0: full) and experts (None: the dense FFN, as in the first_dense_layers).
         self.windows = [window if windowed(i, window, global_every) else 0 for i in range(layers)]
         moe = dict(n_experts=n_experts, top_k=top_k or min(2, n_experts), d_ff_expert=d_ff_expert or d_ff,
                    n_shared_experts=n_shared_experts, norm_topk=norm_topk)
         experts = [moe if n_experts and i >= first_dense_layers else None for i in range(layers)]
-        self.src_embed = TokenEmbedding(vocab_size, E, paper, device=device)
+        scale = paper and scale_embeddings
+        self.src_embed = TokenEmbedding(vocab_size, E, scale, device=device)
         # Tied: one matrix serves both embeddings and the pre-softmax layer (paper, section 3.4).
         separate = paper and not tie_embeddings
-        self.tgt_embed = TokenEmbedding(vocab_size, E, device=device) if separate else self.src_embed
+        self.tgt_embed = TokenEmbedding(vocab_size, E, scale, device=device) if separate else self.src_embed
         # RoPE turns each head's d_k dimensions; under latent attention only its rope_head_dim part, in DeepSeek's
         # pairs of neighbours.
         rotary = (head_dim or E // nhead) if latent is None else latent["rope_head_dim"]
         self.positional = PositionalEncoding(E, positional, max_len, rotary, device=device,
                                              interleaved=latent is not None)
+
+        def relative(bidirectional: bool, i: int) -> RelativePositionBias | None:
+            """The stack's bias table, for its first layer; every other layer reads that one."""
+            if positional != "relative" or i > 0:
+                return None
+            return RelativePositionBias(nhead, relative_buckets, relative_max_distance, bidirectional, device)
+
         self.encoder = None if arch == "decoder-only" else nn.ModuleList(
-            EncoderLayer(E, nhead, d_ff, residual, device, experts=experts[i], **parts) for i in range(layers))
+            EncoderLayer(E, nhead, d_ff, residual, device, experts=experts[i], relative=relative(True, i), **parts)
+            for i in range(layers))
         self.decoder = None if arch == "encoder-only" else nn.ModuleList(
             DecoderLayer(E, nhead, d_ff, residual, device, cross=paper, window=self.windows[i], experts=experts[i],
-                         **parts) for i in range(layers))
+                         relative=relative(False, i), **parts) for i in range(layers))
         self.generator = nn.Linear(E, vocab_size, bias=bias and paper, device=device)
+        # T5 scales the shared matrix where it leaves the model instead of where it enters: the decoder output
+        # times 1/sqrt(E) before a tied output layer.
+        self.output_scale = E ** -0.5 if paper and tie_embeddings and not scale_embeddings else None
         if tie_embeddings:
             self.generator.weight = self.tgt_embed.lookup.weight
         # Pre-norm leaves a stack's output un-normalised: one final norm after each stack (GPT-2's ln_f).
@@ -402,7 +456,9 @@ class Transformer(nn.Module):
                       qk_norm=cfg.qk_norm, window=cfg.window, global_every=cfg.global_every, n_experts=cfg.n_experts,
                       top_k=cfg.top_k, n_shared_experts=cfg.n_shared_experts, d_ff_expert=cfg.d_ff_expert,
                       first_dense_layers=cfg.first_dense_layers, norm_topk=cfg.norm_topk, latent=latent_widths(cfg),
-                      device=device, seed=cfg.seed)
+                      relative_buckets=cfg.relative_buckets, relative_max_distance=cfg.relative_max_distance,
+                      scale_scores=cfg.scale_scores, scale_embeddings=cfg.scale_embeddings, device=device,
+                      seed=cfg.seed)
 
     generate_square_subsequent_mask = staticmethod(generate_square_subsequent_mask)
     generate_key_padding_mask = staticmethod(generate_key_padding_mask)
@@ -427,9 +483,12 @@ class Transformer(nn.Module):
                rec: Recorder | None = None) -> Tensor:
         """Source ids (N, M) -> memory (N, M, E), the encoder output the decoder attends to."""
         x = self.embed(src, "src", rec)  # (N, M, E)
-        rope = self.rotation(src.shape[1], x.device)  # (M, d_k) or None
+        M = src.shape[1]
+        rope = self.rotation(M, x.device)  # (M, d_k) or None
+        relative = self.encoder[0].relative
+        bias = None if relative is None else relative(M, M, 0, x.device, rec, "enc.")  # (nhead, M, M)
         for i, layer in enumerate(self.encoder):
-            x = layer(x, src_mask, src_key_padding_mask, rec, f"enc.{i}.", rope)  # (N, M, E)
+            x = layer(x, src_mask, src_key_padding_mask, rec, f"enc.{i}.", rope, position_bias=bias)  # (N, M, E)
         x = x if self.encoder_norm is None else self.encoder_norm(x)  # (N, M, E)
         return record(rec, "memory", x)
 
@@ -446,15 +505,23 @@ class Transformer(nn.Module):
         L = tgt.shape[1]
         x = self.embed(tgt, "tgt", rec, start)  # (N, M_target, E)
         rope = self.rotation(L, x.device, start)  # (M_target, d_k) or None
+        relative = self.decoder[0].relative  # the new queries sit after the cached keys: S = start + L
+        bias = None if relative is None else relative(L, start + L, start, x.device, rec, "dec.")  # (nhead, L, S)
         for i, layer in enumerate(self.decoder):
             mask = tgt_mask
             if self.windows[i]:  # its keys: what its rolling buffer holds, then the L new positions
                 held = cache[i]["k"].shape[2] if cache and "k" in cache[i] else 0
                 mask = sliding_window_mask(L, held + L, self.windows[i], x.device)  # (L, held + L)
             x = layer(x, memory, mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask,
-                      rec, f"dec.{i}.", rope, cache[i] if cache else None)  # (N, M_target, E)
+                      rec, f"dec.{i}.", rope, cache[i] if cache else None, bias)  # (N, M_target, E)
         x = x if self.decoder_norm is None else self.decoder_norm(x)  # (N, M_target, E)
         return record(rec, "dec.out", x)
+
+    def output(self, out: Tensor, rec: Recorder | None = None) -> Tensor:
+        """A stack's output (N, L, E) -> logits (N, L, vocab_size); T5's tied output layer first scales by E^-0.5."""
+        if self.output_scale is not None:
+            out = out * self.output_scale  # (N, L, E)
+        return record(rec, "logits", self.generator(out))  # (N, L, E) -> (N, L, vocab_size)
 
     def forward(self, src: Tensor | None, tgt: Tensor | None = None, src_mask: Tensor | None = None,
                 tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
@@ -465,7 +532,7 @@ class Transformer(nn.Module):
         memory = None if self.encoder is None else self.encode(src, src_mask, src_key_padding_mask, rec)  # (N, M, E)
         out = memory if self.decoder is None else self.decode(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
                                                               memory_key_padding_mask, rec, cache)  # (N, M_target, E)
-        logits = record(rec, "logits", self.generator(out))  # (N, M_target, E) -> (N, M_target, vocab_size)
+        logits = self.output(out, rec)  # (N, M_target, vocab_size)
         if rec is not None:
             record(rec, "probs", torch.softmax(logits, dim=-1))  # (N, M_target, vocab_size)
         return logits

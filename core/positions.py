@@ -64,3 +64,28 @@ def apply_rope(x: Tensor, angles: Tensor, interleaved: bool = False) -> Tensor:
     turn = rotate_pairs(x) if interleaved else rotate_half(x)  # shape unchanged
     return x * angles.cos() + turn * angles.sin()  # (N, heads, L, d_k) with (L, d_k) broadcast
 
+
+
+def relative_position_bucket(offset: Tensor, bidirectional: bool, buckets: int = 32,
+                             max_distance: int = 128) -> Tensor:
+    """T5's bucket of each key-minus-query offset j - i: exact for small distances, logarithmic up to
+    ``max_distance``, one last bucket beyond it.
+
+    Bidirectional (an encoder): half the buckets for keys before the query, half for keys after it.
+    Causal (a decoder's self-attention): every bucket for keys at or before the query, as later keys are masked.
+    """
+    if bidirectional:
+        buckets //= 2
+        after = (offset > 0).long() * buckets  # keys after the query use the upper half of the buckets
+        distance = offset.abs()
+    else:
+        after = torch.zeros_like(offset)
+        distance = (-offset).clamp(min=0)  # a later key (masked anyway) counts as distance 0
+    exact = buckets // 2  # distances 0 .. exact - 1 get a bucket each
+    if max_distance <= exact:  # no room for a log scale: every larger distance shares the last bucket
+        far = torch.full_like(distance, buckets - 1)
+    else:  # larger distances share buckets on a log scale, exact .. max_distance filling the other buckets - exact
+        far = exact + (torch.log(distance.float() / exact) / math.log(max_distance / exact)
+                       * (buckets - exact)).long()
+        far = far.clamp(max=buckets - 1)
+    return after + torch.where(distance < exact, distance, far)  # same shape as offset

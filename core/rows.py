@@ -242,21 +242,54 @@ def _first_attention(cfg: TransformerConfig) -> str:
     return "dec.0." if cfg.arch == "decoder-only" else "enc.0."
 
 
+def relative_rows(stack: str, L: str = "M", side: str = "") -> tuple[RowSpec, RowSpec]:
+    """T5's relative positions in a stack ('enc' or 'dec') whose sequence is ``L`` long: the bucket of every
+    (query, key) pair, and the bias the stack's table gives those buckets."""
+    causal = stack == "dec"
+    return (
+        RowSpec(0, f"{side}relative_buckets", f"{side.replace('_', ' ')}relative position buckets", f"({L}, {L})",
+                f"{stack}.relative_buckets",
+                "The bucket of each (query i, key j) pair, from the offset j − i alone: one bucket per small distance, "
+                "then logarithmically wider ones up to relative_max_distance, and one for all beyond. "
+                + ("Causal: every bucket counts keys at or before the query." if causal else
+                   "Bidirectional: keys before and after the query get buckets of their own.")),
+        RowSpec(0, f"{side}relative_bias", f"{side.replace('_', ' ')}relative position bias", f"(nhead, {L}, {L})",
+                f"{stack}.relative_bias",
+                "Each pair's bucket looked up in the stack's (relative_buckets, nhead) table, one number per head, "
+                "added to the scores Q Kᵀ of every layer of the stack (T5 divides by no sqrt(d_k)); nothing is "
+                "added to the embeddings."),
+    )
+
+
 def rows_for(cfg: TransformerConfig) -> tuple[RowSpec, ...]:
     """The rows a config's pass shows, numbered from 1: its family's list, with the positional row its kind
-    has (an added table (M, E), RoPE's rotation table (M, d_k), or none at all)."""
+    has (an added table (M, E), RoPE's rotation table (M, d_k), T5's buckets (M, M) and bias (nhead, M, M),
+    or none at all)."""
     out = []
     for spec in FAMILY_ROWS[cfg.arch]:
         if spec.key == "positional_encoding" and cfg.positional == "none":
             continue  # nothing is added, and nothing turns q and k: the model cannot tell positions apart
+        if spec.key == "positional_encoding" and cfg.positional == "relative":
+            for row in relative_rows(_first_attention(cfg)[:3]):
+                out.append(replace(row, index=len(out) + 1))
+            continue
         if spec.key == "positional_encoding" and cfg.positional == "rope":
             spec = replace(spec, key="rotation_table", name="RoPE's rotation table", formula="(M, d_k)",
                            description="The angle each position turns each pair of a query's or key's dimensions "
                            "by, in every layer; nothing is added to the embeddings.")
         if cfg.attention == "mla":
             spec = _latent_rows(spec)
+        if spec.key == "attention_scores" and _t5_scores(cfg):
+            spec = replace(spec, description=spec.description + _t5_scores(cfg))
         out.append(spec if spec.index == len(out) + 1 else replace(spec, index=len(out) + 1))
     return tuple(_parts_row(cfg, spec) for spec in out)
+
+
+def _t5_scores(cfg: TransformerConfig) -> str:
+    """How this model's scores differ from QK^T / sqrt(d_k), in a sentence; '' when they do not."""
+    parts = ([] if cfg.scale_scores else ["QK^T is not divided by sqrt(d_k) (T5 folds it into W_q)"]) + (
+        ["the stack's relative position bias is added to it"] if cfg.positional == "relative" else [])
+    return f" In this model {' and '.join(parts)}." if parts else ""
 
 
 def extras_for(cfg: TransformerConfig) -> tuple[RowSpec, ...]:
@@ -280,6 +313,8 @@ def extras_for(cfg: TransformerConfig) -> tuple[RowSpec, ...]:
         out = [replace(s, formula="(N, nhead_kv, M, d_k)") if s.key in ("k_stacked", "v_stacked") else s for s in out]
         out.append(RowSpec(0, "kv_head_of_query", "K/V head each query head reads", "(nhead,)",
                            attn + "self_attn.kv_head", "Query head h reads K/V head h // (nhead / nhead_kv)."))
+    if cfg.positional == "relative" and cfg.arch == "encoder-decoder":  # the decoder's own, causal table
+        out += relative_rows("dec", "M_target", "decoder_")
     if cfg.activation == "swiglu":
         out += [RowSpec(0, "swiglu_gate", "SwiGLU gate projection", "(N, M, d_ff)", ffn + "gate",
                         "x W1, before its SiLU: how much of each hidden unit passes."),
@@ -292,6 +327,9 @@ def extras_for(cfg: TransformerConfig) -> tuple[RowSpec, ...]:
             stats = (("norm_mean", "mean of the first norm's input", "mean over E, which LayerNorm subtracts"),
                      ("norm_std", "spread of the first norm's input", "standard deviation over E, which it divides by"))
         out += [RowSpec(0, key, name, "(N, M)", attn + key, f"Per position: the {text}.") for key, name, text in stats]
+    if _t5_scores(cfg):
+        out = [replace(s, description=s.description + _t5_scores(cfg)) if s.key == "scores_pre_softmax" else s
+               for s in out]
     return tuple(out) + moe_extras(cfg) + window_extras(cfg)
 
 

@@ -174,13 +174,21 @@ def _decoder_only(model: Transformer, cfg: TransformerConfig, tokens: Tensor, la
     rope = model.rotation(cfg.M, "cpu")  # (M, d_k) or None
     with made_real(model, cfg.seed, [model.tgt_embed, model.positional]):
         y = model.embed(tokens, "tgt")  # (1, M, E)
+    bias = None  # T5's: made from layer 0's table while it is real, read by every layer
     for i in range(layer + 1):
         with made_real(model, cfg.seed, [model.decoder[i]]):
+            bias = _relative_bias(model.decoder[i], cfg.M, bias)  # (nhead, M, M) or None
             keep = rec if i == layer else None
             window = model.windows[i]  # a windowed layer reads under its band mask, as in the whole pass
             mask = sliding_window_mask(cfg.M, cfg.M, window) if window else causal  # (M, M)
-            y = model.decoder[i](y, None, mask, None, None, None, keep, f"dec.{i}.", rope)  # (1, M, E)
+            y = model.decoder[i](y, None, mask, None, None, None, keep, f"dec.{i}.", rope,
+                                 position_bias=bias)  # (1, M, E)
     return rec
+
+
+def _relative_bias(layer: nn.Module, L: int, bias: Tensor | None) -> Tensor | None:
+    """T5's bias (nhead, L, L) from the stack's first layer, made real now, or the one it made already."""
+    return layer.relative(L, L, 0, "cpu") if layer.relative is not None else bias
 
 
 def _with_encoder(model: Transformer, cfg: TransformerConfig, src: Tensor, tgt: Tensor, stack: str,
@@ -202,18 +210,22 @@ def _with_encoder(model: Transformer, cfg: TransformerConfig, src: Tensor, tgt: 
         with made_real(model, cfg.seed, tables[1]):
             y = model.embed(tgt, "tgt")  # (1, M_target, E)
     rope = model.rotation(cfg.M, "cpu")  # (M, d_k) or None
+    bias = None  # T5's: made from layer 0's table while it is real, read by every layer of the stack
     for i in range(last + 1):
         with made_real(model, cfg.seed, [model.encoder[i]]):
+            bias = _relative_bias(model.encoder[i], cfg.M, bias)  # (nhead, M, M) or None
             keep = rec if stack == "enc" and i == layer else None
-            x = model.encoder[i](x, None, padding, keep, f"enc.{i}.", rope)  # (1, M, E)
+            x = model.encoder[i](x, None, padding, keep, f"enc.{i}.", rope, position_bias=bias)  # (1, M, E)
     if stack == "dec":
         x = x if model.encoder_norm is None else _final_norm(model, cfg, x)  # pre-norm: the memory is normalised
         rope = model.rotation(cfg.M_target, "cpu")  # (M_target, d_k) or None
+        bias = None
         for i in range(layer + 1):
             with made_real(model, cfg.seed, [model.decoder[i]]):
+                bias = _relative_bias(model.decoder[i], cfg.M_target, bias)  # (nhead, M_target, M_target) or None
                 keep = rec if i == layer else None
                 y = model.decoder[i](y, x, rec["tgt_mask"], None, None, padding, keep, f"dec.{i}.",
-                                     rope)  # x is the memory
+                                     rope, position_bias=bias)  # x is the memory
     return rec
 
 

@@ -30,6 +30,8 @@ _METHODS = (
     (re.compile(r"^(enc|dec|block)\.\d+\.ffn\.(\w+)$"), model.FeedForward.forward,
      lambda m: f'prefix + "{m.group(2)}"'),
     (re.compile(r"^(enc|dec)\.\d+\.ffn\.(gate|up)$"), model.FeedForward.activate, lambda m: f'prefix + "{m.group(2)}"'),
+    (re.compile(r"^(enc|dec)\.(relative_buckets|relative_bias)$"), model.RelativePositionBias.forward,
+     lambda m: f'prefix + "{m.group(2)}"'),
     (re.compile(r"^enc\.\d+\.(\w+)$"), model.EncoderLayer.forward, lambda m: f'prefix + "{m.group(1)}"'),
     (re.compile(r"^dec\.\d+\.(\w+)$"), model.DecoderLayer.forward, lambda m: f'prefix + "{m.group(1)}"'),
     (re.compile(r"^memory$"), model.Transformer.encode, lambda m: '"memory"'),

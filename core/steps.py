@@ -139,10 +139,14 @@ class _Pass:
     def output_weights(self) -> tuple[list[Operand], str]:
         gen = self.model.generator
         ops = [Operand("W_out", ("E", "vocab_size"), gen.weight.detach().T, "the output layer's E x vocab_size matrix")]
+        y = "Y"
+        if self.model.output_scale is not None:  # T5: the shared matrix's scale, applied where it leaves
+            ops.append(Operand("1/√E", (), _number(self.model.output_scale), "T5's scale before the tied output layer"))
+            y = "(Y × 1/√E)"
         if gen.bias is not None:
             ops.append(Operand("b_out", ("vocab_size",), gen.bias.detach(), "the output layer's bias"))
-            return ops, "Y · W_out + b_out"
-        return ops, "Y · W_out"
+            return ops, f"{y} · W_out + b_out"
+        return ops, f"{y} · W_out"
 
 
 def _embedding(p: _Pass, side: str) -> tuple[list[Operand], str, str]:
@@ -203,9 +207,28 @@ def steps(t: Trace, model: Transformer, head: int = 0) -> tuple[Step, ...]:
             "token embedding + PE", "each position's vector plus its position's: PE broadcasts over N",
             rec[f"{side}.sum"], ("N", "M", "E"))
     else:
-        add("summed_embedding", [emb], "token embedding", "nothing is added: " + (
-            "RoPE turns q and k instead" if cfg.positional == "rope" else "the model has no positions"),
-            rec[f"{side}.sum"], ("N", "M", "E"))
+        add("summed_embedding", [emb], "token embedding", "nothing is added: " + {
+            "rope": "RoPE turns q and k instead", "relative": "T5 adds its relative bias to the scores instead"}.get(
+            cfg.positional, "the model has no positions"), rec[f"{side}.sum"], ("N", "M", "E"))
+    if cfg.positional == "relative":
+        relative = p.layer.relative
+        buckets = rec[f"{p.stack}.relative_buckets"]  # (M, M)
+        offset = torch.arange(cfg.M)[None, :] - torch.arange(cfg.M)[:, None]  # (M, M): key j minus query i
+        half = "B = relative_buckets / 2 a side, offsets after the query from B on; " if relative.bidirectional else (
+            "B = relative_buckets, later keys (masked) at distance 0; ")
+        add("relative_buckets", [
+            Operand("offset", ("M", "M"), offset, "j − i: how far key j sits after query i"),
+            Operand("relative_buckets", (), _number(relative.buckets), "the buckets of the stack's table"),
+            Operand("relative_max_distance", (), _number(relative.max_distance), "where the buckets stop widening"),
+        ], half + "d = |j − i| < B/2: bucket d; else B/2 + ⌊log(d / (B/2)) / log(relative_max_distance / (B/2)) · "
+                  "B/2⌋, at most B − 1",
+            "one bucket per small distance, logarithmically wider ones beyond", buckets, ("M", "M"))
+        add("relative_bias", [
+            Operand("T", ("relative_buckets", "nhead"), relative.table.weight.detach(),
+                    "the stack's table, one learned number per bucket and head"),
+            Operand("bucket", ("M", "M"), buckets, "each pair's bucket (the row above)"),
+        ], "T[bucket[i, j], h] for every head h", "each pair's bucket looked up, one number per head",
+            rec[f"{p.stack}.relative_bias"], ("nhead", "M", "M"))
 
     ops, formula = p.projection("Q")
     add("q_one_head" if p.one_stack else "qkv_one_head", ops, formula,
@@ -217,15 +240,23 @@ def steps(t: Trace, model: Transformer, head: int = 0) -> tuple[Step, ...]:
 
     group = cfg.nhead // cfg.nhead_kv
     k_all = p.at("self_attn.k").repeat_interleave(group, dim=1)  # (N, nhead_kv, M, d_k) -> (N, nhead, M, d_k)
-    add("attention_scores", [
+    score_ops = [
         Operand("Q", ("N", "nhead", "M", "d_k"), p.at("self_attn.q"), "every head's queries"),
         Operand("K", ("N", "nhead", "M", "d_k"), k_all,
                 "the keys each query head reads" + (f" (K/V head h // {group})" if group > 1 else "")),
-        Operand("√d_k", (), _number(math.sqrt(p.d_k)), "keeps the dot products' spread near 1"),
-        Operand("blocked", ("N", "M", "M"), p.blocked(),
-                "True where query i may not read key j: " + ("later positions (causal mask)"
-                                                             if cfg.arch == "decoder-only" else "padding")),
-    ], "softmax over j of (Q Kᵀ / √d_k, with blocked pairs set to −∞)",
+    ]
+    scores = "Q Kᵀ"
+    if cfg.scale_scores:
+        score_ops.append(Operand("√d_k", (), _number(math.sqrt(p.d_k)), "keeps the dot products' spread near 1"))
+        scores += " / √d_k"
+    if cfg.positional == "relative":
+        score_ops.append(Operand("bias", ("nhead", "M", "M"), rec[f"{p.stack}.relative_bias"],
+                                 "T5's relative position bias (the row above), the same in every layer"))
+        scores += " + bias"
+    score_ops.append(Operand("blocked", ("N", "M", "M"), p.blocked(),
+                             "True where query i may not read key j: " + ("later positions (causal mask)"
+                                                                          if cfg.arch == "decoder-only" else "padding")))
+    add("attention_scores", score_ops, f"softmax over j of ({scores}, with blocked pairs set to −∞)",
         "how much each query takes from each key: each row sums to 1", p.at("self_attn.weights"),
         ("N", "nhead", "M", "M"))
 

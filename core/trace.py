@@ -204,7 +204,7 @@ def _param_groups(model: Transformer) -> dict[str, int]:
         side = "encoder" if name.startswith("encoder") else "decoder"
         if name.startswith(("src_embed", "tgt_embed")):
             key = "token embeddings"
-        elif name.startswith("positional"):
+        elif name.startswith("positional") or ".relative." in name:  # T5's bias table, in each stack's layer 0
             key = "positional table"
         elif name.startswith("generator"):
             key = "output layer"
@@ -237,7 +237,7 @@ def _one_stack_groups(model: Transformer) -> dict[str, int]:
             key = LATENT_PARTS[parts[3]] if latent else "self-attention"
         else:
             key = {"src_embed": "token embeddings", "positional": "positional table", "generator": "output layer",
-                   "ffn": "FFN"}.get(part, "norms")
+                   "ffn": "FFN", "relative": "positional table"}.get(part, "norms")
         if key == "FFN" and parts[3] in moe:
             key = moe[parts[3]]
         groups[key] += p.numel()

@@ -346,29 +346,35 @@ def reversal_sequence(settings: ReversalSettings, x: Sequence[int] | None = None
 
 
 def trained_reversal(lm: CausalLM, settings: ReversalSettings, weights: str) -> TrainedModel:
-    """A reversal run's CausalLM as the decoder-only Transformer the explorer traces, holding the same weights.
+    """A reversal run's CausalLM as the decoder-only Transformer the explorer traces, holding the same weights."""
+    s = settings
+    cfg = TransformerConfig(arch="decoder-only", N=1, M=s.M, E=s.E, nhead=s.nhead, layers=s.layers, d_ff=s.d_ff,
+                            vocab_size=s.vocab_size + 1, positional="learned", max_len=s.M, seed=s.seed)
+    return TrainedModel(config=cfg, model=as_transformer(lm, cfg), batch=reversal_sequence(s, seed=s.seed),
+                        weights=weights)
+
+
+def as_transformer(lm: CausalLM, cfg: TransformerConfig) -> Transformer:
+    """A CausalLM's weights in the decoder-only Transformer ``cfg`` describes (its sizes, learned positions).
 
     The two run the same operations: a post-norm, ReLU block under the causal mask with a learned table.
     Two differences are bridged here: CausalLM scales its embedding by sqrt(E) and the decoder-only model
     does not, so the copy holds the scaled rows; and CausalLM's output layer has a bias, so it is kept.
     """
-    s = settings
-    cfg = TransformerConfig(arch="decoder-only", N=1, M=s.M, E=s.E, nhead=s.nhead, layers=s.layers, d_ff=s.d_ff,
-                            vocab_size=s.vocab_size + 1, positional="learned", max_len=s.M, seed=s.seed)
     model = Transformer.from_config(cfg)
-    model.generator = torch.nn.Linear(s.E, s.vocab_size + 1)  # (E, vocab_size) with CausalLM's bias
+    model.generator = torch.nn.Linear(cfg.E, cfg.vocab_size)  # (E, vocab_size) with CausalLM's bias
     state = {"positional.table": lm.positional.table, "generator.weight": lm.generator.weight,
              "generator.bias": lm.generator.bias}
-    scale = math.sqrt(s.E) if lm.embed.scale else 1.0
+    scale = math.sqrt(cfg.E) if lm.embed.scale else 1.0
     state["src_embed.lookup.weight"] = lm.embed.lookup.weight * scale  # (vocab_size, E)
     state["tgt_embed.lookup.weight"] = state["src_embed.lookup.weight"]  # one table: a single stack reads one sequence
-    for i in range(s.layers):
+    for i in range(cfg.layers):
         for name, value in lm.blocks[i].state_dict().items():
             state[f"decoder.{i}.{name.replace('norm2.', 'norm3.')}"] = value  # the FFN's norm is norm3 there
     with torch.no_grad():
         model.load_state_dict({k: v.detach().clone() for k, v in state.items()})
     model.requires_grad_(False)
-    return TrainedModel(config=cfg, model=model, batch=reversal_sequence(s, seed=s.seed), weights=weights)
+    return model
 
 
 # --------------------------------------------------------------------------------------------
@@ -501,9 +507,13 @@ class LMResult:
     steps_done: int
     stopped: str | None
     seconds: float
+    # The trained CausalLM and its tokenizer, only when asked for (``keep_model``): not plain values.
+    trained: tuple[CausalLM, CharTokenizer] | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(replace(self, trained=None))
+        del out["trained"]
+        return out
 
 
 def _mean_loss(model: CausalLM, seqs: Tensor) -> float:
@@ -525,11 +535,12 @@ def generate(model: CausalLM, prompt: list[int], n: int, M: int, temperature: fl
 
 def train_lm(settings: LMSettings | None = None, *, text: str | None = None,
              on_progress: ProgressCallback | None = None, stop: threading.Event | None = None,
-             max_seconds: float | None = None) -> LMResult:
+             max_seconds: float | None = None, keep_model: bool = False) -> LMResult:
     """Train a fresh CausalLM on the shipped passages (or ``text``) and sample from it.
 
     The last ``val_fraction`` of the sequences is held out: its loss, measured a few times during
     the run, shows whether the model learns the language or memorises the training lines.
+    ``keep_model`` keeps the trained model and its tokenizer in the result's ``trained`` (core.decode ships one).
     """
     s = settings or LMSettings()
     _check_run(s.N, s.steps, s.lr, max_seconds, s.seed)
@@ -566,6 +577,7 @@ def train_lm(settings: LMSettings | None = None, *, text: str | None = None,
             start = prompt or [int(data[0, 0])]  # an empty prompt starts where the text starts
             samples = [tok.decode(generate(model, start, s.sample_tokens, s.M, s.temperature, gen))
                        for _ in range(s.samples)]
+            trained = (model.requires_grad_(False), tok) if keep_model else None
         finally:
             # Let go of the model and the data now, even on an error (its traceback keeps this frame's
             # names alive). Set to None, not deleted: next_batch and report still name them.
@@ -574,7 +586,7 @@ def train_lm(settings: LMSettings | None = None, *, text: str | None = None,
         settings=asdict(s), vocab_size=len(tok), tokens=sum(1 for _ in tok.split(text)),
         train_sequences=len(seqs) - n_val, val_sequences=n_val, loss=losses, val_loss=val_loss,
         uniform_loss=math.log(len(tok)), samples=samples, steps_done=len(losses), stopped=stopped,
-        seconds=seconds)
+        seconds=seconds, trained=trained)
 
 
 # --------------------------------------------------------------------------------------------

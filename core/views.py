@@ -16,7 +16,7 @@ from torch import Tensor
 from .config import TransformerConfig, divisors, longest_sequence
 from .memory import FP16_BYTES, every_layer, kv_cache_bytes, kv_cache_shape
 from .model import PositionalEncoding, sinusoidal_table
-from .positions import apply_rope, rope_angles
+from .positions import apply_rope, relative_position_bucket, rope_angles
 from .rows import EXTRAS, ROWS, extras_for, rows_for
 from .slim import slim_attention
 from .trace import Trace
@@ -514,3 +514,36 @@ def context_cost(cfg: TransformerConfig, tokens: int, bytes_per_number: int = FP
     bytes, what a served model sets aside per conversation."""
     return kv_cache_bytes(cfg.replace(N=1, M=tokens, max_len=max(cfg.max_len, tokens)), 0, bytes_per_number,
                           nhead_kv)
+
+
+@dataclass(frozen=True)
+class RelativeBuckets:
+    """T5's bucket of every (query i, key j) pair of one stack, cut for drawing: ``buckets[i][j]``."""
+
+    stack: str  # "encoder" or "decoder"
+    bidirectional: bool  # the encoder's keys after the query get buckets of their own; the decoder's are masked
+    length: int  # the stack's sequence: M, or M_target for an encoder-decoder's decoder
+    positions: int  # positions shown (at most MAX_POSITIONS)
+    buckets: list[list[int]]
+    offsets: dict[int, tuple[int, int]]  # each bucket shown -> the lowest and highest offset j - i it holds here
+
+
+def relative_view(cfg: TransformerConfig, cap: int = MAX_POSITIONS) -> list[RelativeBuckets]:
+    """Each stack's buckets over its first positions, from the function the model itself uses
+    (core.positions.relative_position_bucket): the encoder's bidirectional, the decoder's causal."""
+    stacks = {"encoder-decoder": [("encoder", True, cfg.M), ("decoder", False, cfg.M_target)],
+              "decoder-only": [("decoder", False, cfg.M)], "encoder-only": [("encoder", True, cfg.M)]}[cfg.arch]
+    out = []
+    for stack, bidirectional, L in stacks:
+        P = min(L, cap)
+        offset = torch.arange(P)[None, :] - torch.arange(P)[:, None]  # (P, P): key j minus query i
+        bucket = relative_position_bucket(offset, bidirectional, cfg.relative_buckets, cfg.relative_max_distance)
+        offsets: dict[int, tuple[int, int]] = {}
+        seen = relative_position_bucket(torch.arange(-(P - 1), P), bidirectional, cfg.relative_buckets,
+                                        cfg.relative_max_distance)  # (2P - 1,): every offset shown, once
+        for d, b in zip(range(-(P - 1), P), seen.tolist()):
+            low, high = offsets.get(b, (d, d))
+            offsets[b] = (min(low, d), max(high, d))
+        out.append(RelativeBuckets(stack=stack, bidirectional=bidirectional, length=L, positions=P,
+                                   buckets=bucket.tolist(), offsets=dict(sorted(offsets.items()))))
+    return out

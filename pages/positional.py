@@ -1,6 +1,6 @@
 """Positional encoding: the M x E table as a heatmap, a few dimensions as curves, and the
 sinusoidal and learned kinds side by side; for a RoPE model, its rotation angles and the relative
-property measured live.
+property measured live; for a T5 model, the bucket of every (query, key) pair.
 
 core.views builds capped tables (at most MAX_POSITIONS positions and MAX_DIMS dimensions drawn),
 so no slider position makes this page allocate more than a few megabytes.
@@ -19,6 +19,7 @@ from ui.charts import drawn_at_this_link, map_box, show_chart, show_numbers
 from ui.guard import guard
 from ui.layout import narrowest_only_caption
 from ui.page_links import MAX_CURVES, curve_dims, positional_tabs
+from ui.relative_tab import relative_tab, relative_words
 from ui.streamlit_internals import leave_legacy_pages_mode
 from ui.sidebar import forget_link_warnings, this_run
 from ui.traces import cached_shapes, cached_trace, config_over_budget
@@ -161,6 +162,8 @@ def kind_words(cfg) -> str:
         return ("This model uses **RoPE** (rotary positions): nothing is added to its token embeddings. Instead "
                 "every attention layer turns each query and each key by angles that grow with its position, one "
                 f"angle per pair of a head's d_k = {cfg.d_k} dimensions, and leaves the values as they are.")
+    if cfg.positional == "relative":
+        return relative_words(cfg)
     if cfg.positional == "none":
         order = ("Only its causal mask hints at order (position i sees i + 1 keys)." if cfg.arch == "decoder-only"
                  else "Shuffle its tokens and each one's output is shuffled the same way, unchanged.")
@@ -201,18 +204,22 @@ with guard("Building the positional tables"):
 # The sidebar has put the tab and the curves' dimensions in the URL (tab=curves&dims=0,1,30,31:
 # ui.page_links) and read them from a link; the tabs keep their state (a key and on_change) for that.
 tabs = st.tabs(positional_tabs(cfg), key="p_tab", on_change=forget_link_warnings)
-tab_table, tab_curves, tab_compare = tabs[-3:]  # a RoPE model's page has its rotation first
+tab_table, tab_curves, tab_compare = tabs[-3:]  # a RoPE model's page has its rotation first, a T5 model's buckets
 if cfg.positional == "rope":
     with tabs[0], guard("RoPE's rotation"):
         rope_tab(cfg)
+if cfg.positional == "relative":
+    with tabs[0], guard("The relative buckets"):
+        relative_tab(cfg)
 
 with tab_table, guard("The table heatmap"):
     if cfg.positional in KINDS:
         table_tab(cfg, views[cfg.positional])
     else:
         st.info("This model adds no table to its token embeddings"
-                + (": RoPE turns q and k instead (its first tab). " if cfg.positional == "rope" else
-                   ", and has no other position signal. ")
+                + {"rope": ": RoPE turns q and k instead (its first tab). ",
+                   "relative": ": T5's relative bias is added to the scores instead (its first tab). "}.get(
+                    cfg.positional, ", and has no other position signal. ")
                 + "The other tabs show the sinusoidal and learned tables a model like it could add.",
                 icon=":material/info:")
 

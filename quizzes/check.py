@@ -328,8 +328,10 @@ def readable(question: Question, given: Any, symbols: Mapping[str, Any] | None =
 # symbols that are equal at the learner's config: by default M_target = M = 8. Their K/V heads keep the kind
 # the learner's config has (see probes_like): multi-head, grouped-query or multi-query attention.
 _PROBE_SIZES = (
-    {"N": 3, "M": 5, "M_target": 7, "E": 48, "d_ff": 92, "vocab_size": 13, "layers": 6, "max_len": 9},
-    {"N": 5, "M": 11, "M_target": 13, "E": 60, "d_ff": 84, "vocab_size": 17, "layers": 2, "max_len": 23},
+    {"N": 3, "M": 5, "M_target": 7, "E": 48, "d_ff": 92, "vocab_size": 13, "layers": 6, "max_len": 9,
+     "relative_buckets": 12},
+    {"N": 5, "M": 11, "M_target": 13, "E": 60, "d_ff": 84, "vocab_size": 17, "layers": 2, "max_len": 23,
+     "relative_buckets": 6},
 )
 # (nhead, nhead_kv) of each probe, by the kind of attention: the groups of the grouped-query probes differ
 # (2 and 3 query heads a K/V head), so nhead/2 is not taken for nhead_kv.

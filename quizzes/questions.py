@@ -93,7 +93,8 @@ def symbols_of(c: TransformerConfig) -> dict[str, Any]:
     """The learner's symbols (N, M, E, d_k, ...) and their values at config ``c``."""
     return {"N": c.N, "M": c.M, "M_target": c.M_target, "E": c.E, "nhead": c.nhead, "nhead_kv": c.nhead_kv,
             "d_k": c.d_k, "d_ff": c.d_ff, "vocab_size": c.vocab_size, "layers": c.layers, "max_len": c.max_len,
-            "max_len_plus_one": c.max_len + 1, "positional": c.positional, "arch": c.arch}
+            "max_len_plus_one": c.max_len + 1, "positional": c.positional, "arch": c.arch,
+            "relative_buckets": c.relative_buckets, "relative_max_distance": c.relative_max_distance}
 
 
 Rule = Callable[[Context], Any]

@@ -119,7 +119,9 @@ def legend_lines(cfg: TransformerConfig) -> tuple[str, ...]:
     positions = {"sinusoidal": "Positions: the sinusoidal table, added to the embeddings",
                  "learned": "Positions: a learned table (max_len × E), added to the embeddings",
                  "rope": "Positions: RoPE turns Q and K in each self-attention; nothing is added",
-                 "none": "Positions: none (nothing tells the positions apart)"}[cfg.positional]
+                 "none": "Positions: none (nothing tells the positions apart)",
+                 "relative": "Positions: T5's relative bias, one table per stack, added to each self-attention's "
+                             "scores"}[cfg.positional]
     ffn = {"relu": "Feed forward: ReLU between two matrices", "gelu": "Feed forward: GELU between two matrices",
            "swiglu": "Feed forward: SwiGLU, three matrices (gate, up, down)"}[cfg.activation]
     return family, placement, heads_words(cfg), positions, ffn
@@ -187,6 +189,7 @@ class _Column:
             words = ("Inputs", "(source token ids)") if side == "src" else ("Outputs, shifted right",
                                                                             "(target token ids)")
             embed = ("Input embedding", "× √E") if side == "src" else ("Output embedding", "× √E")
+            embed = embed if cfg.scale_embeddings else embed[:1]  # T5 scales the decoder output instead
         else:
             words, embed = ("Inputs", "(token ids)"), ("Token embedding",)
         self.add(s, words, "io", 0, _spoken(words))
@@ -202,6 +205,9 @@ class _Column:
             return f"{s}_add"
         if cfg.positional == "rope":
             self.beside(f"{s}_rope", ("RoPE angles", "turn Q and K"), f"{s}_emb", f"RoPE's rotation angles{whose}")
+        if cfg.positional == "relative":
+            self.beside(f"{s}_rel", ("Relative bias", "added to scores"), f"{s}_emb",
+                        f"T5's relative position bias{whose}")
         return f"{s}_emb"
 
     def layer(self, below: str, first_hook: str, sublayers: tuple[str, ...], out_hook: str) -> str:
@@ -249,6 +255,9 @@ class _Column:
             if sub != "ffn" and cfg.positional == "rope" and sub == "self":
                 self.link(f"{'src' if st == 'enc' else 'tgt'}_rope", name,
                           f"{'src' if st == 'enc' else 'tgt'}.pos", role=" to turn its Q and K")
+            if cfg.positional == "relative" and sub == "self":
+                self.link(f"{'src' if st == 'enc' else 'tgt'}_rel", name, f"{st}.relative_bias",
+                          role=" to add to its scores")
             gap = STEP
         self.frame = (start, len(self.boxes) - 1)
         if cfg.norm_first:

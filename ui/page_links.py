@@ -102,6 +102,7 @@ class Choice:
     # choice out, and a link that gives it is told ``why_not``.
     when: Callable[[TransformerConfig], bool] = lambda cfg: True
     why_not: str = ""
+    free: int = 0  # a free text (the decoding page's prompt): any text, at most this many characters in the link
 
     def key_at(self, cfg: TransformerConfig) -> str:
         """The widget's key at this config."""
@@ -111,12 +112,16 @@ class Choice:
         """Whether the widget can show ``value``: one of its options, or for a list, a few of them."""
         if self.most:
             return isinstance(value, list) and len(value) <= self.most and all(v in options for v in value)
+        if self.free:
+            return isinstance(value, str)
         return value in options
 
     def written(self, value: Any, options: Sequence) -> str:
         """``value`` as the URL writes it: by its place for a numbered choice, as text for a named one."""
         if self.most:
             return ",".join(map(str, value))
+        if self.free:
+            return value[:self.free]
         if self.counts:
             return str(self.first + options.index(value))
         return self.text(value)
@@ -136,12 +141,15 @@ assert set(KIND_TEXT) == set(ALL_KINDS)
 # The positional page's tabs, and their names in a link (tab=curves); a RoPE model's page opens on its rotation.
 POSITIONAL_TABS = {"M × E table": "table", "Dimensions as curves": "curves", "Sinusoidal vs learned": "compare"}
 ROPE_TAB = {"RoPE rotation": "rope"}
-TAB_TEXT = {**ROPE_TAB, **POSITIONAL_TABS}
+RELATIVE_TAB = {"Relative buckets": "relative"}  # T5's: the bucket of every (query, key) pair
+TAB_TEXT = {**ROPE_TAB, **RELATIVE_TAB, **POSITIONAL_TABS}
 
 
 def positional_tabs(cfg: TransformerConfig) -> list[str]:
-    """The positional page's tabs at this config: a RoPE model's rotation first, then the added tables'."""
-    return list(TAB_TEXT) if cfg.positional == "rope" else list(POSITIONAL_TABS)
+    """The positional page's tabs at this config: a RoPE model's rotation or a T5 model's buckets first, then the
+    added tables'."""
+    first = {"rope": ROPE_TAB, "relative": RELATIVE_TAB}.get(cfg.positional, {})
+    return [*first, *POSITIONAL_TABS]
 
 
 MAX_CURVES = 8  # dimensions drawn as curves at once
@@ -220,7 +228,46 @@ def _rope_position(name: str, key: str, default: int) -> Choice:
                   why_not="only a RoPE model's page checks the score at shifted positions")
 
 
+# The decoding page's knobs: strategy=beam&beams=4&prompt=To+be opens on that run, the same ids every time
+# (sampling is seeded). Its model is its own, not the sidebar's, so no choice depends on the config.
+DECODING_STRATEGIES = ("greedy", "beam", "sample", "mbr")
+DECODING_MODELS = ("char-lm", "untrained", "reversal")
+LENGTH_PENALTIES = (-1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
+EARLY_STOPPING = ("false", "true", "never")
+TEMPERATURES = (0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 1.0, 1.2, 1.5, 2.0, 3.0)
+TOP_PS = (0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0)
+MAX_DECODING_G = 48
+MAX_LINK_PROMPT = 500
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"  # 0.5, 1, 1.5: as a learner types them
+
+
+def _fixed(options: Sequence, default: Any) -> tuple[Callable, Callable]:
+    return (lambda cfg, state: options), (lambda cfg, state: default)
+
+
+DECODING_CHOICES = (
+    Choice("strategy", "d_strategy", *_fixed(DECODING_STRATEGIES, "beam")),
+    Choice("model", "d_model", *_fixed(DECODING_MODELS, "char-lm")),
+    Choice("prompt", "d_prompt", *_fixed((), "To be, or not to be"), free=MAX_LINK_PROMPT),
+    Choice("G", "d_G", *_fixed(range(1, MAX_DECODING_G + 1), 24), counts="new tokens", first=1,
+           whose=lambda cfg, state: "the page's"),
+    Choice("beams", "d_beams", *_fixed(range(1, 9), 4), counts="beam counts", first=1,
+           whose=lambda cfg, state: "the page's"),
+    Choice("lp", "d_lp", *_fixed(LENGTH_PENALTIES, 1.0), _number),
+    Choice("early", "d_early", *_fixed(EARLY_STOPPING, "false")),
+    Choice("T", "d_T", *_fixed(TEMPERATURES, 1.0), _number),
+    Choice("k", "d_k", *_fixed(range(0, 101), 0), counts="top-k values (0 is off)", whose=lambda cfg, state: "the"),
+    Choice("p", "d_p", *_fixed(TOP_PS, 1.0), _number),
+    Choice("S", "d_S", *_fixed(range(2, 17), 8), counts="sample counts", first=2, whose=lambda cfg, state: "the"),
+    Choice("seed", "d_seed", *_fixed(range(0, MAX_SEED + 1), 0), counts="seeds", whose=lambda cfg, state: "the"),
+)
+
+
 PAGE_CHOICES: dict[str, tuple[Choice, ...]] = {
+    "decoding": DECODING_CHOICES,
     "": EXPLORER_CHOICES,  # the default page's url_path
     "explorer": EXPLORER_CHOICES,
     "attention": (
@@ -287,6 +334,12 @@ def read_choice(choice: Choice, raw: Any, cfg: TransformerConfig, state: State =
     the end becomes the last) or its default, with a sentence saying so. Never raises."""
     if choice.most:
         return _read_list(choice, raw, cfg, state)
+    if choice.free:  # any text, cut to its length: it is shown as text, never run
+        text = str(raw)
+        if len(text) <= choice.free:
+            return text, None
+        return text[:choice.free], (f"{choice.name}={one_line(text)!r}… is {len(text):,} characters long; the link keeps "
+                                    f"its first {choice.free:,}.")
     options = choice.options(cfg, state)
     default = choice.default(cfg, state)
     shown = warning_quote(raw)

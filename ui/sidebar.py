@@ -53,7 +53,8 @@ ONE_STACK_LABELS = {
 ARCH_NAMES = {"encoder-decoder": "encoder-decoder (the paper, T5)", "decoder-only": "decoder-only (GPT, Llama)",
               "encoder-only": "encoder-only (BERT)"}
 NORM_FIRST_NAMES = {False: "post-norm (the paper)", True: "pre-norm (GPT-2, Llama)"}
-POSITIONAL_NAMES = {"sinusoidal": "sinusoidal", "learned": "learned", "rope": "RoPE", "none": "none"}
+POSITIONAL_NAMES = {"sinusoidal": "sinusoidal", "learned": "learned", "rope": "RoPE", "none": "none",
+                    "relative": "relative (T5)"}
 CUSTOM = "(custom)"
 _RUN = "sidebar_run"  # the Run handed to the page (this_run); callbacks read the last run's
 _SHOWN = "shown_"  # a disabled copy of a widget, showing the value a text or the trained model sets
@@ -488,7 +489,8 @@ def _architecture(sb, nhead: int, d_k: int, used: dict[str, Any]) -> None:
     sb.radio(LABELS["positional"], format_func=POSITIONAL_NAMES.__getitem__, horizontal=True,
              on_change=_choose_positional, **positions,
              help="Sinusoidal and learned positions are added to the token embeddings; RoPE rotates each head's "
-                  "queries and keys by their positions instead; none gives the model no positions at all."
+                  "queries and keys by their positions instead; relative (T5) adds a learned bias per head and offset "
+                  "bucket to the scores; none gives the model no positions at all."
                   + ("" if "rope" in kinds else f" RoPE is not offered now: it turns pairs of dimensions, and d_k = "
                                                 f"E/nhead = {d_k} is odd."))
     if wanted == "rope" and positional != "rope" and not positions["disabled"]:

@@ -18,8 +18,9 @@ The experiments live by topic: ``order`` (an RNN's steps against attention, posi
 (skip connections, the FFN), ``attention`` (scaling, heads, the softmax's axis), ``masking`` (the
 causal mask, the shifted target) and ``shapes`` (parameter counts and shapes); ``base`` holds the
 caps, ``Evidence`` and ``bounded``. The later parts have their own: ``families`` (what each family keeps,
-and the counts of GQA, SwiGLU and the norms), ``heads`` (shared K/V heads and the KV cache), ``rope`` and
-``norms`` (RMSNorm against LayerNorm, pre-norm against post-norm). This package names them all and runs one by name.
+and the counts of GQA, SwiGLU and the norms), ``heads`` (shared K/V heads and the KV cache), ``rope``,
+``relative`` (T5's buckets, shared embedding and unscaled scores) and ``norms`` (RMSNorm against LayerNorm,
+pre-norm against post-norm). This package names them all and runs one by name.
 """
 
 from __future__ import annotations
@@ -33,12 +34,14 @@ from .base import (MAX_DEPTH, MAX_FF, MAX_FFN_PROBE_WIDTH, MAX_GRU_ELEMENTS, MAX
                    MAX_HEAD_TRIES, MAX_LEN, MAX_MASK_DRAWN, MAX_MASK_SIDE, MAX_SCORE_WIDTH, MAX_VOCAB, MAX_WIDTH,
                    MIN_WIDTH, NUDGES, PROBE_INPUTS, PROBE_WIDTH, RAISED_WIDTH, SIZE_LABELS, Evidence, bounded,
                    raised_note)
+from .decoding import decoding
 from .families import family_parts, family_reach, part_counts
 from .heads import kv_cache, kv_sharing
 from .layers import ffn_layers, residual_ablation
 from .norms import norm_compare, pre_post_gradient
 from .masking import causal_probe, mask_counts, shift_right
 from .order import dependency_maps, gru_run, learned_positions, permutation
+from .relative import relative_probe
 from .rope import rope_probe
 from .shapes import attention_shapes, batch_first, parameter_counts, pass_shapes
 
@@ -47,7 +50,7 @@ EXPERIMENTS: dict[str, Callable[[TransformerConfig], Evidence]] = {
                             ffn_layers, learned_positions, causal_probe, mask_counts, shift_right,
                             parameter_counts, softmax_axis, batch_first, attention_shapes, pass_shapes,
                             family_parts, family_reach, part_counts, kv_sharing, kv_cache, rope_probe, norm_compare,
-                            pre_post_gradient)
+                            pre_post_gradient, relative_probe, decoding)
 }
 
 

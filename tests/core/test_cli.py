@@ -115,11 +115,15 @@ def test_every_config_field_is_a_flag_of_both_commands_in_both_spellings():
 
     expected = TransformerConfig(N=3, M=5, E=12, nhead=6, vocab_size=50, M_target=6, layers=1, d_ff=20,
                                  positional="rope", max_len=9, tie_embeddings=True, seed=7, norm_first=True,
-                                 norm="rmsnorm", activation="swiglu", nhead_kv=2, bias=False)
+                                 norm="rmsnorm", activation="swiglu", nhead_kv=2, bias=False,
+                                 relative_buckets=12, relative_max_distance=40, scale_scores=False,
+                                 scale_embeddings=False)
     underscores = ["--N", "3", "--M", "5", "--E", "12", "--nhead", "6", "--vocab_size", "50", "--M_target", "6",
                    "--layers", "1", "--d_ff", "20", "--positional", "rope", "--max_len", "9",
                    "--tie_embeddings", "--seed", "7", "--arch", "encoder-decoder", "--norm_first",
-                   "--norm", "rmsnorm", "--activation", "swiglu", "--nhead_kv", "2", "--no-bias"]
+                   "--norm", "rmsnorm", "--activation", "swiglu", "--nhead_kv", "2", "--no-bias",
+                   "--relative_buckets", "12", "--relative_max_distance", "40", "--no-scale_scores",
+                   "--no-scale_embeddings"]
     # Multi-head latent attention's fields go with a decoder-only RoPE model of their own.
     latent = TransformerConfig(arch="decoder-only", positional="rope", attention="mla", kv_lora_rank=7, q_lora_rank=3,
                                rope_head_dim=2, nope_head_dim=5, v_head_dim=6)

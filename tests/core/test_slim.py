@@ -155,6 +155,12 @@ FAMILIES = [
                       norm_first=True),
     TransformerConfig(N=2, M=9, M_target=5, E=16, nhead=4, nhead_kv=2, vocab_size=30, layers=2, positional="rope",
                       norm_first=True, norm="rmsnorm"),  # RoPE turns the decoder by M_target's positions
+    # T5's parts: each stack's layer 0 makes the bias every deeper layer reads
+    TransformerConfig(N=2, M=9, M_target=5, E=16, nhead=4, vocab_size=30, layers=3, positional="relative",
+                      relative_buckets=8, relative_max_distance=12, norm="rmsnorm", norm_first=True, bias=False,
+                      tie_embeddings=True, scale_scores=False, scale_embeddings=False),
+    TransformerConfig(arch="decoder-only", N=1, M=7, E=8, nhead=2, vocab_size=30, layers=2, positional="relative",
+                      relative_buckets=6, relative_max_distance=9),
 ]
 
 

@@ -12,6 +12,7 @@ from core.model import build_causal_lm
 from core.steps import plain_step, step_through
 from core.tokens import text_config, tokenize
 from core.train import ReversalSettings, trained_reversal
+from transformers.models.t5.modeling_t5 import T5Attention
 
 TEXT = "the cat sat on the mat\nthe dog ran"
 
@@ -88,9 +89,16 @@ def independent(step, cfg):
         return projection(step, "Q")
     if key == "kv_one_head":
         return projection(step, "K")
+    if key == "relative_buckets":  # Hugging Face's own bucket function, on the step's offsets
+        return T5Attention._relative_position_bucket(
+            step.operand("offset"), bidirectional=cfg.arch != "decoder-only",
+            num_buckets=int(step.operand("relative_buckets")), max_distance=int(step.operand("relative_max_distance")))
+    if key == "relative_bias":
+        return step.operand("T")[step.operand("bucket")].permute(2, 0, 1)  # (M, M, nhead) -> (nhead, M, M)
     if key == "attention_scores":
         Q, K, blocked = step.operand("Q"), step.operand("K"), step.operand("blocked")
-        scores = Q @ K.transpose(-2, -1) / step.operand("√d_k")
+        scores = Q @ K.transpose(-2, -1) / (step.operand("√d_k") if "√d_k" in step.formula else 1)
+        scores = scores + (step.operand("bias") if "bias" in step.formula else 0)
         return torch.softmax(scores.masked_fill(blocked[:, None], float("-inf")), dim=-1)
     if key == "head_output":
         A, V = (o.value for o in step.operands)
@@ -108,12 +116,13 @@ def independent(step, cfg):
     if key in ("encoder_output", "final_output", "decoder_output"):
         s = step.operand("x") + opt(step, "a") + opt(step, "c") + step.operand("f")
         return norm(s, step)
+    scale = step.operand("1/√E") if "1/√E" in step.formula else 1
     if key == "logits":
-        return step.operand("Y") @ step.operand("W_out") + opt(step, "b_out")
+        return step.operand("Y") * scale @ step.operand("W_out") + opt(step, "b_out")
     if key == "output_probabilities":
         if any(o.name == "logits" for o in step.operands):
             return torch.softmax(step.operand("logits"), dim=-1)
-        return torch.softmax(step.operand("Y") @ step.operand("W_out") + opt(step, "b_out"), dim=-1)
+        return torch.softmax(step.operand("Y") * scale @ step.operand("W_out") + opt(step, "b_out"), dim=-1)
     raise AssertionError(f"no independent computation for {key}")
 
 
@@ -127,6 +136,11 @@ CONFIGS = [
     dict(arch="decoder-only", layers=2, positional="learned", activation="gelu"),
     dict(arch="encoder-only", layers=1, norm_first=True),
     dict(arch="encoder-only", layers=1, positional="none", activation="swiglu", nhead=4, nhead_kv=2),
+    # T5's parts: relative buckets (8 of them, so far offsets share), no 1/sqrt(d_k), one matrix scaled on the way out
+    dict(layers=1, positional="relative", relative_buckets=8, relative_max_distance=12, norm="rmsnorm",
+         norm_first=True, bias=False, tie_embeddings=True, scale_scores=False, scale_embeddings=False),
+    dict(arch="decoder-only", layers=1, positional="relative", relative_buckets=6, relative_max_distance=5,
+         norm_first=True, scale_scores=False),
 ]
 
 

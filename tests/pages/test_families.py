@@ -29,7 +29,7 @@ def test_the_architecture_group_holds_every_part_and_its_default_is_the_papers_m
     assert at.sidebar.radio(key="w_norm_first").options == ["post-norm (the paper)", "pre-norm (GPT-2, Llama)"]
     assert at.sidebar.radio(key="w_norm").options == ["LayerNorm", "RMSNorm"]
     assert at.sidebar.radio(key="w_activation").options == ["ReLU", "GELU", "SwiGLU"]
-    assert at.sidebar.radio(key="w_positional").options == ["sinusoidal", "learned", "RoPE", "none"]
+    assert at.sidebar.radio(key="w_positional").options == ["sinusoidal", "learned", "RoPE", "none", "relative (T5)"]
     assert at.sidebar.checkbox(key="w_bias").value is True
     # nhead = 2 allows 1 or 2 K/V heads, each named beside its number.
     assert at.sidebar.select_slider(key="w_nhead_kv").options == ["1 (MQA)", "2 (MHA)"]

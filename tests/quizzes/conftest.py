@@ -21,14 +21,22 @@ ENCODER_A = TransformerConfig(arch="encoder-only", N=2, M=8, E=16, nhead=2, voca
 ENCODER_B = TransformerConfig(arch="encoder-only", N=3, M=6, E=24, nhead=4, nhead_kv=2, vocab_size=50, layers=3,
                               d_ff=40, positional="learned", activation="gelu", norm_first=True)
 
+# T5's parts (relative positions, pre-norm RMSNorm, no bias, one shared matrix, no 1/sqrt(d_k)): A's 8 buckets
+# share far offsets at M = 8, B's 32 give each of its offsets a bucket.
+T5_A = TransformerConfig(N=2, M=8, E=16, nhead=2, vocab_size=100, d_ff=32, positional="relative", relative_buckets=8,
+                         relative_max_distance=16, norm="rmsnorm", norm_first=True, bias=False, tie_embeddings=True,
+                         scale_scores=False, scale_embeddings=False)
+T5_B = T5_A.replace(N=3, M=6, M_target=5, E=24, nhead=4, vocab_size=50, layers=3, d_ff=40, relative_buckets=32,
+                    relative_max_distance=128)
+
 # Each family's configs; a pair of the same family is compared by the parametric test.
 FAMILY_CONFIGS = {
-    "encoder-decoder": (CONFIG_A, CONFIG_B),
+    "encoder-decoder": (CONFIG_A, CONFIG_B, T5_A, T5_B),
     "decoder-only": (DECODER_A, DECODER_B, DECODER_GPT, DECODER_PLAIN),
     "encoder-only": (ENCODER_A, ENCODER_B),
 }
 ALL_CONFIGS = tuple(c for configs in FAMILY_CONFIGS.values() for c in configs)
-CONFIG_IDS = ("paper A", "paper B", "Llama-like", "MQA", "GPT-like", "paper layer, causal", "BERT A", "BERT B")
+CONFIG_IDS = ("paper A", "paper B", "T5 A", "T5 B", "Llama-like", "MQA", "GPT-like", "paper layer, causal", "BERT A", "BERT B")
 _CONTEXTS: dict[TransformerConfig, Context] = {}
 
 
