@@ -15,7 +15,8 @@ The exchange is one-way at a time, so a fresh page can never write over what it 
   something has, it stores nothing and reports ``{"text": what is stored, "seq": seq}`` as
   ``conflict`` instead, for the caller to merge and save again.
 Callers pass ``save=None`` until the first report arrives (``report``), and their text from then
-on.
+on. A read's ``seq`` comes back in its report (``report_for``), and ``area="session"`` keeps the
+text in the tab's sessionStorage, for that tab alone, instead of the site's localStorage.
 
 What comes back was written by a browser, so it is untrusted input: ``report`` checks its shape,
 and callers parse the text as they would an upload.
