@@ -240,6 +240,13 @@ def test_a_killed_replicas_learners_move_to_another_and_lose_nothing_but_their_r
     assert len(mine) >= 3, [(l.index, l.replica) for l in learners]
     trainer, quizzer, explorers = mine[0], mine[1], mine[2:]
 
+    open_quiz(quizzer.page, f"{cluster.url}/quiz?N={quizzer.N}")
+    answer_wrongly(quizzer.page, set())
+    expect(score_line(quizzer.page)).to_contain_text("0 right, 1 wrong", timeout=LOAD)
+    score = score_line(quizzer.page).inner_text()
+
+    shown = {learner.index: press_m(learner, on_the_explorer(learner)) for learner in explorers}
+
     trainer.page.goto(f"{cluster.url}{MASK_OFF_LINK}&N={trainer.N}")
     steps = trainer.page.locator('[data-testid="stSlider"]').filter(has_text="steps").first.get_by_role("slider")
     expect(steps).to_be_visible(timeout=LOAD)
@@ -247,15 +254,9 @@ def test_a_killed_replicas_learners_move_to_another_and_lose_nothing_but_their_r
     steps.focus()
     steps.press("End")  # the longest run: still going when its replica dies
     idle(trainer.page)
-    trainer.page.locator(".st-key-tl_rev_run button").click()
+    trainer.page.locator(".st-key-tl_rev_run button").click()  # last: a run stops by itself after 60 s
     expect(trainer.page.get_by_text(re.compile(r"^step \d+ of"))).to_be_visible(timeout=LOAD)
 
-    open_quiz(quizzer.page, f"{cluster.url}/quiz?N={quizzer.N}")
-    answer_wrongly(quizzer.page, set())
-    expect(score_line(quizzer.page)).to_contain_text("0 right, 1 wrong", timeout=LOAD)
-    score = score_line(quizzer.page).inner_text()
-
-    shown = {learner.index: press_m(learner, on_the_explorer(learner)) for learner in explorers}
     links = {l.index: query(l.page) for l in mine}
     assert links[trainer.index]["mask"] == ["off"] and links[quizzer.index]["N"] == [str(quizzer.N)]
     marks = {l.index: len(l.served) for l in mine}
