@@ -30,9 +30,12 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(port: int, log_path: Path, script: str = "streamlit_app.py", cwd: Path = ROOT) -> subprocess.Popen:
-    """Start `streamlit run <script>` from ``cwd`` on ``port``; its output goes to ``log_path``."""
-    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false", STREAMLIT_SERVER_FILE_WATCHER_TYPE="none")
+def start_server(port: int, log_path: Path, script: str = "streamlit_app.py", cwd: Path = ROOT,
+                 env: dict[str, str] | None = None) -> subprocess.Popen:
+    """Start `streamlit run <script>` from ``cwd`` on ``port``; its output goes to ``log_path``. ``env``
+    adds to the environment (a replica's shared cookie secret, say)."""
+    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false", STREAMLIT_SERVER_FILE_WATCHER_TYPE="none",
+               **(env or {}))
     cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1"]
     with open(log_path, "w") as log:  # the child keeps its own copy of the descriptor

@@ -26,6 +26,7 @@ from render.lab_charts import (MASK_OFF, MASK_ON, accuracy_chart, attention_char
 from render.tables import in_words
 from ui.charts import drawn_at_this_link, show_chart
 from ui.guard import guard
+from ui.lab_marks import mark_runs, runs_lost
 from ui.lab_runs import LabRun, keep_trained, start_run
 from ui.page_links import LAB_TASKS
 from ui.streamlit_internals import leave_legacy_pages_mode
@@ -438,12 +439,33 @@ def held_out_words(res: dict, val: list[tuple[int, float]]) -> str:
     return f"{rose}; meanwhile {training}, so the rise is not memorisation, which pushes the training loss down."
 
 
+PREFIXES = {"reversal": "tl_rev", "language-model": "tl_lm"}  # each experiment's (LAB_TASKS) widget keys
+
+
+def runs_going() -> dict[str, bool]:
+    """Whether this session has a run of each experiment (going, or ended and not yet shown)."""
+    return {task: f"{prefix}_training" in st.session_state for task, prefix in PREFIXES.items()}
+
+
+def lost_runs_notice() -> None:
+    """Say so when a run this tab started went with the server session that ran it (ui/lab_marks.py)."""
+    lost = runs_lost(runs_going())
+    if lost:
+        names = in_words([f"*{label}*" for label, task in LAB_TASKS.items() if task in lost])
+        st.warning(f"The training run of {names} that this tab started has stopped: the server session running "
+                   "it ended (the server restarted, or this page reconnected to another one), and the run with "
+                   "it. Your settings are kept: press **Train** to start it again.", icon=":material/sync_problem:")
+
+
 st.title("Training lab")
 st.caption("Small models trained live on this machine's CPU. The sidebar's sizes belong to the explorer's "
            "model; these experiments have their own sliders.")
+lost_runs_notice()
 # Keeps its state (a key and on_change), so that a link and Back can choose the experiment (task=).
 rev, lm = st.tabs(list(LAB_TASKS), key="tl_task", on_change=forget_link_warnings)
 with rev:
     reversal_tab()
 with lm:
     lm_tab()
+with st.sidebar:  # takes no room; beside the quiz's store (ui/quiz_sync.py)
+    mark_runs(runs_going())

@@ -15,7 +15,8 @@ The exchange is one-way at a time, so a fresh page can never write over what it 
   something has, it stores nothing and reports ``{"text": what is stored, "seq": seq}`` as
   ``conflict`` instead, for the caller to merge and save again.
 Callers pass ``save=None`` until the first report arrives (``report``), and their text from then
-on.
+on. A read's ``seq`` comes back in its report (``report_for``), and ``area="session"`` keeps the
+text in the tab's sessionStorage, for that tab alone, instead of the site's localStorage.
 
 What comes back was written by a browser, so it is untrusted input: ``report`` checks its shape,
 and callers parse the text as they would an upload.
@@ -36,24 +37,31 @@ _JS = """
 export default function (component) {
   const { data, setStateValue } = component;
   if (!data || typeof data.name !== "string") return;
+  let store;
+  try {
+    store = data.area === "session" ? window.sessionStorage : window.localStorage;
+  } catch (error) {
+    setStateValue("found", { available: false, text: "", seq: data.seq });
+    return;
+  }
   if (typeof data.save === "string") {
     try {
-      const current = window.localStorage.getItem(data.name) ?? "";
+      const current = store.getItem(data.name) ?? "";
       if (typeof data.base === "string" && current !== data.base && current !== data.save) {
         setStateValue("conflict", { text: current, seq: data.seq });
         return;
       }
-      window.localStorage.setItem(data.name, data.save);
+      store.setItem(data.name, data.save);
     } catch (error) {
-      setStateValue("found", { available: false, text: "" });
+      setStateValue("found", { available: false, text: "", seq: data.seq });
     }
     return;
   }
   let found;
   try {
-    found = { available: true, text: window.localStorage.getItem(data.name) ?? "" };
+    found = { available: true, text: store.getItem(data.name) ?? "", seq: data.seq };
   } catch (error) {
-    found = { available: false, text: "" };
+    found = { available: false, text: "", seq: data.seq };
   }
   setStateValue("found", found);
 }
@@ -62,11 +70,14 @@ export default function (component) {
 _store = st.components.v2.component("tse_browser_store", js=_JS)
 
 
-def browser_store(name: str, key: str, save: str | None, base: str | None = None, seq: int = 0) -> None:
+def browser_store(name: str, key: str, save: str | None, base: str | None = None, seq: int = 0,
+                  area: str = "local") -> None:
     """Mount the store for ``name`` under the widget key ``key`` (see the module docstring for
-    ``save`` and ``base``; ``seq`` numbers the save, and a conflict report names it). The element
-    takes no room on the page; read what the browser said with ``report`` and ``conflict``."""
-    _store(key=key, data={"name": PREFIX + name, "save": save, "base": base, "seq": seq},
+    ``save`` and ``base``; ``seq`` numbers the save, and a conflict report names it, as a read's
+    report does: report_for). ``area`` "session" keeps the text in the tab's sessionStorage instead,
+    for this tab alone. The element takes no room on the page; read what the browser said with
+    ``report`` and ``conflict``."""
+    _store(key=key, data={"name": PREFIX + name, "save": save, "base": base, "seq": seq, "area": area},
            default={"found": None, "conflict": None}, on_found_change=lambda: None,
            on_conflict_change=lambda: None, height=0)
 
@@ -85,6 +96,19 @@ def report(key: str) -> dict[str, Any] | None:
         return None
     text = found.get("text")
     return {"available": found.get("available") is True, "text": text if isinstance(text, str) else ""}
+
+
+def report_for(key: str, seq: int) -> dict[str, Any] | None:
+    """The browser's report of the read numbered ``seq``, or None while that read has not reported.
+
+    Why the number: when a tab reconnects to another server (a replica that died, a restart), the
+    browser hands the new session the store's last state, the report of a read made for the old
+    session, perhaps long before. A read numbered for this session tells its own report apart."""
+    state = st.session_state.get(key)
+    found = state.get("found") if isinstance(state, Mapping) else None
+    if not isinstance(found, Mapping) or found.get("seq") != seq:
+        return None
+    return report(key)
 
 
 def conflict(key: str) -> dict[str, Any] | None:
