@@ -12,7 +12,7 @@ P parameters (P_active: the ones one token's pass touches), D training tokens.
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import torch
@@ -226,10 +226,22 @@ def weight_bytes(params: int, precision: str) -> Figure:
 
 
 def kv_cache_bytes(cfg: TransformerConfig, context: int, batch: int, bytes_per_number: float = 2) -> Figure:
-    """K and V of every layer at every position of the context: 2·layers·b·nhead_kv·context·d_k numbers."""
-    value = 2 * cfg.layers * batch * cfg.nhead_kv * context * cfg.d_k * bytes_per_number
+    """K and V of every layer at every position of the context: 2·layers·b·nhead_kv·context·d_k numbers.
+
+    The encoder-decoder's decoder also keeps its cross-attention's K and V over the M source positions;
+    an encoder-only model generates nothing, so it keeps no cache.
+    """
+    L, kv, d_k, per = cfg.layers, cfg.nhead_kv, cfg.d_k, bytes_per_number
+    if cfg.arch == "encoder-only":
+        return Figure("KV cache", 0, "0: an encoder-only model reads its input once and generates nothing", "0",
+                      "bytes")
+    if cfg.arch == "encoder-decoder":
+        value = 2 * L * batch * kv * (context + cfg.M) * d_k * per
+        return Figure("KV cache", value, "2·layers·b·nhead_kv·(context + M)·d_k·bytes",
+                      f"2·{L}·{batch}·{kv}·({context:,} + {cfg.M:,})·{d_k}·{per:g}", "bytes")
+    value = 2 * L * batch * kv * context * d_k * per
     return Figure("KV cache", value, "2·layers·b·nhead_kv·context·d_k·bytes",
-                  f"2·{cfg.layers}·{batch}·{cfg.nhead_kv}·{context:,}·{cfg.d_k}·{bytes_per_number:g}", "bytes")
+                  f"2·{L}·{batch}·{kv}·{context:,}·{d_k}·{per:g}", "bytes")
 
 
 def peak_activation_bytes(cfg: TransformerConfig, context: int, batch: int, bytes_per_number: float = 2) -> Figure:
@@ -455,7 +467,7 @@ def cost_report(cfg: TransformerConfig, settings: CostSettings | None = None, li
     F = per_token["total"].value
     D = s.train_tokens if s.train_tokens is not None else chinchilla_tokens(p.active).value
     C = training_flops(p.active, D)
-    compute = {"FLOPs per token": per_token["total"], "rule of thumb": flops_rule_of_thumb(cfg, p),
+    compute = {"FLOPs per token": replace(per_token["total"], name="FLOPs per token"), "rule of thumb": flops_rule_of_thumb(cfg, p),
                "compute-optimal tokens": chinchilla_tokens(p.active), "training compute": C,
                "GPU-hours": gpu_hours(C.value, card.bf16_flops, s.mfu)}
     weights = {f"weights, {k}": weight_bytes(p.total, k) for k in BYTES_PER_NUMBER}
