@@ -13,7 +13,7 @@ from ui.components.scroll_keys import scroll_keys
 from ui.components.theme_watch import watch_theme
 from ui.layout import with_wrapper
 from ui.long_lived import freeze_long_lived
-from ui.sidebar import sidebar_config
+from ui.sidebar import give_to_page, sidebar_config
 from ui.theme import said_theme
 from ui.theme_css import theme_css
 from ui.warm_up import warm_shapes_in_background
@@ -58,7 +58,8 @@ page = st.navigation(PAGES)
 # browser's history tell the pages apart by it. (Imported without a server, the page has no title.)
 title = getattr(page, "title", None)
 st.set_page_config(page_title=f"{title} · {APP_TITLE}" if title else APP_TITLE)
-sidebar_config(getattr(page, "url_path", ""))  # the page's own choices go into its link too
+# The one config of this run, worked out before the page runs; the page reads it with ui.sidebar.this_run().
+give_to_page(sidebar_config(getattr(page, "url_path", "")))
 page.run()
 # Last in the sidebar, and hidden: these components draw nothing, and hidden (with the wrapper Streamlit
 # puts round their box) they leave no gap at the sidebar's foot, yet still run.

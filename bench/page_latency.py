@@ -132,8 +132,9 @@ def go_to(at: AppTest, cfg: TransformerConfig) -> None:
 
 
 def checked(at: AppTest, cfg: TransformerConfig) -> None:
-    if at.session_state["cfg"] != cfg:
-        raise RuntimeError(f"the app ran at {at.session_state['cfg']}, not {cfg}")
+    ran = at.session_state["sidebar_run"].cfg  # the Run the sidebar handed to the page (ui.sidebar.this_run)
+    if ran != cfg:
+        raise RuntimeError(f"the app ran at {ran}, not {cfg}")
 
 
 def page_times(at: AppTest, cfg: TransformerConfig) -> tuple[float, float]:

@@ -108,7 +108,11 @@ def format_table(t: Trace) -> str:
              + (f" max_len={cfg.max_len}" if cfg.positional == "learned" else "")
              + (" tie_embeddings" if cfg.tie_embeddings else "")
              + (" norm_first" if cfg.norm_first else "") + (f" norm={cfg.norm}" if cfg.norm != "layernorm" else "")
-             + (f" activation={cfg.activation}" if cfg.activation != "relu" else "") + ("" if cfg.bias else " no bias"))
+             + (f" activation={cfg.activation}" if cfg.activation != "relu" else "") + ("" if cfg.bias else " no bias")
+             + parts_title(cfg)
+             + (f" attention=mla kv_lora_rank={cfg.kv_lora_rank} q_lora_rank={cfg.q_lora_rank} rope_head_dim="
+                f"{cfg.rope_head_dim} nope_head_dim={cfg.nope_head_dim} v_head_dim={cfg.v_head_dim}"
+                if cfg.attention == "mla" else ""))
     if not t.shape_only:
         note = "live pass on CPU"
     elif t.estimate.over(t.budget_bytes):
@@ -116,7 +120,22 @@ def format_table(t: Trace) -> str:
                 f"over the memory budget of {human_bytes(t.budget_bytes)}")
     else:
         note = "shape-only pass on the meta device, as --shape-only asked"
-    return f"{title}\n{note}; {t.params['total']:,} parameters\n\n" + "\n".join(lines)
+    active = "" if t.active_params in (None, t.params["total"]) else f", {t.active_params:,} active for one token"
+    return f"{title}\n{note}; {t.params['total']:,} parameters{active}\n\n" + "\n".join(lines)
+
+
+def parts_title(cfg) -> str:
+    """The experts, head width, qk_norm and window in the table's title, when the config has them."""
+    out = f" head_dim={cfg.head_dim}" if cfg.head_dim != cfg.E // cfg.nhead else ""
+    out += " qk_norm" if cfg.qk_norm else ""
+    if cfg.moe:
+        out += (f" n_experts={cfg.n_experts} top_k={cfg.top_k} d_ff_expert={cfg.d_ff_expert}"
+                + (f" n_shared_experts={cfg.n_shared_experts}" if cfg.n_shared_experts else "")
+                + (f" first_dense_layers={cfg.first_dense_layers}" if cfg.first_dense_layers else "")
+                + ("" if cfg.norm_topk else " no norm_topk"))
+    if cfg.window:
+        out += f" window={cfg.window}" + (f" global_every={cfg.global_every}" if cfg.global_every else "")
+    return out
 
 
 def format_cost(report: CostReport) -> str:

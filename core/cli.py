@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import MISSING, fields
 
-from .config import ACTIVATIONS, ARCHS, NORMS, POSITIONAL_KINDS, RANGES, TransformerConfig
+from .config import ACTIVATIONS, ARCHS, ATTENTIONS, NORMS, PART_RANGES, POSITIONAL_KINDS, RANGES, TransformerConfig
 
 _DEFAULTS = {f.name: f.default for f in fields(TransformerConfig) if f.default is not MISSING}
 
@@ -39,9 +39,31 @@ _FLAGS: dict[str, tuple[str, str | None]] = {
     "activation": ("FFN activation; swiglu has three d_ff-wide matrices", None),
     "nhead_kv": ("K/V heads, dividing nhead; 1 is multi-query attention", "nhead"),
     "bias": ("biases in the linear layers and norms", None),
+    # Multi-head latent attention (DeepSeek-V2/V3): its widths are read only with --attention mla.
+    "attention": ("mha: multi-head attention (grouped-query with --nhead-kv); mla: multi-head latent attention, "
+                  "K and V made back from one cached latent", None),
+    "kv_lora_rank": ("width of the cached latent c_KV, mla only", "4·E/nhead"),
+    "q_lora_rank": ("width of the compressed query, mla only; 0 leaves the query uncompressed", None),
+    "rope_head_dim": ("RoPE-turned part of each query and key, one shared key for all heads; even, mla only",
+                      "E/nhead/2"),
+    "nope_head_dim": ("unturned part of each query and key, mla only", "E/nhead"),
+    "v_head_dim": ("width of each head's value, mla only", "E/nhead"),
+    # --- Mixture of experts, head_dim, qk_norm and the sliding window ---
+    "n_experts": ("experts in each MoE layer; 0 is a dense FFN", None),
+    "top_k": ("experts each token goes through, at most n_experts", "2, or 1 with one expert"),
+    "n_shared_experts": ("experts every token goes through as well", None),
+    "d_ff_expert": ("each expert's hidden width", "d_ff"),
+    "first_dense_layers": ("leading layers that keep the dense FFN", None),
+    "norm_topk": ("renormalise the chosen experts' weights to sum to 1", None),
+    "head_dim": ("each head's width d_k", "E // nhead"),
+    "qk_norm": ("RMSNorm on each head's q and k", None),
+    "window": ("a query sees at most this many last positions, itself included; 0 is full attention", None),
+    "global_every": ("every k-th layer attends in full between windowed ones; 0 windows every layer", None),
+    # --- end of the MoE / head_dim / window block ---
 }
 # The fields whose value is one word out of a list.
-_CHOICES = {"positional": POSITIONAL_KINDS, "arch": ARCHS, "norm": NORMS, "activation": ACTIVATIONS}
+_CHOICES = {"positional": POSITIONAL_KINDS, "arch": ARCHS, "norm": NORMS, "activation": ACTIVATIONS,
+            "attention": ATTENTIONS}
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -72,7 +94,7 @@ def add_config_arguments(parser: argparse.ArgumentParser) -> None:
         elif name == "nhead_kv":  # its range depends on nhead: the config checks it
             parser.add_argument(*spellings, dest=name, type=int, help=f"{text} (default {default})")
         else:
-            low, high = RANGES[name]
+            low, high = RANGES[name] if name in RANGES else PART_RANGES[name]
             parser.add_argument(*spellings, dest=name, type=int, help=f"{text} ({low} to {high:,}; default {default})")
 
 

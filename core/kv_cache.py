@@ -2,7 +2,9 @@
 runs the model over one position instead of the whole sequence so far.
 
 The cache holds, per layer, K and V of shape (N, nhead_kv, M + t, d_k) after t new tokens: grouped-query
-attention (nhead_kv < nhead) shrinks it by nhead / nhead_kv, which is why Llama-2-70B uses it.
+attention (nhead_kv < nhead) shrinks it by nhead / nhead_kv, which is why Llama-2-70B uses it. Multi-head
+latent attention (DeepSeek) holds the latent (N, M + t, kv_lora_rank) and the shared rotary key
+(N, M + t, rope_head_dim) instead, and makes every head's K and V back from them at each step.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ MAX_CHECK_G = 256  # generated tokens a live check runs one by one
 @dataclass(frozen=True)
 class Generation:
     """What a cached generation did: the tokens (N, M + G), each step's logits for its new position
-    (N, vocab_size), and each step's cache shapes, one (K, V) pair of shapes per layer."""
+    (N, vocab_size), and each step's cache shapes, one (K, V) pair of shapes per layer (latent attention's:
+    the latent's and the rotary key's)."""
 
     tokens: Tensor
     step_logits: tuple[Tensor, ...]
@@ -52,13 +55,20 @@ def generate(cfg: TransformerConfig, G: int, model: Transformer | None = None,
     for _ in range(G + 1):
         logits = model(None, new, tgt_mask=mask, cache=cache)[:, -1]  # (N, L, vocab_size) -> (N, vocab_size)
         step_logits.append(logits)
-        shapes.append(tuple((tuple(c["k"].shape), tuple(c["v"].shape)) for c in cache))  # (N, nhead_kv, M + t, d_k)
+        shapes.append(tuple(cache_shapes(c) for c in cache))  # each layer's (K, V) shapes, or (latent, k_rope)
         if len(step_logits) > G:
             break
         new = logits.argmax(-1, keepdim=True)  # (N, 1): the next token, greedily
         tokens = torch.cat((tokens, new), dim=1)  # (N, M + t)
         mask = None  # one new query sees every cached key
     return Generation(tokens=tokens, step_logits=tuple(step_logits), cache_shapes=tuple(shapes))
+
+
+def cache_shapes(layer_cache: dict[str, Tensor]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """One layer's cached tensors' shapes: K's and V's (N, nhead_kv, S, d_k), or latent attention's latent
+    (N, S, kv_lora_rank) and rotary key (N, S, rope_head_dim)."""
+    first, second = ("latent", "k_rope") if "latent" in layer_cache else ("k", "v")
+    return tuple(layer_cache[first].shape), tuple(layer_cache[second].shape)
 
 
 @dataclass(frozen=True)
@@ -68,7 +78,8 @@ class CacheCheck:
     position's logits from one pass over every token without a cache."""
 
     G: int
-    cache_shape: tuple[int, ...]  # (layers, 2, N, nhead_kv, M + G, d_k)
+    # (layers, 2, N, nhead_kv, M + G, d_k); latent attention's (layers, N, M + G, kv_lora_rank + rope_head_dim)
+    cache_shape: tuple[int, ...]
     max_abs_diff: float
     tolerance: float
 
@@ -104,8 +115,12 @@ def check_cache(cfg: TransformerConfig, G: int) -> CacheCheck:
     cached = torch.stack(out.step_logits, dim=1)  # (N, G + 1, vocab_size)
     uncached = full[:, cfg.M - 1:]  # (N, G + 1, vocab_size): the positions the steps predicted from
     layers = out.cache_shapes[-1]
-    k_shape = layers[0][0]  # (N, nhead_kv, M + G, d_k)
-    return CacheCheck(G=G, cache_shape=(len(layers), 2, *k_shape),
+    if cfg.attention == "mla":  # the latent (N, M + G, d_c) and rotary key (N, M + G, d_rope), side by side
+        (latent, rotary), *_ = layers
+        shape = (len(layers), *latent[:-1], latent[-1] + rotary[-1])
+    else:
+        shape = (len(layers), 2, *layers[0][0])  # K's (N, nhead_kv, M + G, d_k), and V's the same
+    return CacheCheck(G=G, cache_shape=shape,
                       max_abs_diff=float((cached - uncached).abs().max()), tolerance=CHECK_TOLERANCE)
 
 

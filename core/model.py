@@ -4,12 +4,15 @@ One class per box of the paper's figure. Only nn.Linear, nn.Embedding, nn.LayerN
 are borrowed from PyTorch; attention, masking, the residual paths and the stacks are spelled out so a
 learner can read every step. The later variants are small choices inside the same classes: one stack
 (GPT, Llama: decoder-only; BERT: encoder-only), pre-norm, RMSNorm, GELU or SwiGLU, grouped-query
-attention (fewer K/V heads) and rotary positions (RoPE).
+attention (fewer K/V heads) and rotary positions (RoPE); a head width of its own (head_dim), an RMSNorm on
+each head's q and k (qk_norm), a sliding window, and a mixture of experts in place of the FFN
+(core/experts.py). DeepSeek's multi-head latent attention lives beside MultiHeadAttention, in
+core/latent_attention.py.
 
 Legend, used in the shape comments at the end of every line that changes a shape:
     N batch            M source length      M_target target length    L, S any query / key length
     E embedding size   nhead heads          d_k = E // nhead           d_ff FFN hidden width
-    vocab_size tokens  nhead_kv K/V heads
+    vocab_size tokens  nhead_kv K/V heads   d_k = head_dim when given   window: how far back a query sees
 
 Conventions: batch-first everywhere; a boolean mask's True means *blocked* (PyTorch's
 convention); a float mask is added to the scores. Post-norm residual blocks, as in the paper, unless
@@ -24,27 +27,17 @@ device to get shapes without allocating memory.
 from __future__ import annotations
 
 import math
-from typing import MutableMapping
 
 import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-from .config import TransformerConfig
+from .config import TransformerConfig, windowed
+from .experts import Experts
+from .latent_attention import LatentAttention
 from .positions import apply_rope, rope_angles, sinusoidal_table
+from .recording import Recorder, apply_mask, record
 from .weights import seeded
-
-Recorder = MutableMapping[str, Tensor]
-
-
-def record(rec: Recorder | None, name: str, tensor: Tensor) -> Tensor:
-    """The single point every recorded tensor passes through; returns the tensor unchanged.
-
-    A tensor in a gradient graph is kept detached, so holding it does not hold the graph.
-    """
-    if rec is not None:
-        rec[name] = tensor.detach() if tensor.requires_grad else tensor
-    return tensor
 
 
 def generate_square_subsequent_mask(sz: int, device: torch.device | str | None = None) -> Tensor:
@@ -56,21 +49,19 @@ def generate_square_subsequent_mask(sz: int, device: torch.device | str | None =
     return torch.ones(sz, sz, dtype=torch.bool, device=device).triu(diagonal=1)  # (sz, sz)
 
 
+def sliding_window_mask(L: int, S: int, window: int, device: torch.device | str | None = None) -> Tensor:
+    """Band mask (L, S): True where blocked, for L queries that are the last L of S consecutive positions
+    (a cache's keys come first). A query sees at most the last ``window`` positions, itself included, as
+    Hugging Face's Mistral does: key j is blocked when it is later than the query or ``window`` or more behind.
+    """
+    q = torch.arange(S - L, S, device=device)[:, None]  # (L, 1): the queries' positions among the keys
+    k = torch.arange(S, device=device)[None, :]  # (1, S)
+    return (k > q) | (q - k >= window)  # (L, S)
+
+
 def generate_key_padding_mask(tokens: Tensor, pad_id: int = 0) -> Tensor:
     """Key padding mask (N, L): True where the token is padding, so no query attends to it."""
     return tokens == pad_id  # (N, L)
-
-
-def apply_mask(scores: Tensor, mask: Tensor | None) -> Tensor:
-    """Blocked pairs (bool True) get -inf, which softmax turns into 0; a float mask is added as it is.
-
-    In place: ``scores`` is a fresh tensor, and a second one of its size would cost memory for nothing.
-    """
-    if mask is None:
-        return scores
-    if mask.dtype == torch.bool:
-        return scores.masked_fill_(mask, float("-inf"))  # mask broadcasts to (N, nhead, L, S)
-    return scores.add_(mask)  # (N, nhead, L, S)
 
 
 def make_norm(kind: str, E: int, bias: bool = True, device=None) -> nn.Module:
@@ -100,11 +91,13 @@ class PositionalEncoding(nn.Module):
 
     ADDED = ("sinusoidal", "learned")
 
-    def __init__(self, E: int, kind: str = "sinusoidal", max_len: int = 512, d_k: int | None = None, device=None):
+    def __init__(self, E: int, kind: str = "sinusoidal", max_len: int = 512, d_k: int | None = None, device=None,
+                 interleaved: bool = False):
         super().__init__()
         if kind not in (*self.ADDED, "rope", "none"):
             raise ValueError(f"positional kind {kind!r} must be 'sinusoidal', 'learned', 'rope' or 'none'")
         self.E, self.kind, self.max_len, self.d_k = E, kind, max_len, d_k or E
+        self.interleaved = interleaved  # RoPE's table laid out for neighbouring pairs (latent attention's)
         # Learned: one trained row per position, read in order (no ids to look up).
         self.table = nn.Parameter(torch.empty(max_len, E, device=device)) if kind == "learned" else None
 
@@ -113,7 +106,7 @@ class PositionalEncoding(nn.Module):
         if self.kind == "none":
             return None
         if self.kind == "rope":
-            return rope_angles(L, self.d_k, device, dtype, start)  # (L, d_k)
+            return rope_angles(L, self.d_k, device, dtype, start, interleaved=self.interleaved)  # (L, d_k)
         if self.table is None:
             return sinusoidal_table(L, self.E, device, dtype, start)  # (L, E)
         L = start + L
@@ -133,18 +126,26 @@ class MultiHeadAttention(nn.Module):
     product gives all heads' queries, keys or values at once; W_o is the output projection W^O.
     With ``nhead_kv`` < nhead (grouped-query attention; 1 is multi-query) W_k and W_v make only
     nhead_kv heads, each shared by nhead / nhead_kv query heads: fewer weights and a smaller KV cache.
+    ``head_dim`` sets d_k apart from E // nhead (Qwen3, Gemma): W_q then maps E to nhead · d_k and W_o back.
+    ``qk_norm`` normalises each head's q and k (RMSNorm over d_k, before RoPE, as Qwen3). ``window`` > 0
+    keeps only the last ``window`` positions in a cache, as a rolling buffer: the band mask hides older ones.
     """
 
-    def __init__(self, E: int, nhead: int, device=None, *, nhead_kv: int | None = None, bias: bool = True):
+    def __init__(self, E: int, nhead: int, device=None, *, nhead_kv: int | None = None, bias: bool = True,
+                 head_dim: int | None = None, qk_norm: bool = False, window: int = 0):
         super().__init__()
         nhead_kv = nhead if nhead_kv is None else nhead_kv
-        if E % nhead or nhead % nhead_kv:
-            raise ValueError(f"nhead={nhead} must divide E={E}, and nhead_kv={nhead_kv} must divide nhead")
-        self.E, self.nhead, self.nhead_kv, self.d_k = E, nhead, nhead_kv, E // nhead
-        self.W_q = nn.Linear(E, E, bias=bias, device=device)
+        if (head_dim is None and E % nhead) or nhead % nhead_kv:
+            raise ValueError(f"nhead={nhead} must divide E={E} (or give head_dim), and nhead_kv={nhead_kv} must "
+                             "divide nhead")
+        self.E, self.nhead, self.nhead_kv, self.window = E, nhead, nhead_kv, window
+        self.d_k = E // nhead if head_dim is None else head_dim
+        self.W_q = nn.Linear(E, nhead * self.d_k, bias=bias, device=device)
         self.W_k = nn.Linear(E, nhead_kv * self.d_k, bias=bias, device=device)
         self.W_v = nn.Linear(E, nhead_kv * self.d_k, bias=bias, device=device)
-        self.W_o = nn.Linear(E, E, bias=bias, device=device)
+        self.W_o = nn.Linear(nhead * self.d_k, E, bias=bias, device=device)
+        self.q_norm = nn.RMSNorm(self.d_k, eps=1e-5, device=device) if qk_norm else None
+        self.k_norm = nn.RMSNorm(self.d_k, eps=1e-5, device=device) if qk_norm else None
 
     def head_weights(self) -> dict[str, Tensor]:
         """Every head's W^Q (nhead, E, d_k), W^K and W^V (nhead_kv, E, d_k), so that head h's q = x @ W_Q[h] + b:
@@ -161,18 +162,25 @@ class MultiHeadAttention(nn.Module):
         Self-attention passes the same tensor twice; cross-attention passes the encoder memory.
         ``attn_mask`` is (L, S) and ``key_padding_mask`` (N, S). ``rope`` (L, d_k) turns q and k by
         their positions. ``cache`` holds the keys and values of earlier positions ('k', 'v'); this
-        call's join them, so S counts both.
+        call's join them, so S counts both; a windowed layer's cache keeps only the last ``window`` of them.
         """
         N, L, E = x.shape
         S = context.shape[1]
-        q = self.W_q(x).view(N, L, self.nhead, self.d_k).transpose(1, 2)  # (N, L, E) -> (N, nhead, L, d_k)
-        k = self.W_k(context).view(N, S, self.nhead_kv, self.d_k).transpose(1, 2)  # (N, S, E) -> (N, nhead_kv, S, d_k)
+        q = self.W_q(x).view(N, L, self.nhead, self.d_k)  # (N, L, E) -> (N, L, nhead, d_k)
+        k = self.W_k(context).view(N, S, self.nhead_kv, self.d_k)  # (N, S, E) -> (N, S, nhead_kv, d_k)
+        if self.q_norm is not None:  # each head's q and k scaled to unit RMS, so no head's scores blow up
+            q, k = self.q_norm(q), self.k_norm(k)  # shapes unchanged
+        q = q.transpose(1, 2)  # (N, nhead, L, d_k)
+        k = k.transpose(1, 2)  # (N, nhead_kv, S, d_k)
         v = self.W_v(context).view(N, S, self.nhead_kv, self.d_k).transpose(1, 2)  # (N, S, E) -> (N, nhead_kv, S, d_k)
         if rope is not None:  # rotary positions: q and k turned, v left alone
             q, k = apply_rope(q, rope), apply_rope(k, rope)  # shapes unchanged
         if cache is not None:  # the new positions' keys and values join the cached ones
-            k = cache["k"] = torch.cat((cache["k"], k), dim=2) if "k" in cache else k  # (N, nhead_kv, S, d_k)
-            v = cache["v"] = torch.cat((cache["v"], v), dim=2) if "v" in cache else v  # (N, nhead_kv, S, d_k)
+            k = torch.cat((cache["k"], k), dim=2) if "k" in cache else k  # (N, nhead_kv, S, d_k)
+            v = torch.cat((cache["v"], v), dim=2) if "v" in cache else v  # (N, nhead_kv, S, d_k)
+            keep = self.window or k.shape[2]  # a windowed layer's rolling buffer: the next query needs no older key
+            cache["k"], cache["v"] = k[:, :, -keep:], v[:, :, -keep:]  # (N, nhead_kv, min(S, window), d_k)
+            cache["seen"] = cache.get("seen", 0) + L  # positions so far, which a capped cache no longer shows
         record(rec, prefix + "q", q)
         record(rec, prefix + "k", k)
         record(rec, prefix + "v", v)
@@ -189,10 +197,20 @@ class MultiHeadAttention(nn.Module):
         record(rec, prefix + "weights", weights)
         heads = weights @ v  # (N, nhead, L, S) @ (N, nhead, S, d_k) -> (N, nhead, L, d_k)
         record(rec, prefix + "heads", heads)
-        concat = heads.transpose(1, 2).reshape(N, L, E)  # (N, L, nhead, d_k) -> (N, L, E)
+        concat = heads.transpose(1, 2).reshape(N, L, self.nhead * self.d_k)  # (N, L, nhead, d_k) -> (N, L, nhead·d_k)
         record(rec, prefix + "concat", concat)
         out = self.W_o(concat)  # (N, L, E)
         return record(rec, prefix + "out", out)
+
+
+def self_attention(E: int, nhead: int, device, latent: dict[str, int] | None, *, bias: bool = True,
+                   **heads) -> nn.Module:
+    """A layer's self-attention: multi-head (``heads``: nhead_kv, head_dim, qk_norm, window), or latent when
+    ``latent`` gives its widths (kv_lora_rank, q_lora_rank, rope_head_dim, nope_head_dim, v_head_dim;
+    core.latent_attention)."""
+    if latent is not None:
+        return LatentAttention(E, nhead, bias=bias, device=device, **latent)
+    return MultiHeadAttention(E, nhead, device, bias=bias, **heads)
 
 
 class FeedForward(nn.Module):
@@ -200,7 +218,8 @@ class FeedForward(nn.Module):
 
     GELU swaps the ReLU for a smooth curve (the exact erf form, PyTorch's and BERT's). SwiGLU (Llama)
     multiplies two d_ff-wide projections, a SiLU-gated one (linear1, the gate) and a plain one
-    (linear3, up), before linear2 (down) brings the product back to E.
+    (linear3, up), before linear2 (down) brings the product back to E. Every position is on its own, so it
+    takes any leading axes: an expert gets its tokens as (T_e, E).
     """
 
     def __init__(self, E: int, d_ff: int, device=None, *, activation: str = "relu", bias: bool = True):
@@ -226,6 +245,14 @@ class FeedForward(nn.Module):
         return record(rec, prefix + "out", out)
 
 
+def make_ffn(E: int, d_ff: int, device, activation: str, bias: bool, experts: dict | None) -> nn.Module:
+    """A layer's FFN: the dense FeedForward, or, given ``experts`` (n_experts, top_k, d_ff_expert, ...), a mixture."""
+    if experts is None:
+        return FeedForward(E, d_ff, device, activation=activation, bias=bias)
+    return Experts(E, **experts, device=device,
+                   make_ffn=lambda E, width: FeedForward(E, width, device, activation=activation, bias=bias))
+
+
 class EncoderLayer(nn.Module):
     """Self-attention then FFN, each wrapped as LayerNorm(x + sublayer(x)) (post-norm, section 3.1).
 
@@ -237,11 +264,13 @@ class EncoderLayer(nn.Module):
 
     def __init__(self, E: int, nhead: int, d_ff: int, residual: bool = True, device=None, *,
                  nhead_kv: int | None = None, norm: str = "layernorm", norm_first: bool = False,
-                 activation: str = "relu", bias: bool = True):
+                 activation: str = "relu", bias: bool = True, head_dim: int | None = None, qk_norm: bool = False,
+                 window: int = 0, experts: dict | None = None, latent: dict[str, int] | None = None):
         super().__init__()
         self.residual, self.norm_first = residual, norm_first
-        self.self_attn = MultiHeadAttention(E, nhead, device, nhead_kv=nhead_kv, bias=bias)
-        self.ffn = FeedForward(E, d_ff, device, activation=activation, bias=bias)
+        self.self_attn = self_attention(E, nhead, device, latent, nhead_kv=nhead_kv, bias=bias, head_dim=head_dim,
+                                        qk_norm=qk_norm, window=window)
+        self.ffn = make_ffn(E, d_ff, device, activation, bias, experts)
         self.norm1 = make_norm(norm, E, bias, device)
         self.norm2 = make_norm(norm, E, bias, device)
 
@@ -267,12 +296,14 @@ class DecoderLayer(nn.Module):
 
     def __init__(self, E: int, nhead: int, d_ff: int, residual: bool = True, device=None, *, cross: bool = True,
                  nhead_kv: int | None = None, norm: str = "layernorm", norm_first: bool = False,
-                 activation: str = "relu", bias: bool = True):
+                 activation: str = "relu", bias: bool = True, head_dim: int | None = None, qk_norm: bool = False,
+                 window: int = 0, experts: dict | None = None, latent: dict[str, int] | None = None):
         super().__init__()
         self.residual, self.norm_first = residual, norm_first
-        self.self_attn = MultiHeadAttention(E, nhead, device, nhead_kv=nhead_kv, bias=bias)
-        self.cross_attn = MultiHeadAttention(E, nhead, device, nhead_kv=nhead_kv, bias=bias) if cross else None
-        self.ffn = FeedForward(E, d_ff, device, activation=activation, bias=bias)
+        heads = dict(nhead_kv=nhead_kv, bias=bias, head_dim=head_dim, qk_norm=qk_norm)
+        self.self_attn = self_attention(E, nhead, device, latent, window=window, **heads)
+        self.cross_attn = MultiHeadAttention(E, nhead, device, **heads) if cross else None
+        self.ffn = make_ffn(E, d_ff, device, activation, bias, experts)
         self.norm1 = make_norm(norm, E, bias, device)
         self.norm2 = make_norm(norm, E, bias, device) if cross else None
         self.norm3 = make_norm(norm, E, bias, device)
@@ -299,6 +330,14 @@ class DecoderLayer(nn.Module):
         return record(rec, prefix + "out", x)
 
 
+def latent_widths(cfg: TransformerConfig) -> dict[str, int] | None:
+    """The latent attention's widths a config sets, as LatentAttention takes them; None for multi-head attention."""
+    if cfg.attention != "mla":
+        return None
+    return {name: getattr(cfg, name) for name in ("kv_lora_rank", "q_lora_rank", "rope_head_dim", "nope_head_dim",
+                                                   "v_head_dim")}
+
+
 class Transformer(nn.Module):
     """The encoder-decoder of the paper, with embeddings, positions and the output layer; or one of its stacks.
 
@@ -317,21 +356,35 @@ class Transformer(nn.Module):
                  d_ff: int | None = None, positional: str = "sinusoidal", max_len: int = 512,
                  tie_embeddings: bool = False, residual: bool = True, arch: str = "encoder-decoder",
                  norm_first: bool = False, norm: str = "layernorm", activation: str = "relu",
-                 nhead_kv: int | None = None, bias: bool = True, device=None):
+                 nhead_kv: int | None = None, bias: bool = True, head_dim: int | None = None, qk_norm: bool = False,
+                 window: int = 0, global_every: int = 0, n_experts: int = 0, top_k: int | None = None,
+                 n_shared_experts: int = 0, d_ff_expert: int | None = None, first_dense_layers: int = 0,
+                 norm_topk: bool = True, latent: dict[str, int] | None = None, device=None):
         super().__init__()
         d_ff = 4 * E if d_ff is None else d_ff
         self.E, self.nhead, self.vocab_size, self.arch = E, nhead, vocab_size, arch
         paper = arch == "encoder-decoder"
-        parts = dict(nhead_kv=nhead_kv, norm=norm, norm_first=norm_first, activation=activation, bias=bias)
+        parts = dict(nhead_kv=nhead_kv, norm=norm, norm_first=norm_first, activation=activation, bias=bias,
+                     head_dim=head_dim, qk_norm=qk_norm, latent=latent)
+        # Each layer's window (0: full) and experts (None: the dense FFN, as in the first_dense_layers).
+        self.windows = [window if windowed(i, window, global_every) else 0 for i in range(layers)]
+        moe = dict(n_experts=n_experts, top_k=top_k or min(2, n_experts), d_ff_expert=d_ff_expert or d_ff,
+                   n_shared_experts=n_shared_experts, norm_topk=norm_topk)
+        experts = [moe if n_experts and i >= first_dense_layers else None for i in range(layers)]
         self.src_embed = TokenEmbedding(vocab_size, E, paper, device=device)
         # Tied: one matrix serves both embeddings and the pre-softmax layer (paper, section 3.4).
         separate = paper and not tie_embeddings
         self.tgt_embed = TokenEmbedding(vocab_size, E, device=device) if separate else self.src_embed
-        self.positional = PositionalEncoding(E, positional, max_len, E // nhead, device=device)
+        # RoPE turns each head's d_k dimensions; under latent attention only its rope_head_dim part, in DeepSeek's
+        # pairs of neighbours.
+        rotary = (head_dim or E // nhead) if latent is None else latent["rope_head_dim"]
+        self.positional = PositionalEncoding(E, positional, max_len, rotary, device=device,
+                                             interleaved=latent is not None)
         self.encoder = None if arch == "decoder-only" else nn.ModuleList(
-            EncoderLayer(E, nhead, d_ff, residual, device, **parts) for _ in range(layers))
+            EncoderLayer(E, nhead, d_ff, residual, device, experts=experts[i], **parts) for i in range(layers))
         self.decoder = None if arch == "encoder-only" else nn.ModuleList(
-            DecoderLayer(E, nhead, d_ff, residual, device, cross=paper, **parts) for _ in range(layers))
+            DecoderLayer(E, nhead, d_ff, residual, device, cross=paper, window=self.windows[i], experts=experts[i],
+                         **parts) for i in range(layers))
         self.generator = nn.Linear(E, vocab_size, bias=bias and paper, device=device)
         if tie_embeddings:
             self.generator.weight = self.tgt_embed.lookup.weight
@@ -345,7 +398,11 @@ class Transformer(nn.Module):
         return seeded(cls, vocab_size=cfg.vocab_size, E=cfg.E, nhead=cfg.nhead, layers=cfg.layers, d_ff=cfg.d_ff,
                       positional=cfg.positional, max_len=cfg.max_len, tie_embeddings=cfg.tie_embeddings,
                       residual=residual, arch=cfg.arch, norm_first=cfg.norm_first, norm=cfg.norm,
-                      activation=cfg.activation, nhead_kv=cfg.nhead_kv, bias=cfg.bias, device=device, seed=cfg.seed)
+                      activation=cfg.activation, nhead_kv=cfg.nhead_kv, bias=cfg.bias, head_dim=cfg.head_dim,
+                      qk_norm=cfg.qk_norm, window=cfg.window, global_every=cfg.global_every, n_experts=cfg.n_experts,
+                      top_k=cfg.top_k, n_shared_experts=cfg.n_shared_experts, d_ff_expert=cfg.d_ff_expert,
+                      first_dense_layers=cfg.first_dense_layers, norm_topk=cfg.norm_topk, latent=latent_widths(cfg),
+                      device=device, seed=cfg.seed)
 
     generate_square_subsequent_mask = staticmethod(generate_square_subsequent_mask)
     generate_key_padding_mask = staticmethod(generate_key_padding_mask)
@@ -383,12 +440,18 @@ class Transformer(nn.Module):
         """Target ids (N, M_target) and memory (N, M, E) -> decoder output (N, M_target, E).
 
         ``cache`` (one dict per layer) holds earlier positions' keys and values: ``tgt`` is then only the new tokens.
+        A windowed layer attends under its band mask (causal too) instead of ``tgt_mask``.
         """
-        start = cache[0]["k"].shape[2] if cache and "k" in cache[0] else 0  # positions already cached
+        start = cache[0].get("seen", 0) if cache else 0  # positions already cached
+        L = tgt.shape[1]
         x = self.embed(tgt, "tgt", rec, start)  # (N, M_target, E)
-        rope = self.rotation(tgt.shape[1], x.device, start)  # (M_target, d_k) or None
+        rope = self.rotation(L, x.device, start)  # (M_target, d_k) or None
         for i, layer in enumerate(self.decoder):
-            x = layer(x, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask,
+            mask = tgt_mask
+            if self.windows[i]:  # its keys: what its rolling buffer holds, then the L new positions
+                held = cache[i]["k"].shape[2] if cache and "k" in cache[i] else 0
+                mask = sliding_window_mask(L, held + L, self.windows[i], x.device)  # (L, held + L)
+            x = layer(x, memory, mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask,
                       rec, f"dec.{i}.", rope, cache[i] if cache else None)  # (N, M_target, E)
         x = x if self.decoder_norm is None else self.decoder_norm(x)  # (N, M_target, E)
         return record(rec, "dec.out", x)

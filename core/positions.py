@@ -27,16 +27,20 @@ def sinusoidal_table(L: int, E: int, device: torch.device | str | None = None,
 
 
 def rope_angles(L: int, d_k: int, device: torch.device | str | None = None,
-                dtype: torch.dtype = torch.float32, start: int = 0, base: float = 10000.0) -> Tensor:
+                dtype: torch.dtype = torch.float32, start: int = 0, base: float = 10000.0,
+                interleaved: bool = False) -> Tensor:
     """RoPE's rotation table: position p turns dimension pair i by p / base^(2i/d_k).
 
     Laid out as Hugging Face's Llama lays it, the d_k/2 angles twice over (pairs are dimension i and
-    i + d_k/2, see ``rotate_half``), so the same weights give the same rotation.
+    i + d_k/2, see ``rotate_half``), so the same weights give the same rotation. ``interleaved`` lays
+    each angle out twice in a row instead, for DeepSeek's pairs of neighbours (2i, 2i + 1).
     """
     position = torch.arange(start, start + L, device=device, dtype=dtype).unsqueeze(1)  # (L, 1)
     rate = base ** (-torch.arange(0, d_k, 2, device=device, dtype=dtype) / d_k)  # (d_k/2,)
     angles = position * rate  # (L, d_k/2)
-    return torch.cat((angles, angles), dim=-1)  # (L, d_k)
+    if interleaved:
+        return angles.repeat_interleave(2, dim=-1)  # (L, d_k): a0 a0 a1 a1 ...
+    return torch.cat((angles, angles), dim=-1)  # (L, d_k): a0 a1 ... a0 a1 ...
 
 
 def rotate_half(x: Tensor) -> Tensor:
@@ -45,10 +49,18 @@ def rotate_half(x: Tensor) -> Tensor:
     return torch.cat((-x2, x1), dim=-1)  # (..., d_k)
 
 
-def apply_rope(x: Tensor, angles: Tensor) -> Tensor:
+def rotate_pairs(x: Tensor) -> Tensor:
+    """(x0, x1, x2, x3, ...) -> (-x1, x0, -x3, x2, ...): the 90-degree turn of neighbouring pairs (DeepSeek's)."""
+    pairs = x.unflatten(-1, (-1, 2))  # (..., d/2, 2)
+    return torch.stack((-pairs[..., 1], pairs[..., 0]), dim=-1).flatten(-2)  # (..., d)
+
+
+def apply_rope(x: Tensor, angles: Tensor, interleaved: bool = False) -> Tensor:
     """Turn each position's query or key by its angles: x cos + rotate_half(x) sin, per pair of dimensions.
 
-    The product of a turned query and a turned key depends only on how far apart they are.
+    The product of a turned query and a turned key depends only on how far apart they are. ``interleaved``
+    turns neighbouring pairs, with a table from ``rope_angles(..., interleaved=True)``.
     """
-    return x * angles.cos() + rotate_half(x) * angles.sin()  # (N, heads, L, d_k) with (L, d_k) broadcast
+    turn = rotate_pairs(x) if interleaved else rotate_half(x)  # shape unchanged
+    return x * angles.cos() + turn * angles.sin()  # (N, heads, L, d_k) with (L, d_k) broadcast
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from .config import TransformerConfig
+from .config import MLA_FIELDS, TransformerConfig
 
 
 @dataclass(frozen=True)
@@ -188,6 +188,56 @@ FAMILY_EXTRAS: dict[str, tuple[RowSpec, ...]] = {
 }
 
 
+def _latent_extras(stack: str) -> tuple[RowSpec, ...]:
+    """Multi-head latent attention's tensors (core.latent_attention): the cached latent and rotary key, and the
+    K and V every head gets back from them; the compressed query is added when q_lora_rank > 0."""
+    attn = f"{stack}.0.self_attn."
+    return (
+        RowSpec(0, "latent_kv", "latent c_KV", "(N, M, kv_lora_rank)", attn + "latent",
+                "x W_dkv's first kv_lora_rank columns, after an RMSNorm: one narrow vector per position that every "
+                "head's K and V are made back from. This, not K and V, is what the KV cache keeps."),
+        RowSpec(0, "rope_key", "shared rotary key", "(N, M, rope_head_dim)", attn + "k_rope",
+                "x W_dkv's last rope_head_dim columns, turned by RoPE: the positional part of every head's key, one "
+                "for all heads, cached beside the latent."),
+        RowSpec(0, "q_stacked", "Q, all heads stacked", "(N, nhead, M, nope_head_dim + rope_head_dim)", attn + "q",
+                "Every head's query: nope_head_dim plain dimensions, then rope_head_dim turned by RoPE."),
+        RowSpec(0, "k_stacked", "K, all heads, made back from the latent",
+                "(N, nhead, M, nope_head_dim + rope_head_dim)", attn + "k",
+                "c_KV W_ukv gives each head's plain key part; the shared rotary key, copied to every head, follows."),
+        RowSpec(0, "v_stacked", "V, all heads, made back from the latent", "(N, nhead, M, v_head_dim)", attn + "v",
+                "c_KV W_ukv's other columns: each head's values, v_head_dim wide."),
+        RowSpec(0, "scores_pre_softmax", "scaled scores before softmax", "(N, nhead, M, M)", attn + "scores",
+                "QK^T / sqrt(nope_head_dim + rope_head_dim) after masking: blocked entries are -inf."),
+    )
+
+
+COMPRESSED_QUERY = RowSpec(
+    0, "compressed_query", "compressed query", "(N, M, q_lora_rank)", "dec.0.self_attn.q_latent",
+    "x W_dq after an RMSNorm: the queries' own bottleneck, which W_uq widens to every head's query. It saves "
+    "weights, not cache: queries are never cached.")
+LATENT_KV_CACHE = RowSpec(
+    0, "kv_cache", "KV cache after the prompt (latents)", "(layers, N, M, kv_lora_rank + rope_head_dim)", "kv_cache",
+    "Every layer's latent c_KV and shared rotary key for the M prompt positions, side by side: kv_lora_rank + "
+    "rope_head_dim numbers per token and layer, whatever nhead is. Each step makes K and V back from them.")
+
+
+def _latent_rows(spec: RowSpec) -> RowSpec:
+    """A one-stack row as multi-head latent attention shapes it: its heads are not E/nhead wide."""
+    changes = {
+        "rotation_table": dict(formula="(M, rope_head_dim)", description="The angle each position turns each "
+                               "neighbouring pair of the rope_head_dim rotary dimensions by, in every layer."),
+        "q_one_head": dict(formula="(N, M, nope_head_dim + rope_head_dim)", description="Head 0's queries: "
+                           "nope_head_dim plain dimensions, then rope_head_dim turned by RoPE."),
+        "kv_one_head": dict(name="K of one head, made back from the latent",
+                            formula="(N, M, nope_head_dim + rope_head_dim)", description="Head 0's keys: its plain "
+                            "part from the latent c_KV times W_ukv, then the rotary key all heads share."),
+        "head_output": dict(formula="(N, M, v_head_dim)"),
+        "concatenated_heads": dict(formula="(N, M, nhead * v_head_dim)",
+                                   description="All nhead outputs side by side, before W_o brings them back to E."),
+    }.get(spec.key)
+    return spec if changes is None else replace(spec, **changes)
+
+
 def _first_attention(cfg: TransformerConfig) -> str:
     return "dec.0." if cfg.arch == "decoder-only" else "enc.0."
 
@@ -203,8 +253,10 @@ def rows_for(cfg: TransformerConfig) -> tuple[RowSpec, ...]:
             spec = replace(spec, key="rotation_table", name="RoPE's rotation table", formula="(M, d_k)",
                            description="The angle each position turns each pair of a query's or key's dimensions "
                            "by, in every layer; nothing is added to the embeddings.")
+        if cfg.attention == "mla":
+            spec = _latent_rows(spec)
         out.append(spec if spec.index == len(out) + 1 else replace(spec, index=len(out) + 1))
-    return tuple(out)
+    return tuple(_parts_row(cfg, spec) for spec in out)
 
 
 def extras_for(cfg: TransformerConfig) -> tuple[RowSpec, ...]:
@@ -213,6 +265,17 @@ def extras_for(cfg: TransformerConfig) -> tuple[RowSpec, ...]:
     attn = _first_attention(cfg)
     ffn = attn + "ffn."
     out = list(FAMILY_EXTRAS[cfg.arch])
+    if cfg.attention == "mla":  # one-stack families only: the latents replace K/V heads and per-head weights
+        mask = [s for s in out if s.key in ("causal_mask", "key_padding_mask")]
+        out = list(_latent_extras(attn.split(".")[0]))
+        if cfg.q_lora_rank:
+            out.insert(2, replace(COMPRESSED_QUERY, hook=attn + "self_attn.q_latent"))
+        out += mask + ([LATENT_KV_CACHE] if cfg.arch == "decoder-only" else [])
+    if cfg.window:  # windowed layers cache at most `window` positions each
+        out = [replace(s, name="KV cache of the windowed layers", formula="(windowed_layers, 2, N, nhead_kv, "
+                       "M_window, d_k)", description="A windowed layer keeps only the last min(M, window) positions' K "
+                       "and V, as a rolling buffer: no later query looks further back.") if s.key == "kv_cache" else s
+               for s in out]
     if cfg.arch == "encoder-decoder" and cfg.nhead_kv != cfg.nhead:
         out = [replace(s, formula="(N, nhead_kv, M, d_k)") if s.key in ("k_stacked", "v_stacked") else s for s in out]
         out.append(RowSpec(0, "kv_head_of_query", "K/V head each query head reads", "(nhead,)",
@@ -222,29 +285,120 @@ def extras_for(cfg: TransformerConfig) -> tuple[RowSpec, ...]:
                         "x W1, before its SiLU: how much of each hidden unit passes."),
                 RowSpec(0, "swiglu_up", "SwiGLU up projection", "(N, M, d_ff)", ffn + "up",
                         "x W3: the values the gate lets through.")]
+    out = [_parts_row(cfg, spec) for spec in out]
     if cfg.arch != "encoder-decoder" or cfg.norm_first or cfg.norm != "layernorm":
         stats = (("norm_rms", "RMS of the first norm's input", "root mean square over E, what RMSNorm divides by"),)
         if cfg.norm == "layernorm":
             stats = (("norm_mean", "mean of the first norm's input", "mean over E, which LayerNorm subtracts"),
                      ("norm_std", "spread of the first norm's input", "standard deviation over E, which it divides by"))
         out += [RowSpec(0, key, name, "(N, M)", attn + key, f"Per position: the {text}.") for key, name, text in stats]
+    return tuple(out) + moe_extras(cfg) + window_extras(cfg)
+
+
+# --- Mixture of experts, head_dim and the sliding window: their rows and extras, defined once ---
+# T_e is the one symbol the config does not fix: how many tokens the router sends to expert 0 (the data decides).
+# M_window is what a windowed layer's cache holds, min(M, window); windowed_layers and global_layers count layers.
+
+
+def _stack(cfg: TransformerConfig) -> str:
+    return "dec" if cfg.arch == "decoder-only" else "enc"
+
+
+def _parts_row(cfg: TransformerConfig, spec: RowSpec) -> RowSpec:
+    """A family row as the new parts change it: the concatenated heads are nhead·d_k wide when head_dim is not
+    E / nhead, and a layer 0 with experts shows expert 0's hidden layer and SwiGLU parts, T_e rows of them."""
+    if spec.key == "concatenated_heads" and cfg.nhead * cfg.d_k != cfg.E:
+        return replace(spec, formula="(N, M, nhead*d_k)",
+                       description="All nhead outputs side by side, nhead · d_k wide (head_dim sets d_k apart from "
+                       "E / nhead), before W^O brings them back to E.")
+    if not cfg.has_experts(0) or spec.key not in ("ffn_hidden", "swiglu_gate", "swiglu_up"):
+        return spec
+    hook = spec.hook.replace(".ffn.", ".ffn.expert0.")
+    if spec.key == "ffn_hidden":
+        return replace(spec, name="one expert's hidden layer", formula="(T_e, d_ff_expert)", hook=hook,
+                       description="Expert 0's wide middle, for the T_e tokens the router sent it: a count the data "
+                       "decides (on a shape-only pass, the even share N·M·top_k / n_experts, rounded up).")
+    return replace(spec, formula="(T_e, d_ff_expert)", hook=hook, name=spec.name + " (expert 0)")
+
+
+def moe_extras(cfg: TransformerConfig) -> tuple[RowSpec, ...]:
+    """The first layer with experts: router, choices, counts, one expert's input and hidden, shared, combined."""
+    if not cfg.moe:
+        return ()
+    ffn = f"{_stack(cfg)}.{cfg.first_dense_layers}.ffn."
+    out = [
+        RowSpec(0, "router_logits", "router logits", "(N, M, n_experts)", ffn + "router_logits",
+                "Each token scored against every expert by one E x n_experts matrix, no bias; softmax makes them "
+                "probabilities."),
+        RowSpec(0, "top_k_experts", "chosen experts", "(N, M, top_k)", ffn + "top_k_experts",
+                "The top_k experts of each token, best first."),
+        RowSpec(0, "top_k_weights", "chosen experts' weights", "(N, M, top_k)", ffn + "top_k_weights",
+                "Their softmax probabilities" + (", renormalised to sum to 1 (norm_topk)." if cfg.norm_topk else
+                                                 ", as they are (norm_topk off): they sum to less than 1.")),
+        RowSpec(0, "tokens_per_expert", "tokens per expert", "(n_experts,)", ffn + "tokens_per_expert",
+                "How many of the N·M tokens chose each expert: a count the data decides. A shape-only pass has no "
+                "data, so it is unknown there; an even spread would give N·M·top_k / n_experts each."),
+        RowSpec(0, "expert_input", "one expert's input", "(T_e, E)", ffn + "expert0.in",
+                "The T_e tokens routed to expert 0, gathered from every sequence: the one shape set by the data."),
+        RowSpec(0, "expert_hidden", "one expert's hidden layer", "(T_e, d_ff_expert)", ffn + "expert0.hidden",
+                "Expert 0's wide middle, d_ff_expert wide, for its T_e tokens only."),
+    ]
+    if cfg.n_shared_experts:
+        out.append(RowSpec(0, "shared_expert_output", "shared experts' output", "(N, M, E)", ffn + "shared.out",
+                           "The n_shared_experts experts every token passes through, unweighted: one FFN of width "
+                           "n_shared_experts · d_ff_expert."))
+    out.append(RowSpec(0, "moe_output", "combined experts' output", "(N, M, E)", ffn + "out",
+                       "Each token's chosen experts' outputs times their weights, summed"
+                       + (", plus the shared experts'." if cfg.n_shared_experts else ".")))
     return tuple(out)
 
 
+def window_extras(cfg: TransformerConfig) -> tuple[RowSpec, ...]:
+    """The band mask of a windowed layer, which layers are windowed, and the cache of the full layers."""
+    if not cfg.window:
+        return ()
+    out = (
+        RowSpec(0, "window_mask", "sliding-window mask", "(M, M)", "window_mask",
+                "True where blocked: later positions, and those `window` or more behind: a query sees at most the "
+                "last window positions, itself included."),
+        RowSpec(0, "windowed_layers", "windowed layers", "(layers,)", "windowed_layers",
+                "True for a layer that attends through the window; with global_every = k, layers k, 2k, ... "
+                "(from 1) attend in full."),
+    )
+    if cfg.global_every:
+        out += (RowSpec(0, "kv_cache_global", "KV cache of the full layers", "(global_layers, 2, N, nhead_kv, M, d_k)",
+                        "kv_cache_global", "The full layers keep every position's K and V."),)
+    return out
+# --- end of the MoE / head_dim / window block ---
 
 
-SYMBOLS = ("N", "M", "M_target", "E", "nhead", "d_k", "d_ff", "vocab_size", "layers", "nhead_kv")
-_TERM = re.compile(r"^\s*([A-Za-z_]+|\d+)\s*(?:([*/])\s*([A-Za-z_]+|\d+))?\s*$")
 
 
-def symbol_values(cfg: TransformerConfig) -> dict[str, int]:
-    """The value of every symbol a formula may use, for one config."""
-    return {name: int(getattr(cfg, name)) for name in SYMBOLS if getattr(cfg, name) is not None}
+SYMBOLS = ("N", "M", "M_target", "E", "nhead", "d_k", "d_ff", "vocab_size", "layers", "nhead_kv",
+           "n_experts", "top_k", "d_ff_expert", "T_e", "M_window", "windowed_layers", "global_layers",
+           "kv_lora_rank", "q_lora_rank", "rope_head_dim", "nope_head_dim", "v_head_dim")
+_TERM = re.compile(r"^\s*([A-Za-z_]+|\d+)\s*(?:([*/+])\s*([A-Za-z_]+|\d+))?\s*$")
 
 
-def formula_shape(formula: str, cfg: TransformerConfig) -> tuple[int, ...]:
-    """Evaluate a shape formula like '(N, M, E/nhead)' on a config, parsing it (no code is evaluated)."""
-    values = symbol_values(cfg)
+def symbol_values(cfg: TransformerConfig, T_e: int | None = None) -> dict[str, int]:
+    """The value of every symbol a formula may use, for one config. T_e, the tokens expert 0 got, is the data's:
+    give it from a live pass; without it, the even share rounded up stands in, as on a shape-only pass."""
+    fields = ("N", "M", "M_target", "E", "nhead", "d_k", "d_ff", "vocab_size", "layers", "nhead_kv")
+    values = {name: int(getattr(cfg, name)) for name in fields if getattr(cfg, name) is not None}
+    if cfg.moe:
+        values |= {"n_experts": cfg.n_experts, "top_k": cfg.top_k, "d_ff_expert": cfg.d_ff_expert,
+                   "T_e": -(-cfg.N * cfg.M * cfg.top_k // cfg.n_experts) if T_e is None else T_e}
+    if cfg.attention == "mla":
+        values |= {name: getattr(cfg, name) for name in MLA_FIELDS}
+    windowed = sum(cfg.windowed(i) for i in range(cfg.layers))
+    return values | {"M_window": min(cfg.M, cfg.window or cfg.M), "windowed_layers": windowed,
+                     "global_layers": cfg.layers - windowed}
+
+
+def formula_shape(formula: str, cfg: TransformerConfig, T_e: int | None = None) -> tuple[int, ...]:
+    """Evaluate a shape formula like '(N, M, E/nhead)' on a config, parsing it (no code is evaluated).
+    ``T_e`` is the number of tokens expert 0 got in a live pass (see ``symbol_values``)."""
+    values = symbol_values(cfg, T_e)
 
     def atom(tok: str) -> int:
         if tok.isdigit():
@@ -268,13 +422,16 @@ def formula_shape(formula: str, cfg: TransformerConfig) -> tuple[int, ...]:
             value *= atom(right)
         elif op == "/":
             value //= atom(right)
+        elif op == "+":
+            value += atom(right)
         out.append(value)
     return tuple(out)
 
 
 def row_by_key(key: str) -> RowSpec:
     """The spec (row or extra) with this key."""
-    for spec in ROWS + EXTRAS + DECODER_ONLY_ROWS + ENCODER_ONLY_ROWS + FAMILY_EXTRAS["decoder-only"]:
+    for spec in (ROWS + EXTRAS + DECODER_ONLY_ROWS + ENCODER_ONLY_ROWS + FAMILY_EXTRAS["decoder-only"]
+                 + _latent_extras("dec") + (COMPRESSED_QUERY, LATENT_KV_CACHE)):
         if spec.key == key:
             return spec
     raise KeyError(key)

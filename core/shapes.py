@@ -21,7 +21,13 @@ from .model import Transformer, generate_key_padding_mask, generate_square_subse
 FRESH = frozenset({
     F.linear, F.layer_norm, F.embedding, torch.softmax, torch.Tensor.softmax, torch.relu, torch.Tensor.relu,
     torch.Tensor.add, torch.Tensor.mul, torch.Tensor.div, torch.Tensor.matmul, torch.Tensor.masked_fill,
+    F.rms_norm, F.silu, torch.Tensor.sum,
 })
+# Indexing by a tensor (gathering an expert's tokens) always copies; indexing by slices may return a view.
+GATHER = torch.Tensor.__getitem__
+# In-place operators: on the meta device they only check their arguments' layouts, so a repeat returns its
+# input as it is. A mixture of experts calls them once per expert and layer.
+IN_PLACE = frozenset({torch.Tensor.index_add_})
 
 
 def _layout(value: Any) -> Any:
@@ -41,16 +47,24 @@ class MetaShapeCache(TorchFunctionMode):
 
     def __init__(self):
         super().__init__()
-        self.seen: dict[Any, tuple[tuple[int, ...], tuple[int, ...], torch.dtype]] = {}
+        self.seen: dict[Any, tuple[tuple[int, ...], tuple[int, ...], torch.dtype] | None] = {}
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if func not in FRESH or torch.is_grad_enabled():  # with gradients, an output needs its graph
+        gather = func is GATHER and isinstance(args[1], (torch.Tensor, tuple)) and any(
+            isinstance(i, torch.Tensor) for i in (args[1] if isinstance(args[1], tuple) else (args[1],)))
+        in_place = func in IN_PLACE
+        if (func not in FRESH and not gather and not in_place) or torch.is_grad_enabled():  # an output needs its graph
             return func(*args, **kwargs)
         try:
             key = (func, _layout(args), _layout(tuple(sorted(kwargs.items()))))
         except TypeError:
             return func(*args, **kwargs)
+        if in_place:
+            if key not in self.seen:
+                self.seen[key] = None  # checked once; a repeat changes no layout
+                return func(*args, **kwargs)
+            return args[0]
         layout = self.seen.get(key)
         if layout is None:
             out = func(*args, **kwargs)

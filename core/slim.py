@@ -27,7 +27,7 @@ from torch import Tensor, nn
 
 from .config import TransformerConfig
 from .memory import (DEFAULT_BUDGET_BYTES, FLOAT_BYTES, INDEX_BYTES, attention_params, estimate, ffn_params,
-                     layernorm_params, param_counts)
+                     latent_attention_params, layernorm_params, param_counts)
 from .model import Transformer, generate_key_padding_mask, generate_square_subsequent_mask
 from .trace import PAD_ID, make_batch
 from .weights import blocks, init_block
@@ -116,7 +116,8 @@ def slim_estimate(cfg: TransformerConfig) -> SlimEstimate:
     E = cfg.E
     one = estimate(replace(cfg, N=1, layers=1))
     counts = param_counts(cfg)
-    attention = attention_params(E, cfg.nhead_kv * cfg.d_k, cfg.bias)
+    attention = (sum(latent_attention_params(cfg).values()) if cfg.attention == "mla"
+                 else attention_params(E, cfg.nhead_kv * cfg.d_k, cfg.bias))
     cross = cfg.arch == "encoder-decoder"  # the largest layer: a decoder layer of the paper's model
     return SlimEstimate(
         tables=FLOAT_BYTES * (cfg.vocab_size * E + (cfg.max_len * E if cfg.positional == "learned" else 0)),

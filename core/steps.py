@@ -178,6 +178,9 @@ def steps(t: Trace, model: Transformer, head: int = 0) -> tuple[Step, ...]:
     """
     if t.shape_only:
         raise ValueError("a shape-only pass computed no values to step through")
+    if t.config.attention == "mla":
+        raise ValueError("the steps follow multi-head attention's W^Q, W^K and W^V; attention='mla' makes K and V "
+                         "back from a latent instead: use attention='mha' to step through a pass")
     p = _Pass(t, model, head)
     cfg, rec, h = t.config, t.tensors, p.head
     out: list[Step] = []

@@ -77,6 +77,7 @@ class TokenizedText(_Sizes):
     target: tuple[tuple[str, ...], ...] | None
     vocab: tuple[str, ...]  # vocab[i - 1] is the token of id i
     cut: bool  # True when a line was longer than MAX_TOKENS or there were more than MAX_LINES lines
+    first_line: str = ""  # the first line as typed, whole even when it was cut: what a count of its tokens counts
 
     @property
     def vocab_size(self) -> int:
@@ -173,4 +174,6 @@ def tokenize(text: str, level: str = "word", target_text: str | None = None) -> 
                              f"{len(source)}: give one target line for each line of the text")
         cut = cut or target_cut
     distinct = {t for seq in source + (target or ()) for t in seq}
-    return TokenizedText(level=level, source=source, target=target, vocab=tuple(sorted(distinct)), cut=cut)
+    first_line = next(line for line in text.split("\n") if line)
+    return TokenizedText(level=level, source=source, target=target, vocab=tuple(sorted(distinct)), cut=cut,
+                         first_line=first_line)

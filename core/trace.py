@@ -18,8 +18,10 @@ import torch
 from torch import Tensor
 
 from .config import TransformerConfig
-from .memory import DEFAULT_BUDGET_BYTES, MemoryEstimate, estimate, kv_cache_summary
-from .model import Transformer, generate_key_padding_mask, generate_square_subsequent_mask
+from .experts import Experts
+from .latent_attention import LatentAttention
+from .memory import DEFAULT_BUDGET_BYTES, LATENT_PARTS, MemoryEstimate, estimate, kv_cache_summary
+from .model import Transformer, generate_key_padding_mask, generate_square_subsequent_mask, sliding_window_mask
 from .rows import RowSpec, extras_for, rows_for
 from .shapes import MetaShapeCache
 from .source import source_for
@@ -69,6 +71,7 @@ class Trace:
     tensors: dict[str, Tensor] = field(default_factory=dict, repr=False)
     batch: TokenBatch | None = None  # the text (or task sequence) the pass read; None: seeded random ids
     weights: str = UNTRAINED  # what the weights are: untrained, or which training made them
+    active_params: int | None = None  # parameters one token's pass touches (core.trace.active_count)
 
     def row(self, key: str) -> TensorRow:
         """A row or extra by key, e.g. 'attention_scores' or 'causal_mask'."""
@@ -114,10 +117,20 @@ class Trace:
             "weights": self.weights,
             "rows": [self._row_dict(r, values) for r in self.rows],
             "extras": [self._row_dict(r, values) for r in self.extras],
-            "params": dict(self.params),
+            "params": dict(self.params) | {"active": self.params["total"] if self.active_params is None
+                                           else self.active_params},
             "estimated_bytes": self.estimate.total,
             "budget_bytes": self.budget_bytes,
-        } | text | ({"kv_cache": kv_cache_summary(self.config)} if self.config.arch == "decoder-only" else {})
+        } | text | ({"kv_cache": kv_cache_summary(self.config)} if self.config.arch == "decoder-only" else {}) | (
+            {"moe": self.moe_counts()} if self.config.moe else {})
+
+    def moe_counts(self) -> dict[str, Any]:
+        """Tokens per expert in the first layer with experts: counted on a live pass; unknown on a shape-only one,
+        where only the even share N·M·top_k / n_experts can be said."""
+        cfg = self.config
+        counts = None if self.shape_only else self.value("tokens_per_expert").tolist()
+        return {"tokens_per_expert": counts, "known": counts is not None,
+                "even_share": cfg.N * cfg.M * cfg.top_k / cfg.n_experts}
 
 
 _DEEP_LAYER = re.compile(r"^(enc|dec)\.(\d+)\.(.+)$")
@@ -127,11 +140,17 @@ class TraceRecorder(dict):
     """Keeps what the explorer shows: every hook of layer 0, and only the attention weights
     (for the heatmaps) of deeper layers. Dropping the rest lets a real pass go further before
     the memory budget forces a shape-only one; ``core.memory.estimate`` counts exactly this set.
+    ``ffn_layer`` keeps one more layer's FFN: the first with experts, when dense layers come first.
     """
+
+    def __init__(self, ffn_layer: int = 0):
+        super().__init__()
+        self.ffn_layer = str(ffn_layer)
 
     def __setitem__(self, name: str, tensor: Tensor) -> None:
         match = _DEEP_LAYER.match(name)
-        if match and match.group(2) != "0" and not match.group(3).endswith("attn.weights"):
+        if match and match.group(2) != "0" and not match.group(3).endswith("attn.weights") and not (
+                match.group(2) == self.ffn_layer and match.group(3).startswith("ffn.")):
             return
         super().__setitem__(name, tensor)
 
@@ -162,6 +181,14 @@ def make_batch(cfg: TransformerConfig, device: str = "cpu") -> tuple[Tensor, Ten
     tgt = torch.randint(low, cfg.vocab_size, (N, T), generator=gen)  # (N, M_target)
     tgt[:, :1] = BOS_ID
     return src, tgt
+
+
+def active_count(model: Transformer) -> int:
+    """Parameters one token's pass touches, counted on the module: all of them less, in every Experts FFN, the
+    routed experts it skips (it runs top_k of them; the experts are alike, so which ones does not matter)."""
+    skipped = sum(p.numel() for m in model.modules() if isinstance(m, Experts)
+                  for expert in m.experts[m.top_k:] for p in expert.parameters())
+    return sum(p.numel() for p in model.parameters()) - skipped
 
 
 def _param_groups(model: Transformer) -> dict[str, int]:
@@ -196,12 +223,23 @@ def _param_groups(model: Transformer) -> dict[str, int]:
 
 def _one_stack_groups(model: Transformer) -> dict[str, int]:
     """A single stack's parameter counts: its self-attention, FFN and norms (the final one too)."""
-    groups = {"token embeddings": 0, "positional table": 0, "self-attention": 0, "FFN": 0, "norms": 0,
-              "output layer": 0}
+    stack = model.decoder if model.encoder is None else model.encoder
+    latent = isinstance(stack[0].self_attn, LatentAttention)  # its parts are counted one by one
+    attention = dict.fromkeys(LATENT_PARTS.values()) if latent else ["self-attention"]
+    groups = dict.fromkeys(["token embeddings", "positional table", *attention, "FFN", "norms", "output layer"], 0)
+    moe = {"experts": "experts", "shared": "shared experts", "router": "router"}  # an Experts FFN's parts
+    if any(isinstance(m, Experts) for m in model.modules()):
+        groups |= dict.fromkeys(moe.values(), 0)
     for name, p in model.named_parameters():
-        part = name.split(".")[2] if name.startswith(("encoder.", "decoder.")) else name.split(".")[0]
-        key = {"src_embed": "token embeddings", "positional": "positional table", "generator": "output layer",
-               "self_attn": "self-attention", "ffn": "FFN"}.get(part, "norms")
+        parts = name.split(".")
+        part = parts[2] if name.startswith(("encoder.", "decoder.")) else parts[0]
+        if part == "self_attn":
+            key = LATENT_PARTS[parts[3]] if latent else "self-attention"
+        else:
+            key = {"src_embed": "token embeddings", "positional": "positional table", "generator": "output layer",
+                   "ffn": "FFN"}.get(part, "norms")
+        if key == "FFN" and parts[3] in moe:
+            key = moe[parts[3]]
         groups[key] += p.numel()
     groups["total"] = sum(groups.values())
     return groups
@@ -255,8 +293,16 @@ def run_pass(model: Transformer, cfg: TransformerConfig, device: str, rec: dict[
         causal = record_mask(rec, "tgt_mask", generate_square_subsequent_mask(cfg.M, device))  # (M, M)
         cache: list[dict[str, Tensor]] = [{} for _ in range(cfg.layers)]  # filled as a generation's first step would
         model(None, src, tgt_mask=causal, rec=rec, cache=cache)
-        layers = [torch.stack((c["k"], c["v"])) for c in cache]  # each (2, N, nhead_kv, M, d_k)
-        rec["kv_cache"] = torch.stack(layers)  # (layers, 2, N, nhead_kv, M, d_k)
+        if not cfg.window:
+            rec["kv_cache"] = stacked_cache(cache)  # (layers, 2, N, nhead_kv, M, d_k), or the latents'
+            return
+        layers = [torch.stack((c["k"], c["v"])) for c in cache]  # each (2, N, nhead_kv, M or M_window, d_k)
+        # Windowed layers keep at most `window` positions, full ones all M: two stacks of their own.
+        rec["kv_cache"] = torch.stack([c for i, c in enumerate(layers) if cfg.windowed(i)])  # (windowed_layers, 2, ...)
+        if cfg.global_every:
+            rec["kv_cache_global"] = torch.stack([c for i, c in enumerate(layers) if not cfg.windowed(i)])
+        record_mask(rec, "window_mask", sliding_window_mask(cfg.M, cfg.M, cfg.window, device))  # (M, M)
+        rec["windowed_layers"] = torch.tensor([cfg.windowed(i) for i in range(cfg.layers)], device=device)  # (layers,)
         return
     padding = record_mask(rec, "src_key_padding_mask", padding)  # (N, M)
     if cfg.arch == "encoder-only":
@@ -266,6 +312,15 @@ def run_pass(model: Transformer, cfg: TransformerConfig, device: str, rec: dict[
     model(src, tgt, tgt_mask=tgt_mask, src_key_padding_mask=padding, memory_key_padding_mask=padding, rec=rec)
 
 
+def stacked_cache(cache: list[dict[str, Tensor]]) -> Tensor:
+    """Every layer's cache as one tensor: K and V (layers, 2, N, nhead_kv, S, d_k), or under latent attention
+    the latent and the rotary key side by side (layers, N, S, kv_lora_rank + rope_head_dim)."""
+    if "latent" in cache[0]:
+        return torch.stack([torch.cat((c["latent"], c["k_rope"]), dim=-1)
+                            for c in cache])  # (layers, N, S, kv_lora_rank + rope_head_dim)
+    return torch.stack([torch.stack((c["k"], c["v"])) for c in cache])  # (layers, 2, N, nhead_kv, S, d_k)
+
+
 def _select(spec: RowSpec, tensor: Tensor) -> Tensor:
     """The note's per-head view: head ``spec.head`` of a stacked tensor."""
     if spec.head is None:
@@ -273,14 +328,14 @@ def _select(spec: RowSpec, tensor: Tensor) -> Tensor:
     return tensor[spec.head] if tensor.dim() == 3 else tensor[:, spec.head]  # (nhead, E, d_k) or (N, nhead, ..)
 
 
-def _rows(specs: tuple[RowSpec, ...], rec: dict[str, Tensor]) -> tuple[TensorRow, ...]:
+def _rows(specs: tuple[RowSpec, ...], rec: dict[str, Tensor], attention: str = "mha") -> tuple[TensorRow, ...]:
     out = []
     for spec in specs:
         t = _select(spec, rec[spec.hook])
         out.append(TensorRow(
             index=spec.index, key=spec.key, name=spec.name, shape=tuple(t.shape), formula=spec.formula,
             dtype=str(t.dtype).replace("torch.", ""), numel=t.numel(), bytes=t.numel() * t.element_size(),
-            description=spec.description, hook=spec.hook, code=source_for(spec.hook), head=spec.head,
+            description=spec.description, hook=spec.hook, code=source_for(spec.hook, attention), head=spec.head,
         ))
     return tuple(out)
 
@@ -329,7 +384,7 @@ def trace(cfg: TransformerConfig, *, text: TokenizedText | TokenBatch | None = N
                          f"{budget_bytes}; trace it shape-only instead")
     meta = (over if shape_only is None else shape_only) and model is None  # a given model already lives on the CPU
     device = "meta" if meta else "cpu"
-    rec = TraceRecorder()
+    rec = TraceRecorder(cfg.first_dense_layers)
     model = Transformer.from_config(cfg, device=device) if model is None else model
     with torch.inference_mode(), (MetaShapeCache() if meta else contextlib.nullcontext()):
         run_pass(model, cfg, device, rec, batch)
@@ -337,7 +392,7 @@ def trace(cfg: TransformerConfig, *, text: TokenizedText | TokenBatch | None = N
         attn = (model.decoder if model.encoder is None else model.encoder)[0].self_attn
         for name, W in attn.head_weights().items():
             rec[f"{stack}.0.self_attn.{name}"] = W.detach()  # (nhead or nhead_kv, E, d_k), a view of the weight
-        if cfg.arch != "encoder-decoder" or cfg.nhead_kv != cfg.nhead:
+        if cfg.attention == "mha" and (cfg.arch != "encoder-decoder" or cfg.nhead_kv != cfg.nhead):
             group = cfg.nhead // cfg.nhead_kv  # query heads per K/V head
             rec[f"{stack}.0.self_attn.kv_head"] = torch.arange(cfg.nhead, device=device) // group  # (nhead,)
         if cfg.arch != "encoder-decoder" or cfg.norm_first or cfg.norm != "layernorm":
@@ -345,9 +400,10 @@ def trace(cfg: TransformerConfig, *, text: TokenizedText | TokenBatch | None = N
         params = _param_groups(model)
     return Trace(
         config=cfg,
-        rows=_rows(rows_for(cfg), rec),
-        extras=_rows(extras_for(cfg), rec),
+        rows=_rows(rows_for(cfg), rec, cfg.attention),
+        extras=_rows(extras_for(cfg), rec, cfg.attention),
         params=params,
+        active_params=active_count(model),
         shape_only=meta,
         estimate=est,
         budget_bytes=budget_bytes,

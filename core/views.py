@@ -14,7 +14,7 @@ import torch
 from torch import Tensor
 
 from .config import TransformerConfig, divisors, longest_sequence
-from .memory import FP16_BYTES, every_layer, kv_cache_bytes
+from .memory import FP16_BYTES, every_layer, kv_cache_bytes, kv_cache_shape
 from .model import PositionalEncoding, sinusoidal_table
 from .positions import apply_rope, rope_angles
 from .rows import EXTRAS, ROWS, extras_for, rows_for
@@ -170,12 +170,24 @@ def kv_sharing(t: Trace) -> KVSharing:
     nhead_kv), as the model's repeat_interleave lays K and V out) when the pass holds values, else the
     same rule on the config (a shape-only pass, or the paper's model, which records none: every head its own)."""
     cfg = t.config
+    if cfg.attention == "mla":
+        raise ValueError("attention='mla' shares no K/V heads: every head gets its own K and V back from the one "
+                         "cached latent; the trace's latent_kv and k_stacked extras show them")
     attn = ("dec" if cfg.arch == "decoder-only" else "enc") + ".0.self_attn."
     recorded = attn + "kv_head" in t.tensors
     group = cfg.nhead // cfg.nhead_kv
     kv_head = t.tensors[attn + "kv_head"].tolist() if recorded else [h // group for h in range(cfg.nhead)]
     return KVSharing(nhead=cfg.nhead, nhead_kv=cfg.nhead_kv, kv_head=kv_head, q_shape=t.shapes[attn + "q"],
                      k_shape=t.shapes[attn + "k"], recorded=recorded)
+
+
+def _check_rotate_half(cfg: TransformerConfig) -> None:
+    """The RoPE views draw d_k's pairs as Llama lays them (i, i + d_k/2); latent attention turns only its
+    rope_head_dim part, in neighbouring pairs."""
+    if cfg.attention == "mla":
+        raise ValueError(f"attention='mla' turns only the rope_head_dim = {cfg.rope_head_dim} part of each query "
+                         "and key, in neighbouring pairs: these RoPE views draw multi-head attention's d_k; use "
+                         "attention='mha' to see them")
 
 
 @dataclass(frozen=True)
@@ -193,6 +205,7 @@ class RopeView:
 def rope_view(cfg: TransformerConfig, cap: int = MAX_POSITIONS, pair_cap: int = MAX_DIMS) -> RopeView:
     """The first positions' rotation angles per pair, from the table the model itself uses
     (core.positions.rope_angles). ValueError for an odd d_k, which RoPE cannot split into pairs."""
+    _check_rotate_half(cfg)
     if cfg.d_k % 2:
         raise ValueError(f"RoPE turns pairs of dimensions, so it needs an even d_k; d_k = E/nhead = {cfg.d_k} is odd")
     P, half = min(cfg.M, cap), cfg.d_k // 2
@@ -252,6 +265,7 @@ def rope_vectors(cfg: TransformerConfig, t: Trace | None = None) -> tuple[Tensor
 
 def rope_relative(cfg: TransformerConfig, i: int, j: int, s: int, t: Trace | None = None) -> RopeScores:
     """RoPE's relative property, measured: the same q and k scored at (i, j) and at (i + s, j + s)."""
+    _check_rotate_half(cfg)
     for name, value in (("i", i), ("j", j), ("s", s)):
         if not 0 <= value <= MAX_ROPE_POSITION:
             raise ValueError(f"{name}={value} is out of range: positions here go from 0 to {MAX_ROPE_POSITION:,}")
@@ -443,7 +457,7 @@ class KVCacheView:
     attention at the config's other sizes (float32, as this model runs; fp16 halves every figure)."""
 
     G: int
-    shape: tuple[int, ...]  # (layers, 2, N, nhead_kv, M + G, d_k)
+    shape: tuple[int, ...]  # (layers, 2, N, nhead_kv, M + G, d_k); latent attention's (layers, N, M + G, d_c + d_rope)
     bytes: int
     bytes_fp16: int
     kinds: dict[str, int]  # "MHA" / "GQA" / "MQA" -> nhead_kv, each distinct
@@ -474,17 +488,22 @@ def kv_cache_view(cfg: TransformerConfig, G: int) -> KVCacheView:
     held = cfg.M + G
     top = max(4096, 2 * held)
     grid = sorted({2 ** k for k in range(int(math.log2(top)) + 1)} | {held})
-    kinds = kv_kinds(cfg)
+    # Latent attention's own line (nhead_kv None: its latents) against every head's made-back K and V kept whole.
+    latent = cfg.attention == "mla"
+    kinds = {"MHA": cfg.nhead} if latent else kv_kinds(cfg)
 
-    def size(tokens: int, kv: int) -> int:
+    def size(tokens: int, kv: int | None) -> int:
         return kv_cache_bytes(cfg.replace(M=tokens, max_len=max(cfg.max_len, tokens)), nhead_kv=kv)
 
-    points = [{"tokens": n, "attention": f"{name} (nhead_kv = {kv})", "nhead_kv": kv, "bytes": size(n, kv)}
-              for name, kv in kinds.items() for n in grid]
-    own = next((f"{name} (nhead_kv = {kv})" for name, kv in kinds.items() if kv == cfg.nhead_kv),
-               f"nhead_kv = {cfg.nhead_kv}")
+    lines = [(f"{name} (nhead_kv = {kv})", kv) for name, kv in kinds.items()]
+    if latent:
+        lines.append((f"MLA (kv_lora_rank + rope_head_dim = {cfg.kv_lora_rank + cfg.rope_head_dim})", None))
+    points = [{"tokens": n, "attention": label, "nhead_kv": kv, "bytes": size(n, kv)} for label, kv in lines
+              for n in grid]
+    own = lines[-1][0] if latent else next((label for label, kv in lines if kv == cfg.nhead_kv),
+                                           f"nhead_kv = {cfg.nhead_kv}")
     return KVCacheView(
-        G=G, shape=(cfg.layers, 2, cfg.N, cfg.nhead_kv, held, cfg.d_k), bytes=kv_cache_bytes(cfg, G),
+        G=G, shape=kv_cache_shape(cfg, G), bytes=kv_cache_bytes(cfg, G),
         bytes_fp16=kv_cache_bytes(cfg, G, bytes_per_number=FP16_BYTES), kinds=kinds, points=points,
         chosen={"tokens": held, "attention": own, "nhead_kv": cfg.nhead_kv, "bytes": kv_cache_bytes(cfg, G)})
 

@@ -21,19 +21,16 @@ from render.tables import numbers_frame
 from ui.charts import drawn_at_this_link, map_box, show_chart, show_numbers
 from ui.guard import guard
 from ui.streamlit_internals import leave_legacy_pages_mode
-from ui.sidebar import current_config, forget_link_warnings
+from ui.sidebar import forget_link_warnings, this_run
 from ui.theme import theme
 from ui.trace_cache import GATE
 from ui.traces import cached_shapes, cached_trace, over_budget, shape_only_banner, slim_refusal
 from ui.value_views import text_pass, token_map, weights_words
-from ui.your_text import text_box, text_sized_config, trained_model
+from ui.your_text import text_box
 
 leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
 
-# Narrowest boxes, in pixels, so that the captions under small maps still read. With the small gap
-# (16 px) the two boxes of the default M = 8 (300 and 244 px; its mask draws 241 px) take 560 of
-# the 564 px that a 1024 px window leaves beside the open sidebar, so the mask sits beside the
-# weights there too (measured in Chromium).
+# Narrowest boxes (px), so small maps' captions read and the mask still sits beside the weights (docs/layout.md).
 WEIGHTS_BOX, MASK_BOX = 290, 244
 
 
@@ -128,21 +125,20 @@ def _map(cfg, kind: str, layer: int, head: int, item: int):
     return attention_map(cached_trace(cfg), kind, layer, head, item)
 
 
-# Few entries: each holds every head's map (up to nhead x MAX_POSITIONS^2 numbers), and a miss costs
-# up to about a second (core.slim.MAX_SLIM_DRAWS). A pass holds real memory, so it waits its turn at the
-# gate the whole traces share (ui.trace_cache): sessions' passes together stay under its bound.
+# Few, large entries; a slim pass holds real memory, so it waits at the gate the whole traces share.
 @st.cache_data(max_entries=8, show_spinner=False)
 def _slim_maps(cfg, kind: str, layer: int, item: int):
     with GATE.reserve(slim_bytes(cfg)):
         return slim_attention_maps(cfg, kind, layer, item)
 
 
-cfg = text_sized_config(current_config())  # the text in the box sets N, M and vocab_size
+run = this_run()  # sliders, link, the learner's text and the trained model, worked out by the sidebar
+cfg = run.cfg
 kinds = attention_kinds(cfg)
 st.title("Attention")
 intro = st.empty()  # what the map means depends on the text and the model, chosen in the box below it
-your_text = text_box(cfg)
-trained = trained_model()
+your_text = text_box(cfg, run.text, run.text_problem)
+trained = run.trained
 if trained is not None:
     intro.caption("Each cell is how much one query token takes from one key token, for one head of a sequence of "
                   "the trained model's task: softmax(QKᵀ/√d_k), so every row sums to 1. These weights were trained "

@@ -23,38 +23,29 @@ from ui.guard import guard
 from ui.layout import phone_only_caption, sidebar_closed_hint
 from ui.page_links import KV_G_CHOICES
 from ui.streamlit_internals import leave_legacy_pages_mode
-from ui.sidebar import current_config, forget_link_warnings
+from ui.sidebar import forget_link_warnings, this_run
 from ui.theme import theme
 from ui.traces import cached_cache_check, cached_shapes, LIVE_TABLE_BYTES, over_budget, shape_only_banner
 from ui.value_views import value_views
-from ui.your_text import text_box, text_sized_config
+from ui.your_text import text_box
 
 leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
 
-# On a wide screen the figure may reach up to 4rem into Streamlit's margin on each side, so a 1024 px window
-# with the sidebar open (a projector's size) shows it whole; a phone still scrolls it sideways.
+# On a wide screen the figure may reach into Streamlit's margin, so a projector's window shows it whole.
 BLEED = (f"@media (min-width: 864px) {{ .st-key-architecture {{ --bleed: clamp(0px, ({MIN_WIDTH}px - 100%) / 2, 4rem); "
          "margin-inline: calc(-1 * var(--bleed)); width: calc(100% + 2 * var(--bleed)); max-width: none; } }")
-# The figure's box clips what sits outside it, so the toolbar (the fullscreen button), which Streamlit draws
-# above an element, goes inside the figure's blank top right corner. The toolbar has no key: its test id is
-# the only hook. Important: Streamlit sets its top again, more specifically, while the figure is hovered.
+# The figure's box clips the toolbar (the fullscreen button): it goes in the figure's blank corner (docs/layout.md).
 TOOLBAR_IN = '.st-key-architecture [data-testid="stElementToolbar"] { top: 0 !important; }'
 FIGURE_CSS = (f"<style>.st-key-architecture {{ overflow-x: auto; }} .st-key-architecture img {{ width: 100%; "
               f"min-width: {MIN_WIDTH}px; max-width: {WIDTH}px; height: auto; }} {BLEED} {TOOLBAR_IN}</style>")
-# PyTorch's names in the glossary ("num_encoder_layers,") have no place to break, and on a phone they pushed
-# the meaning column, the one a learner opens it for, past the screen's edge: narrower than a tablet those
-# names (only they) may break anywhere and the cells sit closer to their borders; under 350 px the type is
-# smaller too, so the longest words fit whole.
+# On a phone PyTorch's long names may break anywhere, so the meaning column stays on screen (docs/layout.md).
 GLOSSARY_CSS = ("<style>@media (max-width: 640px) { .st-key-glossary :is(th, td) { padding: 0.25rem 0.375rem; } "
                 ".st-key-glossary td:nth-child(2) { overflow-wrap: anywhere; } } "
                 "@media (max-width: 350px) { .st-key-glossary :is(th, td) { font-size: 0.875rem; "
                 "padding: 0.25rem 0.1875rem; } }</style>")
-# The description is what a learner reads a row for: rows three lines high wrap it (Streamlit wraps a cell's
-# text only in rows over 64 px high), so beside the names, shapes and formulas it has DESCRIPTION_WIDTH on a
-# laptop, and every one reads whole (a long one says where to read on: tables.cell_text). Narrower, the table
-# scrolls sideways.
-ROW_HEIGHT = 68  # px: three lines of the grid's text, 18.5 px each, and a margin
-DESCRIPTION_WIDTH = 275  # px: what the extras' table, 784 px in its expander at 1280, has beside its other columns
+# Rows three lines high, so the description a learner reads a row for wraps whole (docs/layout.md).
+ROW_HEIGHT = 68  # px: three lines of the grid's text and a margin
+DESCRIPTION_WIDTH = 275  # px: what the extras' table has left beside its other columns on a laptop
 HEADER_HEIGHT = 38  # px
 
 
@@ -64,13 +55,12 @@ def table_height(rows: int) -> int:
 
 
 COLUMNS = {
-    # 40 px holds "#" and "14"; "small" (75 px) took from the live shape, cut off on a 390 px phone.
-    # A first-time learner has never seen the notes the 14 rows come from: say what the rows are instead.
+    # Just wide enough for "14", leaving the live shape room on a phone.
     "#": st.column_config.NumberColumn("#", width=40, help="The tensor's place in the forward pass, input first"),
     "tensor": st.column_config.TextColumn("tensor", width=120),
     "formula": st.column_config.TextColumn("formula", width=120, help="The shape in the learner's notation"),
     "live shape": st.column_config.TextColumn("live shape", width=90, help="Read off the tensor the model produced"),
-    # A short header, as 120 px cuts the frame's longer name; the help and the toggle above the table say the rest.
+    # A short header that fits its column; the help and the toggle say the rest.
     STACKED_COLUMN: st.column_config.TextColumn(
         "SDPA layout", width=120,
         help="The heads stacked as PyTorch's scaled_dot_product_attention takes them: one (N, nhead, M, d_k) "
@@ -126,9 +116,6 @@ def explorer_view(cfg, theme: str = "light") -> dict:
     }
 
 
-SIZES_SUFFIX = " sizes (shape only)"  # the presets that borrow a well-known model's widths
-
-
 def short_count(n: int) -> str:
     """20,260 as it is; from ten million on, '406.5 billion' (a metric's box cuts long numbers off)."""
     if n < 10**7:
@@ -163,12 +150,13 @@ def rows_words(cfg) -> str:
             f"{index['ffn_output']}), to the output probabilities (row {last}).")
 
 
-cfg = text_sized_config(current_config())  # the text in the box sets N, M and vocab_size
+run = this_run()  # sliders, link, the learner's text and the trained model, worked out by the sidebar
+cfg = run.cfg
 st.title("Transformer Shape Explorer")
 st.caption(sizes_words(cfg) + " Move a slider in the sidebar: every shape below is read off the model's own "
            "forward pass. " + rows_words(cfg))
 sidebar_closed_hint()
-your_text = text_box(cfg)
+your_text = text_box(cfg, run.text, run.text_problem)
 
 with guard("Tracing this config"):
     view = explorer_view(cfg, theme())
@@ -183,15 +171,13 @@ with guard("Tracing this config"):
             icon=":material/bolt:",
         )
 
-    # Each figure as wide as its own words, and the row wraps: in four equal columns a 1024 px window
-    # cut "164.0 KiB" to "164.0 …", and at the largest sizes every unit was lost.
+    # Each figure as wide as its own words, in a row that wraps: equal columns cut the units off.
     row = st.container(horizontal=True, wrap=True, gap="medium")
     a, b, c, d = (row.container(width="content") for _ in range(4))
     scores = cfg.N * cfg.nhead * cfg.M * cfg.M
     a.metric("d_k = E / nhead", cfg.d_k)
     b.metric("parameters", short_count(t.params["total"]), help=f"Exactly {t.params['total']:,}.")
-    # A shape-only trace holds next to nothing; its figure is what a real pass would have held. Named
-    # "pass", the page's word above: "trace" was nowhere explained to a newcomer.
+    # A shape-only trace holds next to nothing: the figure is what a real pass would hold.
     c.metric("a real pass would hold" if t.shape_only else "this pass holds", human_bytes(t.estimate.total),
              help="Weights plus what this pass keeps: every tensor of layer 0 and the attention weights of the "
                   f"deeper layers, plus the temporaries of the pass. Over {human_bytes(LIVE_TABLE_BYTES)} the "
@@ -203,12 +189,6 @@ with guard("Tracing this config"):
     d.metric("attention weights per layer", short_count(scores),
              help=f"Exactly {scores:,}. In each self-attention layer: N × nhead × M × M, the number that "
                   f"grows with the square of M.{decoder}")
-    preset = st.session_state.get("w_preset", "")
-    if preset.endswith(SIZES_SUFFIX) and cfg.arch == "encoder-decoder":
-        model = preset[: -len(SIZES_SUFFIX)]
-        st.caption(f"{model} itself is decoder-only. Here its widths build the paper's encoder–decoder, "
-                   f"{cfg.layers} encoder and {cfg.layers} decoder layers with a cross-attention block in every "
-                   f"decoder layer, so the count above is larger than {model}'s own.")
 
     stacked = st.toggle(
         "Show the heads stacked as PyTorch's scaled_dot_product_attention takes them, beside the one-head view",
@@ -250,9 +230,7 @@ with guard("Tracing this config"):
                else "# (this tensor is an input; no model code produces it)")
     st.container(key="code_row").code(row.code or nothing, language="python")  # keyed: ui/theme_css.py
 
-    # The expander's padding leaves this table 784 px at 1280. Its longest name, "Q, all heads stacked
-    # (SDPA layout)", needs 130 px to take three lines, which its formulas give up: four of them wrap
-    # at either width.
+    # Wide enough for its longest name in three lines.
     extras_columns = {
         **COLUMNS,
         "tensor": {**COLUMNS["tensor"], "width": 130},
@@ -301,11 +279,7 @@ with diagram_tab, guard("The architecture diagram"):
                f"Every label is a live shape from the trace. {scrolls}To show it larger, to a class say, press the "
                "fullscreen button in its top right corner (it shows while the pointer is over the figure, or once "
                "the figure is tapped).")
-    # An SVG image (st.image makes it a data URI, so nothing is put into the page as HTML). It fills
-    # the column up to its own width, reaching into the page's margin if it must (BLEED); on a
-    # narrower screen than MIN_WIDTH it scrolls sideways in its own box, as the charts do, rather
-    # than shrinking its labels out of legibility. Streamlit's fullscreen view shows it whole and
-    # larger (710 px wide in a 1024 x 768 window).
+    # An SVG through st.image (a data URI, no HTML); narrower than MIN_WIDTH it scrolls rather than shrinks.
     st.html(FIGURE_CSS)
     with st.container(key="architecture"):
         st.image(view["diagram"], alt=architecture_title(cfg))

@@ -20,7 +20,7 @@ from ui.guard import guard
 from ui.layout import narrowest_only_caption
 from ui.page_links import MAX_CURVES, curve_dims, positional_tabs
 from ui.streamlit_internals import leave_legacy_pages_mode
-from ui.sidebar import current_config, forget_link_warnings
+from ui.sidebar import forget_link_warnings, this_run
 from ui.traces import cached_shapes, cached_trace, config_over_budget
 
 leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
@@ -121,9 +121,11 @@ def rope_tab(cfg) -> None:
     c1, c2, c3 = st.columns(3)
     keep = {"min_value": 0, "max_value": MAX_ROPE_POSITION, "step": 1, "persist_state": "session",
             "on_change": forget_link_warnings}
-    i = c1.number_input("i — query position", key="p_rope_i", **keep)
-    j = c2.number_input("j — key position", key="p_rope_j", **keep)
-    shift = c3.number_input("s — shift", key="p_rope_s", **keep)
+    # The range in the label: a box that refuses a value only turns red.
+    upto = f"0 to {MAX_ROPE_POSITION:,}"
+    i = c1.number_input(f"i — query position ({upto})", key="p_rope_i", **keep)
+    j = c2.number_input(f"j — key position ({upto})", key="p_rope_j", **keep)
+    shift = c3.number_input(f"s — shift ({upto})", key="p_rope_s", **keep)
     t = None if config_over_budget(cfg) else cached_trace(cfg)
     r = rope_relative(cfg, int(i), int(j), int(shift), t)
     st.caption(f"q and k: {r.source}.")
@@ -145,11 +147,10 @@ def table_tab(cfg, v) -> None:
     st.caption(f"{cfg.positional.capitalize()}: {v.note}. Row p is added to the token at position p; the "
                f"same rows serve every sequence in the batch.{formula}")
     spec = positional_spec(v)
-    # At the default E = 16 the map is wider than a phone's column and scrolls there with no scrollbar
-    # in sight: its colour scale, the one key to what red and blue mean, was off screen and unsaid.
+    # On a phone the map scrolls without a visible scrollbar: say where its colour scale is.
     scrolls = ("On a screen narrower than the map, the map scrolls sideways inside its box: its last dimensions "
                "and its colour scale are on the right.")
-    with map_box("table", scrolls, spec):  # E = 9: 298 px drawn in a 320 px phone's 288, said there only
+    with map_box("table", scrolls, spec):
         show_chart(drawn_at_this_link(spec), width="content")
     show_numbers(numbers_frame(v.table, [f"position {p}" for p in range(v.positions)], [f"dim {d}" for d in v.dims]))
 
@@ -170,7 +171,7 @@ def kind_words(cfg) -> str:
             f"**{cfg.positional}** positions.")
 
 
-cfg = current_config()
+cfg = this_run().cfg
 st.title("Positional encoding")
 st.caption("Attention without a mask treats its input as a set and cannot tell positions apart (a causal mask "
            "lets a model infer some order on its own). " + kind_words(cfg))
@@ -235,8 +236,7 @@ with tab_compare, guard("The comparison"):
                + " Training is what gives a learned table its structure.")
     maps = {kind: (positional_spec(views[kind], most=COLUMN_MAX), similarity_spec(views[kind], most=COLUMN_MAX))
             for kind in KINDS}
-    # Drawn for two to a row on a laptop, each fits a 360 px phone's column; on a 320 px phone's even the
-    # default E's tables scroll, their colour scales past the screen's edge, so a caption says so.
+    # On the narrowest phones even the default E's maps scroll: a caption says so there only.
     if scrolls_on_the_narrowest_phone(*(spec for pair in maps.values() for spec in pair)):
         narrowest_only_caption("On a screen this narrow, a map wider than the screen scrolls sideways inside its "
                                "box: its colour scale is on the right.", key="compare")

@@ -23,7 +23,8 @@ from quizzes.bank import (KEY_COLUMNS, applying_text, key_csv, key_file_name, ke
 from quizzes.check import MAX_INPUT, in_symbols, parse_shape, shown_formula
 from quizzes.experiments import Evidence
 from quizzes.progress import dumps, scores
-from render.evidence import ASKED, RECORD_PHONE_CSS, charts, label, literal_frame, marked_table, plain, table_height
+from render.evidence import (ASKED, RECORD_PHONE_CSS, charts, literal_frame, marked_table, name_from_key, table_height,
+                             value_text)
 from render.markdown import as_literal
 from render.tables import sizes_text
 from ui.charts import drawn_at_this_link, show_chart
@@ -33,13 +34,14 @@ from ui.components.scroll_to import scroll_to
 from ui.config_link import CONFIG_FIELDS
 from ui.guard import guard
 from ui.layout import announce
-from ui.page_links import LINKED, MAX_SEED, ONE, SET
+from ui.page_links import MAX_SEED, ONE, SET
 from ui.streamlit_internals import leave_legacy_pages_mode
-from ui.quiz_state import (ALL, AT, CHECKED, FLASH, IO, IO_NOTE, IO_REOPEN, IO_TOGGLED, KEY_OPEN, MORE, SAY,
-                              SCROLL_IO_NOTE, SCROLL_MESSAGES, SCROLL_UP, STORED, WRAPPED, apply_import, ask_reset,
-                              cached_evidence, context, go_to_question, import_pasted, keep_answers, new_review,
-                              new_shuffle, new_topic, next_from_below, ordered, position, progress, quiz_config, reset,
-                              still_asking, submit)
+from ui.quiz_state import (ALL, answer_key_open, apply_import, ask_reset, cached_evidence, checks_answered, context,
+                           current_seed, end_review_without_linked_question, go_to_next_scrolled_up, go_to_question,
+                           import_note, import_pasted, just_checked, keep_answers, messages, new_review, new_shuffle,
+                           new_topic, new_upload, ordered, position, progress, progress_io_toggled, quiz_config,
+                           reopen_progress_io, reset, still_asking, storage_blocked, submit, take_announcement,
+                           take_empty_answer, take_scroll, take_unreadable_answer, went_round)
 from ui.quiz_sync import keep_in_browser, take_browser_report
 from ui.sidebar import forget_link_warnings
 from ui.theme import theme
@@ -77,13 +79,10 @@ def show_evidence(ev: Evidence, asked: str | None = None) -> None:
     """The evidence for one question: its values, then its chart or table. ``asked`` is the row
     (a core.rows key) the question asks about, marked in a table that lists it."""
     st.markdown(f"**Live evidence: {ev.title}**")
-    numbers = [{"measured": ev.labels.get(k) or label(k), "value": plain(v)} for k, v in ev.values.items()
+    numbers = [{"measured": ev.labels.get(k) or name_from_key(k), "value": value_text(v)} for k, v in ev.values.items()
                if not isinstance(v, (list, tuple)) or len(v) <= 16]
     if numbers:
-        # A static HTML table, not st.dataframe's grid: the grid cut the learned table's error message (the
-        # evidence for the answer) with an ellipsis at 1280 px and pushed the values past a 390 px phone's
-        # edge. These cells wrap, so each name and value reads whole at any width, every row shows, and a
-        # screen reader reads the cells. They are Markdown, hence escaped: "max |difference|" stays as written.
+        # A static table whose cells wrap and read whole (docs/layout.md); Markdown, hence escaped.
         st.table(literal_frame(pd.DataFrame(numbers)), hide_index=True)
     drawn = [drawn_at_this_link(each) for each in charts(ev, theme())]
     if len(drawn) > 1:
@@ -99,9 +98,7 @@ def show_evidence(ev: Evidence, asked: str | None = None) -> None:
             name = row.get("tensor") or row.get("step") or row["key"]
             shape = f": live shape `{row['live shape']}`" if "live shape" in row else ""
             st.markdown(f"Your question asks about **{name}**, marked *{ASKED}* in the table{shape}.")
-        # An HTML table, not st.dataframe's grid, whose fixed columns put "live shape" and "formula", the evidence
-        # itself, off a phone's screen: these cells wrap, and a screen reader reads them under their headers. Every row in view when one
-        # is marked, however many: it must not hide below a scroll.
+        # A static table whose cells wrap; every row in view when one is marked, so it never hides below a scroll.
         st.table(table, hide_index=True, height="content" if row is not None else table_height(len(ev.records)))
     if ev.name in READING:
         st.caption(READING[ev.name])
@@ -120,9 +117,7 @@ def as_typed(text: str) -> str:
 
 
 def show_question(q: Question, ctx: Context, number: str) -> None:
-    # A heading per question, so that a screen reader's list of headings walks a topic set question
-    # by question; what kind of question it is, in smaller print under it. An h2, the level under
-    # the page's h1 (an h3 left the outline a level short, as if a section were missing).
+    # An h2 per question, under the page's h1: a screen reader's list of headings walks a topic set by it.
     st.header(f"{number} · {q.topic}", anchor=False)
     st.caption(KIND_LABELS[q.kind].capitalize() + (" · changes with the config" if q.parametric else ""))
     st.markdown(q.text(ctx))
@@ -133,10 +128,7 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
                    + ", ".join(f"{k}={named[k]:,}" for k in ("E", "nhead", "d_ff", "layers", "vocab_size")) + ".")
     key = f"ans_{q.id}"
     if st.session_state.get(key):
-        # Hand a kept draft back to the browser explicitly. Otherwise a box shown again can come
-        # back empty in the browser when Previous lands before Next's run has finished (3 of 40
-        # fast Next-then-Previous rounds in a browser loop), and the next click sends that empty
-        # box back over the draft.
+        # Hand a kept draft back explicitly: a box shown again during a fast Previous can come back empty.
         st.session_state[key] = st.session_state[key]
     if q.kind in ("choice", "predict"):
         label = "Your prediction" if q.kind == "predict" else "Your answer"
@@ -150,12 +142,10 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
         st.text_input(f"Your answer to {number}", key=key, persist_state="session", placeholder=hint)
     st.button("Commit my prediction and run" if q.kind == "predict" else "Check", key=f"submit_{q.id}",
               on_click=submit, args=(q.id,), type="primary")
-    if st.session_state.get("quiz_empty") == q.id:
-        st.session_state["quiz_empty"] = None
+    if take_empty_answer(q.id):
         st.warning("Type or pick an answer first: the box is empty. The result below is from your last check."
                    if q.id in progress()["answers"] else "Type or pick an answer first.")
-    if st.session_state.get("quiz_unreadable") == q.id:
-        st.session_state["quiz_unreadable"] = None
+    if take_unreadable_answer(q.id):
         draft = st.session_state.get(key)
         too_long = isinstance(draft, str) and len(draft) > MAX_INPUT
         st.warning((f"That answer is {len(draft):,} characters long, and an answer is read only up to {MAX_INPUT}: "
@@ -189,25 +179,18 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
                 st.caption(f"Your shape has {len(ours)} axes and the expected one has {len(theirs)}: "
                            "compare them axis by axis, from the left.")
         if symbolic and formula and check(q, q.expected(ctx), attempt["given"], q.reading_symbols(ctx)):
-            # The right numbers, from the wrong symbols (quizzes.check.same_formula): say so, or the
-            # learner sees their own numbers as the expected ones and cannot tell what was wrong.
+            # The right numbers from the wrong symbols (quizzes.check.same_formula): said, or it looks right.
             value = "numbers" if q.kind == "shape" else "number"
             st.warning(f"Your symbols give the right {value} at this config, but not the formula {formula}: two "
                        "symbols can have the same value here (by default M_target = M) and still stand for different "
                        "sizes. Move one of them in the sidebar to see the difference.")
-    if st.session_state.get(CHECKED) == q.id and attempt["correct"]:
-        # Streamlit makes st.error (and st.warning) an alert, which a screen reader reads out when it
-        # appears, but st.success a status, which screen readers mostly leave unread when it appears
-        # with its words already in it: a wrong answer was heard, a right one met silence. Said on
-        # the run that answers the Check only.
+    if just_checked(q.id) and attempt["correct"]:
+        # st.success is a status a screen reader leaves unread: a right answer is announced, once.
         announce(f"{number}: right. The explanation and the live evidence follow.", q.id)
     then = attempt.get("config") or {}
     changed = [k for k in CONFIG_FIELDS if k in then and then[k] != getattr(ctx.cfg, k)]
     answered = shown_formula(answered_formula(q, ctx, then) if changed else formula, attempt["expected"])
-    # A chosen sentence in plain type: in code type a two-line choice broke into grey blocks of
-    # monospace, hard to read beside the same sentence quoted plainly in "You answered".
-    # Quoted by as_typed, like the answer: from an imported file, a backtick in it closed the span and
-    # the rest, a link say, was Markdown.
+    # A chosen sentence in plain type, anything else quoted by as_typed: an imported file's text is anyone's.
     shown = as_literal(attempt["expected"]) if sentence else (
         as_typed(attempt["expected"]) + (f", that is {as_typed(answered)}" if answered else ""))
     st.markdown(f"Expected, for the config you answered with: {shown}" if q.parametric else f"Expected: {shown}")
@@ -239,8 +222,8 @@ def show_scores(cfg: TransformerConfig) -> list[dict]:
     wrong = sum(r["wrong"] for r in rows)
     total = sum(r["questions"] for r in rows)
     # Each family is asked about its own model only: no cross-attention for GPT, no KV cache for the paper's.
-    st.markdown(f"Score: **{right} right**, **{wrong} wrong**, {total - right - wrong} not tried yet. "
-                f"{applying_text(cfg)}", help=other_parts_text(cfg) or None)
+    st.markdown(f"Score: **{right} right**, **{wrong} wrong**, {total - right - wrong} not tried yet, counting only "
+                f"the questions about this model: {applying_text(cfg)}", help=other_parts_text(cfg) or None)
     return rows
 
 
@@ -249,31 +232,21 @@ def show_more(rows: list[dict]) -> None:
     set's questions), over the progress's own: the shuffle seed, Reset progress and the score per topic
     (``rows``, from show_scores). The page reads the seed before (current_seed), to order the questions.
 
-    Closed until opened: drawn on the page, they and the notes over them put the first question
-    below the fold of a laptop screen (its heading 622 px down a window 800 px high, its choices
-    under the fold), and further still on a phone. Closed over the question, it still left a 390 x 844
-    phone only Q1's heading above the fold, its text at 842 to 894 px. The label names all three, so
-    that each is found without opening it; a shuffle also says its seed there, as a link's seed=
-    shuffles the quiz unasked. Keyed but not tracked: the key alone names the block, so it stays open
-    while that label changes. A tracked one (on_change) is a widget whose identity includes its label:
-    a new seed would have made it a new expander, closed, under the learner's hands. So the page learns
-    that it was closed from the browser (ui.components.expander_closed), and only while Reset's question waits
-    on it."""
+    Closed until opened, so the first question stays above the fold; its label names all three and a
+    shuffle's seed. Keyed but not tracked, so a new seed in its label does not close it; the browser says
+    when it was closed (ui.components.expander_closed) while Reset's question waits on it (docs/layout.md)."""
     seed = current_seed()
     shuffled = f" · shuffled, seed {seed}" if seed else ""
     asking = still_asking()
-    with st.expander(f"Shuffle, reset and score per topic{shuffled}", key=MORE, icon=":material/tune:"):
+    with st.expander(f"Shuffle, reset and score per topic{shuffled}", key="quiz_more", icon=":material/tune:"):
         # The controls first, where the expander opens: under the table they were a scroll away.
         with st.container(horizontal=True, vertical_alignment="bottom"):
-            st.number_input("Shuffle seed", min_value=0, max_value=MAX_SEED, step=1, on_change=new_shuffle,
-                            key="quiz_seed", persist_state="session", width=200,
+            st.number_input(f"Shuffle seed (0 to {MAX_SEED:,})", min_value=0, max_value=MAX_SEED, step=1,
+                            on_change=new_shuffle, key="quiz_seed", persist_state="session", width=200,
                             help="0 keeps the bank's order; any other number shuffles it reproducibly.")
             st.button("Reset progress", key="quiz_ask_reset", on_click=ask_reset)
         if asking:
-            # Asked twice: one slip lost every answer. Asked here, in the page, not in a popover:
-            # Streamlit draws a popover's buttons at the end of the page, so the keyboard reached "Yes"
-            # only after every question of a topic set; here it is the next stop after Reset. A
-            # warning is an alert, which a screen reader reads out when it appears.
+            # Asked twice, in the page (a popover's buttons come last in the keyboard's order), as an alert.
             st.warning("Forget every answer, here and in the copy this browser keeps? Export them first to keep a "
                        "copy.")
             with st.container(horizontal=True):
@@ -282,49 +255,34 @@ def show_more(rows: list[dict]) -> None:
             # Closing the expander is a no too (still_asking), but it starts no run by itself: the page is
             # told (ui.components.expander_closed). In the sidebar, like the store, so that it takes no room here.
             with st.sidebar:
-                on_expander_closed(MORE, keep_answers, key="quiz_more_closed")
-        if st.session_state.get(STORED) is not False:  # when it is not, the page says so at the top, in full
+                on_expander_closed("quiz_more", keep_answers, key="quiz_more_closed")
+        if not storage_blocked():  # when it is, the page says so at the top, in full
             st.caption(":material/save: Your answers are kept in this browser, so they outlast a closed tab or a "
                        "server restart. *Reset progress* forgets them; *Save or restore progress*, just below, "
                        "exports them to move to another browser.")
         st.dataframe(pd.DataFrame([r for r in rows if r["questions"]]), hide_index=True, width="stretch")
 
 
-def current_seed() -> int:
-    """The shuffle seed, as its box (show_more, drawn under the questions) holds it or a link's seed= set
-    it: the order of the questions, which are drawn before the box, depends on it."""
-    return int(st.session_state.get("quiz_seed", 0))
-
-
-def io_toggled() -> None:
-    """"Save or restore progress" opened or closed. Reset's question says "Export them first to keep a copy",
-    and the run this starts withdrew it (still_asking): the learner who opened the expander to do as told
-    found no Yes when they came back. This run leaves the question waiting."""
-    st.session_state[IO_TOGGLED] = True
-
-
 def show_progress_io() -> None:
-    if st.session_state.pop(IO_REOPEN, False):
-        st.session_state[IO] = True  # before the expander is drawn: after it, Streamlit refuses the change
+    reopen_progress_io()  # before the expander is drawn: after it, Streamlit refuses the change
     # Keyed and tracking its state (on_change), so that the app, not the browser, says whether it is open.
-    with st.expander("Save or restore progress", key=IO, on_change=io_toggled):
+    with st.expander("Save or restore progress", key="quiz_io", on_change=progress_io_toggled):
         # A download changes nothing here, so it starts no run ("ignore"): its run withdrew Reset's question,
         # which asks to export first.
         st.download_button("Export progress (JSON)", data=dumps(progress()), file_name="quiz-progress.json",
                            mime="application/json", key="quiz_export", on_click="ignore")
         upload = st.file_uploader("Import progress (JSON)", type=["json"], key="quiz_upload")
-        if upload is not None and st.session_state.get("quiz_upload_seen") != upload.file_id:
-            st.session_state["quiz_upload_seen"] = upload.file_id
+        if upload is not None and new_upload(upload.file_id):
             apply_import(upload.getvalue())
             st.rerun()
         st.text_area("…or paste a progress file", key="quiz_paste", persist_state="session", height=80,
                      max_chars=1_000_000)
         st.button("Load pasted progress", key="quiz_paste_load", on_click=import_pasted)
-        if IO_NOTE in st.session_state:
-            kind, text = st.session_state[IO_NOTE]
+        if note := import_note():
+            kind, text = note
             with st.container(key="quiz_io_note"):
                 getattr(st, kind)(text)
-                if request := st.session_state.pop(SCROLL_IO_NOTE, None):  # only on the run after the import
+                if request := take_scroll("import"):  # only on the run after the import
                     scroll_to("quiz_io_note", request, block="nearest")  # the drop zone above stays in view
 
 
@@ -339,8 +297,8 @@ def answer_key_for(cfg, text=None) -> tuple[list[dict[str, str]], str]:
 def show_answer_key(cfg) -> None:
     """Every question's answer at the sidebar's config, for a teacher preparing a class. Computed only
     while open (a keyed expander, like the progress one), since it runs every experiment."""
-    with st.expander("Answer key, for teachers", key=KEY_OPEN, on_change="rerun"):
-        if not st.session_state.get(KEY_OPEN):
+    with st.expander("Answer key, for teachers", key="quiz_key_open", on_change="rerun"):
+        if not answer_key_open():
             return
         # The sizes in words: on a projector the sidebar is often closed, and a screenshot of the key
         # otherwise lost which sizes its numbers hold for.
@@ -370,38 +328,26 @@ with st.sidebar:
     enter_checks()  # Enter in an answer checks it; in the sidebar, like the store, so it takes no room
 st.title("Quiz")
 st.html(RECORD_PHONE_CSS)  # a style alone: Streamlit adds it to the page without drawing anything
-# Every size, d_ff and the embeddings' tying included: the parameter counts turn on them, and a class
-# following along on a projector checks its own sliders against this line. Kept short: the longer intro,
-# with the note on saved progress under it, helped push the first question below the fold, and this one
-# took four lines of a 390 px phone (three now, four at the largest sizes).
-# Shapes, numbers and predictions, not every answer: ten conceptual questions keep theirs, with live evidence.
+# Every size the answers turn on, short: a class checks its sliders against it, and the first question stays high.
 st.caption(f"Shapes, numbers and predictions follow the live model at the sidebar's sizes, {sizes_text(cfg)}."
            + (" N, M and vocab_size come from your text." if text is not None else ""))
-if st.session_state.get(STORED) is False:  # when it can keep them, show_more says so, under Reset
+if storage_blocked():  # when it can keep them, show_more says so, under Reset
     st.info("This browser does not let the app keep your progress (its storage is blocked), so it lives in this "
             "session only: a closed tab or a server restart loses anything you have not exported under *Save or "
             "restore progress*.", icon=":material/save:")
 
-# The messages sit in one container drawn on every run, empty or not. A message that came or went
-# otherwise moved every element below it to a new place in the page's tree, and for the length of
-# that run the browser showed the old Next beside the new one: another tab's save, merged in here
-# at any moment, could make a click on Next land on the stale button.
+# One container drawn on every run, empty or not, so a message never moves the buttons below it mid-run.
 with st.container(key="quiz_messages"):
-    if said := st.session_state.pop(SAY, None):
+    if said := take_announcement():
         announce(said, "quiz")
-    for kind, text in st.session_state.get(FLASH) or []:  # all of them, until the learner acts (see flash)
+    for kind, text in messages():  # all of them, until the learner acts (see flash)
         getattr(st, kind)(text)
-    if request := st.session_state.pop(SCROLL_MESSAGES, None):
+    if request := take_scroll("messages"):
         scroll_to("quiz_messages", request)  # only on the run right after the reset
 
 rows = show_scores(cfg)
 seed = current_seed()
-# One row on a laptop, the row right over the question's Previous and Next: what to be asked, and how. A
-# row that wraps, not columns: three columns squeezed the radio onto two lines and cut "Review what I
-# missed" short beside a projector's sidebar (1024 px), where they do not stack.
-# Said on the controls themselves: "A topic set" and a review's list meant nothing to a newcomer until tried.
-# The sidebar has read the topic, shuffle, mode and question from a link (topic=masking&seed=0&mode=one&q=3) and
-# keeps them in the URL (ui.page_links); a change of any is a step in the browser's history.
+# What to be asked and how, in one row that wraps (docs/layout.md); the sidebar keeps these in the link.
 controls = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", key="quiz_controls")
 mode = controls.radio("Mode", [ONE, SET], key="quiz_mode", persist_state="session", horizontal=True,
                       on_change=forget_link_warnings,
@@ -410,11 +356,7 @@ mode = controls.radio("Mode", [ONE, SET], key="quiz_mode", persist_state="sessio
                            "them with Previous and Next.")
 topic = controls.selectbox("Topic", [ALL, *TOPICS], key="quiz_topic", persist_state="session", on_change=new_topic,
                            width=TOPIC_PX)
-if st.session_state.pop(LINKED, False) and st.session_state.get("quiz_review"):
-    # A link named a question (q=), counted in the topic: a review of what this learner missed that does
-    # not hold it ends, so that the question shows. One that holds it goes on (Back and Forward in a review).
-    if st.session_state.get(AT) not in {q.id for q in ordered(topic, seed, True, cfg)}:
-        st.session_state["quiz_review"] = False
+end_review_without_linked_question(topic, seed, cfg)  # a link's q= shows its question
 review = controls.toggle("Review what I missed", key="quiz_review", persist_state="session",
                          help="Only the questions whose latest answer was wrong. Answer one right and it leaves "
                               "the list once the review ends.",
@@ -434,11 +376,7 @@ elif mode == ONE:
     # Past either end, Previous and Next go round; the question they lead to says so (below the row).
     went_round_to_last = "That was the first question: Previous went round to the last." if last else None
     went_round_to_first = "That was the last question: Next went round to the first." if last else None
-    # One row, edge to edge: Previous at the left, Next at the right, the count in the middle of the
-    # two (both buttons one width, so that the middle is the row's). Columns left Next a quarter of
-    # the row short of the right edge, the count off their centre line, and on a phone stacked all
-    # three on rows of their own. The row never wraps: the count takes the room between the buttons
-    # and breaks onto two lines there (a wrapping row put Next alone under Previous on a 360 px phone).
+    # Previous, the count, Next: one row edge to edge that never wraps (docs/layout.md).
     with st.container(horizontal=True, wrap=False, gap="xsmall", horizontal_alignment="distribute",
                       vertical_alignment="center", key="quiz_nav"):
         st.button("◀ Previous", key="quiz_prev", on_click=go_to_question,
@@ -447,7 +385,7 @@ elif mode == ONE:
         st.button("Next ▶", key="quiz_next", on_click=go_to_question,
                   args=(questions[(pos + 1) % len(questions)].id, went_round_to_first if pos == last else None),
                   width=NAV_BUTTON_PX)
-    wrapped = st.session_state.get(WRAPPED)
+    wrapped = went_round()
     if wrapped and wrapped[0] == questions[pos].id and pos in (0, last):
         st.caption(wrapped[1])
     with guard("This question"):
@@ -455,16 +393,16 @@ elif mode == ONE:
     if len(questions) > 1 and questions[pos].id in progress()["answers"]:
         # Under an answered question too: its evidence is a screen or two long, and Next above it would
         # end every question in a scroll back up.
-        st.button("Next question ▶", key="quiz_next_below", on_click=next_from_below,
+        st.button("Next question ▶", key="quiz_next_below", on_click=go_to_next_scrolled_up,
                   args=(questions[(pos + 1) % len(questions)].id, went_round_to_first if pos == last else None))
     # Only on the run right after the press: a later run (a Check, say) leaves the page where it is.
-    if request := st.session_state.pop(SCROLL_UP, None):
+    if request := take_scroll("question"):
         scroll_to("quiz_nav", request)  # the new question's row of Previous and Next
 else:
     for q in questions:
         with st.container(border=True), guard(f"Question {q.id}"):
             show_question(q, ctx, numbers[q.id])
-st.session_state[CHECKED] = None  # said once, on the run after the Check, or not at all
+checks_answered()  # said once, on the run after the Check, or not at all
 
 show_more(rows)  # under the question: over it, it kept Q1's text below a phone's fold
 show_progress_io()

@@ -67,7 +67,8 @@ def run_sliders(prefix: str, defaults: Any, max_steps: int) -> dict[str, Any]:
                          persist_state="session")
     steps = c2.slider("steps", 5, max_steps, defaults.steps, step=5, key=f"{prefix}_steps", persist_state="session")
     lr = c3.select_slider("learning rate", RATES, value=defaults.lr, key=f"{prefix}_lr", persist_state="session")
-    seed = c4.number_input("seed", 0, 9999, defaults.seed, step=1, key=f"{prefix}_seed", persist_state="session",
+    seed = c4.number_input("seed (0 to 9,999)", 0, 9999, defaults.seed, step=1, key=f"{prefix}_seed",
+                           persist_state="session",
                            help="The same seed and sizes give the same run, to the last digit.")
     return {"N": N, "steps": steps, "lr": lr, "seed": int(seed)}
 
@@ -223,8 +224,7 @@ def reversal_tab() -> None:
         f"{d.eval_sequences} fresh sequences: the model's top guess for each token, made from the "
         "tokens before it.")
     c1, c2, c3 = st.columns([2, 2, 3])
-    # Short labels, the rest in their help: a label that wrapped to two lines (at 1280 px "M — sequence
-    # length (x, then reversed)", at 1024 px the vocabulary's too) pushed its slider below its neighbour's.
+    # Short labels, the rest in their help: a label on two lines pushes its slider below its neighbour's.
     M = c1.slider("M — sequence length", 4, 32, d.M, step=2, key="tl_rev_M", persist_state="session",
                   help="The length of [x, reverse(x)]: M/2 random tokens x, then the same tokens reversed. "
                        "Even, so that both halves are whole.")

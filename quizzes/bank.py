@@ -7,7 +7,7 @@ import io
 from typing import Any
 
 from core import TransformerConfig
-from core.config import sizes_in_a_name
+from core.config import file_name_sizes
 
 from .check import format_answer, shown_formula, to_json_value
 from .questions import Context, Question
@@ -53,17 +53,29 @@ def answer_key(cfg: TransformerConfig, ctx: Context | None = None) -> dict[str, 
     """Every question that applies to ``cfg`` with its expected answer there, as plain JSON values, and the
     answer's formula in symbols where it has one ('(N, M, E)', '4*E^2 + 4*E'): a teacher marking by hand
     needs the formula as much as the number, since a reply in other symbols can match the number."""
+    if cfg.attention == "mla":  # the questions read multi-head attention's per-head W^Q, W^K and W^V
+        raise ValueError("attention='mla' has no quiz yet: its questions ask about multi-head attention's per-head "
+                         "W^Q, W^K and W^V; use attention='mha'")
     ctx = ctx or Context(cfg)
     return {
         "config": cfg.to_dict(),
         "questions": [
             {"id": q.id, "topic": q.topic, "kind": q.kind, "prompt": q.text(ctx),
-             "answer": to_json_value(q, q.expected(ctx)), "answer_text": format_answer(q, q.expected(ctx)),
+             "answer": to_json_value(q, q.expected(ctx)), "answer_text": answer_text(q, ctx),
              "formula": q.formula(ctx), "parametric": q.parametric,
              **({"choices": list(q.choices)} if q.choices else {})}
             for q in questions_for(None, cfg)
         ],
     }
+
+
+def answer_text(q: Question, ctx: Context) -> str:
+    """The expected answer as a learner would type it, and the others just as right where the run has ties
+    ('0 (or 8, 12, just as right)'): a teacher marking by hand accepts what the quiz accepts."""
+    expected = q.expected(ctx)
+    ties = [t for t in q.ties(ctx) if t != expected] if q.ties is not None else []
+    more = f" (or {', '.join(format_answer(q, t) for t in ties)}, just as right)" if ties else ""
+    return format_answer(q, expected) + more
 
 
 KEY_COLUMNS = ("Q", "topic", "Q in topic", "id", "kind", "question", "choices", "answer", "formula")
@@ -104,4 +116,4 @@ def key_csv(key: dict[str, Any]) -> str:
 def key_file_name(cfg: TransformerConfig) -> str:
     """A name that says which config a downloaded key holds for, since the answers hold only there."""
     tied = "_tied" if cfg.tie_embeddings else ""
-    return f"quiz-answer-key_{sizes_in_a_name(cfg)}_{cfg.positional}{cfg.max_len}{tied}.csv"
+    return f"quiz-answer-key_{file_name_sizes(cfg)}_{cfg.positional}{cfg.max_len}{tied}.csv"

@@ -13,6 +13,7 @@ import operator
 import re
 from collections.abc import Mapping
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from core import TransformerConfig
@@ -252,21 +253,28 @@ def parse_millions(text: Any) -> float | None:
 _COUNT_SCALES = {"k": 10**3, "thousand": 10**3, "m": 10**6, "mn": 10**6, "million": 10**6, "b": 10**9, "bn": 10**9,
                  "billion": 10**9}
 _ROUNDED_COUNT = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)\s*(k|thousand|mn?|million|bn?|billion)s?$", re.IGNORECASE)
+_SCIENTIFIC = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)e\+?(\d{1,3})$", re.IGNORECASE)  # 6.9e10: a count to two digits
 ROUNDED_WITHIN = 0.01  # a rounded count, like an answer in millions, within 1% (and rounded as its digits say)
 
 
 def parse_rounded_count(text: Any) -> tuple[float, float] | None:
-    """A count written with a unit, '63.1M', '1.09k', '2 billion' -> (the count, half a step of its last
-    digit): 63.1M is (63,100,000, 50,000). A trailing K, M or B after a plain number is a unit here, not
-    the symbol M. None for anything else."""
+    """A count written rounded, with a unit, '63.1M', '1.09k', '2 billion', or in scientific notation, '6.9e10'
+    -> (the count, half a step of its last digit): 63.1M is (63,100,000, 50,000), 6.9e10 (69,000,000,000,
+    500,000,000). A trailing K, M or B after a plain number is a unit here, not the symbol M. None for anything
+    else."""
     if not isinstance(text, str) or len(text) > MAX_INPUT:
         return None
-    match = _ROUNDED_COUNT.match(_THOUSANDS.sub("", _half_width(text).strip()))
-    if not match:
-        return None
-    digits, scale = match[1], _COUNT_SCALES[match[2].casefold()]
+    body = _THOUSANDS.sub("", _half_width(text).strip())
+    scientific = _SCIENTIFIC.match(body)
+    if scientific:
+        digits, scale = scientific[1], Decimal(10) ** int(scientific[2])
+    else:
+        match = _ROUNDED_COUNT.match(body)
+        if not match:
+            return None
+        digits, scale = match[1], Decimal(_COUNT_SCALES[match[2].casefold()])
     decimals = len(digits.partition(".")[2])
-    return float(Decimal(digits) * scale), float(Decimal(scale) / 10**decimals / 2)
+    return float(Decimal(digits) * scale), float(scale / 10**decimals / 2)
 
 
 def choice_index(text: Any, choices: tuple[str, ...]) -> int | None:
@@ -316,14 +324,46 @@ def readable(question: Question, given: Any, symbols: Mapping[str, Any] | None =
     return choice_index(given, question.choices) is not None
 
 
-# Two made-up configs in which every symbol has its own value (and d_k = E / nhead, as always), for
-# telling apart symbols that are equal at the learner's config: by default M_target = M = 8.
-_PROBES = tuple(symbols_of(TransformerConfig(**sizes)) for sizes in (
-    {"N": 3, "M": 5, "M_target": 7, "E": 44, "nhead": 4, "nhead_kv": 2, "d_ff": 92, "vocab_size": 13, "layers": 6,
-     "max_len": 9},
-    {"N": 6, "M": 11, "M_target": 13, "E": 60, "nhead": 3, "nhead_kv": 1, "d_ff": 84, "vocab_size": 17, "layers": 2,
-     "max_len": 23},
-))
+# Made-up configs in which every symbol has its own value (and d_k = E / nhead, as always), for telling apart
+# symbols that are equal at the learner's config: by default M_target = M = 8. Their K/V heads keep the kind
+# the learner's config has (see probes_like): multi-head, grouped-query or multi-query attention.
+_PROBE_SIZES = (
+    {"N": 3, "M": 5, "M_target": 7, "E": 48, "d_ff": 92, "vocab_size": 13, "layers": 6, "max_len": 9},
+    {"N": 5, "M": 11, "M_target": 13, "E": 60, "d_ff": 84, "vocab_size": 17, "layers": 2, "max_len": 23},
+)
+# (nhead, nhead_kv) of each probe, by the kind of attention: the groups of the grouped-query probes differ
+# (2 and 3 query heads a K/V head), so nhead/2 is not taken for nhead_kv.
+PROBE_HEADS = {
+    "multi-head": ((4, 4), (3, 3)),
+    "grouped-query": ((4, 2), (6, 2)),
+    "multi-query": ((4, 1), (3, 1)),
+    "one head": ((1, 1), (1, 1)),
+}
+
+
+def attention_kind(symbols: Mapping[str, Any]) -> str:
+    """Which K/V heads a config's symbols describe: 'one head', 'multi-head', 'multi-query' or 'grouped-query'."""
+    nhead, nhead_kv = symbols.get("nhead"), symbols.get("nhead_kv", symbols.get("nhead"))
+    if nhead == 1:
+        return "one head"
+    return "multi-head" if nhead_kv == nhead else "multi-query" if nhead_kv == 1 else "grouped-query"
+
+
+def probes_like(symbols: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
+    """The probes' symbols for a reply read at ``symbols``: configs that keep the features the learner's has, the
+    kind of attention (nhead_kv = nhead stays so, GQA stays GQA) and d_ff = 4E when it is that, and differ
+    in every size. A formula is right when it gives the right value at the learner's config and at these:
+    4*E^2 + 4*E is the attention block of a multi-head model, not of a GQA one."""
+    probes = _probes(attention_kind(symbols))
+    if symbols.get("d_ff") == 4 * symbols.get("E", 0):
+        return tuple({**probe, "d_ff": 4 * probe["E"]} for probe in probes)
+    return probes
+
+
+@lru_cache(maxsize=None)
+def _probes(kind: str) -> tuple[dict[str, Any], ...]:
+    return tuple(symbols_of(TransformerConfig(**sizes, nhead=nhead, nhead_kv=nhead_kv))
+                 for sizes, (nhead, nhead_kv) in zip(_PROBE_SIZES, PROBE_HEADS[kind]))
 
 
 def same_formula(given: Any, formula: str, symbols: Mapping[str, Any], *, shape: bool = True) -> bool:
@@ -332,9 +372,10 @@ def same_formula(given: Any, formula: str, symbols: Mapping[str, Any], *, shape:
     config? '(N, M_target, E)' has the encoder output's numbers whenever M_target = M, as it is by
     default, but it is the target's shape.
 
-    Both are read at _PROBES, where the symbols differ. A number the learner wrote (a dimension, or a
-    whole reply) is their value at this config, so at a probe it may keep that value instead. d_ff
-    keeps the config's d_ff = 4E when it has it: writing 4E for it is then no mistake.
+    Both are read at the probes (probes_like), where the sizes differ but the features of the learner's
+    config stay: its kind of attention, and d_ff = 4E when it has it (writing 4E for d_ff is then no mistake,
+    nor nhead for nhead_kv in a multi-head model). A number the learner wrote (a dimension, or a whole reply)
+    is their value at this config, so at a probe it may keep that value instead.
     """
     def read(text: Any, table: Mapping[str, Any]) -> tuple[float, ...] | None:
         if shape:
@@ -346,9 +387,7 @@ def same_formula(given: Any, formula: str, symbols: Mapping[str, Any], *, shape:
         return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
 
     live = read(given, symbols)
-    for probe in _PROBES:
-        if symbols.get("d_ff") == 4 * symbols.get("E", 0):
-            probe = {**probe, "d_ff": 4 * probe["E"]}
+    for probe in probes_like(symbols):
         mine, theirs = read(given, probe), read(formula, probe)
         if mine is None or theirs is None or live is None or not len(mine) == len(theirs) == len(live):
             return False
@@ -399,9 +438,17 @@ def check(question: Question, expected: Any, given: Any, symbols: Mapping[str, A
 def mark(question: Question, ctx: Context, given: Any) -> tuple[bool, Any]:
     """(right, expected): ``given`` checked against the question's expected answer in ``ctx``, in the
     config's symbols and against the answer's formula, as the quiz's Check does and as an imported
-    answer is marked again (quizzes.recheck). Raises what computing the expected answer raises."""
+    answer is marked again (quizzes.recheck). A reply that names one of the question's ties (another position
+    with the same largest weight, say) is right too, and that tie is what it is marked against. Raises what
+    computing the expected answer raises."""
     expected = question.expected(ctx)
-    return check(question, expected, given, question.reading_symbols(ctx), question.formula(ctx)), expected
+    symbols, formula = question.reading_symbols(ctx), question.formula(ctx)
+    if check(question, expected, given, symbols, formula):
+        return True, expected
+    for other in question.ties(ctx) if question.ties is not None else ():
+        if check(question, other, given, symbols, formula):
+            return True, other
+    return False, expected
 
 
 def format_answer(question: Question, expected: Any) -> str:

@@ -135,6 +135,12 @@ class Question:
     # wording or its experiment assumes ("ReLU between the two layers" is wrong for SwiGLU).
     families: tuple[str, ...] = ARCHS
     when: Callable[[TransformerConfig], bool] | None = None
+    # A sentence the prompt adds where the question is asked of something other than it says at first (the
+    # example text, say, when the learner's repeats no token); '' where it needs none.
+    aside: Callable[[Context], str] | None = None
+    # The other answers that are just as right, when the run has more than one (a maximum shared by two
+    # positions): marked right too (check.mark).
+    ties: Callable[[Context], tuple[Any, ...]] | None = None
 
     def __post_init__(self) -> None:
         if not self.families or not set(self.families) <= set(ARCHS):
@@ -156,7 +162,9 @@ class Question:
 
     def text(self, ctx: Context) -> str:
         """The prompt with the config's numbers filled in (templates are ours, never user text)."""
-        return self.prompt.format(**ctx.symbols)
+        text = self.prompt.format(**ctx.symbols)
+        aside = self.aside(ctx) if self.aside is not None else ""
+        return f"{text} {aside}" if aside else text
 
     def reading_symbols(self, ctx: Context) -> dict[str, Any]:
         """The values a reply's symbols stand for: the sizes the question names, else the sidebar's."""

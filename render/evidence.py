@@ -50,7 +50,7 @@ def _counted(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
-def plain(v: Any) -> str:
+def value_text(v: Any) -> str:
     """A value as the evidence's table shows it: a whole number with thousands separators
     (201,326,592 reads at a glance, 201326592 does not), a float to 4 significant digits, a long
     list cut after 12 items. Sizes inside a shape keep no separators: (64, 4,096, 12,288) would read
@@ -74,7 +74,7 @@ def _item(v: Any) -> str:
     return str(v)
 
 
-def label(key: str) -> str:
+def name_from_key(key: str) -> str:
     """A value's name when its experiment gives it none (Evidence.labels): underscores read as spaces,
     except inside the learner's symbols ("variance_unscaled_at_d_k" -> "variance unscaled at d_k",
     "M_target" stays). Better than the bare key, though still a key: every experiment names its values."""

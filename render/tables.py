@@ -16,7 +16,7 @@ import pandas as pd
 
 from typing import TYPE_CHECKING
 
-from core.config import sizes_in_a_name
+from core.config import file_name_sizes
 from core.memory import human_bytes
 from render.diagram import shape_text
 from render.palette import INK
@@ -146,7 +146,7 @@ def table_file_name(cfg, extension: str) -> str:
     """A download's name with its sizes in it: two tables saved for two configs were both
     transformer_shapes.csv, and nothing in the file said which was which."""
     tied = "_tied" if cfg.tie_embeddings else ""
-    return f"transformer_shapes_{sizes_in_a_name(cfg)}_{cfg.positional}{tied}.{extension}"
+    return f"transformer_shapes_{file_name_sizes(cfg)}_{cfg.positional}{tied}.{extension}"
 
 
 MARKDOWN_COLUMNS = ["#", "tensor", "live shape", "formula", "elements", "memory"]

@@ -13,10 +13,10 @@ from functools import partial
 from types import MappingProxyType
 from typing import Any, Collection, Mapping
 
-from core import DEFAULT, TransformerConfig, divisors
+from core import DEFAULT, PRESETS, TransformerConfig, divisors
 from core.config import ACTIVATIONS, ARCHS, NORMS, POSITIONAL_KINDS
 from render.tables import in_words
-from ui.page_links import Choice, in_any_case, number_text, one_line, whole_number
+from ui.page_links import Choice, names_any_case, number_text, slug, warning_quote, whole_number
 
 
 # Slider options. Small values one by one, larger ones on a coarse grid that contains every
@@ -81,7 +81,7 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
             return None
         value = whole_number(raw)
         if value is None:
-            warnings.append(f"{name}={one_line(raw)!r} is not a whole number written in digits; "
+            warnings.append(f"{name}={warning_quote(raw)!r} is not a whole number written in digits; "
                             f"using {base[name] if using is None else using}.")
         return value
 
@@ -108,7 +108,7 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
             return fallback
         if _word(raw) in options:
             return _word(raw)
-        warnings.append(f"{name}={one_line(raw)!r} is not one of {', '.join(options)}; using {fallback}.")
+        warnings.append(f"{name}={warning_quote(raw)!r} is not one of {', '.join(options)}; using {fallback}.")
         return fallback
 
     def flag(name: str) -> bool:
@@ -117,7 +117,7 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
         if said in TRUE_WORDS or said in FALSE_WORDS:
             return said in TRUE_WORDS
         if said is not None:
-            warnings.append(f"{name}={one_line(raw)!r} is not true or false; using {link_text(base[name])}.")
+            warnings.append(f"{name}={warning_quote(raw)!r} is not true or false; using {link_text(base[name])}.")
         return base[name]
 
     out["N"] = choose("N", N_RANGE, base["N"])
@@ -177,6 +177,23 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
     return TransformerConfig(**out), warnings
 
 
+def preset_named(text: Any) -> tuple[str | None, str | None]:
+    """The preset a link's ``preset=`` names (in any case, with spaces, hyphens or underscores, with or
+    without the bracket after its name), or None and a sentence for the link's warning."""
+    wanted = slug(text)
+    for name in PRESETS:
+        if wanted in (slug(name), slug(name.split(" (")[0])):
+            return name, None
+    names = ", ".join(slug(name.split(" (")[0]) for name in PRESETS)
+    return None, f"preset={warning_quote(text)!r} is no preset's name, so it was left out; the presets are {names}."
+
+
+def preset_values(name: str) -> dict[str, str]:
+    """A preset's settings as a link writes them, for a link's own settings to be laid over."""
+    return {field: link_text(value) for field, value in PRESETS[name].to_dict().items()
+            if field in CONFIG_FIELDS and value is not None}
+
+
 def on_sliders(cfg: TransformerConfig) -> bool:
     """Could the sidebar show ``cfg`` as it is? (snap_config would leave every value as it is; the
     sidebar has no seed, so any seed but the default one is off the sliders.)"""
@@ -190,29 +207,22 @@ ALIASES = {"d_model": "E", "dim_feedforward": "d_ff"}
 
 def link_params(query: Mapping[str, str | list[str]], own: Collection[str] = (),
                 elsewhere: Mapping[str, str] = MappingProxyType({})) -> tuple[dict[str, str], list[str]]:
-    """The config's values in a link's query, and a warning for each name that looks like a setting
-    but is none (``nheads``, ``vocab``), which is left out, and for each setting the link gives two
-    different values (see _set_twice).
+    """The config's values in a link's query, and a warning for each name that is no setting (``nheads``,
+    ``utm_source``), which is left out, and for each setting the link gives two different values (see
+    _set_twice).
 
-    A link typed by hand, say off a slide, often has ``?n=4&m=16`` or a near miss: those were
-    dropped without a word, and the class saw the default sizes. Names are read in any case (the
-    exact one wins: ui.page_links.in_any_case, which a page's own choices share), with the aliases
-    above. A name like no setting at all (``utm_source``, which a platform adds to a shared link) is
-    passed over in silence, and so are the page's ``own`` names (the attention page's ``layer`` is no
-    near miss of layers there), and a near miss whose setting the link also gives: a copied attention
-    link with ``layers=2&layer=1`` names both on purpose.
-
-    ``elsewhere`` maps another page's choices to that page (``mode`` to ``quiz``). In a link that gives
-    no setting, such a name is said to belong to its page: ``?mode=one`` on the explorer had asked "did
-    you mean E?" (by d_model). A setting it is very near is still offered (``layer``, the attention
-    page's, for layers). In a link that gives settings, it is read as any other name: a copied link
-    (its path edited to another page) gives the setting it is near, and stays quiet.
+    Names are read in any case (ui.page_links.names_any_case: the exact spelling wins), with the aliases
+    above. The page's ``own`` names are passed over; every name the app does not know is said to be left
+    out, with the setting it is near (``heads`` -> nhead) unless the link gives that setting already.
+    ``elsewhere`` maps another page's choices to that page (``mode`` to ``quiz``): in a link that gives no
+    setting such a name is said to be that page's; beside settings (a copied link opened at another page)
+    it is read quietly, unless it is a near miss of a setting the link leaves out.
 
     A name the link gives more than once (``?N=3&N=5``) may come as the list of its values, as
     st.query_params.get_all has them; its last value is read, as st.query_params.get reads it."""
     last = {name: (value[-1] if value else "") if isinstance(value, list) else value for name, value in query.items()}
     own = {name.lower() for name in own}
-    given = in_any_case(last, CONFIG_FIELDS)
+    given = names_any_case(last, CONFIG_FIELDS)
     by_name = {name.lower(): name for name in CONFIG_FIELDS} | {alias.lower(): f for alias, f in ALIASES.items()}
     values: dict[str, str] = {}
     read_as: dict[str, str] = {}  # setting -> the name, as the link spells it, whose value was read
@@ -221,25 +231,27 @@ def link_params(query: Mapping[str, str | list[str]], own: Collection[str] = (),
     for lowered, (name, value) in given.items():
         field = by_name.get(lowered)
         if field is not None:
-            if field not in values:  # E before d_model: in_any_case puts the exact names first
+            if field not in values:  # E before d_model: names_any_case puts the exact names first
                 values[field], read_as[field] = value, name
             continue
         if lowered in own:
             continue
-        shown = one_line(name)
+        shown = warning_quote(name)
         if lowered in elsewhere and not gives_settings:
             near = difflib.get_close_matches(lowered, by_name, n=1, cutoff=0.8)
-            warnings.append(f"{shown}={one_line(value)!r} is a choice of the /{elsewhere[lowered]} page's links, "
+            warnings.append(f"{shown}={warning_quote(value)!r} is a choice of the /{elsewhere[lowered]} page's links, "
                             f"not this page's, so it was left out"
                             + (f"; did you mean {by_name[near[0]]}?" if near else "."))
             continue
         # The page's own names are candidates too: on the attention page heads=2 means head, not nhead.
         candidates = by_name | {choice: choice for choice in own}
         close = difflib.get_close_matches(lowered, candidates, n=1, cutoff=0.6)
-        # Named too, by any of its names: the quiz's mode= is near d_model, but its link gives E.
-        if close and close[0] not in given and candidates[close[0]].lower() not in given:
-            warnings.append(f"{shown}={one_line(value)!r} names no setting, so it was left out; "
-                            f"did you mean {candidates[close[0]]}?")
+        # A suggestion only for a setting the link does not give by any of its names (mode= is near d_model).
+        near = close and close[0] not in given and candidates[close[0]].lower() not in given
+        if lowered in elsewhere and not near:
+            continue  # a copied link's choice of another page, beside the settings: known, so read quietly
+        warnings.append(f"{shown}={warning_quote(value)!r} names no setting, so it was left out"
+                        + (f"; did you mean {candidates[close[0]]}?" if near else "."))
     return values, warnings + _set_twice(query, by_name, read_as, values)
 
 
@@ -285,7 +297,7 @@ def choices_twice(choices: Collection[Choice], every: Mapping[str, list[str]]) -
                  for value in values]
         if len(pairs) < 2:
             continue
-        name, _ = in_any_case({n: None for n, _ in pairs}, [choice.name])[choice.name.lower()]
+        name, _ = names_any_case({n: None for n, _ in pairs}, [choice.name])[choice.name.lower()]
         sentences.append(_twice(choice.name, pairs, (name, str(every[name][-1]))))
     return [sentence for sentence in sentences if sentence]
 
@@ -313,4 +325,4 @@ def _quoted(pair: tuple[str, str], as_number: bool = True) -> str:
     written (positional='learned', tie_embeddings='01')."""
     name, value = pair
     number = whole_number(value) if as_number else None
-    return f"{one_line(name)}={number_text(number, value) if number is not None else repr(one_line(value))}"
+    return f"{warning_quote(name)}={number_text(number, value) if number is not None else repr(warning_quote(value))}"

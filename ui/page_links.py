@@ -63,7 +63,7 @@ def number_text(value: int, text: Any) -> str:
     return f"{sign}{digits[:6]}… ({len(digits):,} digits)"
 
 
-def one_line(text: Any) -> str:
+def warning_quote(text: Any) -> str:
     """At most 40 characters of a link's text, on one line, as a warning quotes it: a newline in it
     would split the warning's list."""
     return " ".join(str(text)[:40].split())
@@ -122,7 +122,7 @@ class Choice:
         return self.text(value)
 
 
-def _plain(text: Any) -> str:
+def slug(text: Any) -> str:
     """Text as compared, and as a link writes a name: lower case, each run of other characters than
     letters and digits one hyphen ("Decoder masked self_attention" is decoder-masked-self-attention)."""
     return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-")
@@ -159,9 +159,7 @@ def curve_dims(E: int) -> Sequence[int]:
     return range(E) if E <= ALL_CURVE_DIMS else default_dims(E)
 
 
-# The training lab's experiments (its tabs), and whether the reversal task trains without the causal mask
-# (the toggle "Remove the causal mask" is on: mask=off). Its sizes are not in a link: they share the
-# sidebar's names (M, E, nhead, ...), which a link already gives the explorer's model.
+# The lab's tasks (its tabs) and its mask toggle (mask=off); its sizes share the sidebar's names, so stay out.
 LAB_TASKS = {"Reversal: does the mask work?": "reversal", "A tiny language model": "language-model"}
 MASK_TEXT = {False: "on", True: "off"}
 
@@ -257,7 +255,7 @@ PAGE_CHOICES: dict[str, tuple[Choice, ...]] = {
     # the quiz numbers them in that topic and shuffle (seed), one at a time unless the link says mode=set.
     "quiz": (
         Choice("topic", "quiz_topic", lambda cfg, state: [ALL_TOPICS, *TOPICS], lambda cfg, state: ALL_TOPICS,
-               _plain),
+               slug),
         Choice("seed", "quiz_seed", lambda cfg, state: range(MAX_SEED + 1), counts="shuffle seeds",
                whose=lambda cfg, state: "the"),
         Choice("mode", "quiz_mode", lambda cfg, state: list(MODE_TEXT), lambda cfg, state: ONE,
@@ -271,7 +269,7 @@ PAGE_CHOICES: dict[str, tuple[Choice, ...]] = {
 V = TypeVar("V")
 
 
-def in_any_case(query: Mapping[str, V], exact: Collection[str]) -> dict[str, tuple[str, V]]:
+def names_any_case(query: Mapping[str, V], exact: Collection[str]) -> dict[str, tuple[str, V]]:
     """A link's names as the app reads them: each name in lower case, without spaces around it, -> the
     name as the link spelt it (for a warning to quote) and its value.
 
@@ -291,7 +289,7 @@ def read_choice(choice: Choice, raw: Any, cfg: TransformerConfig, state: State =
         return _read_list(choice, raw, cfg, state)
     options = choice.options(cfg, state)
     default = choice.default(cfg, state)
-    shown = one_line(raw)
+    shown = warning_quote(raw)
     if choice.counts:
         written = str(raw).strip().removeprefix(choice.prefix).removeprefix(choice.prefix.lower())
         number = whole_number(written)
@@ -300,7 +298,7 @@ def read_choice(choice: Choice, raw: Any, cfg: TransformerConfig, state: State =
             if isinstance(options, range):
                 return default, f"{choice.name}={shown!r} is not a whole number written in digits; {showing}"
             for option in options:  # named options, numbered in the URL: q=mask-probe, a question's id
-                if _plain(raw) == _plain(option):
+                if slug(raw) == slug(option):
                     return option, None
             return default, (f"{choice.name}={shown!r} is neither a whole number written in digits nor the id of one "
                              f"of {choice.whose(cfg, state)} {len(options)} {choice.counts}; {showing}")
@@ -312,9 +310,9 @@ def read_choice(choice: Choice, raw: Any, cfg: TransformerConfig, state: State =
         return options[near - first], (
             f"{choice.name}={shown} is not among {choice.whose(cfg, state)} {len(options):,} {choice.counts}, "
             f"{first} to {last:,}; showing {choice.name} {near}.")
-    wanted = _plain(raw)
+    wanted = slug(raw)
     for option in options:  # the URL's name, or the widget's own label (not a bool's: mask=true is no "off")
-        if wanted == _plain(choice.text(option)) or (isinstance(option, str) and wanted == _plain(option)):
+        if wanted == slug(choice.text(option)) or (isinstance(option, str) and wanted == slug(option)):
             return option, None
     names = ", ".join(choice.text(option) for option in options)
     return default, f"{choice.name}={shown!r} is not one of {names}; showing {choice.text(default)}."
@@ -343,7 +341,7 @@ def _read_list(choice: Choice, raw: Any, cfg: TransformerConfig, state: State) -
         return picked, None
     value = picked or choice.default(cfg, state)
     span = f"{options[0]} to {options[-1]}" if isinstance(options, range) else ", ".join(map(str, options))
-    return value, (f"{choice.name}={one_line(raw)!r} is not a list of at most {choice.most} of "
+    return value, (f"{choice.name}={warning_quote(raw)!r} is not a list of at most {choice.most} of "
                    f"{choice.whose(cfg, state)} {len(options)} {choice.counts} ({span}), in digits; showing "
                    f"{choice.name} {choice.written(value, options)}.")
 
@@ -353,7 +351,7 @@ def read_choices(choices: Sequence[Choice], query: dict[str, Any], cfg: Transfor
     """Widget key -> value for each choice the query names (exactly, or in another case), and the
     warnings for those that had to fall back. Choices the query leaves out keep what they have in
     ``state``; a choice read is seen by those after it (the quiz's q counts in the link's topic)."""
-    names = in_any_case(query, [choice.name for choice in choices])
+    names = names_any_case(query, [choice.name for choice in choices])
     values: dict[str, Any] = {}
     warnings: list[str] = []
     for choice in choices:
@@ -361,7 +359,7 @@ def read_choices(choices: Sequence[Choice], query: dict[str, Any], cfg: Transfor
         if raw is None:
             continue
         if not choice.when(cfg):
-            warnings.append(f"{choice.name}={one_line(raw)!r} was left out: {choice.why_not}.")
+            warnings.append(f"{choice.name}={warning_quote(raw)!r} was left out: {choice.why_not}.")
             continue
         values[choice.key_at(cfg)], warning = read_choice(choice, raw, cfg, ChainMap(values, state))
         if warning:
@@ -376,7 +374,7 @@ def read_choices(choices: Sequence[Choice], query: dict[str, Any], cfg: Transfor
 KEPT = "kept_"  # a kept choice's last value, under a key that is no widget's
 
 
-def settle(choices: Sequence[Choice], cfg: TransformerConfig, state: MutableMapping[str, Any]) -> None:
+def keep_choices_in_range(choices: Sequence[Choice], cfg: TransformerConfig, state: MutableMapping[str, Any]) -> None:
     """Give each choice a value the widget offers at ``cfg``: its default on a first visit, and after
     the config shrank under it (fewer layers, heads or sequences than the one chosen) or the quiz's
     topic changed under its question.
@@ -398,6 +396,6 @@ def settle(choices: Sequence[Choice], cfg: TransformerConfig, state: MutableMapp
 
 
 def link_values(choices: Sequence[Choice], cfg: TransformerConfig, state: MutableMapping[str, Any]) -> dict[str, str]:
-    """The choices as the URL writes them, after ``settle``."""
+    """The choices as the URL writes them, after ``keep_choices_in_range``."""
     return {choice.name: choice.written(state[choice.key_at(cfg)], choice.options(cfg, state)) for choice in choices
             if choice.when(cfg)}

@@ -24,10 +24,9 @@ from quizzes.recheck import file_config, recheck
 from quizzes.topics.your_text import EXAMPLE
 from render.markdown import as_literal
 from ui.config_link import on_sliders
-from ui.page_links import ALL_TOPICS, quiz_order
-from ui.sidebar import current_config, forget_link_warnings
+from ui.page_links import ALL_TOPICS, LINKED, quiz_order
+from ui.sidebar import forget_link_warnings, this_run
 from ui.traces import cached_shape_only, cached_shapes
-from ui.your_text import quiz_text
 
 ALL = ALL_TOPICS
 PROGRESS = "quiz_progress"
@@ -68,9 +67,10 @@ def cached_evidence(name: str, cfg) -> Evidence:
 
 
 def quiz_config() -> tuple[TransformerConfig, TokenizedText | None]:
-    """The model the quiz asks about: the sidebar's, sized by the learner's text when the Explorer's or the
-    Attention page's box holds one (so the answers are those of the pass the learner just read), and that text."""
-    return quiz_text(current_config())
+    """The model the quiz asks about, the run's (sized by the learner's text when the box holds one, so the
+    answers are those of the pass the learner just read), and that text's tokens."""
+    run = this_run()
+    return run.cfg, run.tokens
 
 
 def context(cfg, text: TokenizedText | None = None) -> Context:
@@ -189,7 +189,7 @@ def _into_review() -> None:
     and Forward then opened that one and ended the review."""
     if st.session_state.get("quiz_review"):
         ids = [q.id for q in ordered(st.session_state.get("quiz_topic", ALL), st.session_state.get("quiz_seed", 0),
-                                     True, current_config())]
+                                     True, this_run().cfg)]
         if ids and st.session_state.get(AT) not in ids:
             st.session_state[AT] = ids[0]
 
@@ -233,7 +233,7 @@ def go_to_question(qid: str, wrapped: str | None = None) -> None:
     forget_link_warnings()
 
 
-def next_from_below(qid: str, wrapped: str | None = None) -> None:
+def go_to_next_scrolled_up(qid: str, wrapped: str | None = None) -> None:
     """The Next under an answer's evidence: the next question, scrolled into view (ui.components.scroll_to). When
     it is answered too, as every question of a review is, the page stayed at the foot of its evidence."""
     go_to_question(qid, wrapped)
@@ -278,8 +278,7 @@ def apply_import(data: bytes | str) -> None:
     """
     clear_messages()
     st.session_state[IO_REOPEN] = True
-    # The result sits under the paste box and its button: after a file was dropped on the drop zone over
-    # them, it stood below the window's foot (936 px down an 800 px laptop window), so the next run shows it.
+    # The result sits below the drop zone, often below the window's foot: the next run scrolls to it.
     st.session_state[SCROLL_IO_NOTE] = next_scroll()
     loaded, message = load_progress(data)
     if loaded is None:
@@ -335,9 +334,109 @@ def ordered(topic: str, seed: int, review: bool, cfg: TransformerConfig | None =
 
     The family's questions are picked out of the whole bank's shuffle, so a seed orders every family's
     questions alike, and a question keeps its place among its neighbours when the family changes."""
-    cfg = current_config() if cfg is None else cfg
+    cfg = this_run().cfg if cfg is None else cfg
     qs = quiz_order(topic, seed, cfg)
     if review:
         wrong = set(missed(progress())) | st.session_state.get(RIGHTED, frozenset())
         qs = [q for q in qs if q.id in wrong]
     return qs
+
+
+# The page's view of the quiz's session: pages/quiz.py asks these, and no session key leaves this module.
+
+def just_checked(qid: str) -> bool:
+    """Whether this run answers the Check of question ``qid`` (a right answer is read out once)."""
+    return st.session_state.get(CHECKED) == qid
+
+
+def checks_answered() -> None:
+    """The run has said what the Check asked for: the next run says nothing more of it."""
+    st.session_state[CHECKED] = None
+
+
+def take_empty_answer(qid: str) -> bool:
+    """Whether question ``qid`` was checked with an empty box, said once."""
+    return _take_if("quiz_empty", qid)
+
+
+def take_unreadable_answer(qid: str) -> bool:
+    """Whether question ``qid`` was checked with an answer that could not be read, said once."""
+    return _take_if("quiz_unreadable", qid)
+
+
+def _take_if(key: str, qid: str) -> bool:
+    if st.session_state.get(key) != qid:
+        return False
+    st.session_state[key] = None
+    return True
+
+
+def storage_blocked() -> bool:
+    """Whether the browser said it cannot keep the progress (False until it has said anything)."""
+    return st.session_state.get(STORED) is False
+
+
+def take_announcement() -> str | None:
+    """What this run reads out once (the answer to a reset or an import), or None."""
+    return st.session_state.pop(SAY, None)
+
+
+def messages() -> list[tuple[str, str]]:
+    """The messages for the top of the page, as (kind, text), until the learner acts."""
+    return st.session_state.get(FLASH) or []
+
+
+_SCROLLS = {"messages": SCROLL_MESSAGES, "question": SCROLL_UP, "import": SCROLL_IO_NOTE}
+
+
+def take_scroll(to: str) -> int | None:
+    """The scroll request for ``to`` ("messages", "question" or "import") on the run right after it was asked."""
+    return st.session_state.pop(_SCROLLS[to], None)
+
+
+def went_round() -> tuple[str, str] | None:
+    """(question id, words) after Previous or Next went round the end of the list, else None."""
+    return st.session_state.get(WRAPPED)
+
+
+def progress_io_toggled() -> None:
+    """"Save or restore progress" opened or closed: this run leaves Reset's question waiting (still_asking)."""
+    st.session_state[IO_TOGGLED] = True
+
+
+def reopen_progress_io() -> None:
+    """After an import, its expander opens (stays open); called before the expander is drawn."""
+    if st.session_state.pop(IO_REOPEN, False):
+        st.session_state[IO] = True
+
+
+def import_note() -> tuple[str, str] | None:
+    """The last import's result, (kind, text), or None."""
+    return st.session_state.get(IO_NOTE)
+
+
+def new_upload(file_id: str) -> bool:
+    """Whether this uploaded file is new to the session (each upload is imported once)."""
+    if st.session_state.get("quiz_upload_seen") == file_id:
+        return False
+    st.session_state["quiz_upload_seen"] = file_id
+    return True
+
+
+def answer_key_open() -> bool:
+    """Whether the answer key's expander is open (the key is computed only then)."""
+    return bool(st.session_state.get(KEY_OPEN))
+
+
+def current_seed() -> int:
+    """The shuffle seed, as its box holds it or a link's seed= set it: the questions, drawn before the box,
+    are ordered by it."""
+    return int(st.session_state.get("quiz_seed", 0))
+
+
+def end_review_without_linked_question(topic: str, seed: int, cfg: TransformerConfig) -> None:
+    """A link named a question (q=): a review of what this learner missed that does not hold it ends, so that
+    the question shows. One that holds it goes on (Back and Forward in a review)."""
+    if st.session_state.pop(LINKED, False) and st.session_state.get("quiz_review"):
+        if st.session_state.get(AT) not in {q.id for q in ordered(topic, seed, True, cfg)}:
+            st.session_state["quiz_review"] = False

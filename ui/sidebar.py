@@ -1,32 +1,37 @@
-"""The shared sidebar: the sliders that set the config every page reads, and the URL that reproduces it.
+"""The shared sidebar: works out, once per script run, the config that runs, and shows it.
 
-Data flows one way: widgets -> TransformerConfig (kept in st.session_state, so every page checks
-against the same model). A link's values are read into the widgets before they are drawn
-(ui/config_link.py snaps them, with a warning when they move), and the config is written back into
+Data flows one way: link and sliders -> the learner's text's sizes -> the Training lab's trained model ->
+one ``Run`` (sidebar_config returns it, streamlit_app.py hands it to the page, the page reads this_run()).
+A field that the text or the trained model sets is shown in its widget, disabled, with one line at the
+top that says why and gives the sliders back. A link's values are read into the widgets before they are
+drawn (ui/config_link.py snaps them, with a warning when they move), and the config is written back into
 the link after, so that a link always reproduces what the page shows.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import streamlit as st
 
 from core import DEFAULT, PRESETS, TransformerConfig, divisors
-from core.config import ACTIVATIONS, ARCHS, NORMS, POSITIONAL_KINDS, SIZE_NAMES
+from core.config import ACTIVATIONS, ARCHS, NORMS, POSITIONAL_KINDS, SIZE_LABELS
+from core.train import TrainedModel
 from render.diagram import ACTIVATION_NAMES, NORM_NAMES
 from render.markdown import as_literal
 from ui.config_link import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_OPTION, N_RANGE, VOCABS, WIDTHS,
-                            attention_kind, choices_twice, link_params, link_text, nearest, nhead_options,
-                            snap_config)
+                            attention_kind, nearest, nhead_options)
+from ui.link import link_query, read_link
 from ui.streamlit_internals import history_navigation
-from ui.your_text import text_link_values
-from ui.page_links import PAGE_CHOICES, Choice, link_values, read_choices, settle, whole_number
+from ui.your_text import (YourText, clear_text, current_text, leave_trained, text_link_values, text_sizes,
+                          trained_model)
 
 
 # Widget key -> (config field, label). Labels carry the learner's symbol; tests find sliders by it.
 LABELS = {
-    **SIZE_NAMES,
+    **SIZE_LABELS,
     "layers": "layers — encoder and decoder layers, each",
     "d_ff": "d_ff — FFN hidden width (dim_feedforward)",
     "positional": "positional encoding",
@@ -50,19 +55,46 @@ ARCH_NAMES = {"encoder-decoder": "encoder-decoder (the paper, T5)", "decoder-onl
 NORM_FIRST_NAMES = {False: "post-norm (the paper)", True: "pre-norm (GPT-2, Llama)"}
 POSITIONAL_NAMES = {"sinusoidal": "sinusoidal", "learned": "learned", "rope": "RoPE", "none": "none"}
 CUSTOM = "(custom)"
-STATE_KEY = "cfg"
+_RUN = "sidebar_run"  # the Run handed to the page (this_run); callbacks read the last run's
+_SHOWN = "shown_"  # a disabled copy of a widget, showing the value a text or the trained model sets
 _WIDGET = "w_"  # widget keys are "w_N", "w_E", ...
 _SET_BY_CODE = "widgets_set_by_code"
 _WANTED_NHEAD = "nhead_wanted"  # the heads the learner last chose (slider, link or preset)
+_WANTED_KV = "nhead_kv_wanted"  # the K/V heads the learner last chose; None: as many as nhead (MHA)
 _WANTED_POSITIONAL = "positional_wanted"  # the positions last chosen: RoPE waits out an odd d_k
 
-# What the browser may still show of a widget that code set: a slider pressed again before the run that
-# set d_ff (or the preset box) reached the browser sends the value the browser still had, and Streamlit
-# takes it for a move of that widget. Held down, the E arrow key left the slider at 16 while the page
-# ran at 19; the preset box's stale name, taken for a choice, put the whole config back to the preset.
+# A key pressed before code's setting reached the browser sends the browser's stale value (docs/layout.md).
 _SEEN = "sidebar_seen"  # every sidebar widget's value as the server last had it, code's settings included
 _PENDING = "sidebar_pending"  # key -> (the value code set, the values the browser may still show instead)
 _SETTLED = "sidebar_settled"  # None, or the keys this message sent stale (its changes are sorted); each run clears it
+
+
+@dataclass(frozen=True)
+class Run:
+    """The config that runs on this script run, and the plain facts the pages need about it."""
+
+    cfg: TransformerConfig  # what every page traces and asks about
+    sliders: TransformerConfig  # the sidebar's own: link, preset and sliders, before a text or trained model
+    text: YourText | None = None  # the learner's text, when it sets N, M and vocab_size
+    text_problem: str | None = None  # why the box's text was not used (no tokens), for the box to say
+    trained: TrainedModel | None = None  # the Training lab's model, when the learner switched to it
+    set_by: dict[str, Any] = field(default_factory=dict)  # field -> value the text or the trained model sets
+
+    @property
+    def tokens(self):
+        """The learner's tokenized text, or None."""
+        return None if self.text is None else self.text.tokens
+
+
+def this_run() -> Run:
+    """The Run the entry script handed to the page (the default's before any sidebar has run)."""
+    run = st.session_state.get(_RUN)
+    return run if isinstance(run, Run) else Run(DEFAULT, DEFAULT)
+
+
+def give_to_page(run: Run) -> None:
+    """Hand the run's config to the page about to run (and to the next run's callbacks), read by this_run()."""
+    st.session_state[_RUN] = run
 
 
 def _sidebar_keys() -> tuple[str, ...]:
@@ -119,20 +151,19 @@ def _set_widgets(cfg: TransformerConfig, asked_nhead: int | None = None) -> None
         # A single stack's M_target is None; its slider, shown again for the encoder-decoder, starts at M.
         _set_widget(_WIDGET + name, cfg.M if name == "M_target" and cfg.M_target is None else getattr(cfg, name))
     st.session_state[_WANTED_POSITIONAL] = cfg.positional
-    # The heads the learner wants stay wanted while this config's nhead is what E snaps them to: a link
-    # with E=17&nhead=4 (one head), or Back to E = 17, then E = 20 gives 4 heads, not the 1 snapped to.
-    # The session's wanted heads come first: Back's entry has the snapped nhead = 1 in its link.
+    # The heads wanted stay wanted while E snaps them: E=17&nhead=4, then E = 20, gives 4 heads again.
     heads = nhead_options(cfg.E)
     st.session_state[_WANTED_NHEAD] = next(
         (n for n in (st.session_state.get(_WANTED_NHEAD), asked_nhead) if n and nearest(n, heads) == cfg.nhead),
         cfg.nhead)
-    # What M_target, d_ff and nhead_kv follow from here (_follow, _architecture): this config's M, E and nhead,
-    # even when the learner's next move comes before the run that would record them (a preset, then at once
-    # a slider).
+    kept_kv = st.session_state.get(_WANTED_KV)  # the same for K/V heads: Back to E = 17 keeps nhead_kv = 2 wanted
+    st.session_state[_WANTED_KV] = (kept_kv if kept_kv and _kv_heads(cfg.nhead, kept_kv) == cfg.nhead_kv
+                                    else None if cfg.nhead_kv == cfg.nhead else cfg.nhead_kv)
+    # What M_target, d_ff and nhead_kv follow from here, even if the next move beats the next run.
     st.session_state[_FOLLOWED] = {"M": cfg.M, "E": cfg.E, "nhead": cfg.nhead}
 
 
-def _current(key: str, arg: str = "value", options: list | None = None) -> dict[str, Any]:
+def _default_unless_code_set(key: str, arg: str = "value", options: list | None = None) -> dict[str, Any]:
     """The widget's current value as its default, unless code set it this run.
 
     Streamlit's frontend falls back to a widget's *default* when it loses the widget's state (seen
@@ -154,6 +185,7 @@ def _apply_preset() -> None:
     preset = PRESETS.get(st.session_state.get("w_preset"))
     if preset is not None:
         st.session_state.pop(_WANTED_NHEAD, None)  # the preset's heads are the ones wanted from now on
+        st.session_state.pop(_WANTED_KV, None)
         _set_widgets(preset)
 
 
@@ -163,6 +195,20 @@ def _choose_nhead() -> None:
         return
     _mark_custom()
     st.session_state[_WANTED_NHEAD] = st.session_state["w_nhead"]
+
+
+def _kv_heads(nhead: int, wanted: int | None) -> int:
+    """nhead_kv at this nhead: as many as nhead for MHA (wanted None), else the divisor nearest the wanted."""
+    return nhead if wanted is None else nearest(wanted, divisors(nhead))
+
+
+def _choose_nhead_kv() -> None:
+    """The nhead_kv slider moved: that many K/V heads is wanted (or MHA, when it equals nhead)."""
+    if "w_nhead_kv" in _drop_stale_values():
+        return
+    _mark_custom()
+    kv = st.session_state["w_nhead_kv"]
+    st.session_state[_WANTED_KV] = None if kv == st.session_state.get("w_nhead") else kv
 
 
 def _mark_custom() -> None:
@@ -228,27 +274,17 @@ def _read_url(page: str) -> None:
     first = "url_read" not in st.session_state
     if not first and not history_navigation():
         return
-    choices = PAGE_CHOICES.get(page, ())
-    every = {k: st.query_params.get_all(k) for k in st.query_params}  # ?N=3&N=5: N is ["3", "5"], for _set_twice
-    query = {k: values[-1] for k, values in every.items()}  # the last of each, as st.query_params.get reads it
-    elsewhere = {choice.name.lower(): other for other, theirs in PAGE_CHOICES.items() if other != page
-                 for choice in theirs}
-    params, unknown = link_params(every, own=[choice.name for choice in choices], elsewhere=elsewhere)
-    if not first and not params:
+    link = read_link(page, {k: st.query_params.get_all(k) for k in st.query_params}, st.session_state)
+    if not first and not link.gives_settings:
         # An entry that names no config: Streamlit clears the query on a page switch and sometimes
-        # leaves the bare page in the history before the sidebar writes the config back. Going
-        # Back through it keeps the config the learner has.
+        # leaves the bare page in the history. Going Back through it keeps the config the learner has.
         return
     st.session_state["url_read"] = True
-    cfg, warnings = snap_config(params)
-    st.session_state["url_warnings"] = unknown + warnings
-    # A link without nhead asks for the default's heads, as snap_config reads it (min(2, E) heads).
-    asked = whole_number(params["nhead"]) if "nhead" in params else DEFAULT.nhead
-    _set_widgets(cfg, asked if asked is not None and asked >= 1 else None)
-    _set_widget("w_preset", _matching_preset(cfg))
-    view, view_warnings = read_choices(choices, query, cfg, st.session_state)
-    st.session_state.update(view)
-    st.session_state["view_warnings"] = (page, choices_twice(choices, every) + view_warnings)
+    st.session_state["url_warnings"] = link.warnings
+    _set_widgets(link.cfg, link.asked_nhead)
+    _set_widget("w_preset", _matching_preset(link.cfg))
+    st.session_state.update(link.view)
+    st.session_state["view_warnings"] = (page, link.view_warnings)
 
 
 def _preset_help() -> str:
@@ -257,7 +293,7 @@ def _preset_help() -> str:
     return ("Start from a named configuration; every slider stays movable. Each preset's sizes, with d_ff = 4E, "
             "post-norm, LayerNorm, ReLU, biases and sinusoidal positions unless said; *tied*: one matrix for both "
             "embeddings and the output layer (a single stack has one embedding):\n\n"
-            # One line each: the tooltip is as tall as a 768 px window allows, and cut the last presets off there.
+            # One line each, so every preset fits in the tooltip of a laptop's window.
             + "\n".join(f"- **{name}**: {preset_parts(c)}" for name, c in PRESETS.items()))
 
 
@@ -276,86 +312,146 @@ def preset_parts(c: TransformerConfig) -> str:
     return ", ".join(parts)
 
 
-def sidebar_config(page: str = "") -> TransformerConfig:
-    """Render the shared sidebar and return the config it describes (also kept in session state).
+def _in_use(arch: str) -> tuple[dict[str, Any], TrainedModel | None]:
+    """The fields a text or the trained model sets, and their values, read before any widget is drawn: the
+    box and the model choice live on the page, but their values are in the session already."""
+    trained = trained_model()
+    if trained is not None:
+        values = {name: getattr(trained.config, name) for name in CONFIG_FIELDS}
+        return {name: value for name, value in values.items() if value is not None}, trained
+    return text_sizes(arch), None
 
-    The entry script calls it on every run, so every page sees the same config; nhead only offers
-    divisors of E, so no slider position can make an invalid config. ``page`` is the url_path of the
-    page about to run: its own choices (ui.page_links) go into the URL beside the config.
+
+def _shown_key(name: str, used: dict[str, Any]) -> str:
+    """The key of the widget that shows field ``name``: the learner's own, or while a text or the trained model
+    sets the field, a disabled copy holding the value in use."""
+    key = _WIDGET + name
+    if name not in used:
+        return key
+    shown = _SHOWN + name
+    st.session_state[shown] = used[name]
+    st.session_state.setdefault(_SET_BY_CODE, set()).add(shown)
+    return shown
+
+
+def _options_holding(options: list, value: Any) -> list:
+    """A disabled copy's options: the slider's, and the value in use (a text's M may fall between steps)."""
+    if value in options:
+        return options
+    return sorted({*options, value}) if isinstance(value, int) else [*options, value]
+
+
+def _widget_args(name: str, options: list | None = None, *, used: dict[str, Any],
+                 arg: str = "value") -> dict[str, Any]:
+    """Key, default and disabled for field ``name``'s widget, and its options when it has a list of them."""
+    key = _shown_key(name, used)
+    disabled = key != _WIDGET + name
+    out: dict[str, Any] = {"key": key, "disabled": disabled}
+    if options is not None:
+        out["options"] = options = _options_holding(options, st.session_state[key]) if disabled else options
+    return out | _default_unless_code_set(key, arg, options if arg == "index" else None)
+
+
+def _say_what_sets_fields(sb, used: dict[str, Any], trained: TrainedModel | None) -> None:
+    """One line at the sidebar's top: what sets the greyed-out fields, and a button that gives the sliders back."""
+    if trained is not None:
+        sb.info("The Training lab's trained model is running: it sets every field below.",
+                icon=":material/model_training:")
+        sb.button("Back to the sliders' model", key="sidebar_leave_trained", on_click=leave_trained,
+                  icon=":material/tune:")
+    elif used:
+        names = ", ".join(name for name in ("N", "M", "M_target") if name in used) + " and vocab_size"
+        sb.info(f"Your text on the page sets {names}.", icon=":material/edit_note:")
+        sb.button("Clear the text, use the sliders", key="sidebar_clear_text", on_click=clear_text,
+                  icon=":material/tune:")
+
+
+def sidebar_config(page: str = "") -> Run:
+    """Render the shared sidebar and return the Run: the config that runs on this script run.
+
+    The entry script calls it on every run and hands the Run to the page (give_to_page); nhead only offers
+    divisors of E, so no slider position can make an invalid config. ``page`` is the url_path of the page
+    about to run: its own choices (ui.page_links) go into the URL beside the config.
     """
     st.session_state[_SETTLED] = None  # the callbacks of the message that started this run are done
     _read_url(page)
     sb = st.sidebar
     state = st.session_state
-    arch = state.get("w_arch", DEFAULT.arch)  # the family radio, drawn below, was set before this run
+    used, trained = _in_use(state.get("w_arch", DEFAULT.arch))
+    for key in _sidebar_keys() if used else ():
+        if key in state:  # kept while its widget is not drawn: Streamlit forgets an undrawn widget's value
+            _set_widget(key, state[key])
+    arch = used.get("arch", state.get("w_arch", DEFAULT.arch))  # the family radio, drawn below, was set before
     labels = LABELS | ONE_STACK_LABELS.get(arch, {})
+    _say_what_sets_fields(sb, used, trained)
     sb.header("Model sizes")
     sb.selectbox("Preset", [CUSTOM, *PRESETS], key="w_preset", on_change=_apply_preset,
-                 help=_preset_help())
+                 help=_preset_help(), disabled=trained is not None)
     custom = {"on_change": _mark_custom}
-    sb.slider(LABELS["N"], *N_RANGE, key="w_N", **custom, **_current("w_N"))
-    sb.select_slider(labels["M"], LENGTHS, key="w_M", on_change=_follow, args=("M", "M_target", lambda m: m),
-                     **_current("w_M"))
+    shown = partial(_widget_args, used=used)
+    sb.slider(LABELS["N"], N_RANGE[0], max(N_RANGE[1], used.get("N", 0)), **custom, **shown("N"))
+    sb.select_slider(labels["M"], on_change=_follow, args=("M", "M_target", lambda m: m), **shown("M", LENGTHS))
     if arch == "encoder-decoder":  # the target length is the decoder's own, beside an encoder
         if "w_M_target" not in state:  # not drawn for a single stack, Streamlit forgot it: it starts at M
             _set_widget("w_M_target", state["w_M"])
-        sb.select_slider(LABELS["M_target"], LENGTHS, key="w_M_target", **custom, **_current("w_M_target"),
+        sb.select_slider(LABELS["M_target"], **custom, **shown("M_target", LENGTHS),
                          help="Moves with M while the two are equal; set it apart to see the decoder's own length.")
-    sb.select_slider(LABELS["E"], WIDTHS, key="w_E", on_change=_follow, args=("E", "d_ff", lambda e: 4 * e),
-                     **_current("w_E"))
-    heads = nhead_options(st.session_state["w_E"])
-    # nhead is the divisor of E nearest the heads the learner chose, not the last one snapped to: stepping
-    # E from 16 to 20 with nhead = 4 passed the prime 17, snapped to 1 there and stayed at 1.
-    nhead = nearest(st.session_state.get(_WANTED_NHEAD) or st.session_state.get("w_nhead") or 1, heads)
-    if st.session_state.get("w_nhead") != nhead:
+    sb.select_slider(LABELS["E"], on_change=_follow, args=("E", "d_ff", lambda e: 4 * e), **shown("E", WIDTHS))
+    heads = nhead_options(state["w_E"])
+    # The divisor of E nearest the heads the learner chose, not the last one snapped to: E 16 -> 17 -> 20 keeps 4.
+    nhead = nearest(state.get(_WANTED_NHEAD) or state.get("w_nhead") or 1, heads)
+    if state.get("w_nhead") != nhead:
         _set_widget("w_nhead", nhead)
-    # With one choice (E = 1) a slider is a lone dot with no track: shown greyed out, and said in words.
-    sb.select_slider(LABELS["nhead"], heads, key="w_nhead", on_change=_choose_nhead, **_current("w_nhead"),
-                     disabled=len(heads) == 1,
+    head_widget = shown("nhead", heads)
+    sb.select_slider(LABELS["nhead"], on_change=_choose_nhead,
+                     **head_widget | {"disabled": head_widget["disabled"] or len(heads) == 1},
                      help="Only divisors of E are offered: each head gets d_k = E / nhead dimensions.")
-    more = len(divisors(st.session_state["w_E"])) > len(heads)  # divisors above MAX_NHEAD_OPTION not offered
-    d_k = st.session_state["w_E"] // st.session_state["w_nhead"]
-    if len(heads) == 1:
-        said = (f"E = {st.session_state['w_E']} has one divisor, so nhead = 1 is the only choice; a larger E "
-                f"offers more heads. d_k = {d_k}.")
-    else:
-        said = (f"E = {st.session_state['w_E']} splits evenly into nhead ∈ {{{', '.join(map(str, heads))}"
-                f"{', …' if more else ''}}}{f' (the slider stops at {MAX_NHEAD_OPTION})' if more else ''}; "
-                f"d_k = {d_k}.")
-    # Said where the learner is looking: a step of E can move nhead, and the table's new head count would
-    # go unnoticed. Not with one divisor, which the words above explain, nor for heads that divide E past the slider's end.
-    wanted = st.session_state.get(_WANTED_NHEAD)
-    if wanted and wanted != nhead and len(heads) > 1 and st.session_state["w_E"] % wanted:
-        said += (f" nhead = {wanted}, as set before, does not divide E = {st.session_state['w_E']}, so nhead is "
-                 f"{nhead} for now, the nearest divisor; it goes back to {wanted} when E allows.")
-    sb.caption(said)
-    sb.select_slider(LABELS["vocab_size"], VOCABS, key="w_vocab_size", **custom, **_current("w_vocab_size"))
-    sb.slider(labels["layers"], *LAYER_RANGE, key="w_layers", **custom, **_current("w_layers"))
-    sb.select_slider(LABELS["d_ff"], FFS, key="w_d_ff", **custom, **_current("w_d_ff"),
+    sb.caption(_heads_words(used.get("E", state["w_E"]), used.get("nhead", nhead),
+                            None if "nhead" in used else state.get(_WANTED_NHEAD)))
+    sb.select_slider(LABELS["vocab_size"], **custom, **shown("vocab_size", VOCABS))
+    sb.slider(labels["layers"], LAYER_RANGE[0], LAYER_RANGE[1], **custom, **shown("layers"))
+    sb.select_slider(LABELS["d_ff"], **custom, **shown("d_ff", FFS),
                      help="Moves with E while it is 4E, the paper's choice; set it apart and it stays put.")
-    sb.checkbox(labels["tie_embeddings"], key="w_tie_embeddings", **custom, **_current("w_tie_embeddings"),
+    sb.checkbox(labels["tie_embeddings"], **custom, **shown("tie_embeddings"),
                 help="The paper shares one vocab_size × E matrix between both embeddings and the final linear layer; "
                      "GPT-2 and GPT-3 share it too, Llama-2 does not.")
-    _architecture(sb, nhead, d_k)
-    st.session_state[_SET_BY_CODE] = set()
-    values = {name: st.session_state.get(_WIDGET + name) for name in CONFIG_FIELDS}
+    _architecture(sb, nhead, state["w_E"] // nhead, used)
+    state[_SET_BY_CODE] = set()
+    values = {name: state.get(_WIDGET + name) for name in CONFIG_FIELDS}
     if values["arch"] != "encoder-decoder":
         values["M_target"] = None  # one stack, one sequence of M tokens
     try:
-        cfg = TransformerConfig(**values)
+        sliders = TransformerConfig(**values)
     except ValueError as exc:  # cannot happen through the sliders; kept as a visible safety net
         sb.error(str(exc))
-        cfg = DEFAULT
-    st.session_state[STATE_KEY] = cfg
-    st.session_state[_FOLLOWED] = {"M": cfg.M, "E": cfg.E, "nhead": cfg.nhead}
-    st.session_state[_SEEN] = {key: st.session_state[key] for key in _sidebar_keys() if key in st.session_state}
-    _write_url(cfg, values, PAGE_CHOICES.get(page, ()), page)
-    view_page, view_warnings = st.session_state.get("view_warnings", ("", []))
-    link_warning(st.session_state.get("url_warnings", []) + (view_warnings if view_page == page else []))
-    return cfg
+        sliders = DEFAULT
+    state[_FOLLOWED] = {"M": sliders.M, "E": sliders.E, "nhead": sliders.nhead}
+    state[_SEEN] = {key: state[key] for key in _sidebar_keys() if key in state}
+    _write_url(sliders, values, page)
+    view_page, view_warnings = state.get("view_warnings", ("", []))
+    link_warning(state.get("url_warnings", []) + (view_warnings if view_page == page else []))
+    if trained is not None:
+        return Run(trained.config, sliders, trained=trained, set_by=used)
+    mine, problem = current_text(sliders)
+    return Run(sliders if mine is None else mine.cfg, sliders, mine, problem, set_by=used)
 
 
-def _architecture(sb, nhead: int, d_k: int) -> None:
+def _heads_words(E: int, nhead: int, wanted: int | None) -> str:
+    """What E allows of nhead, and, where E forced nhead away from the learner's choice, that it comes back."""
+    heads = nhead_options(E)
+    d_k = E // nhead
+    if len(heads) == 1:  # the slider is a lone dot, greyed out: said in words
+        return f"E = {E} has one divisor, so nhead = 1 is the only choice; a larger E offers more heads. d_k = {d_k}."
+    more = len(divisors(E)) > len(heads)  # divisors above MAX_NHEAD_OPTION not offered
+    said = (f"E = {E} splits evenly into nhead ∈ {{{', '.join(map(str, heads))}{', …' if more else ''}}}"
+            f"{f' (the slider stops at {MAX_NHEAD_OPTION})' if more else ''}; d_k = {d_k}.")
+    if wanted and wanted != nhead and E % wanted:  # said where the learner looks: a step of E moved nhead
+        said += (f" nhead = {wanted}, as set before, does not divide E = {E}, so nhead is {nhead} for now, the "
+                 f"nearest divisor; it goes back to {wanted} when E allows.")
+    return said
+
+
+def _architecture(sb, nhead: int, d_k: int, used: dict[str, Any]) -> None:
     """The Architecture group: the family and the parts that tell the paper's model from GPT's and Llama's.
 
     Every choice it offers makes a valid config with the sizes above: nhead_kv only divides nhead, and
@@ -363,21 +459,23 @@ def _architecture(sb, nhead: int, d_k: int) -> None:
     state = st.session_state
     custom = {"on_change": _mark_custom}
     sb.header("Architecture")
-    sb.radio(LABELS["arch"], list(ARCHS), key="w_arch", format_func=ARCH_NAMES.__getitem__, **custom,
-             **_current("w_arch", "index", list(ARCHS)),
+    shown = partial(_widget_args, used=used)
+    choice = partial(_widget_args, used=used, arg="index")
+
+    sb.radio(LABELS["arch"], format_func=ARCH_NAMES.__getitem__, **custom, **choice("arch", list(ARCHS)),
              help="Encoder-decoder: the paper's two stacks, the decoder reading the encoder through cross-attention. "
                   "Decoder-only: one stack with the causal mask, predicting the next token. Encoder-only: one stack "
                   "that reads every position both ways. A single stack has one sequence, of M tokens.")
     flags = [False, True]
-    sb.radio(LABELS["norm_first"], flags, key="w_norm_first", format_func=NORM_FIRST_NAMES.__getitem__,
-             horizontal=True, **custom, **_current("w_norm_first", "index", flags),
+    sb.radio(LABELS["norm_first"], format_func=NORM_FIRST_NAMES.__getitem__, horizontal=True, **custom,
+             **choice("norm_first", flags),
              help="Post-norm: x = norm(x + sublayer(x)), as the paper. Pre-norm: x = x + sublayer(norm(x)), with one "
                   "final norm after the last layer.")
-    sb.radio(LABELS["norm"], list(NORMS), key="w_norm", format_func=NORM_NAMES.__getitem__, horizontal=True,
-             **custom, **_current("w_norm", "index", list(NORMS)),
+    sb.radio(LABELS["norm"], format_func=NORM_NAMES.__getitem__, horizontal=True, **custom,
+             **choice("norm", list(NORMS)),
              help="RMSNorm divides by the root mean square alone: no mean subtracted, no shift (β).")
-    sb.radio(LABELS["activation"], list(ACTIVATIONS), key="w_activation", format_func=ACTIVATION_NAMES.__getitem__,
-             horizontal=True, **custom, **_current("w_activation", "index", list(ACTIVATIONS)),
+    sb.radio(LABELS["activation"], format_func=ACTIVATION_NAMES.__getitem__, horizontal=True, **custom,
+             **choice("activation", list(ACTIVATIONS)),
              help="SwiGLU gates the FFN: (SiLU(x W1) ⊙ x W3) W2, three matrices of E · d_ff weights each (W1 and W3 "
                   "in, W2 out) where ReLU and GELU have two.")
     # RoPE turns d_k's dimensions in pairs: an odd d_k has none to offer, and a RoPE chosen before waits.
@@ -386,46 +484,48 @@ def _architecture(sb, nhead: int, d_k: int) -> None:
     positional = wanted if wanted in kinds else DEFAULT.positional
     if state.get("w_positional") != positional:
         _set_widget("w_positional", positional)
-    sb.radio(LABELS["positional"], kinds, key="w_positional", format_func=POSITIONAL_NAMES.__getitem__,
-             horizontal=True, on_change=_choose_positional, **_current("w_positional", "index", kinds),
+    positions = choice("positional", list(POSITIONAL_KINDS) if "positional" in used else kinds)
+    sb.radio(LABELS["positional"], format_func=POSITIONAL_NAMES.__getitem__, horizontal=True,
+             on_change=_choose_positional, **positions,
              help="Sinusoidal and learned positions are added to the token embeddings; RoPE rotates each head's "
                   "queries and keys by their positions instead; none gives the model no positions at all."
                   + ("" if "rope" in kinds else f" RoPE is not offered now: it turns pairs of dimensions, and d_k = "
                                                 f"E/nhead = {d_k} is odd."))
-    if wanted == "rope" and positional != "rope":
+    if wanted == "rope" and positional != "rope" and not positions["disabled"]:
         sb.caption(f"RoPE turns pairs of dimensions, so it needs an even d_k; d_k = E/nhead = {d_k} is odd, so "
                    f"positions are {positional} for now. RoPE comes back when d_k is even.")
-    # nhead_kv follows nhead: MHA stays MHA, any other keeps the nearest divisor of the new nhead.
-    kv_heads = divisors(nhead)
-    before = state.get(_FOLLOWED, {}).get("nhead")
-    kv = state.get("w_nhead_kv") or nhead
-    if before is not None and before != nhead and kv == before:
-        kv = nhead
-    if kv not in kv_heads:
-        kv = nearest(kv, kv_heads)
+    # nhead_kv keeps the learner's choice, as nhead does: E = 17 forces both down, E = 32 gives both back.
+    wanted_kv = state.get(_WANTED_KV)
+    kv = _kv_heads(nhead, wanted_kv)
     if state.get("w_nhead_kv") != kv:
         _set_widget("w_nhead_kv", kv)
-    sb.select_slider(LABELS["nhead_kv"], kv_heads, key="w_nhead_kv", **custom, **_current("w_nhead_kv"),
-                     format_func=lambda h: f"{h} ({attention_kind(nhead, h)})", disabled=len(kv_heads) == 1,
+    kv_widget = shown("nhead_kv", divisors(nhead))
+    shown_heads = state[_SHOWN + "nhead"] if kv_widget["disabled"] else nhead
+    kv_widget["options"] = _options_holding(divisors(shown_heads), state[kv_widget["key"]])
+    shown_kv = state[kv_widget["key"]]
+    sb.select_slider(LABELS["nhead_kv"], on_change=_choose_nhead_kv,
+                     format_func=lambda h: f"{h} ({attention_kind(shown_heads, h)})",
+                     **kv_widget | {"disabled": kv_widget["disabled"] or len(kv_widget["options"]) == 1},
                      help="Only divisors of nhead are offered: each K/V head serves nhead / nhead_kv query heads. "
                           "MHA: one K/V head per query head (the paper); GQA: groups share one (Llama-2-70B); "
                           "MQA: one K/V head for all.")
-    group = nhead // kv
-    sb.caption(f"nhead_kv = {kv} of nhead = {nhead}: {attention_kind(nhead, kv)}, "
-               + ("every query head has its own K and V." if group == 1 else
-                  f"each K/V head serves {group} query heads."))
-    sb.checkbox(LABELS["bias"], key="w_bias", **custom, **_current("w_bias"),
+    group = shown_heads // shown_kv
+    said = (f"nhead_kv = {shown_kv} of nhead = {shown_heads}: {attention_kind(shown_heads, shown_kv)}, "
+            + ("every query head has its own K and V." if group == 1 else f"each K/V head serves {group} query heads."))
+    if wanted_kv and wanted_kv != kv and not kv_widget["disabled"]:
+        said += (f" nhead_kv = {wanted_kv}, as set before, does not divide nhead = {nhead}, so nhead_kv is {kv} for "
+                 f"now; it goes back to {wanted_kv} when nhead allows.")
+    sb.caption(said)
+    sb.checkbox(LABELS["bias"], **custom, **shown("bias"),
                 help="The paper's linear layers add a bias, and LayerNorm a shift β; Llama-2 has neither.")
 
 
-def _write_url(cfg: TransformerConfig, values: dict[str, Any], choices: tuple[Choice, ...], page: str) -> None:
+def _write_url(cfg: TransformerConfig, values: dict[str, Any], page: str) -> None:
     """Put the config and the page's own choices in the URL, in one write: each write is a step in
     the browser's history, so a second one would take a Back of its own. The query is replaced
     whole, so another page's choices never ride along (Streamlit also clears them on a page switch).
-    The choices are first kept in range here (settle), before the page draws its widgets."""
-    settle(choices, cfg, st.session_state)
-    wanted = ({k: link_text(v) for k, v in values.items() if v is not None} | link_values(choices, cfg, st.session_state)
-              | text_link_values(page))
+    The choices are first kept in range here (keep_choices_in_range), before the page draws its widgets."""
+    wanted = link_query(cfg, values, page, st.session_state, text_link_values(page))
     if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)
 
@@ -439,8 +539,3 @@ def link_warning(messages: list[str]) -> None:
     if messages:
         st.warning("**Part of this link could not be used as written:**\n\n"
                    + "\n".join(f"- {as_literal(message)}" for message in messages), icon=":material/link_off:")
-
-
-def current_config() -> TransformerConfig:
-    """The config the sidebar set on this run (the default before the sidebar has run)."""
-    return st.session_state.get(STATE_KEY, DEFAULT)

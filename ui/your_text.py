@@ -1,8 +1,9 @@
 """The "Your text" box: a learner's own sentence as the batch of the pass, on the Explorer and the Attention page.
 
 Data flows one way: the box's text (kept in session state, and in the link when short) -> core.tokens'
-tokenizer -> ``core.tokens.text_config`` sets N, M (and M_target) and vocab_size from it -> the page traces
-that config, and the value views trace it again with the text's own ids (``core.trace(cfg, text=...)``).
+tokenizer -> the sidebar, before it draws, reads the sizes the text sets (text_sizes) and works out the run's
+config with ``core.tokens.text_config`` -> the page traces that config, and the value views trace it again with
+the text's own ids (``core.trace(cfg, text=...)``). The page draws the box (text_box).
 Nothing the learner types is rendered as markup: messages quote it through ``render.markdown.as_literal``,
 and tables and charts show it as text.
 """
@@ -19,14 +20,15 @@ from core.train import TrainedModel
 from render.markdown import as_literal
 from render.values import token_frame, vocab_frame
 from ui.lab_runs import TRAINED_KEY
+from ui.link import TEXT_NAMES, TEXT_PAGES
 
 TEXT_KEY, LEVEL_KEY, TARGET_KEY = "yt_text", "yt_level", "yt_target"
 LABEL = "Your text (optional): run it through the model"
 TARGET_LABEL = "Target text (optional): what the decoder should read, shifted right"
 LEVELS = {"words": "word", "characters": "char"}  # the choice as the page words it -> core.tokens' level
 MAX_LINK_CHARS = 200  # a longer text makes a link too long to paste into a chat or a slide
-LINK_NAMES = {"text": TEXT_KEY, "tokens": LEVEL_KEY, "target": TARGET_KEY}  # link name -> session key
-PAGES = ("", "explorer", "attention")  # the pages that draw the box (url_path; "" is the default page)
+LINK_NAMES = dict(zip(TEXT_NAMES, (TEXT_KEY, LEVEL_KEY, TARGET_KEY)))  # link name -> session key
+PAGES = TEXT_PAGES  # the pages that draw the box
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,7 @@ def current_text(cfg: TransformerConfig) -> tuple[YourText | None, str | None]:
 _LINK_READ = "yt_link_read"
 
 
-def _seed_from_link() -> None:
+def seed_from_link() -> None:
     """On a session's first run, the text a link carries (text=, tokens=, target=) goes into the box."""
     if st.session_state.get(_LINK_READ):
         return
@@ -114,33 +116,32 @@ def trained_model() -> TrainedModel | None:
     return trained
 
 
-def text_sized_config(cfg: TransformerConfig) -> TransformerConfig:
-    """The config the page traces: the sidebar's, with N, M, M_target and vocab_size set by the learner's text
-    when there is one; the sidebar says which sizes the text set. With the lab's trained model switched on, its
-    own config: its sizes are the ones it was trained with."""
-    _seed_from_link()
-    trained = trained_model()
-    if trained is not None:
-        c = trained.config
-        st.sidebar.caption(f":material/model_training: The Training lab's trained model sets every size here: "
-                           f"decoder-only, N = {c.N}, M = {c.M}, E = {c.E}, nhead = {c.nhead}, layers = {c.layers}, "
-                           f"d_ff = {c.d_ff}, vocab_size = {c.vocab_size}. Switch back to the untrained model "
-                           "on the page to use the sliders.")
-        return c
-    mine, _ = current_text(cfg)
+def leave_trained() -> None:
+    """The sidebar's give-back button: the page runs the sliders' model again, not the trained one."""
+    st.session_state[MODEL_KEY] = UNTRAINED_CHOICE
+
+
+def clear_text() -> None:
+    """The sidebar's give-back button: the box (and the target box) empty, the sliders set N, M and vocab_size."""
+    st.session_state[TEXT_KEY] = ""
+    st.session_state[TARGET_KEY] = ""
+
+
+def text_sizes(arch: str) -> dict[str, int]:
+    """The sizes the box's text sets (N, M, vocab_size, and M_target for the encoder-decoder), read before the
+    sidebar draws its sliders; {} while the box holds no tokens."""
+    seed_from_link()
+    mine, _ = current_text(TransformerConfig(arch=arch))
     if mine is None:
-        return cfg
-    sizes = f"N = {mine.cfg.N}, M = {mine.cfg.M}"
-    if mine.cfg.arch == "encoder-decoder":
-        sizes += f", M_target = {mine.cfg.M_target}"
-    st.sidebar.caption(f":material/edit_note: {sizes} and vocab_size = {mine.cfg.vocab_size} come from your text "
-                       "(the box on the page), not from the sliders above; every other slider still works.")
-    return mine.cfg
+        return {}
+    return {name: getattr(mine.cfg, name) for name in ("N", "M", "M_target", "vocab_size")
+            if getattr(mine.cfg, name) is not None}
 
 
-def text_box(cfg: TransformerConfig) -> YourText | None:
+def text_box(cfg: TransformerConfig, mine: YourText | None, problem: str | None) -> YourText | None:
     """Draw the box, the tokenizer choice (and, for the encoder-decoder, a target box), and what became of the
-    text: its tokens with their ids, the sizes it sets, a cut, whether it fits in a link. Returns the text."""
+    run's text ``mine`` (or why it was not used): its tokens with their ids, the sizes it sets, a cut, whether
+    it fits in a link. Returns the text."""
     with st.container(border=True, key="your_text"):
         if isinstance(st.session_state.get(TRAINED_KEY), TrainedModel):
             st.radio("Model", [UNTRAINED_CHOICE, TRAINED_CHOICE], key=MODEL_KEY, horizontal=True,
@@ -167,7 +168,6 @@ def text_box(cfg: TransformerConfig) -> YourText | None:
             st.text_input(TARGET_LABEL, key=TARGET_KEY, persist_state="session",
                           help="Left empty, the decoder reads your text itself, shifted right behind the start "
                                "token.")
-        mine, problem = current_text(cfg)
         if problem is not None:
             st.warning(f"Your text was not used: {as_literal(problem)}.", icon=":material/edit_off:")
             return None
@@ -177,12 +177,17 @@ def text_box(cfg: TransformerConfig) -> YourText | None:
         return mine
 
 
+def _count(n: int, noun: str) -> str:
+    """'1 distinct token', '3 distinct tokens'."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def _describe(mine: YourText) -> None:
     tok, cfg = mine.tokens, mine.cfg
     level = "word" if mine.level == "word" else "character"
-    st.caption(f"{cfg.N} sequence{'s' if cfg.N > 1 else ''} of up to M = {cfg.M} {level} tokens; "
-               f"vocab_size = {cfg.vocab_size} ({len(tok.vocab)} distinct tokens and the start token, id 0). "
-               f"Row 1 is ({cfg.N}, {cfg.M}).")
+    st.caption(f"{_count(cfg.N, 'sequence')} of up to M = {_count(cfg.M, level + ' token')}; "
+               f"vocab_size = {cfg.vocab_size} ({_count(len(tok.vocab), 'distinct token')} and the start token, "
+               f"id 0). Row 1 is ({cfg.N}, {cfg.M}).")
     if tok.cut:
         st.warning(f"Your text is longer than the model reads: each line is cut at {MAX_TOKENS} tokens, and "
                    f"only the first {MAX_LINES} lines are used.", icon=":material/content_cut:")
@@ -198,11 +203,3 @@ def _describe(mine: YourText) -> None:
     if cfg.N > 1:
         st.caption(f"Each line is one sequence; the table shows sequence 0. Shorter lines are padded to M = {cfg.M}, "
                    "and the key padding mask hides the padding from every query.")
-
-
-def quiz_text(cfg: TransformerConfig) -> tuple[TransformerConfig, TokenizedText | None]:
-    """What the quiz's Context needs for the questions on the learner's text: the config the text sizes, and its
-    tokens; the sidebar's config and None while the box is empty (or holds no tokens). The box keeps its text
-    for the session, so the quiz page reads it without drawing the box."""
-    mine, _ = current_text(cfg)
-    return (cfg, None) if mine is None else (mine.cfg, mine.tokens)

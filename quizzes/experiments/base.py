@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 
-from core.config import SIZE_NAMES, TransformerConfig, divisors
+from core.config import SIZE_LABELS, TransformerConfig, divisors
 
 # Caps that keep every experiment well under a second and a few MiB, whatever the sliders say.
 MAX_LEN = 16  # positions in a probe
@@ -56,10 +56,10 @@ class Evidence:
     labels: dict[str, str] = field(default_factory=dict)
 
 
-# The learner's sizes, worded as the sidebar's sliders word them (SIZE_NAMES), for the experiments
+# The learner's sizes, worded as the sidebar's sliders word them (SIZE_LABELS), for the experiments
 # that show one of them beside what they measured (an experiment that shows a capped size names it itself).
 SIZE_LABELS = {
-    **SIZE_NAMES,
+    **SIZE_LABELS,
     "d_k": "d_k — one head's width, E / nhead",
     "d_ff": "d_ff — FFN hidden width",
     "nhead_kv": "nhead_kv — K/V heads",

@@ -23,6 +23,7 @@ def _even(d: int) -> int:
 ROPE_PROBE_LABELS = {
     "d_k": "d_k — one head's width",
     "pairs": "pairs of dimensions RoPE turns, each at its own rate",
+    "slowest_rate": "the last pair's rate, 10000^(−(d_k − 2)/d_k) at your d_k",
     "q_turned": "queries changed by RoPE",
     "k_turned": "keys changed by RoPE",
     "v_turned": "values changed by RoPE",
@@ -43,6 +44,10 @@ def rope_probe(cfg: TransformerConfig) -> Evidence:
         E = small.E if small.E % 2 == 0 else small.E + 1
         small = small.replace(E=E, nhead=1, nhead_kv=1, d_ff=small.d_ff)
         note = " ".join(n for n in (note, f"Run at nhead=1, d_k={E}: RoPE needs an even d_k.") if n)
+    if small.M < 2:  # at position 0 the turn is the identity: a second position shows what RoPE turns
+        small = small.replace(M=2, max_len=max(small.max_len, 2))
+        note = " ".join(n for n in (note, "Run at M=2: at M=1 the only position is 0, where RoPE turns nothing.")
+                        if n)
     rope = small.replace(positional="rope")
     counts, recs = {}, {}
     for c in (small, rope):
@@ -76,7 +81,9 @@ def rope_probe(cfg: TransformerConfig) -> Evidence:
             records += [{"shift s": s, "q·k": float(v), "positions": f"{kind}, (i, j) = ({i}, {j})"}
                         for s, v in zip(SHIFTS, row)]
     scale = float(q.norm() * k.norm())
-    values = {"d_k": cfg.d_k, "pairs": len(torch.unique(rope_angles(2, cfg.d_k + cfg.d_k % 2)[1])),
+    even = cfg.d_k + cfg.d_k % 2
+    values = {"d_k": cfg.d_k, "pairs": len(torch.unique(rope_angles(2, even)[1])),
+              "slowest_rate": float(rope_angles(2, even)[1].min()),
               "q_turned": turned(attn + "q"), "k_turned": turned(attn + "k"), "v_turned": turned(attn + "v"),
               "input_changed": turned(f"{side}.sum"), "rope_parameters": counts["rope"] - counts["none"],
               "rope_shift_difference": spread["RoPE"], "added_shift_difference": spread["sinusoids added"],

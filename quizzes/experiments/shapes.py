@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from core.config import LLAMA_70B_SIZES, PAPER_BASE, PAPER_BIG, TransformerConfig
+from core.config import LLAMA2_70B, PAPER_BASE, PAPER_BIG, TransformerConfig
 from core.model import FeedForward, MultiHeadAttention, Transformer
 from core.trace import Trace, trace
 from .base import SIZE_LABELS, Evidence
@@ -21,8 +21,8 @@ PARAMETER_COUNTS_LABELS = {
     "qkv_with_bias": "W^Q, W^K, W^V at your E, with their biases",
     "attention_block": "one attention block at your E: Q, K, V, O and biases",
     "embedding": "one token embedding, vocab_size × E",
-    "llama_qkv_weights": f"W^Q, W^K, W^V at Llama-2-70B's E={LLAMA_70B_SIZES.E}, weights only",
-    "llama_embedding": f"token embedding at Llama-2-70B's {LLAMA_70B_SIZES.vocab_size} × {LLAMA_70B_SIZES.E}",
+    "llama_qkv_weights": f"W^Q, W^K, W^V at Llama-2-70B's E={LLAMA2_70B.E}, weights only",
+    "llama_embedding": f"token embedding at Llama-2-70B's {LLAMA2_70B.vocab_size} × {LLAMA2_70B.E}",
     "paper_base_total": f"our whole model at the paper's base sizes (E={PAPER_BASE.E})",
     "paper_big_total": f"our whole model at the paper's big sizes (E={PAPER_BIG.E})",
     "model_total": "our whole model at your config",
@@ -42,9 +42,9 @@ def parameter_counts(cfg: TransformerConfig) -> Evidence:
     qkv_weights = sum(W.weight.numel() for W in (mha.W_q, mha.W_k, mha.W_v))  # one (E, E) matrix each
     qkv_all = sum(_count(W) for W in (mha.W_q, mha.W_k, mha.W_v))
     embedding = nn.Embedding(cfg.vocab_size, cfg.E, device="meta")
-    llama = MultiHeadAttention(LLAMA_70B_SIZES.E, LLAMA_70B_SIZES.nhead, device="meta")
+    llama = MultiHeadAttention(LLAMA2_70B.E, LLAMA2_70B.nhead, device="meta")
     llama_qkv = sum(W.weight.numel() for W in (llama.W_q, llama.W_k, llama.W_v))
-    llama_embed = nn.Embedding(LLAMA_70B_SIZES.vocab_size, LLAMA_70B_SIZES.E, device="meta").weight.numel()
+    llama_embed = nn.Embedding(LLAMA2_70B.vocab_size, LLAMA2_70B.E, device="meta").weight.numel()
     model = Transformer.from_config(cfg, device="meta")
     base = _count(Transformer.from_config(PAPER_BASE, device="meta"))
     big = _count(Transformer.from_config(PAPER_BIG, device="meta"))

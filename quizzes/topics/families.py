@@ -66,7 +66,7 @@ QUESTIONS = (
     Question(
         id="fam-target", topic=TOPIC, kind="choice", families=ONE_STACK,
         prompt="The paper's model reads a source of M tokens and a target of M_target. What becomes of M_target in "
-               "a {arch} model?",
+               "the sidebar's {arch} model?",
         choices=_TARGET,
         answer=outcome("family_parts", lambda v: 1 if v["has_target"] else 0, _TARGET), evidence="family_parts",
         explanation="One stack reads one sequence. A decoder-only model predicts the next token at every one of its M "
@@ -97,8 +97,8 @@ QUESTIONS = (
                "sizes and parts? (Exact, or rounded with K, M or B.)",
         answer=value("family_parts", "fewer_than_paper"), evidence="family_parts",
         explanation="The whole second stack goes, and with it the cross-attention blocks; the paper's model also has "
-                    "a second embedding table unless the two are tied, and a bias in its output layer. Both counts "
-                    "are read off models built on the meta device.",
+                    "a second embedding table unless the two are tied, and, when the model has biases, a bias in its "
+                    "output layer. Both counts are read off models built on the meta device.",
     ),
     Question(
         id="fam-reach-decoder", topic=TOPIC, kind="predict", families=DECODER_ONLY,

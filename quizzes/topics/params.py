@@ -1,6 +1,6 @@
 """Parameter counts, from modules built on the meta device."""
 
-from core.config import LLAMA_70B_SIZES, PAPER_BASE, PAPER_BIG, TransformerConfig
+from core.config import LLAMA2_70B, PAPER_BASE, PAPER_BIG, TransformerConfig
 from quizzes.questions import (PAPER, WITH_DECODER, Question, fixed, millions, multi_head, paper_layer, param,
                                value)
 
@@ -53,7 +53,7 @@ QUESTIONS = (
     ),
     Question(
         id="params-llama-qkv", topic=TOPIC, kind="numeric", tolerance=0.01, unit="millions",
-        sizes=LLAMA_70B_SIZES,
+        sizes=LLAMA2_70B,
         prompt="Llama-2-70B has E=8192. At that width, how many million weights do full "
                "multi-head W^Q, W^K and W^V hold together? (within 1%)",
         answer=value("parameter_counts", "llama_qkv_weights", millions), evidence="parameter_counts",
@@ -62,7 +62,7 @@ QUESTIONS = (
     ),
     Question(
         id="params-llama-embedding", topic=TOPIC, kind="numeric", tolerance=0.01, unit="millions",
-        sizes=LLAMA_70B_SIZES,
+        sizes=LLAMA2_70B,
         prompt="With 32000 tokens and E=8192, how many million parameters does the token embedding have? "
                "(within 1%)",
         answer=value("parameter_counts", "llama_embedding", millions), evidence="parameter_counts",

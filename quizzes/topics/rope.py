@@ -34,9 +34,11 @@ QUESTIONS = (
                "change?",
         choices=_WHAT, answer=outcome("rope_probe", _what, _WHAT), evidence="rope_probe",
         explanation="RoPE adds nothing to the embeddings. Inside every attention block it turns q and k, pair of "
-                    "dimensions by pair, by position × a rate that falls from 1 to about 1/10000 across the pairs; "
-                    "v is not turned, so what a head reads out is untouched. The run compares each tensor of the "
-                    "first layer with and without it, on the same weights.",
+                    "dimensions by pair, by position × a rate that falls from 1 for the first pair to "
+                    "10000^(−(d_k − 2)/d_k) for the last (1/1000 at d_k = 8; the run's table gives it at your d_k); "
+                    "v is not turned, so what a head reads out is untouched. Position 0 is turned by angle 0, so the "
+                    "run needs a second position. It compares each tensor of the first layer with and without RoPE, "
+                    "on the same weights.",
     ),
     Question(
         id="rope-params", topic=TOPIC, kind="numeric", expression="0",

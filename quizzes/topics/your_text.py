@@ -1,25 +1,37 @@
 """Your own text: its tokens, its vocabulary, and what the model makes of it.
 
 Every answer is computed from the learner's text (``Context.text``, the "Your text" box), or, without one,
-from EXAMPLE_TEXT, at the sidebar's sizes. The prompts never quote the text: it is the learner's, and a
-prompt is rendered as Markdown.
+from EXAMPLE_TEXT, at the sidebar's sizes; the two questions on a row's shape ask about the quiz's own pass,
+which without a text has the sidebar's sizes, and say so. The prompts never quote the learner's text: it is
+theirs, and a prompt is rendered as Markdown.
+
+The questions that read a row's numbers need a real pass over the text. Where one is over the memory
+budget (GPT-2's sizes and up: a tiny text, but E, layers and d_ff too big), they read the text's first line
+alone at capped sizes (CAPPED), and their prompt says so: every question shown has an answer at every config.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
+import torch
+
 from core import TransformerConfig, trace
-from core.tokens import TokenizedText, split, text_config, tokenize
-from core.trace import Trace
+from core.memory import estimate
+from core.tokens import MAX_TOKENS, TokenBatch, TokenizedText, split, text_config, tokenize
+from core.trace import DEFAULT_BUDGET_BYTES, Trace
 from core.train import ReversalSettings, TrainedModel, reversal_sequence, train_reversal
 from core.values import value_slice
+from quizzes.experiments.base import largest_divisor_at_most
 from quizzes.questions import Context, Question
 
 TOPIC = "Your text"
 EXAMPLE_TEXT = "the cat sat on the mat"
 EXAMPLE = tokenize(EXAMPLE_TEXT, "word")  # what the questions read while the learner's box is empty
 SAME, DIFFERENT = "the same numbers", "different numbers"
+# The sizes of the pass that the questions on a row's numbers read when a real pass at the config's own is
+# over the memory budget: the first line alone, with E, nhead, d_ff and layers at most these.
+CAPPED = {"E": 64, "nhead": 8, "d_ff": 256, "layers": 2}
 
 
 def learner_text(ctx: Context) -> TokenizedText:
@@ -28,30 +40,63 @@ def learner_text(ctx: Context) -> TokenizedText:
 
 
 def _first_line(ctx: Context) -> str:
-    return "".join(learner_text(ctx).source[0])
+    """The text's first line as typed, whole even past the MAX_TOKENS the model reads."""
+    text = learner_text(ctx)
+    return text.first_line or "".join(text.source[0])
+
+
+def capped(cfg: TransformerConfig) -> TransformerConfig:
+    """``cfg`` with E, nhead, d_ff and layers at most CAPPED; nhead (and nhead_kv) the largest that still divide
+    E (and nhead), so d_k stays even for RoPE."""
+    E = min(cfg.E, CAPPED["E"])
+    nhead = largest_divisor_at_most(E, min(cfg.nhead, CAPPED["nhead"]))
+    return cfg.replace(E=E, nhead=nhead, nhead_kv=largest_divisor_at_most(nhead, cfg.nhead_kv),
+                       d_ff=min(cfg.d_ff, CAPPED["d_ff"]), layers=min(cfg.layers, CAPPED["layers"]))
+
+
+def over_budget(cfg: TransformerConfig, text: TokenizedText) -> bool:
+    """Whether a real pass over the text at ``cfg``'s sizes is over the memory budget (it would run shape-only)."""
+    return estimate(text_config(cfg, text)).over(DEFAULT_BUDGET_BYTES)
 
 
 @lru_cache(maxsize=8)
 def _text_trace(cfg: TransformerConfig, text: TokenizedText) -> Trace:
-    return trace(text_config(cfg, text), text=text)
+    if not over_budget(cfg, text):
+        return trace(text_config(cfg, text), text=text)
+    # Only the first line is read, and sequences do not mix: it alone, with the text's vocabulary.
+    batch = text.batch()
+    first = TokenBatch(source=batch.source[:1], target=batch.target[:1], labels=batch.labels)
+    return trace(text_config(capped(cfg), first), text=first, shape_only=False)
 
 
-def text_trace(ctx: Context) -> Trace:
-    """The pass over the text, at the sidebar's sizes but for N, M (M_target) and vocab_size, which the text sets."""
-    return _text_trace(ctx.cfg, learner_text(ctx))
+def text_trace(ctx: Context, text: TokenizedText | None = None) -> Trace:
+    """The pass over the text (``text``, or the quiz's), at the sidebar's sizes but for N, M (M_target) and
+    vocab_size, which the text sets; over the memory budget, its first line's at capped sizes."""
+    return _text_trace(ctx.cfg, text or learner_text(ctx))
+
+
+def capped_aside(ctx: Context, text: TokenizedText | None = None) -> str:
+    """What the prompt adds when the pass it reads (over ``text``, or the quiz's) is the capped one."""
+    if not over_budget(ctx.cfg, text or learner_text(ctx)):
+        return ""
+    sizes = ", ".join(f"{k} ≤ {v}" for k, v in CAPPED.items())
+    return (f"(A real pass of this model over the text is over the memory budget, so the quiz runs the first "
+            f"line alone, at {sizes}.)")
 
 
 def count(level: str):
+    """The tokens of the text's first line, all of them, as ``split`` makes them at ``level``."""
     return lambda ctx: len(split(_first_line(ctx), level))
 
 
 def vocab_size(level: str):
-    return lambda ctx: tokenize(_first_line(ctx), level).vocab_size
+    """The first line's distinct tokens at ``level``, all of them, plus one for the start token."""
+    return lambda ctx: len(set(split(_first_line(ctx), level))) + 1
 
 
 def row_shape_of(key: str):
     """The live shape of a row of the quiz's pass: over the learner's text when the quiz has one, as the
-    quiz's config then has the sizes the text sets (core.tokens.text_config)."""
+    quiz's config then has the sizes the text sets (core.tokens.text_config); else at the sidebar's sizes."""
     return lambda ctx: tuple(ctx.trace.row(key).shape)
 
 
@@ -59,38 +104,71 @@ def last_row_formula(cfg: TransformerConfig) -> str:
     return "(N, M_target, vocab_size)" if cfg.arch == "encoder-decoder" else "(N, M, vocab_size)"
 
 
-def _repeated(ctx: Context) -> tuple[int, int]:
-    """The first two positions of the first line that hold the same token (0 and the last position if none
-    repeats: then the question's answer is still read off the pass)."""
+def first_repeat(text: TokenizedText) -> tuple[int, int] | None:
+    """Reading the first line from the left, the first token met before: (where it was first met, where it is
+    met again). In “the cat sat on the mat” that is the space, (1, 3). None when no token repeats."""
     seen: dict[str, int] = {}
-    tokens = learner_text(ctx).source[0]
-    for j, tok in enumerate(tokens):
+    for j, tok in enumerate(text.source[0]):
         if tok in seen:
             return seen[tok], j
         seen[tok] = j
-    return 0, len(tokens) - 1
+    return None
+
+
+def repeated_text(ctx: Context) -> TokenizedText:
+    """The text the repeated-token questions read: the learner's when its first line repeats a token, else the
+    example, whose first line does."""
+    text = learner_text(ctx)
+    return text if first_repeat(text) is not None else EXAMPLE
+
+
+def repeat_aside(ctx: Context) -> str:
+    """What the prompt adds when the learner's first line repeats no token, and the question reads the example."""
+    if repeated_text(ctx) is EXAMPLE and ctx.text is not None:
+        return (f"(Your first line repeats no token, so this asks about the example, “{EXAMPLE_TEXT}”, at word "
+                "level.)")
+    return ""
+
+
+def repeat_and_capped_aside(ctx: Context) -> str:
+    return " ".join(a for a in (repeat_aside(ctx), capped_aside(ctx, repeated_text(ctx))) if a)
 
 
 def same_rows(*keys: str):
-    """Whether a row (the first of ``keys`` the family has) holds the same numbers at the two positions of a
-    repeated token, head 0's where the row is per head."""
+    """Whether a row (the first of ``keys`` the family has) holds the same numbers at the two positions of the
+    first repeated token (first_repeat), head 0's where the row is per head."""
     def rule(ctx: Context) -> str:
-        t = text_trace(ctx)
+        text = repeated_text(ctx)
+        t = text_trace(ctx, text)
         key = next(k for k in keys if any(r.key == k for r in t.rows))
         values, _, _ = value_slice(t, key, item=0, head=0, rows=t.config.M, cols=t.config.E)
-        i, j = _repeated(ctx)
+        i, j = first_repeat(text)
         return SAME if values[i] == values[j] else DIFFERENT
     return rule
 
 
-def attends_most(ctx: Context) -> int:
-    """The key position the last query of the first line takes most from, in layer 0's first self-attention
-    (head 0)."""
+def _last_row_weights(ctx: Context) -> torch.Tensor:
+    """Layer 0's first self-attention, head 0: the weights of the first line's last query over its keys."""
     t = text_trace(ctx)
     stack = "dec" if t.config.arch == "decoder-only" else "enc"
     weights = t.tensors[f"{stack}.0.self_attn.weights"][0, 0]  # (M, M)
     last = len(learner_text(ctx).source[0]) - 1
-    return int(weights[last, :last + 1].argmax())
+    return weights[last, :last + 1]  # (last + 1,)
+
+
+def attends_most(ctx: Context) -> int:
+    """The key position the last query of the first line takes most from, in layer 0's first self-attention
+    (head 0); the first of them when several share the largest weight (tied_most gives the others)."""
+    return int(_last_row_weights(ctx).argmax())
+
+
+def tied_most(ctx: Context) -> tuple[int, ...]:
+    """Every key position whose weight equals the largest, to float32 rounding: with no positions, two copies of
+    one token get exactly the same weight, and either is the answer."""
+    row = _last_row_weights(ctx)
+    top = row.max()
+    close = (top - row).abs() <= 4 * torch.finfo(row.dtype).eps * top  # (last + 1,)
+    return tuple(int(i) for i in torch.nonzero(close).flatten().tolist())
 
 
 # The reversal model the trained-map question reads: small enough to train in seconds, once per process, and
@@ -128,27 +206,31 @@ QUESTIONS = (
     Question(
         id="yt-count-word", topic=TOPIC, kind="numeric",
         prompt="How many tokens does the first line of your text make at word level, `re.split(r\"\\b\", text)` "
-               "with the empty pieces dropped? (No text typed: “the cat sat on the mat”.)",
+               f"with the empty pieces dropped? The whole line, even past the {MAX_TOKENS} tokens the model reads of "
+               "it. (No "
+               "text typed: “the cat sat on the mat”.)",
         answer=count("word"), evidence="pass_shapes",
         explanation="Word level splits at every word boundary, so the spaces and punctuation between words are "
                     "tokens too: “the cat sat on the mat” is 6 words and 5 spaces, 11 tokens.",
     ),
     Question(
         id="yt-count-char", topic=TOPIC, kind="numeric",
-        prompt="How many tokens does the first line of your text make at character level, `list(text)`?",
+        prompt="How many tokens does the first line of your text make at character level, `list(text)`? The whole "
+               f"line, even past the {MAX_TOKENS} tokens the model reads of it.",
         answer=count("char"), evidence="pass_shapes",
-        explanation="One token per character, spaces included: the line's length.",
+        explanation="One token per character, spaces included: the line's length. The model reads at most "
+                    f"{MAX_TOKENS} tokens of a line (the box says when it cuts one), but the count is the text's.",
     ),
     Question(
         id="yt-vocab-word", topic=TOPIC, kind="numeric",
-        prompt="At word level, what is vocab_size for the first line of your text?",
+        prompt="At word level, what is vocab_size for the first line of your text (the whole line)?",
         answer=vocab_size("word"), evidence="pass_shapes",
         explanation="The distinct tokens, plus one for the start token (id 0): “the cat sat on the mat” has "
                     "6 distinct tokens (the, cat, sat, on, mat and the space), so vocab_size = 7.",
     ),
     Question(
         id="yt-vocab-char", topic=TOPIC, kind="numeric",
-        prompt="At character level, what is vocab_size for the first line of your text?",
+        prompt="At character level, what is vocab_size for the first line of your text (the whole line)?",
         answer=vocab_size("char"), evidence="pass_shapes",
         explanation="The distinct characters (the space counts once), plus one for the start token.",
     ),
@@ -162,25 +244,26 @@ QUESTIONS = (
     ),
     Question(
         id="yt-row14", topic=TOPIC, kind="shape", parametric=True, expression=last_row_formula,
-        prompt="With your text as the batch, what is the shape of the output probabilities, the pass's last row "
-               "(row 14 of the encoder-decoder)?",
+        prompt="With your text as the batch (without one, the sidebar's sizes, as for the input tokens), what is the "
+               "shape of the output probabilities, the pass's last row?",
         answer=row_shape_of("output_probabilities"), evidence="pass_shapes",
-        explanation="Row 14 ends in vocab_size, which your text sets: one score per vocabulary entry at each "
+        explanation="The last row ends in vocab_size, which your text sets: one score per vocabulary entry at each "
                     "position (the encoder-decoder's over M_target positions, a single stack's over M).",
     ),
     Question(
         id="yt-predict-row2", topic=TOPIC, kind="predict", choices=(SAME, DIFFERENT),
-        prompt="Predict, then run: take the first token that occurs twice in your text's first line. Does row 2, "
-               "the token embedding, hold the same numbers at its two positions?",
-        answer=same_rows("token_embedding"), evidence="pass_shapes",
+        prompt="Predict, then run: read your text's first line from the left and stop at the first token you have "
+               "met before (in “the cat sat on the mat”, the space at position 3, met at 1). Does the token "
+               "embedding (row 2) hold the same numbers at its two positions?",
+        answer=same_rows("token_embedding"), evidence="pass_shapes", aside=repeat_and_capped_aside,
         explanation="Row 2 is a lookup: the same id gives the same row of the embedding matrix, wherever it "
                     "stands. Positions enter only after it.",
     ),
     Question(
         id="yt-predict-row5", topic=TOPIC, kind="predict", choices=(SAME, DIFFERENT),
-        prompt="Predict, then run: the same repeated token. Does row 5, Q of one head, hold the same numbers "
-               "at its two positions?",
-        answer=same_rows("qkv_one_head", "q_one_head"), evidence="pass_shapes",
+        prompt="Predict, then run: the same repeated token, the first you meet again reading from the left. Does head "
+               "0's Q in layer 0 (the table's row of Q of one head) hold the same numbers at its two positions?",
+        answer=same_rows("qkv_one_head", "q_one_head"), evidence="pass_shapes", aside=repeat_and_capped_aside,
         explanation="Q = X · W^Q + b, and X is the token's embedding plus its position's vector (or RoPE turns Q "
                     "by its position): the two copies differ unless the model has no positional information "
                     "(positional = none).",
@@ -189,10 +272,11 @@ QUESTIONS = (
         id="yt-attends-most", topic=TOPIC, kind="numeric",
         prompt="In layer 0's first self-attention, head 0, which key position does the last token of your "
                "text's first line take most from? (Positions count from 0.)",
-        answer=attends_most, evidence="pass_shapes",
+        answer=attends_most, evidence="pass_shapes", aside=capped_aside, ties=tied_most,
         explanation="Read the last row of the map: its largest weight. Untrained weights make the choice "
                     "arbitrary; after training on a task it follows the task (on the reversal task, the "
-                    "mirror position).",
+                    "mirror position). Where two positions share the largest weight (with no positions, two copies "
+                    "of one token get exactly the same), either is right.",
     ),
     Question(
         id="yt-trained-attends", topic=TOPIC, kind="numeric",

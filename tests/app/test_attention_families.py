@@ -9,7 +9,7 @@ import pytest
 
 from core import TransformerConfig, trace
 from core.views import attention_map
-from tests.support.apptest import open_page
+from tests.support.apptest import open_page, running
 
 FAMILIES = ("encoder-decoder", "decoder-only", "encoder-only")
 HEADS = {"MHA": "4", "GQA": "2", "MQA": "1"}
@@ -36,7 +36,7 @@ def test_every_family_and_kind_of_kv_heads(arch, heads):
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     assert not at.warning, [w.value for w in at.warning]  # the link was read as written
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     assert (cfg.arch, cfg.nhead_kv) == (arch, int(HEADS[heads]))
     kinds = [r for r in at.radio if r.key == "a_kind"]
     if arch == "encoder-decoder":  # today's page: three kinds to choose

@@ -5,22 +5,22 @@ import math
 
 from quizzes.experiments import Evidence
 from render.evidence import (ASKED, ASKED_STYLE, HEADER_PX, ROW_PX, ROWS_IN_VIEW, chart_description, charts, facets,
-                            label, marked_table, plain, table_height)
+                            marked_table, name_from_key, table_height, value_text)
 
 
 def test_values_read_as_a_learner_writes_them():
-    assert plain(201326592) == "201,326,592"
-    assert plain((64, 4096, 12288)) == "(64, 4096, 12288)"  # a shape keeps its sizes apart, no separators
-    assert plain(0.123456) == "0.1235"
-    assert [plain(math.inf), plain(-math.inf), plain(math.nan)] == ["infinite", "minus infinite", "no value"]
-    assert plain(list(range(13))) == "0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, …"
-    assert plain(True) == "True"
+    assert value_text(201326592) == "201,326,592"
+    assert value_text((64, 4096, 12288)) == "(64, 4096, 12288)"  # a shape keeps its sizes apart, no separators
+    assert value_text(0.123456) == "0.1235"
+    assert [value_text(math.inf), value_text(-math.inf), value_text(math.nan)] == ["infinite", "minus infinite", "no value"]
+    assert value_text(list(range(13))) == "0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, …"
+    assert value_text(True) == "True"
 
 
 def test_a_key_reads_with_spaces_except_inside_the_learners_symbols():
-    assert label("variance_unscaled_at_d_k") == "variance unscaled at d_k"
-    assert label("M_target_positions") == "M_target positions"
-    assert label("max_len") == "max_len"
+    assert name_from_key("variance_unscaled_at_d_k") == "variance unscaled at d_k"
+    assert name_from_key("M_target_positions") == "M_target positions"
+    assert name_from_key("max_len") == "max_len"
 
 
 def test_a_long_table_scrolls_after_a_screenful_and_a_short_one_shows_whole():

@@ -13,7 +13,7 @@ from core import PRESETS, TransformerConfig, trace
 from render.diagram import shape_text
 from render.tables import DESCRIPTION_CELL_CHARS, READ_ON, STACKED_COLUMN, cell_text, table_csv, table_file_name
 from ui.config_link import FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS, nhead_options
-from tests.support.apptest import make_app
+from tests.support.apptest import make_app, running
 
 SLIDERS = {  # widget key -> (is a plain slider, minimum, maximum)
     "w_N": (True, *N_RANGE),
@@ -39,7 +39,7 @@ def row_code(at) -> str:
 
 def assert_table_matches_trace(at) -> None:
     assert not at.exception, at.exception
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     frame = at.dataframe[0].value
     assert list(frame["#"]) == [r.index for r in trace(cfg, shape_only=True).rows]  # 14 rows, 15 for a single stack
     assert list(frame["live shape"]) == expected_shapes(cfg)
@@ -55,7 +55,7 @@ def test_default_table_equals_core_trace():
     assert_table_matches_trace(at)
     frame = at.dataframe[0].value
     assert list(frame.columns) == ["#", "tensor", "live shape", "formula", "elements", "memory", "description"]
-    t = trace(at.session_state["cfg"])
+    t = trace(running(at))
     assert list(frame["elements"]) == [r.numel for r in t.rows]
     assert list(frame["formula"]) == [r.formula for r in t.rows]
     assert frame["live shape"][5] == "(2, 2, 8, 8)"  # row 6: (N, nhead, M, M) at N=2, nhead=2, M=8
@@ -69,7 +69,7 @@ def test_every_slider_at_its_min_and_max(key):
     for value in (low, high):
         widget(at, key).set_value(value).run()
         assert not at.exception, (key, value, at.exception)
-        cfg = at.session_state["cfg"]
+        cfg = running(at)
         assert getattr(cfg, field) == value
         assert_table_matches_trace(at)
 
@@ -81,13 +81,13 @@ def test_nhead_slider_offers_only_divisors_of_E_at_both_ends():
     assert options == [1, 2, 3, 4, 6, 12]
     for value in (options[0], options[-1]):
         at.sidebar.select_slider(key="w_nhead").set_value(value).run()
-        assert at.session_state["cfg"].nhead == value
-        assert at.session_state["cfg"].d_k == 12 // value
+        assert running(at).nhead == value
+        assert running(at).d_k == 12 // value
         assert_table_matches_trace(at)
     # Moving E to a value that 12 heads do not divide snaps nhead to a divisor, never an error.
     at.sidebar.select_slider(key="w_E").set_value(10).run()
     assert not at.exception
-    assert at.session_state["cfg"].nhead in nhead_options(10)
+    assert running(at).nhead in nhead_options(10)
     assert_table_matches_trace(at)
 
 
@@ -99,21 +99,21 @@ def test_stepping_E_through_a_prime_gives_back_the_heads_the_learner_chose():
     for E in (17, 18, 19, 20):
         at.sidebar.select_slider(key="w_E").set_value(E).run()
         assert not at.exception
-        seen.append(at.session_state["cfg"].nhead)
+        seen.append(running(at).nhead)
     assert seen == [1, 3, 1, 4]  # 3 is the divisor of 18 nearest 4 (on a log scale, 3 before 6)
     at.sidebar.select_slider(key="w_nhead").set_value(2).run()  # a new choice is what E snaps from next
     at.sidebar.select_slider(key="w_E").set_value(21).run()
     at.sidebar.select_slider(key="w_E").set_value(24).run()
-    assert at.session_state["cfg"].nhead == 2
+    assert running(at).nhead == 2
 
 
 def test_a_link_or_back_that_snaps_nhead_keeps_the_heads_asked_for():
     """A link's nhead=4 at E=17, snapped to 1, and Back to an entry at E = 17 had both made 1 head the
     wanted number, so E = 20 next gave 1 head, not 4."""
     at = make_app({"E": "17", "nhead": "4"}).run()
-    assert at.session_state["cfg"].nhead == 1
+    assert running(at).nhead == 1
     at.sidebar.select_slider(key="w_E").set_value(20).run()
-    assert at.session_state["cfg"].nhead == 4
+    assert running(at).nhead == 4
     at = make_app({"E": "16", "nhead": "4"}).run()
     at.sidebar.select_slider(key="w_E").set_value(17).run()
     back = {name: at.query_params[name] for name in at.query_params}  # the history's entry at E = 17
@@ -123,21 +123,21 @@ def test_a_link_or_back_that_snaps_nhead_keeps_the_heads_asked_for():
     with pytest.MonkeyPatch.context() as patch:  # Back: the run reads the entry's link
         patch.setattr("ui.sidebar.history_navigation", lambda: True)
         at.run()
-    assert (at.session_state["cfg"].E, at.session_state["cfg"].nhead) == (17, 1)
+    assert (running(at).E, running(at).nhead) == (17, 1)
     at.sidebar.select_slider(key="w_E").set_value(20).run()
-    assert at.session_state["cfg"].nhead == 4
+    assert running(at).nhead == 4
     at = make_app({"E": "16", "nhead": "4"}).run()  # a preset's heads are the wanted ones from then on
     at.sidebar.selectbox(key="w_preset").set_value(next(n for n in PRESETS if n.startswith("Paper base"))).run()
     at.sidebar.select_slider(key="w_E").set_value(20).run()
-    assert at.session_state["cfg"].nhead == 10  # of 20's divisors, the nearest 8 (log scale: 10 before 5)
+    assert running(at).nhead == 10  # of 20's divisors, the nearest 8 (log scale: 10 before 5)
     # Even when the heads wanted before would snap to the preset's: 6 heads snap to 8 at E = 512.
     at = make_app({"E": "96", "nhead": "6"}).run()
     at.sidebar.selectbox(key="w_preset").set_value(next(n for n in PRESETS if n.startswith("Paper base"))).run()
     at.sidebar.select_slider(key="w_E").set_value(384).run()
-    assert at.session_state["cfg"].nhead == 8
+    assert running(at).nhead == 8
     at = make_app({"E": "17"}).run()  # a link without nhead asks for the default's 2 heads
     at.sidebar.select_slider(key="w_E").set_value(20).run()
-    assert at.session_state["cfg"].nhead == 2
+    assert running(at).nhead == 2
 
 
 def test_the_preset_help_says_which_presets_tie_their_embeddings():
@@ -163,13 +163,13 @@ def test_the_divisors_caption_says_when_the_slider_offers_only_some():
     assert not at.exception and not at.sidebar.select_slider(key="w_nhead").disabled
     # E = 1: one choice, which a slider shows as a lone dot; greyed out, and said in words.
     at.sidebar.select_slider(key="w_E").set_value(1).run()
-    assert at.sidebar.select_slider(key="w_nhead").disabled and at.session_state["cfg"].nhead == 1
+    assert at.sidebar.select_slider(key="w_nhead").disabled and running(at).nhead == 1
     assert "E = 1 has one divisor, so nhead = 1 is the only choice; a larger E offers more heads. d_k = 1." in [
         c.value for c in at.sidebar.caption]
     at.sidebar.select_slider(key="w_E").set_value(6).run()  # and back: the slider is live again
     assert not at.sidebar.select_slider(key="w_nhead").disabled
     at.sidebar.select_slider(key="w_nhead").set_value(3).run()
-    assert at.session_state["cfg"].nhead == 3 and not at.exception
+    assert running(at).nhead == 3 and not at.exception
 
 
 def test_the_sidebar_says_when_a_step_of_E_moves_the_heads_the_learner_chose():
@@ -179,20 +179,20 @@ def test_the_sidebar_says_when_a_step_of_E_moves_the_heads_the_learner_chose():
     note = ("nhead = 2, as set before, does not divide E = 15, so nhead is 3 for now, the nearest divisor; it goes "
             "back to 2 when E allows.")
     at.sidebar.select_slider(key="w_E").set_value(15).run()
-    assert at.session_state["cfg"].nhead == 3
+    assert running(at).nhead == 3
     assert [c.value for c in at.sidebar.caption if c.value.startswith("E = 15")] == [
         "E = 15 splits evenly into nhead ∈ {1, 3, 5, 15}; d_k = 5. " + note]
     at.sidebar.select_slider(key="w_E").set_value(16).run()
-    assert at.session_state["cfg"].nhead == 2
+    assert running(at).nhead == 2
     assert not any("as set before" in c.value for c in at.sidebar.caption)
     at.sidebar.select_slider(key="w_E").set_value(15).run()
     at.sidebar.select_slider(key="w_nhead").set_value(5).run()  # chosen now: nothing to say
-    assert at.session_state["cfg"].nhead == 5 and not any("as set before" in c.value for c in at.sidebar.caption)
+    assert running(at).nhead == 5 and not any("as set before" in c.value for c in at.sidebar.caption)
     assert not at.exception
     # Heads that divide E but lie past the slider's end are not said not to divide it (the link's warning and
     # "the slider stops at 128" say what happened).
     at = make_app({"E": "256", "nhead": "256"}).run()
-    assert at.session_state["cfg"].nhead == 128 and not any("as set before" in c.value for c in at.sidebar.caption)
+    assert running(at).nhead == 128 and not any("as set before" in c.value for c in at.sidebar.caption)
 
 
 def test_target_length_and_d_ff_follow_M_and_E_until_set_apart():
@@ -201,7 +201,7 @@ def test_target_length_and_d_ff_follow_M_and_E_until_set_apart():
     at = make_app().run()
     at.sidebar.select_slider(key="w_M").set_value(32).run()
     at.sidebar.select_slider(key="w_E").set_value(512).run()
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     assert (cfg.M, cfg.M_target, cfg.E, cfg.d_ff) == (32, 32, 512, 2048)
     assert at.dataframe[0].value["live shape"][12] == "(2, 32, 512)"  # row 13, the decoder output
     assert at.query_params["d_ff"] == "2048" and at.query_params["M_target"] == "32"
@@ -209,7 +209,7 @@ def test_target_length_and_d_ff_follow_M_and_E_until_set_apart():
     at.sidebar.select_slider(key="w_d_ff").set_value(100).run()
     at.sidebar.select_slider(key="w_M").set_value(12).run()
     at.sidebar.select_slider(key="w_E").set_value(64).run()
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     assert (cfg.M, cfg.M_target, cfg.E, cfg.d_ff) == (12, 5, 64, 100)
     assert at.sidebar.selectbox(key="w_preset").value == "(custom)"
     assert not at.exception
@@ -218,7 +218,7 @@ def test_target_length_and_d_ff_follow_M_and_E_until_set_apart():
     at = make_app().run()
     at.sidebar.select_slider(key="w_d_ff").set_value(100)
     at.sidebar.select_slider(key="w_E").set_value(64).run()
-    assert (at.session_state["cfg"].E, at.session_state["cfg"].d_ff) == (64, 100)
+    assert (running(at).E, running(at).d_ff) == (64, 100)
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
@@ -227,7 +227,7 @@ def test_every_preset(name):
     at.sidebar.selectbox(key="w_preset").set_value(name).run()
     assert not at.exception, at.exception
     preset = PRESETS[name]
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     for field in ("N", "M", "M_target", "E", "nhead", "vocab_size", "layers", "d_ff", "positional", "tie_embeddings"):
         assert getattr(cfg, field) == getattr(preset, field), field
     assert_table_matches_trace(at)
@@ -244,7 +244,7 @@ def test_moving_a_slider_after_a_preset_marks_the_config_custom():
     at.sidebar.selectbox(key="w_preset").set_value(next(iter(PRESETS))).run()
     at.sidebar.slider(key="w_N").set_value(4).run()
     assert at.sidebar.selectbox(key="w_preset").value == "(custom)"
-    assert at.session_state["cfg"].N == 4
+    assert running(at).N == 4
 
 
 def test_stacked_toggle_shows_pytorch_layout_beside_the_per_head_view():
@@ -273,7 +273,7 @@ def test_the_page_names_no_note_a_first_time_learner_has_not_read():
 def test_an_extras_description_cut_off_in_its_table_can_be_read_whole():
     """The extras' table cut their descriptions at the column's edge too, with no row to pick."""
     at = make_app().run()
-    t = trace(at.session_state["cfg"])
+    t = trace(running(at))
     at.selectbox(key="x_code_row").set_value("extra 1. Q, all heads stacked (SDPA layout)").run()
     assert any(t.extras[0].description in m.value for m in at.markdown)
     assert t.extras[0].code and row_code(at) == t.extras[0].code  # the model's own lines that compute Q
@@ -294,7 +294,7 @@ def test_presets_are_named_for_what_they_are():
     options = at.sidebar.selectbox(key="w_preset").options
     assert not any("seed" in o.lower() for o in options), options
     at.sidebar.selectbox(key="w_preset").set_value("Worked example (M=3, E=4)").run()
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     assert (cfg.M, cfg.E, cfg.nhead, cfg.d_k) == (3, 4, 2, 2)
 
 
@@ -366,8 +366,8 @@ def test_config_is_per_session():
     first, second = make_app().run(), make_app().run()
     first.sidebar.slider(key="w_N").set_value(7).run()
     second.run()
-    assert first.session_state["cfg"].N == 7
-    assert second.session_state["cfg"].N == 2
+    assert running(first).N == 7
+    assert running(second).N == 2
 
 
 def test_large_counts_fit_their_boxes_and_borrowed_sizes_are_explained():
@@ -415,7 +415,7 @@ def test_a_description_too_long_for_its_cell_says_where_to_read_it_whole():
     """Three lines hold about 125 characters; glide cut a longer one at the row's top and foot, mid-line.
     The cell keeps the first sentence and points to 'Read a row whole'; the downloads keep it whole."""
     at = make_app().run()
-    t = trace(at.session_state["cfg"])
+    t = trace(running(at))
     for frame, rows in ((at.dataframe[0].value, t.rows), (at.dataframe[1].value, t.extras)):
         for cell, row in zip(frame["description"], rows):
             assert len(cell) <= DESCRIPTION_CELL_CHARS, cell
@@ -456,27 +456,27 @@ def test_a_browser_behind_the_server_does_not_undo_what_code_set():
     default = next(name for name, cfg in PRESETS.items() if cfg == TransformerConfig())
     at = make_app().run()
     at.sidebar.select_slider(key="w_E").set_value(17).run()
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     assert (cfg.nhead, cfg.d_ff) == (1, 68) and at.sidebar.selectbox(key="w_preset").value == "(custom)"
     at.sidebar.select_slider(key="w_d_ff").set_value(64)  # as the browser still shows them
     at.sidebar.selectbox(key="w_preset").set_value(default)
     at.sidebar.select_slider(key="w_E").set_value(18).run()  # the next press
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     assert (cfg.N, cfg.E, cfg.nhead, cfg.d_ff) == (2, 18, 2, 72) and at.query_params["d_ff"] == "72"
     assert at.sidebar.select_slider(key="w_d_ff").value == 72
     assert at.sidebar.selectbox(key="w_preset").value == "(custom)"
 
     at.sidebar.select_slider(key="w_d_ff").set_value(68).run()  # alone: the learner's, though code had it
-    assert at.session_state["cfg"].d_ff == 68
+    assert running(at).d_ff == 68
 
     at = make_app().run()  # the preset's name, shown since the page opened
     at.sidebar.slider(key="w_N").set_value(3).run()
     at.sidebar.selectbox(key="w_preset").set_value(default)  # still shown, beside the next press of N
     at.sidebar.slider(key="w_N").set_value(4).run()
-    assert at.session_state["cfg"].N == 4 and at.sidebar.slider(key="w_N").value == 4
+    assert running(at).N == 4 and at.sidebar.slider(key="w_N").value == 4
     assert at.sidebar.selectbox(key="w_preset").value == "(custom)"
     at.sidebar.selectbox(key="w_preset").set_value(default).run()  # alone: the learner chose it again
-    assert at.session_state["cfg"] == TransformerConfig() and not at.exception
+    assert running(at) == TransformerConfig() and not at.exception
 
 
 def test_a_preset_sets_what_the_followers_follow_before_its_run_ends(monkeypatch):
@@ -517,7 +517,7 @@ def test_a_per_head_row_says_which_head_of_which_recorded_tensor_it_shows():
     """'Recorded as enc.0.self_attn.q, shape (2, 8, 8)' gave the row's shape to a tensor recorded with
     every head stacked, (2, 2, 8, 8)."""
     at = make_app().run()
-    t = trace(at.session_state["cfg"])
+    t = trace(running(at))
     at.selectbox(key="x_code_row").set_value("5. Q, K, V of one head").run()
     assert ("Head 0 of `enc.0.self_attn.q`, which is recorded with every head stacked, shape (2, 2, 8, 8); this "
             "row's shape is (2, 8, 8).") in [c.value for c in at.caption]
@@ -534,7 +534,7 @@ def test_the_parameter_caption_says_where_the_vocabulary_weights_live(tie):
     """Tied, 'the embeddings and output layer grow with vocab_size × E' was false: the output layer's
     own parameters are its vocab_size biases (python -m core --tie-embeddings: output layer 100)."""
     at = make_app({"tie_embeddings": tie}).run()
-    t = trace(at.session_state["cfg"])
+    t = trace(running(at))
     captions = " ".join(c.value for c in at.caption)
     if tie == "true":
         assert t.params["output layer"] == t.config.vocab_size

@@ -1,5 +1,6 @@
 """Facts the pages' charts state in words, checked against the charts themselves."""
 
+from tests.support.apptest import running
 import json
 
 from core import DEFAULT
@@ -35,7 +36,7 @@ def test_the_meta_table_note_names_what_makes_the_pass_large():
 
     at = make_app({"M": "512"}).run()  # M_target follows M
     assert not at.exception, at.exception
-    t = trace(at.session_state["cfg"])
+    t = trace(running(at))
     notes = [i.value for i in at.info if "meta device" in i.value]
     assert len(notes) == 1, [i.value for i in at.info]
     assert f"about {human_bytes(t.estimate.total)} (weights and activations)" in notes[0]
@@ -71,7 +72,7 @@ def test_the_pass_metric_says_where_the_table_goes_shape_only():
 
     at = make_app({"M": "512"}).run()
     assert not at.exception, at.exception
-    t = trace(at.session_state["cfg"])
+    t = trace(running(at))
     assert LIVE_TABLE_BYTES < t.estimate.total < t.budget_bytes
     metric = {m.label: m for m in at.metric}["a real pass would hold"]  # the table's pass was shape-only
     assert f"Over {human_bytes(LIVE_TABLE_BYTES)} the table is read off a shape-only pass" in metric.proto.help

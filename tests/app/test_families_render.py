@@ -7,7 +7,7 @@ import pytest
 
 from core import PRESETS, TransformerConfig
 from core.config import ARCHS
-from tests.support.apptest import make_app, open_page
+from tests.support.apptest import make_app, open_page, running
 from tests.support.links import config_link
 from ui.config_link import FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_OPTION, N_RANGE, VOCABS, WIDTHS
 
@@ -45,7 +45,7 @@ def test_moving_each_part_reaches_the_config_and_the_link():
     at.sidebar.select_slider(key="w_nhead_kv").set_value(1).run()
     at.sidebar.checkbox(key="w_bias").uncheck().run()
     assert not at.exception and not at.sidebar.error
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     assert (cfg.arch, cfg.norm_first, cfg.norm, cfg.activation, cfg.positional, cfg.nhead_kv, cfg.bias) == \
         ("decoder-only", True, "rmsnorm", "swiglu", "rope", 1, False)
     assert {k: at.query_params[k] for k in ("arch", "norm_first", "norm", "activation", "positional", "nhead_kv",
@@ -62,15 +62,15 @@ def test_the_target_length_and_the_two_stacks_wording_show_for_the_encoder_decod
     for family, layers in [("decoder-only", "layers — decoder layers"), ("encoder-only", "layers — encoder layers")]:
         at.sidebar.radio(key="w_arch").set_value(family).run()
         assert not at.exception and not at.sidebar.error
-        assert at.session_state["cfg"].M_target is None and "M_target" not in at.query_params
+        assert running(at).M_target is None and "M_target" not in at.query_params
         assert not [s for s in at.sidebar.select_slider if s.key == "w_M_target"]
         assert at.sidebar.slider(key="w_layers").label == layers
         assert at.sidebar.select_slider(key="w_M").label == "M — sequence length"
     at.sidebar.select_slider(key="w_M").set_value(12).run()
     at.sidebar.radio(key="w_arch").set_value("encoder-decoder").run()  # back to two stacks: a target again
     assert not at.exception
-    assert at.session_state["cfg"].M_target in (5, 12)
-    assert at.sidebar.select_slider(key="w_M_target").value == at.session_state["cfg"].M_target
+    assert running(at).M_target in (5, 12)
+    assert at.sidebar.select_slider(key="w_M_target").value == running(at).M_target
 
 
 def test_nhead_kv_offers_divisors_of_nhead_and_follows_it():
@@ -78,35 +78,35 @@ def test_nhead_kv_offers_divisors_of_nhead_and_follows_it():
     kv = at.sidebar.select_slider(key="w_nhead_kv")
     assert kv.options == ["1 (MQA)", "2 (GQA)", "4 (GQA)", "8 (MHA)"] and kv.value == 8
     at.sidebar.select_slider(key="w_nhead").set_value(16).run()  # MHA stays MHA
-    assert at.session_state["cfg"].nhead_kv == 16
+    assert running(at).nhead_kv == 16
     at.sidebar.select_slider(key="w_nhead_kv").set_value(4).run()
     assert any(c.value == "nhead_kv = 4 of nhead = 16: GQA, each K/V head serves 4 query heads."
                for c in at.sidebar.caption)
     at.sidebar.select_slider(key="w_nhead").set_value(2).run()  # 4 does not divide 2: the nearest divisor
-    assert (at.session_state["cfg"].nhead, at.session_state["cfg"].nhead_kv) == (2, 2)
+    assert (running(at).nhead, running(at).nhead_kv) == (2, 2)
     at.sidebar.select_slider(key="w_nhead_kv").set_value(1).run()
     at.sidebar.select_slider(key="w_nhead").set_value(32).run()  # MQA stays MQA
-    assert at.session_state["cfg"].nhead_kv == 1
+    assert running(at).nhead_kv == 1
     at.sidebar.select_slider(key="w_E").set_value(13).run()  # a prime E: 13 heads now, and still one K/V head
-    assert (at.session_state["cfg"].nhead, at.session_state["cfg"].nhead_kv) == (13, 1)
+    assert (running(at).nhead, running(at).nhead_kv) == (13, 1)
     at.sidebar.select_slider(key="w_E").set_value(1).run()  # one head: one K/V head, the only choice
     assert not at.exception and not at.sidebar.error
-    assert at.session_state["cfg"].nhead_kv == 1 and at.sidebar.select_slider(key="w_nhead_kv").disabled
+    assert running(at).nhead_kv == 1 and at.sidebar.select_slider(key="w_nhead_kv").disabled
 
 
 def test_rope_is_offered_for_an_even_d_k_only_and_comes_back_when_d_k_is_even_again():
     at = make_app({"positional": "rope", "E": "16", "nhead": "2"}).run()
-    assert at.session_state["cfg"].positional == "rope"
+    assert running(at).positional == "rope"
     at.sidebar.select_slider(key="w_E").set_value(18).run()  # d_k = 9
     assert not at.exception and not at.sidebar.error
-    assert at.session_state["cfg"].positional == "sinusoidal"
+    assert running(at).positional == "sinusoidal"
     assert "RoPE" not in at.sidebar.radio(key="w_positional").options
     assert at.sidebar.radio(key="w_positional").help.endswith(
         "RoPE is not offered now: it turns pairs of dimensions, and d_k = E/nhead = 9 is odd.")
     assert any(c.value.startswith("RoPE turns pairs of dimensions, so it needs an even d_k; d_k = E/nhead = 9 is odd")
                for c in at.sidebar.caption)
     at.sidebar.select_slider(key="w_E").set_value(20).run()  # d_k = 10
-    assert at.session_state["cfg"].positional == "rope"
+    assert running(at).positional == "rope"
     assert not any(c.value.startswith("RoPE turns") for c in at.sidebar.caption)
 
 
@@ -117,7 +117,7 @@ def test_a_family_preset_applies_exactly_and_the_sidebar_shows_its_parts(name):
     at = make_app().run()
     at.sidebar.selectbox(key="w_preset").set_value(name).run()
     assert not at.exception and not at.sidebar.error
-    assert at.session_state["cfg"] == preset
+    assert running(at) == preset
     assert sidebar_parts(at) == {"arch": preset.arch, "norm_first": preset.norm_first, "norm": preset.norm,
                                  "activation": preset.activation, "positional": preset.positional}
     assert at.sidebar.select_slider(key="w_nhead_kv").value == preset.nhead_kv
@@ -188,7 +188,7 @@ def test_every_page_renders_each_family_from_a_garbage_link(page, arch):
     warning = "".join(w.value for w in at.main.warning).replace("\\", "")
     for name in GARBAGE:
         assert f"{name}=" in warning, (name, warning)
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     assert (cfg.norm_first, cfg.norm, cfg.activation, cfg.positional, cfg.bias, cfg.nhead_kv) == \
         (False, "layernorm", "relu", "sinusoidal", True, cfg.nhead)
 
@@ -199,7 +199,7 @@ def test_every_page_renders_each_family_at_the_sliders_ends(page, arch):
     for end, cfg in ends(arch).items():
         at = open_page(page, config_link(cfg))
         assert_renders_the_family(at, page, arch)
-        assert at.session_state["cfg"] == cfg, end
+        assert running(at) == cfg, end
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
@@ -208,7 +208,7 @@ def test_every_page_renders_every_preset(page, name):
     preset = PRESETS[name]
     at = open_page(page, config_link(preset))
     assert_renders_the_family(at, page, preset.arch)
-    assert at.session_state["cfg"] == preset
+    assert running(at) == preset
     assert at.sidebar.selectbox(key="w_preset").value == name
 
 
@@ -222,7 +222,7 @@ def test_every_page_follows_the_sidebar_from_one_family_to_the_next(page):
     for name in ("Tiny Llama (GQA, RoPE)", "Llama-2-70B"):
         at.sidebar.selectbox(key="w_preset").set_value(name).run()
         assert_renders_the_family(at, page, "decoder-only")
-        assert at.session_state["cfg"] == PRESETS[name]
+        assert running(at) == PRESETS[name]
 
 
 def test_toggles_alone_take_the_papers_model_to_llama_2_70b():
@@ -239,7 +239,7 @@ def test_toggles_alone_take_the_papers_model_to_llama_2_70b():
         at.sidebar.select_slider(key=key).set_value(value).run()
     at.sidebar.slider(key="w_layers").set_value(80).run()
     assert not at.exception and not at.sidebar.error
-    assert at.session_state["cfg"] == PRESETS["Llama-2-70B"]
+    assert running(at) == PRESETS["Llama-2-70B"]
     assert at.sidebar.select_slider(key="w_nhead_kv").value == 8
     assert any(c.value == "nhead_kv = 8 of nhead = 64: GQA, each K/V head serves 8 query heads."
                for c in at.sidebar.caption)

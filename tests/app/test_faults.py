@@ -3,7 +3,7 @@
 import streamlit as st
 
 import quizzes.experiments
-from tests.support.apptest import make_app
+from tests.support.apptest import make_app, running
 
 
 def quiz_app():
@@ -78,4 +78,4 @@ def test_a_failing_chart_leaves_the_rest_of_the_explorer(monkeypatch):
     errors = [e.value for e in at.error]
     assert sum("injected chart failure" in e for e in errors) == 2  # parameters and memory tabs
     assert at.dataframe  # the table still rendered
-    assert at.session_state["cfg"].N == 2
+    assert running(at).N == 2

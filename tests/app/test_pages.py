@@ -8,7 +8,9 @@ import re
 import pytest
 
 from core import PAPER_BIG, PRESETS
-from tests.support.apptest import make_app, open_page
+from tests.support.apptest import make_app, open_page, running
+from tests.support.configs import ENC_DEC_AT_GPT3_WIDTHS
+from tests.support.links import config_link
 
 PAGES = ["pages/explorer.py", "pages/attention.py", "pages/positional.py", "pages/quiz.py", "pages/training_lab.py"]
 GPT3 = next(name for name in PRESETS if name.startswith("GPT-3"))
@@ -24,7 +26,7 @@ def test_every_page_renders_without_exception(page):
     # The shared sidebar is there on every page, and moving it keeps the page alive.
     at.sidebar.slider(key="w_N").set_value(3).run()
     assert not at.exception, at.exception
-    assert at.session_state["cfg"].N == 3
+    assert running(at).N == 3
 
 
 def heading_levels(node) -> list[int]:
@@ -118,9 +120,8 @@ def test_no_values_to_draw_names_the_kind_a_link_chose():
 def test_attention_page_says_when_there_are_no_values():
     """Not even a slim pass fits: the page says why, and names the sliders that shrink a slim pass (it
     once named the whole pass's, and at GPT-2's sizes said to lower N and layers, which change nothing)."""
-    at = make_app().run()
+    at = make_app(config_link(ENC_DEC_AT_GPT3_WIDTHS))
     at.switch_page("pages/attention.py").run()
-    at.sidebar.selectbox(key="w_preset").set_value(GPT3).run()
     assert any("No values to draw" in i.value for i in at.info)
     assert not at.get("vega_lite_chart")
     assert any("A slim pass, one sequence with one layer at a time in memory, would need about 28.0 GiB, over the "
@@ -245,7 +246,7 @@ def test_the_comparison_reads_the_learned_tables_likeness_off_its_map(E, M):
     from core.views import most_alike_pair, positional_view
 
     at = open_page("positional", {"E": E, "nhead": "1", "M": M, "tab": "compare"})
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     assert cfg == TransformerConfig(N=cfg.N, M=int(M), E=int(E), nhead=1, vocab_size=cfg.vocab_size)
     captions = " ".join(c.value for c in at.tabs[2].caption)
     assert "only each position with itself is alike" not in captions

@@ -10,7 +10,7 @@ import pytest
 from core import TransformerConfig, trace
 from core.positions import rope_angles
 from core.views import rope_relative
-from tests.support.apptest import open_page
+from tests.support.apptest import open_page, running
 
 ROPE = {"arch": "decoder-only", "N": "2", "M": "8", "E": "32", "nhead": "4", "nhead_kv": "2", "layers": "2",
         "vocab_size": "30", "positional": "rope"}
@@ -22,7 +22,7 @@ def test_a_rope_model_opens_on_its_rotation_angles():
     at = open_page("positional", ROPE)
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    assert at.session_state["cfg"] == CFG
+    assert running(at) == CFG
     assert [tab.label for tab in at.tabs] == ["RoPE rotation", "M × E table", "Dimensions as curves",
                                               "Sinusoidal vs learned"]
     rope = at.tabs[0]

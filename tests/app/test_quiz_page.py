@@ -13,7 +13,8 @@ from quizzes import BY_ID, QUESTIONS, Context, Question, format_answer, question
 from quizzes.experiments import EXPERIMENTS
 from quizzes.progress import FORMAT
 from render.tables import title_lines
-from tests.support.apptest import answer, answered, browser_reports, make_app, open_page, score_line, stored_copy
+from tests.support.apptest import (answer, answered, browser_reports, make_app, open_page, running, score_line,
+                                   stored_copy)
 from tests.support.links import config_link
 
 ASKED = len(questions_for(None, DEFAULT))  # the questions about the default model, the paper's
@@ -933,7 +934,7 @@ def test_evidence_at_the_slider_extremes_shows_the_learners_own_shapes(query):
     for q in QUESTIONS:
         per_experiment.setdefault(q.evidence, q.id)
     at = answered({*per_experiment.values(), "rnn-gru-shape", "rnn-steps", "shape-target"}, query)
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     ctx = Context(cfg)
     shape = "GRU output shape at your sizes, every step"
     steps = "GRU steps, one after another, to read M positions"
@@ -1403,8 +1404,9 @@ def test_a_decoder_only_link_says_how_many_questions_apply_and_a_new_one_is_answ
     at = open_page("quiz", config_link(LLAMA_LIKE) | {"topic": "kv-cache"})
     assert not at.exception
     mine = questions_for(None, LLAMA_LIKE)
-    assert score_line(at) == (f"Score: **0 right**, **0 wrong**, {len(mine)} not tried yet. {len(mine)} of "
-                              f"{len(QUESTIONS)} questions apply to decoder-only.")
+    assert score_line(at) == (f"Score: **0 right**, **0 wrong**, {len(mine)} not tried yet, counting only the "
+                              f"questions about this model: {len(mine)} of {len(QUESTIONS)} questions apply to "
+                              "decoder-only.")
     others = sum("decoder-only" in q.families for q in QUESTIONS) - len(mine)
     help_text = next(m.help for m in at.markdown if m.value.startswith("Score:"))
     assert help_text.startswith(f"{others} more of the decoder-only family's questions ask about parts this model")
@@ -1436,3 +1438,18 @@ def test_the_papers_model_has_no_kv_cache_question_and_says_so():
     assert not at.exception
     assert any("None of this topic's questions is about this encoder-decoder model" in i.value for i in at.info)
     assert score_line(at).endswith(f"{ASKED} of {len(QUESTIONS)} questions apply to encoder-decoder.")
+
+
+def test_the_score_counts_the_questions_about_the_family_shown_and_says_so():
+    """Answers to the encoder-decoder's own questions wait while the sidebar shows decoder-only: "0 right,
+    4 wrong" becomes "0 right, 1 wrong", and the line says which questions it counts."""
+    both = sorted(q.id for q in questions_for(None, DEFAULT) if q.applies(DEFAULT.replace(arch="decoder-only",
+                                                                                             M_target=None)))
+    only = sorted(q.id for q in questions_for(None, DEFAULT) if q.id not in both)
+    at = answered(both[:1] + only[:3])
+    assert score_line(at).startswith("Score: **0 right**, **4 wrong**")
+    at.sidebar.radio(key="w_arch").set_value("decoder-only").run()
+    decoder = questions_for(None, running(at))
+    assert score_line(at) == (f"Score: **0 right**, **1 wrong**, {len(decoder) - 1} not tried yet, counting only the "
+                              f"questions about this model: {len(decoder)} of {len(QUESTIONS)} questions apply to "
+                              "decoder-only.")

@@ -11,8 +11,8 @@ import pytest
 from core import DEFAULT, PRESETS
 from quizzes import TOPICS, Context
 from ui.config_link import CONFIG_FIELDS, link_params, snap_config
-from ui.page_links import PAGE_CHOICES, in_any_case, quiz_order, read_choice, read_choices
-from tests.support.apptest import answer, browser_reports, make_app, open_page, score_line, stored_copy
+from ui.page_links import PAGE_CHOICES, names_any_case, quiz_order, read_choice, read_choices
+from tests.support.apptest import answer, browser_reports, make_app, open_page, running, score_line, stored_copy
 
 GARBAGE = [  # query, what the config must become, a word the warning must contain
     ({"E": "abc"}, {"E": DEFAULT.E}, "E='abc'"),
@@ -51,7 +51,7 @@ PAPER_BASE_NAME = next(name for name in PRESETS if name.startswith("Paper base")
 def test_url_garbage_warns_and_falls_back(query, expected, word):
     at = make_app(query).run()
     assert not at.exception, at.exception
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     for field, value in expected.items():
         assert getattr(cfg, field) == value, field
     # At the top of the page, not in the sidebar, which a phone collapses (see link_warning); read
@@ -80,10 +80,11 @@ def test_a_links_text_is_shown_as_it_is_never_as_markdown():
 
 def test_a_link_typed_by_hand_is_read_in_any_case_and_with_the_papers_names():
     """?n=4&m=16 off a slide gave the default sizes without a word; so did d_model, the name the E slider
-    shows. A name like no setting at all, as a platform adds to a shared link, is passed over quietly."""
+    shows. A name like no setting at all, as a platform adds to a shared link, is named in the warning."""
     at = make_app({"n": "4", "m": "16", "d_model": "64", "Nhead": "8", "utm_source": "lms"}).run()
-    assert not at.exception and not at.warning
-    cfg = at.session_state["cfg"]
+    assert not at.exception
+    assert link_warnings(at) == ["utm_source='lms' names no setting, so it was left out."]
+    cfg = running(at)
     assert (cfg.N, cfg.M, cfg.E, cfg.nhead) == (4, 16, 64, 8)
     assert at.query_params["N"] == "4" and "n" not in at.query_params and "utm_source" not in at.query_params
     values, warnings = link_params({"E": "32", "e": "64", "dim_feedforward": "100", "layer": "3"})
@@ -123,7 +124,7 @@ def test_a_setting_given_two_values_says_which_was_used_and_which_left_out(query
     dropped a value as quietly: a teacher who had edited one of them saw sizes they had not asked for."""
     at = make_app(query).run()
     assert not at.exception
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     for field, value in expected.items():
         assert getattr(cfg, field) == value, field
     assert link_warnings(at) == messages
@@ -169,7 +170,7 @@ def test_a_link_reproduces_the_config():
     at = make_app(query).run()
     assert not at.exception
     assert not at.warning
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     assert (cfg.N, cfg.M, cfg.M_target, cfg.E, cfg.nhead, cfg.vocab_size, cfg.layers, cfg.d_ff) == \
         (3, 12, 5, 24, 6, 50, 3, 48)
     assert cfg.positional == "learned" and cfg.tie_embeddings is True
@@ -248,7 +249,7 @@ def test_a_link_opens_the_attention_page_on_its_kind_layer_head_and_item():
     assert view(at) == ("decoder masked self-attention", 2, 3, 0)
     assert any(c.value.startswith("Causal mask: True above the diagonal") for c in at.caption)
     assert at.table[0].value.shape == (4, 4)  # M_target queries and keys
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     assert (cfg.N, cfg.E, cfg.nhead, cfg.layers, cfg.M_target) == (4, 16, 4, 3, 4)
     assert at.query_params == SMALL | PAPERS_PARTS | {"vocab_size": "100", "d_ff": "64", "positional": "sinusoidal",
                                                       "tie_embeddings": "false", "kind": "decoder-masked",
@@ -351,9 +352,9 @@ def test_the_attention_pages_choices_stay_off_other_pages_and_their_warnings_too
         at.run()
         assert not at.exception and not at.warning, page
         own = {choice.name for choice in PAGE_CHOICES.get(page.removeprefix("pages/").removesuffix(".py"), ())
-               if choice.when(at.session_state["cfg"])}  # the explorer's G is a decoder-only model's
+               if choice.when(running(at))}  # the explorer's G is a decoder-only model's
         assert set(at.query_params) == set(CONFIG_FIELDS) | own, page
-        assert at.session_state["cfg"].layers == 3
+        assert running(at).layers == 3
 
 
 @pytest.mark.parametrize("page", list(PAGE_CHOICES))
@@ -416,9 +417,9 @@ def test_a_near_miss_of_a_pages_own_name_is_pointed_at_that_name_and_a_newline_c
 
 
 def test_a_links_names_are_read_in_any_case_in_one_place_the_exact_spelling_first():
-    """The sidebar's settings and a page's own choices read a link's names alike (in_any_case): in any case,
+    """The sidebar's settings and a page's own choices read a link's names alike (names_any_case): in any case,
     without spaces around them, and where one name comes twice the exact spelling wins wherever it stands."""
-    assert in_any_case({"e": "64", " KIND ": "x", "E": "32"}, ["E"]) == {"e": ("E", "32"), "kind": (" KIND ", "x")}
+    assert names_any_case({"e": "64", " KIND ": "x", "E": "32"}, ["E"]) == {"e": ("E", "32"), "kind": (" KIND ", "x")}
     assert link_params({"e": "64", "E": "32"})[0] == {"E": "32"}
     assert read_choices(PAGE_CHOICES["attention"], {"KIND": "banana", "kind": "cross"}, DEFAULT) == (
         {"a_kind": "cross-attention"}, [])
@@ -481,7 +482,7 @@ BAD_POSITIONAL = [  # a bad choice in a positional link, what it shows instead, 
 def test_a_bad_positional_choice_in_a_link_falls_back_and_says_so(query, shown, message):
     at = open_page("positional", query)
     assert not at.exception and not at.error
-    E = at.session_state["cfg"].E
+    E = running(at).E
     assert (at.session_state["p_tab"], at.multiselect(key=f"p_dims_{E}").value) == shown
     assert link_warnings(at) == [message]
     assert at.query_params["dims"] == ",".join(map(str, shown[1]))
@@ -506,7 +507,7 @@ def test_a_link_opens_the_quiz_on_one_question_by_the_number_it_shows_or_by_its_
     shuffled = quiz_order("Masking", 7)
     at = open_page("quiz", {"topic": "masking", "seed": "7", "q": "2"})
     assert not at.warning and header(at) == "Q2 · Masking"
-    assert any(m.value == shuffled[1].text(Context(at.session_state["cfg"])) for m in at.markdown)
+    assert any(m.value == shuffled[1].text(Context(running(at))) for m in at.markdown)
     at = open_page("quiz", {"q": "42"})  # the answer key's Q, over all topics
     assert header(at) == "Q42 · Masking" and at.query_params["topic"] == "all-topics"
 
@@ -675,7 +676,7 @@ def test_a_pages_copied_link_opened_at_another_page_is_read_quietly():
     copied = {"positional": {"tab": "curves", "dims": "0,1"}, "training_lab": {"task": "reversal", "mask": "off"},
               "quiz": {"topic": "masking", "seed": "0", "mode": "one", "q": "3"}}
     for source, choices in copied.items():
-        assert link_params(config | choices, own=[])[1] == [], source
+        assert link_params(config | choices, own=[], elsewhere={name: source for name in choices})[1] == [], source
         for page in {"explorer", "attention", *copied} - {source}:
             at = open_page(page, config | choices)
             assert not at.exception and not at.warning, (source, page)
@@ -730,7 +731,7 @@ def test_a_link_with_every_part_reproduces_the_family_and_the_app_writes_it_back
     link = FAMILY_LINKS[family]
     at = make_app(link).run()
     assert not at.exception and not at.warning
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     for name, value in link.items():
         written = str(getattr(cfg, name)).lower() if isinstance(getattr(cfg, name), bool) else str(getattr(cfg, name))
         assert written == value, name
@@ -739,14 +740,14 @@ def test_a_link_with_every_part_reproduces_the_family_and_the_app_writes_it_back
     assert at.sidebar.radio(key="w_arch").value == family
     # The round trip: the link the app wrote opens the same config, and names the preset it matches or none.
     again = make_app(dict(at.query_params)).run()
-    assert again.session_state["cfg"] == cfg and not again.warning
+    assert running(again) == cfg and not again.warning
 
 
 def test_the_issues_example_link_reproduces_the_view():
     at = make_app({"arch": "decoder-only", "nhead_kv": "2", "positional": "rope", "norm": "rmsnorm",
                    "activation": "swiglu", "norm_first": "true"}).run()
     assert not at.exception and not at.warning
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     assert (cfg.arch, cfg.nhead, cfg.nhead_kv, cfg.positional, cfg.norm, cfg.activation, cfg.norm_first,
             cfg.M_target) == ("decoder-only", 2, 2, "rope", "rmsnorm", "swiglu", True, None)
 
@@ -783,7 +784,7 @@ ARCH_GARBAGE = [  # query, what the config must become, the link's warning
 def test_a_bad_part_in_a_link_warns_naming_it_and_falls_back(query, expected, message):
     at = make_app(query).run()
     assert not at.exception
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     for field, value in expected.items():
         assert getattr(cfg, field) == value, field
     assert link_warnings(at) == [message]
@@ -795,7 +796,7 @@ def test_old_links_keep_working_and_the_parts_are_read_in_any_spelling():
     as the app once wrote them. A part is read in any case, with _ or a space for the hyphen."""
     at = make_app({"N": "3", "M": "12", "M_target": "5", "tie_embeddings": "True", "positional": "learned"}).run()
     assert not at.exception and not at.warning
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     assert (cfg.arch, cfg.M_target, cfg.tie_embeddings, cfg.norm_first, cfg.bias) == \
         ("encoder-decoder", 5, True, False, True)
     assert at.query_params["tie_embeddings"] == "true" and at.query_params["arch"] == "encoder-decoder"
@@ -900,4 +901,5 @@ def test_every_example_link_in_the_readme_opens_its_page_without_a_warning(link)
     at = open_page(path.strip("/") or "explorer", dict(parse_qsl(query)))
     assert not at.exception and not at.error and not at.warning, link
     for name, value in parse_qsl(query):
-        assert at.query_params[name] == value, (link, name)  # the page kept what the link asked for
+        if name != "preset":  # a preset is written back as its settings
+            assert at.query_params[name] == value, (link, name)  # the page kept what the link asked for

@@ -10,7 +10,7 @@ import pytest
 from core import trace
 from core.tokens import MAX_TOKENS, text_config, tokenize
 from render.markdown import as_literal
-from tests.support.apptest import make_app, open_page
+from tests.support.apptest import make_app, open_page, running, sliders
 from ui.your_text import LABEL, MAX_LINK_CHARS, TEXT_KEY
 
 HOSTILE = {
@@ -44,12 +44,13 @@ def test_the_box_is_labelled_your_text():
 @pytest.mark.parametrize("level, M, vocab", [("words", 11, 7), ("characters", 22, 11)])
 def test_a_typed_text_becomes_row_1(level, M, vocab):
     at = typed(make_app().run(), "the cat sat on the mat", level)
-    cfg = at.session_state["cfg"]  # the sidebar's own config is left as it was
+    cfg = sliders(at)  # the sidebar's own config is left as it was
     assert (cfg.N, cfg.M) == (2, 8)
     assert table_shape(at, 1) == f"(1, {M})"
     assert table_shape(at, 14) == f"(1, {M}, {vocab})"
-    said = [c.value for c in at.sidebar.caption if "come from your text" in c.value]
-    assert said and f"M = {M}" in said[0] and f"vocab_size = {vocab}" in said[0]
+    shown = {w.key: (w.value, w.disabled) for w in (*at.sidebar.slider, *at.sidebar.select_slider)}
+    assert (shown["shown_N"], shown["shown_M"], shown["shown_vocab_size"]) == ((1, True), (M, True), (vocab, True))
+    assert [i.value for i in at.sidebar.info] == ["Your text on the page sets N, M, M_target and vocab_size."]
 
 
 def test_each_line_is_a_sequence_and_other_sliders_still_work():
@@ -99,8 +100,8 @@ def test_hostile_text_leaves_the_attention_page_working(name):
     at = open_page("attention", {})
     at = typed(at, HOSTILE[name])
     tok = tokenize(HOSTILE[name], "word")
-    assert at.session_state["cfg"].N == 2  # the sidebar's sizes stay; the page runs the text's
-    assert text_config(at.session_state["cfg"], tok).M == tok.M
+    assert sliders(at).N == 2  # the sidebar's sizes stay; the page runs the text's
+    assert running(at) == text_config(sliders(at), tok)
 
 
 def test_the_values_shown_are_the_live_tensors_of_the_pass_over_the_text():
@@ -108,7 +109,7 @@ def test_the_values_shown_are_the_live_tensors_of_the_pass_over_the_text():
     at.toggle(key="x_values").set_value(True).run()
     assert not at.exception
     tok = tokenize("the cat sat on the mat", "word")
-    t = trace(text_config(at.session_state["cfg"], tok), text=tok)
+    t = trace(text_config(sliders(at), tok), text=tok)
     labels = ["0 the", "1 ␣", "2 cat", "3 ␣", "4 sat", "5 ␣", "6 on", "7 ␣", "8 the", "9 ␣", "10 mat"]
     shown = [d.value for d in at.dataframe if list(d.value.index) == labels]
 
@@ -178,7 +179,7 @@ def test_the_attention_page_draws_its_maps_over_your_text_with_the_tokens_as_lab
     """The page's own map, mask and numbers table come from the pass over the text: no second map below."""
     at = typed(open_page("attention", {}), "the cat sat on the mat")
     tok = tokenize("the cat sat on the mat", "word")
-    cfg = text_config(at.session_state["cfg"], tok)
+    cfg = text_config(sliders(at), tok)
     t = trace(cfg, text=tok)
     numbers = main_numbers(at)
     labels = ["0 the", "1 ␣", "2 cat", "3 ␣", "4 sat", "5 ␣", "6 on", "7 ␣", "8 the", "9 ␣", "10 mat"]

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
+from tests.support.apptest import make_app
+
 
 def script():
     import streamlit as st
 
     from core import DEFAULT
-    from ui.your_text import text_link_values, text_sized_config
+    from ui.your_text import current_text, seed_from_link, text_link_values
 
-    st.session_state["before"] = text_link_values("explorer")  # as the sidebar asks, before the page runs
-    st.session_state["cfg_from_text"] = text_sized_config(DEFAULT)
+    st.session_state["before"] = text_link_values("explorer")  # as the sidebar asks, before it reads the box
+    seed_from_link()
+    st.session_state["cfg_from_text"] = current_text(DEFAULT)[0].cfg
     st.session_state["after"] = text_link_values("explorer")
     st.session_state["elsewhere"] = text_link_values("quiz")
 
@@ -37,20 +40,11 @@ def test_a_text_over_200_characters_stays_out_of_the_link():
     assert at.session_state["after"] == {}
 
 
-def quiz_script():
-    import streamlit as st
-
-    from core import DEFAULT
-    from ui.your_text import quiz_text
-
-    st.session_state["quiz"] = quiz_text(DEFAULT)
-
-
 def test_the_quiz_reads_the_text_in_the_box_and_the_sizes_it_sets():
-    at = AppTest.from_function(quiz_script, default_timeout=60)
-    at.run()
-    assert at.session_state["quiz"][1] is None
+    at = make_app().run()
+    at.switch_page("pages/quiz.py").run()
+    assert at.session_state["sidebar_run"].tokens is None
     at.session_state["yt_text"] = "the cat sat on the mat"
     at.run()
-    cfg, tokens = at.session_state["quiz"]
-    assert (cfg.N, cfg.M, cfg.vocab_size) == (1, 11, 7) and tokens.source[0][2] == "cat"
+    run = at.session_state["sidebar_run"]
+    assert (run.cfg.N, run.cfg.M, run.cfg.vocab_size) == (1, 11, 7) and run.tokens.source[0][2] == "cat"

@@ -169,7 +169,7 @@ def test_a_rope_link_opens_on_the_rotation_and_measures_the_relative_property(ap
     expect(page.locator(".vega-embed").first.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
     expect(page.get_by_text("Same score.")).to_be_visible()
     idle(page)
-    shift = page.get_by_label("s — shift")
+    shift = page.get_by_label("s — shift (0 to 100,000)")
     shift.fill("300")
     shift.press("Enter")
     expect(page.locator('[data-testid="stTable"]').filter(has_text="(i + s, j + s)").get_by_text(

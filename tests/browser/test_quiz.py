@@ -680,7 +680,8 @@ def test_a_decoder_only_link_asks_that_models_questions_and_marks_one_right(app_
                             activation="swiglu", norm_first=True, bias=False)
     open_quiz(page, app_url + "/quiz?" + config_query(cfg) + "&topic=kv-cache")
     mine = len(questions_for(None, cfg))
-    score = f"Score: 0 right, 0 wrong, {mine} not tried yet. {mine} of {IN_ALL} questions apply to decoder-only."
+    score = (f"Score: 0 right, 0 wrong, {mine} not tried yet, counting only the questions about this model: {mine} "
+             f"of {IN_ALL} questions apply to decoder-only.")
     expect(page.get_by_text(score)).to_be_visible(timeout=LOAD)
     expect(page.get_by_text("Question 1 of 5")).to_be_visible()
     box = page.get_by_role("textbox", name="Your answer to Q1")

@@ -94,3 +94,29 @@ def test_the_sidebars_hidden_helpers_take_no_room(app_url, laptop):
         "b => [...b.children].filter(e => getComputedStyle(e).display !== 'none').pop().className")
     assert "page_helpers" not in last and "st-key-w_" in last, last
     no_exception(page)
+
+
+def test_a_text_typed_on_the_explorer_shows_its_sizes_in_the_disabled_sidebar_until_given_back(app_url, page):
+    """What runs is what the sidebar shows: "the cat sat on the mat" (words) runs N = 1, M = 11 and
+    vocab_size = 7, and those three sliders read so, greyed out; the button at the sidebar's top gives the
+    learner's own sliders back."""
+    page.goto(app_url + "/?N=3")
+    expect(shape_cell(page, 0)).to_have_text("(3, 8)", timeout=LOAD)
+    idle(page)
+    box = page.get_by_role("textbox", name="Your text (optional): run it through the model")
+    box.fill("the cat sat on the mat")
+    box.press("Control+Enter")  # a text area sends its text on Ctrl+Enter (or on leaving it)
+    expect(page.get_by_text(re.compile(r"^N=1, M=11, M_target=11, E=16,"))).to_be_visible(timeout=LOAD)
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    expect(sidebar.get_by_text("Your text on the page sets N, M, M_target and vocab_size.")).to_be_visible()
+    for label, value in (("N — batch size", "1"), ("M — source length", "11"), ("vocab_size", "7")):
+        expect(thumb_value(page, label)).to_have_text(value, timeout=LOAD)
+        expect(slider_thumb(page, label)).to_be_disabled()
+    expect(slider_thumb(page, "E — embedding size")).to_be_enabled()
+    sidebar.get_by_role("button", name="Clear the text, use the sliders").click()
+    expect(shape_cell(page, 0)).to_have_text("(3, 8)", timeout=LOAD)
+    for label, value in (("N — batch size", "3"), ("M — source length", "8"), ("vocab_size", "100")):
+        expect(thumb_value(page, label)).to_have_text(value, timeout=LOAD)
+        expect(slider_thumb(page, label)).to_be_enabled()
+    expect(box).to_have_value("")
+    no_exception(page)

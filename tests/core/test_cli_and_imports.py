@@ -60,7 +60,7 @@ def test_gpt3_sizes_trace_shape_only_without_real_allocation():
     code = (
         "import resource, core\n"
         "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-        "t = core.trace(core.config.GPT3_SIZES)\n"
+        "t = core.trace(core.TransformerConfig(N=64, M=2048, E=12288, nhead=96, layers=96, vocab_size=50257))\n"
         "after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
         "print(t.shape_only, t.row('output_probabilities').shape, after - before)\n"
     )
@@ -95,13 +95,30 @@ def test_every_config_field_is_a_flag_of_both_commands_in_both_spellings():
                    "--layers", "1", "--d_ff", "20", "--positional", "rope", "--max_len", "9",
                    "--tie_embeddings", "--seed", "7", "--arch", "encoder-decoder", "--norm_first",
                    "--norm", "rmsnorm", "--activation", "swiglu", "--nhead_kv", "2", "--no-bias"]
+    # Multi-head latent attention's fields go with a decoder-only RoPE model of their own.
+    latent = TransformerConfig(arch="decoder-only", positional="rope", attention="mla", kv_lora_rank=7, q_lora_rank=3,
+                               rope_head_dim=2, nope_head_dim=5, v_head_dim=6)
+    latent_args = ["--attention", "mla", "--kv_lora_rank", "7", "--q_lora_rank", "3", "--rope_head_dim", "2",
+                   "--nope_head_dim", "5", "--v_head_dim", "6"]
     dashes = [arg.replace("_", "-") if arg.startswith("--") else arg for arg in underscores]
-    flags_without_value = 3  # --tie_embeddings, --norm_first, --no-bias
-    assert len(underscores) == 2 * len(fields(TransformerConfig)) - flags_without_value  # every field
+    # The mixture of experts and the window need a decoder-only model: a second command line gives them.
+    parts = TransformerConfig(arch="decoder-only", layers=2, n_experts=4, top_k=3, n_shared_experts=1, d_ff_expert=6,
+                              first_dense_layers=1, norm_topk=False, head_dim=4, qk_norm=True, window=3, global_every=2)
+    part_underscores = ["--arch", "decoder-only", "--layers", "2", "--n_experts", "4", "--top_k", "3",
+                        "--n_shared_experts", "1", "--d_ff_expert", "6", "--first_dense_layers", "1", "--no-norm_topk",
+                        "--head_dim", "4", "--qk_norm", "--window", "3", "--global_every", "2"]
+    named = {a.lstrip("-").removeprefix("no-") for a in underscores + part_underscores + latent_args
+             if a.startswith("--")}
+    assert named == {f.name for f in fields(TransformerConfig)}  # every field
     for parser in (core_parser(), quiz_parser()):
         assert config_from(parser.parse_args(underscores)) == expected
         assert config_from(parser.parse_args(dashes)) == expected
+        assert config_from(parser.parse_args(part_underscores)) == parts
+        assert config_from(parser.parse_args([a.replace("_", "-") for a in part_underscores])) == parts
         assert config_from(parser.parse_args([])) == TransformerConfig()
+        latent_given = ["--arch", "decoder-only", "--positional", "rope"] + latent_args
+        assert config_from(parser.parse_args(latent_given)) == latent
+        assert config_from(parser.parse_args([a.replace("_", "-") for a in latent_given])) == latent
 
 
 @pytest.mark.parametrize("command", ["core", "quizzes"])

@@ -96,7 +96,7 @@ def test_presets_are_named_for_what_they_hold():
             stated += 1
         assert ("(shape only)" in name) <= estimate(cfg).over(DEFAULT_BUDGET_BYTES), name
     assert stated >= 8
-    assert sum("(shape only)" in name for name in PRESETS) == 3
+    assert not any("sizes" in name for name in PRESETS)  # one entry per real model, none at a model's borrowed widths
 
 
 def test_replace_recomputes_derived_defaults_unless_pinned():
@@ -153,10 +153,10 @@ def test_a_pinned_target_length_blocks_a_switch_to_one_stack():
 
 
 def test_a_file_name_tells_families_and_kv_heads_apart():
-    from core.config import sizes_in_a_name
+    from core.config import file_name_sizes
 
-    assert sizes_in_a_name(TransformerConfig()) == "N2_M8_Mtarget8_E16_nhead2_vocab100_layers2_dff64"
-    assert sizes_in_a_name(TransformerConfig(arch="decoder-only", nhead_kv=1)) == (
+    assert file_name_sizes(TransformerConfig()) == "N2_M8_Mtarget8_E16_nhead2_vocab100_layers2_dff64"
+    assert file_name_sizes(TransformerConfig(arch="decoder-only", nhead_kv=1)) == (
         "decoder-only_N2_M8_E16_nhead2_kv1_vocab100_layers2_dff64")
 
 

@@ -51,12 +51,12 @@ def test_the_readme_quotes_the_bytes_a_real_pass_at_gpt3_sizes_would_need():
     import re
     from pathlib import Path
 
-    from core.config import GPT3_SIZES
+    from tests.support.configs import ENC_DEC_AT_GPT3_WIDTHS
     from core.memory import estimate, human_bytes
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     quoted = re.findall(r"nothing of the ([\d.]+ \w+) a real pass would need", readme)
-    assert quoted == [human_bytes(estimate(GPT3_SIZES).total)]
+    assert quoted == [human_bytes(estimate(ENC_DEC_AT_GPT3_WIDTHS).total)]
 
 
 def test_autograd_saves_one_map_of_the_two_the_memory_chart_counts_per_attention():
@@ -136,7 +136,7 @@ def test_the_readme_and_help_give_each_fields_range_as_the_config_checks_it():
 
     from core import TransformerConfig
     from core.cli import OneLineParser, add_config_arguments
-    from core.config import RANGES
+    from core.config import MLA_FIELDS, RANGES
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     head, _, cells = re.search(r"^\| N \|.*\n\|[-| ]+\|\n\|.*\|$", readme, re.M).group(0).split("\n")
@@ -153,6 +153,8 @@ def test_the_readme_and_help_give_each_fields_range_as_the_config_checks_it():
         assert f"({low} to {high:,}; default" in flag.help, name
         for value, ok in ((low, True), (high, True), (low - 1, False), (high + 1, False)):
             fields = {"N": 1, "M": 1, "E": 1, "nhead": 1, "vocab_size": 2, name: value}
+            if name in MLA_FIELDS:  # latent attention's widths, in the one model that reads them
+                fields |= {"arch": "decoder-only", "positional": "rope", "attention": "mla"}
             if name == "nhead":
                 fields["E"] = max(value, 1)  # a head count must divide E
             if ok:

@@ -74,8 +74,9 @@ def test_cli_json_reports_the_prompts_kv_cache_for_a_decoder_only_model():
     assert out.returncode == 0, out.stderr
     kv = json.loads(out.stdout)["kv_cache"]
     numbers = 2 * 2 * 3 * 2 * 7 * 4  # 2 · layers · N · nhead_kv · M · d_k
+    per_token = 2 * 2 * 2 * 4  # 2 · layers · nhead_kv · d_k: one more position of one sequence
     assert kv == {"shape": [2, 2, 3, 2, 7, 4], "bytes": numbers * 4, "bytes_fp16": numbers * 2,
-                  "bytes_mha": 2 * numbers * 4}
+                  "bytes_mha": 2 * numbers * 4, "bytes_per_token": per_token * 4, "bytes_per_token_fp16": per_token * 2}
     plain = subprocess.run([sys.executable, "-m", "core", "--json"], cwd=root, capture_output=True, text=True,
                            timeout=120)
     assert "kv_cache" not in json.loads(plain.stdout)

@@ -2,7 +2,8 @@
 
 import pytest
 
-from core import TransformerConfig
+from core import TransformerConfig, trace
+from core.config import PRESETS
 from quizzes import BY_ID, KINDS, QUESTIONS, TOPICS, Context, answer_key, check, format_answer, questions_for
 from quizzes.check import parse_number
 
@@ -345,3 +346,38 @@ def test_the_source_shape_prompts_say_source_and_the_positional_count_says_share
     q = BY_ID["pos-params"]
     assert "The encoder and the decoder share it" in q.text(ctx)
     assert q.expected(ctx) == CONFIG_B.max_len * CONFIG_B.E  # one table, not one per stack
+
+
+def _answered(q, ctx) -> bool:
+    """The question's expected answer computes, and is one of its kind (a choice of its own, a number, a shape)."""
+    value = q.expected(ctx)
+    if q.kind == "shape":
+        return isinstance(value, tuple) and all(isinstance(d, int) and d > 0 for d in value)
+    if q.kind == "numeric":
+        return parse_number(format_answer(q, value)) is not None
+    return value in q.choices
+
+
+@pytest.mark.parametrize("preset", list(PRESETS), ids=list(PRESETS))
+def test_every_question_on_the_pass_or_the_text_has_an_answer_at_every_preset(preset):
+    """The questions whose answers read the pass or the learner's text (the example text when none is typed),
+    at every preset, with the pass read shape-only as the page reads it: from GPT-2's sizes up a real pass over
+    the text is over the budget too, and the text questions still answer. The questions on experiments are
+    checked at every preset by the slow test below."""
+    cfg = PRESETS[preset]
+    ctx = Context(cfg, trace=trace(cfg, shape_only=True))  # as the quiz page reads shapes: ui.quiz_state.context
+    shown = [q for q in questions_for(None, cfg) if q.evidence == "pass_shapes"]
+    assert any(q.topic == "Your text" for q in shown)
+    for q in shown:
+        assert _answered(q, ctx), q.id
+        assert check(q, q.expected(ctx), format_answer(q, q.expected(ctx)), q.reading_symbols(ctx), q.formula(ctx))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", list(PRESETS), ids=list(PRESETS))
+def test_the_answer_key_covers_every_question_shown_at_every_preset(preset):
+    cfg = PRESETS[preset]
+    ctx = Context(cfg)
+    key = answer_key(cfg, ctx)
+    assert [q["id"] for q in key["questions"]] == [q.id for q in questions_for(None, cfg)]
+    assert all(_answered(BY_ID[q["id"]], ctx) for q in key["questions"])

@@ -2,9 +2,10 @@
 
 from hypothesis import given, settings, strategies as st
 
-from core import DEFAULT
-from quizzes import BY_ID, QUESTIONS, Context, check, parse_number, parse_shape
-from quizzes.check import choice_index, parse_expression, parse_millions, parse_rounded_count, readable
+from core import DEFAULT, TransformerConfig
+from quizzes import BY_ID, QUESTIONS, Context, check, format_answer, parse_number, parse_shape
+from quizzes.check import (attention_kind, choice_index, mark, parse_expression, parse_millions, parse_rounded_count,
+                           probes_like, readable)
 
 SYMBOLS = {"N": 2, "M": 8, "M_target": 6, "E": 16, "nhead": 2, "d_k": 8, "d_ff": 64, "vocab_size": 100,
            "layers": 2, "max_len": 8, "max_len_plus_one": 9, "positional": "sinusoidal"}
@@ -332,3 +333,67 @@ def test_a_count_with_a_trailing_k_m_or_b_is_read_as_a_unit_rounded_to_its_digit
     attn = BY_ID["dk-attn-params"]
     assert check(attn, 1088, "1.09K", SYMBOLS, attn.formula(Context(DEFAULT)))
     assert check(BY_ID["rnn-steps"], 8, "1M", {**SYMBOLS, "M": 8}, "M")  # a step count, not a parameter count
+
+
+# A multi-head decoder-only model with biases (nhead_kv = nhead = 2, E = 20, d_k = 10, N = 2) and a GQA one
+# (nhead = 4, nhead_kv = 2, E = 16, d_k = 4, no biases): what each one's formulas are.
+MULTI_HEAD = TransformerConfig(arch="decoder-only", N=2, M=7, E=20, nhead=2, vocab_size=30, layers=3)
+GROUPED = TransformerConfig(arch="decoder-only", N=2, M=8, E=16, nhead=4, nhead_kv=2, vocab_size=100,
+                            positional="rope", norm="rmsnorm", activation="swiglu", norm_first=True, bias=False)
+
+
+def _marked(qid: str, cfg: TransformerConfig, reply: str) -> bool:
+    return mark(BY_ID[qid], Context(cfg), reply)[0]
+
+
+def test_at_nhead_kv_equal_to_nhead_the_multi_head_formulas_are_right():
+    """A formula is right when it is right at the learner's config and at sample configs that keep its
+    features: at nhead_kv = nhead, the plain multi-head model's own formulas, and the general GQA one too."""
+    for qid, reply in (("gqa-params", "4*E^2 + 4*E"), ("kv-bytes", "4*layers*N*M*E"),
+                       ("gqa-k-shape", "(N, nhead, M, d_k)"), ("kv-shape", "(layers, 2, N, nhead, M, d_k)"),
+                       ("dk-attn-params", "2*E^2 + 2*E*nhead_kv*d_k + 2*E + 2*nhead_kv*d_k"),
+                       ("gqa-params", "2*E^2 + 2*E*nhead_kv*d_k + 2*E + 2*nhead_kv*d_k")):
+        assert _marked(qid, MULTI_HEAD, reply), (qid, reply)
+
+
+def test_formulas_equal_only_at_the_learner_s_numbers_are_still_wrong():
+    """The other direction: symbols that are equal at the learner's config but not in every model with its
+    features (N = nhead = 2 here; nhead = 2 * nhead_kv in the GQA model, which need not hold in another)."""
+    for qid, reply in (("gqa-params", "4*E^2 + 2*nhead*E"), ("kv-bytes", "4*layers*nhead*M*E"),
+                       ("gqa-k-shape", "(N, N, M, d_k)"), ("kv-shape", "(layers, N, N, nhead, M, d_k)"),
+                       ("dk-attn-params", "4*E^2 + 2*nhead*E")):
+        q, ctx = BY_ID[qid], Context(MULTI_HEAD)
+        assert check(q, q.expected(ctx), reply, ctx.symbols)  # the numbers are the right ones here
+        assert not _marked(qid, MULTI_HEAD, reply), (qid, reply)
+    assert _marked("gqa-params", GROUPED, "2*E^2 + 2*E*nhead_kv*d_k")
+    assert _marked("gqa-k-shape", GROUPED, "(N, nhead_kv, M, d_k)")
+    for qid, reply in (("gqa-params", "2*E^2 + E*nhead*d_k"), ("gqa-k-shape", "(N, nhead/2, M, d_k)"),
+                       ("gqa-k-shape", "(N, N, M, d_k)"), ("gqa-params", "4*E^2 + 4*E"),
+                       ("gqa-k-shape", "(N, nhead, M, d_k)"), ("kv-bytes", "4*layers*N*M*E")):
+        assert not _marked(qid, GROUPED, reply), (qid, reply)
+
+
+def test_the_probes_keep_the_kind_of_attention_and_tell_every_other_pair_of_sizes_apart():
+    names = ("N", "M", "M_target", "E", "nhead", "nhead_kv", "d_k", "d_ff", "vocab_size", "layers", "max_len")
+    for cfg, kind in ((MULTI_HEAD, "multi-head"), (GROUPED, "grouped-query"), (DEFAULT, "multi-head"),
+                      (GROUPED.replace(nhead_kv=1), "multi-query"), (DEFAULT.replace(nhead=1, nhead_kv=1), "one head")):
+        symbols = Context(cfg).symbols
+        assert attention_kind(symbols) == kind
+        probes = probes_like(symbols)
+        assert all(attention_kind(p) == kind for p in probes)
+        if kind == "grouped-query":  # groups of two sizes: nhead/2 is not nhead_kv in both
+            assert len({p["nhead"] // p["nhead_kv"] for p in probes}) == 2
+        kept = {frozenset(("nhead", "nhead_kv"))} if kind in ("multi-head", "one head") else set()
+        kept |= {frozenset(("d_k", "E"))} if kind == "one head" else set()
+        for a in names:
+            for b in names:
+                if a < b and frozenset((a, b)) not in kept:
+                    assert any(p[a] != p[b] for p in probes), (kind, a, b)
+
+
+def test_a_count_in_scientific_notation_is_a_rounded_count():
+    q = BY_ID["gqa-llama-total"]  # 68,976,648,192: "exact, or rounded"
+    ctx = Context(DEFAULT)
+    assert mark(q, ctx, "6.9e10")[0] and mark(q, ctx, "6.90e10")[0] and mark(q, ctx, "6.8976648192e10")[0]
+    assert not mark(q, ctx, "6.8e10")[0] and not mark(q, ctx, "7e10")[0] and not mark(q, ctx, "6.9e9")[0]
+    assert parse_rounded_count("6.9e10") == (6.9e10, 5e8)

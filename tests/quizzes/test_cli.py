@@ -113,3 +113,14 @@ def test_the_text_key_of_encoder_only_has_no_decoder_question(capsys):
     assert main(["--arch", "encoder-only"]) == 0
     text = capsys.readouterr().out
     assert "] fam-reach-encoder (predict)" in text and "] kv-shape " not in text and "] shape-cross " not in text
+
+
+@pytest.mark.slow
+def test_the_answer_key_at_gpt_2_small_s_sizes(capsys):
+    """GPT-2 small's sizes trace shape-only; the text questions' pass runs capped, and the key is whole."""
+    assert main(["--arch", "decoder-only", "--N", "1", "--M", "1024", "--E", "768", "--nhead", "12",
+                 "--layers", "12", "--d-ff", "3072", "--vocab-size", "50257", "--positional", "learned",
+                 "--max-len", "1024", "--activation", "gelu", "--norm-first", "--tie-embeddings", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    by_id = {q["id"]: q for q in doc["questions"]}
+    assert by_id["yt-predict-row2"]["answer"] == "the same numbers" and "E ≤ 64" in by_id["yt-predict-row2"]["prompt"]

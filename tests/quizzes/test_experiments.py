@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from core import DEFAULT, PAPER_BASE, PAPER_BIG, TransformerConfig, divisors, param_counts, trace
-from core.config import GPT3_SIZES, LLAMA_70B_SIZES
+from core.config import LLAMA2_70B
+from tests.support.configs import ENC_DEC_AT_GPT3_WIDTHS
 from quizzes.experiments import (EXPERIMENTS, MAX_GRU_STEPS, MAX_LEN, MAX_WIDTH, TAKES_SHAPES, Evidence, bounded,
                               run)
 
@@ -34,7 +35,7 @@ def test_every_experiment_runs(name, cfg):
 
 
 @pytest.mark.parametrize("name", list(EXPERIMENTS))
-@pytest.mark.parametrize("cfg", [CONFIGS[2], DEFAULT, CONFIGS[1], GPT3_SIZES],
+@pytest.mark.parametrize("cfg", [CONFIGS[2], DEFAULT, CONFIGS[1], ENC_DEC_AT_GPT3_WIDTHS],
                          ids=["tiny", "default", "learned", "GPT-3 sizes"])
 def test_every_value_has_a_name_a_learner_can_read(name, cfg):
     """The quiz's table of values shows each one under the name its experiment gives it ("gradient
@@ -56,7 +57,7 @@ def test_unknown_experiment():
 
 
 def test_bounded_caps_and_says_so():
-    small, note = bounded(GPT3_SIZES)
+    small, note = bounded(ENC_DEC_AT_GPT3_WIDTHS)
     assert small.M <= MAX_LEN and small.E <= MAX_WIDTH and small.layers <= 2 and small.E % small.nhead == 0
     assert "capped" in note
     assert bounded(CONFIGS[0]) == (CONFIGS[0], "")
@@ -73,11 +74,11 @@ WIDE_E_NARROW_FF = "TransformerConfig(E=12288, nhead=96, d_ff=1)"
 @pytest.mark.parametrize("name", CAPPED)
 def test_big_configs_stay_small(name):
     """Llama/GPT-3 sizes run through caps or the meta device: real numbers, no big allocation."""
-    ev = run(name, GPT3_SIZES if name != "parameter_counts" else LLAMA_70B_SIZES)
+    ev = run(name, ENC_DEC_AT_GPT3_WIDTHS if name != "parameter_counts" else LLAMA2_70B)
     assert ev.values
 
 
-@pytest.mark.parametrize("sizes", ["GPT3_SIZES", WIDE_E_NARROW_FF])
+@pytest.mark.parametrize("sizes", ["ENC_DEC_AT_GPT3_WIDTHS", WIDE_E_NARROW_FF])
 def test_big_configs_allocate_little(sizes):
     """The same experiments at those sizes, in a fresh process, measured: together they raise its peak
     memory by well under core's memory budget (62 MiB here at GPT-3's, most of it mask_counts' 2048 x
@@ -89,13 +90,14 @@ def test_big_configs_allocate_little(sizes):
 
     code = ("import resource, sys, core\n"
             "from core import TransformerConfig\n"
-            "from core.config import GPT3_SIZES, LLAMA_70B_SIZES\n"
+            "from core.config import LLAMA2_70B\n"
+            "from tests.support.configs import ENC_DEC_AT_GPT3_WIDTHS\n"
             "from quizzes.experiments import run\n"
             "run('mask_counts', core.DEFAULT)  # imports and first-use costs, before the measure\n"
             "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
             f"big = {sizes}\n"
             "for name in sys.argv[1:]:\n"
-            "    at = LLAMA_70B_SIZES if name == 'parameter_counts' and big == GPT3_SIZES else big\n"
+            "    at = LLAMA2_70B if name == 'parameter_counts' and big == ENC_DEC_AT_GPT3_WIDTHS else big\n"
             "    assert run(name, at).values\n"
             "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024)\n")
     done = subprocess.run([sys.executable, "-c", code, *CAPPED], capture_output=True, text=True, timeout=300,
@@ -604,7 +606,7 @@ def test_the_softmax_axis_probe_is_the_decoders_over_its_own_positions(M, M_targ
 def test_capped_notes_name_only_the_sizes_each_probe_reads(name, note):
     """At GPT-3's sizes the permutation's note listed M_target, layers, vocab_size and N, though it builds one
     encoder layer over one sequence; at the small character model's N=5 each of these three said 'N=2'."""
-    assert run(name, GPT3_SIZES).note == note
+    assert run(name, ENC_DEC_AT_GPT3_WIDTHS).note == note
     small_model = TransformerConfig(N=5, M=8, E=8, nhead=2, vocab_size=44, layers=1, positional="learned")
     assert run(name, small_model).note == ""
 

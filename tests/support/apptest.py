@@ -92,3 +92,13 @@ def train(at, prefix: str):
     assert f"{prefix}_training" not in at.session_state  # an ended run is taken out of session state
     assert not at.button(key=f"{prefix}_run").disabled and at.button(key=f"{prefix}_stop").disabled
     return at
+
+
+def running(at):
+    """The config the app ran on its last run: the one the sidebar worked out and handed to the page."""
+    return at.session_state["sidebar_run"].cfg
+
+
+def sliders(at):
+    """The sidebar's own config on the last run (link, preset and sliders), before a text or trained model."""
+    return at.session_state["sidebar_run"].sliders
