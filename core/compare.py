@@ -12,7 +12,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from .cli import OneLineParser, run_main
-from .config import PRESETS, TransformerConfig
+from .config import PART_PRESETS, PRESETS, REAL_MODELS, TransformerConfig
 from .cost import CostReport, cost_report
 from .memory import human_bytes
 from .trace import trace
@@ -39,7 +39,7 @@ def _squashed(name: str) -> str:
 def find_preset(name: str) -> TransformerConfig | None:
     """The preset of that name, read in any case and with or without spaces and hyphens."""
     wanted = _squashed(name)
-    for key, cfg in PRESETS.items():
+    for key, cfg in (PRESETS | REAL_MODELS | PART_PRESETS).items():
         if _squashed(key) == wanted or _squashed(key.split(" (")[0]) == wanted:
             return cfg
     return None
@@ -67,7 +67,7 @@ def read_side(text: str) -> TransformerConfig:
     if preset is not None:
         return preset
     if "=" not in text:
-        names = ", ".join(PRESETS)
+        names = ", ".join(PRESETS | REAL_MODELS | PART_PRESETS)
         raise ValueError(f"{text!r} is neither a preset ({names}) nor a link's fields such as arch=decoder-only&E=64")
     values: dict[str, Any] = {}
     for pair in text.lstrip("?").split("&"):

@@ -19,8 +19,9 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from .config import TransformerConfig
+from .memory import estimate, kv_numbers_per_token
 from .model import Transformer, generate_square_subsequent_mask
-from .trace import make_batch, run_pass
+from .trace import active_count, make_batch, run_pass
 
 GPU_FILE = Path(__file__).parent / "data" / "gpus.csv"
 BYTES_PER_NUMBER = {"fp32": 4.0, "bf16": 2.0, "int8": 1.0, "int4": 0.5}
@@ -87,26 +88,48 @@ def param_count(cfg: TransformerConfig) -> ParamCount:
     """Counted from the model built on the meta device, so nothing is allocated."""
     model = Transformer.from_config(cfg, device="meta")
     total = sum(p.numel() for p in model.parameters())
+    active = active_count(model)
     lookups = {id(model.src_embed.lookup.weight), id(model.tgt_embed.lookup.weight)} - {id(model.generator.weight)}
     embedding = sum(p.numel() for p in model.parameters() if id(p) in lookups)
     if model.positional.table is not None:
         embedding += model.positional.table.numel()
-    return ParamCount(total=total, active=total, embedding=embedding)
+    return ParamCount(total=total, active=active, embedding=embedding)
 
 
 # ---- FLOPs -------------------------------------------------------------------------------------------------
 
 
 def _attention_projection_width(cfg: TransformerConfig) -> tuple[int, str]:
-    """Weights of one attention layer's W_q, W_k, W_v, W_o, and their formula."""
-    kv = cfg.nhead_kv * cfg.d_k
-    return 2 * cfg.E * cfg.E + 2 * cfg.E * kv, "2E² + 2E·nhead_kv·d_k"
+    """Weights one token multiplies through in one attention layer, and their formula."""
+    E, H = cfg.E, cfg.nhead
+    if cfg.attention == "mla":
+        d_c, d_q, qk, v = cfg.kv_lora_rank, cfg.q_lora_rank, cfg.qk_head_dim, cfg.v_head_dim
+        query = E * d_q + d_q * H * qk if d_q else E * H * qk
+        width = query + E * (d_c + cfg.rope_head_dim) + d_c * H * (cfg.nope_head_dim + v) + H * v * E
+        q_formula = "E·q_lora_rank + q_lora_rank·nhead·d_qk" if d_q else "E·nhead·d_qk"
+        return width, (f"{q_formula} + E·(kv_lora_rank + rope_head_dim) + kv_lora_rank·nhead·(nope_head_dim + "
+                       "v_head_dim) + nhead·v_head_dim·E")
+    return 2 * E * H * cfg.d_k + 2 * E * cfg.nhead_kv * cfg.d_k, "2E·nhead·d_k + 2E·nhead_kv·d_k"
+
+
+def _scores_width(cfg: TransformerConfig) -> tuple[int, str]:
+    """Per key, one head's q·k and its share of the weighted sum of values: d_qk + d_v multiplies."""
+    if cfg.attention == "mla":
+        return cfg.nhead * (cfg.qk_head_dim + cfg.v_head_dim), "nhead·(d_qk + v_head_dim)"
+    return 2 * cfg.nhead * cfg.d_k, "2·nhead·d_k"
 
 
 def _ffn_width(cfg: TransformerConfig) -> tuple[int, str]:
-    """Weights of one FFN, and their formula: two matrices, three for SwiGLU."""
+    """Weights one token multiplies through in all the FFNs of one stack, and their formula: two matrices, three
+    for SwiGLU; in a layer with experts the router, its top_k experts and the shared ones."""
     k = 3 if cfg.activation == "swiglu" else 2
-    return k * cfg.E * cfg.d_ff, f"{k}E·d_ff"
+    if not cfg.moe:
+        return cfg.layers * k * cfg.E * cfg.d_ff, f"layers·{k}E·d_ff"
+    moe_layers = cfg.layers - cfg.first_dense_layers
+    per_moe = cfg.E * cfg.n_experts + (cfg.top_k + cfg.n_shared_experts) * k * cfg.E * cfg.d_ff_expert
+    dense = f"first_dense_layers·{k}E·d_ff + " if cfg.first_dense_layers else ""
+    return (cfg.first_dense_layers * k * cfg.E * cfg.d_ff + moe_layers * per_moe,
+            f"{dense}(layers − first_dense_layers)·(E·n_experts + (top_k + n_shared_experts)·{k}E·d_ff_expert)")
 
 
 def flops_per_token(cfg: TransformerConfig) -> dict[str, Figure]:
@@ -114,13 +137,14 @@ def flops_per_token(cfg: TransformerConfig) -> dict[str, Figure]:
 
     A multiply and an add are two FLOPs, so a token through a weight matrix costs 2 FLOPs a weight. The
     attention term counts q·k for every key and the weighted sum of the values: 2·2·layers·M·nhead·d_k.
-    For the encoder-decoder the figure is one source token through the encoder plus one target token
-    through the decoder, each attending over its own length (cross-attention over M).
+    Our model computes every score and masks the ones it blocks, so a window or the causal mask saves
+    nothing here; a kernel that skips blocked pairs would. For the encoder-decoder the figure is one source
+    token through the encoder plus one target token through the decoder (cross-attention over M).
     """
     E, V, L, M = cfg.E, cfg.vocab_size, cfg.layers, cfg.M
     attn, attn_f = _attention_projection_width(cfg)
     ffn, ffn_f = _ffn_width(cfg)
-    hd = cfg.nhead * cfg.d_k
+    sw, sw_f = _scores_width(cfg)
     figures: dict[str, Figure] = {}
 
     def add(name: str, value: int, formula: str, filled: str) -> None:
@@ -129,13 +153,13 @@ def flops_per_token(cfg: TransformerConfig) -> dict[str, Figure]:
     if cfg.arch == "encoder-decoder":
         T = cfg.M_target
         add("attention projections", 2 * 3 * L * attn, f"2·3·layers·({attn_f})", f"2·3·{L}·{attn:,}")
-        add("attention scores and sums", 2 * 2 * L * (M + T + M) * hd,
-            "2·2·layers·(M + M_target + M)·nhead·d_k", f"2·2·{L}·({M} + {T} + {M})·{hd}")
-        add("FFN", 2 * 2 * L * ffn, f"2·2·layers·{ffn_f}", f"2·2·{L}·{ffn:,}")
+        add("attention scores and sums", 2 * L * (M + T + M) * sw,
+            f"2·layers·(M + M_target + M)·{sw_f}", f"2·{L}·({M} + {T} + {M})·{sw}")
+        add("FFN", 2 * 2 * ffn, f"2·2·({ffn_f})", f"2·2·{ffn:,}")
     else:
         add("attention projections", 2 * L * attn, f"2·layers·({attn_f})", f"2·{L}·{attn:,}")
-        add("attention scores and sums", 2 * 2 * L * M * hd, "2·2·layers·M·nhead·d_k", f"2·2·{L}·{M}·{hd}")
-        add("FFN", 2 * L * ffn, f"2·layers·{ffn_f}", f"2·{L}·{ffn:,}")
+        add("attention scores and sums", 2 * L * M * sw, f"2·layers·M·{sw_f}", f"2·{L}·{M}·{sw}")
+        add("experts and router" if cfg.moe else "FFN", 2 * ffn, f"2·({ffn_f})", f"2·{ffn:,}")
     add("output layer", 2 * E * V, "2·E·vocab_size", f"2·{E}·{V:,}")
     add("embedding lookup", 0, "0 (a lookup multiplies nothing)", "0")
     total = sum(f.value for f in figures.values())
@@ -147,11 +171,10 @@ def flops_per_token(cfg: TransformerConfig) -> dict[str, Figure]:
 def flops_rule_of_thumb(cfg: TransformerConfig, params: ParamCount | None = None) -> Figure:
     """The usual estimate: 2 FLOPs per active parameter plus the attention term, per token."""
     p = params or param_count(cfg)
-    hd = cfg.nhead * cfg.d_k
-    stacks_term = 2 * 2 * cfg.layers * cfg.M * hd
-    value = 2 * p.active + stacks_term
-    return Figure("rule of thumb", value, "2·P_active + 2·2·layers·M·nhead·d_k",
-                  f"2·{p.active:,} + 2·2·{cfg.layers}·{cfg.M}·{hd}", "FLOPs")
+    sw, sw_f = _scores_width(cfg)
+    value = 2 * p.active + 2 * cfg.layers * cfg.M * sw
+    return Figure("rule of thumb", value, f"2·P_active + 2·layers·M·{sw_f}",
+                  f"2·{p.active:,} + 2·{cfg.layers}·{cfg.M}·{sw}", "FLOPs")
 
 
 def pass_flops(cfg: TransformerConfig) -> Figure:
@@ -161,23 +184,30 @@ def pass_flops(cfg: TransformerConfig) -> Figure:
         tokens = cfg.N * cfg.M
         value = tokens * f["total"].value
         return Figure("forward pass", value, "N·M·(FLOPs per token)", f"{cfg.N}·{cfg.M}·{f['total'].value:,}", "FLOPs")
-    E, L, M, T, hd = cfg.E, cfg.layers, cfg.M, cfg.M_target, cfg.nhead * cfg.d_k
+    E, L, M, T = cfg.E, cfg.layers, cfg.M, cfg.M_target
     attn, _ = _attention_projection_width(cfg)
     ffn, _ = _ffn_width(cfg)
+    sw, _ = _scores_width(cfg)
     kv = 2 * E * cfg.nhead_kv * cfg.d_k  # cross-attention's W_k and W_v read the memory: M tokens, not M_target
-    source = cfg.N * M * (2 * L * (attn + ffn) + 2 * 2 * L * M * hd + 2 * L * kv)
-    target = cfg.N * T * (2 * L * (2 * attn - kv + ffn) + 2 * 2 * L * (T + M) * hd + 2 * E * cfg.vocab_size)
+    source = cfg.N * M * (2 * (L * attn + ffn) + 2 * L * M * sw + 2 * L * kv)
+    target = cfg.N * T * (2 * (L * (2 * attn - kv) + ffn) + 2 * L * (T + M) * sw + 2 * E * cfg.vocab_size)
     return Figure("forward pass", source + target,
-                  "N·M·(2·layers·(attention + FFN + cross K,V) + 2·2·layers·M·nhead·d_k) + "
-                  "N·M_target·(2·layers·(2·attention − cross K,V + FFN) + 2·2·layers·(M_target + M)·nhead·d_k "
+                  "N·M·(2·(layers·attention + FFN + layers·cross K,V) + 2·layers·M·scores) + "
+                  "N·M_target·(2·(layers·(2·attention − cross K,V) + FFN) + 2·layers·(M_target + M)·scores "
                   "+ 2·E·vocab_size)", f"{source:,} + {target:,}", "FLOPs")
 
 
-def counted_flops(cfg: TransformerConfig) -> int:
-    """Matrix-multiply FLOPs PyTorch's FlopCounterMode counts in the model's own pass (meta device: no memory)."""
-    model = Transformer.from_config(cfg, device="meta").requires_grad_(False)  # a forward pass only
-    with FlopCounterMode(display=False) as counter:
-        run_pass(model, cfg, "meta", {}, None)
+def counted_flops(cfg: TransformerConfig, device: str | None = None) -> int:
+    """Matrix-multiply FLOPs PyTorch's FlopCounterMode counts in the model's own pass.
+
+    A large model runs on the meta device, which allocates nothing; there each expert is handed the even
+    share of tokens rounded up (core.experts), so a mixture of experts may count a few rows more than
+    a real pass, where the router hands out exactly top_k · N · M rows.
+    """
+    device = device or ("cpu" if _small_enough(cfg) else "meta")
+    model = Transformer.from_config(cfg, device=device).requires_grad_(False)  # a forward pass only
+    with FlopCounterMode(display=False) as counter, torch.no_grad():
+        run_pass(model, cfg, device, {}, None)
     return int(counter.get_total_flops())
 
 
@@ -226,22 +256,37 @@ def weight_bytes(params: int, precision: str) -> Figure:
 
 
 def kv_cache_bytes(cfg: TransformerConfig, context: int, batch: int, bytes_per_number: float = 2) -> Figure:
-    """K and V of every layer at every position of the context: 2·layers·b·nhead_kv·context·d_k numbers.
-
-    The encoder-decoder's decoder also keeps its cross-attention's K and V over the M source positions;
-    an encoder-only model generates nothing, so it keeps no cache.
+    """What every layer keeps for every position of the context: K and V, 2·nhead_kv·d_k numbers a token, or
+    latent attention's latent and rotary key, kv_lora_rank + rope_head_dim. A windowed layer keeps at most
+    ``window`` positions. The encoder-decoder's decoder also keeps its cross-attention's K and V over the M
+    source positions; an encoder-only model generates nothing, so it keeps no cache.
     """
-    L, kv, d_k, per = cfg.layers, cfg.nhead_kv, cfg.d_k, bytes_per_number
+    L, per = cfg.layers, bytes_per_number
     if cfg.arch == "encoder-only":
         return Figure("KV cache", 0, "0: an encoder-only model reads its input once and generates nothing", "0",
                       "bytes")
+    numbers = kv_numbers_per_token(cfg)
+    if cfg.attention == "mla":
+        width, width_f = numbers, "(kv_lora_rank + rope_head_dim)"
+        width_filled = f"({cfg.kv_lora_rank} + {cfg.rope_head_dim})"
+    else:
+        width, width_f = numbers, "2·nhead_kv·d_k"
+        width_filled = f"2·{cfg.nhead_kv}·{cfg.d_k}"
+    if cfg.window:
+        windowed = sum(cfg.windowed(i) for i in range(L))
+        held = windowed * min(context, cfg.window) + (L - windowed) * context
+        positions_f, positions = "(windowed layers·min(context, window) + full layers·context)", \
+            f"({windowed}·{min(context, cfg.window):,} + {L - windowed}·{context:,})"
+    else:
+        held, positions_f, positions = L * context, "layers·context", f"{L}·{context:,}"
+    value = held * batch * width * per
+    formula, filled = f"{positions_f}·b·{width_f}·bytes", f"{positions}·{batch}·{width_filled}·{per:g}"
     if cfg.arch == "encoder-decoder":
-        value = 2 * L * batch * kv * (context + cfg.M) * d_k * per
-        return Figure("KV cache", value, "2·layers·b·nhead_kv·(context + M)·d_k·bytes",
-                      f"2·{L}·{batch}·{kv}·({context:,} + {cfg.M:,})·{d_k}·{per:g}", "bytes")
-    value = 2 * L * batch * kv * context * d_k * per
-    return Figure("KV cache", value, "2·layers·b·nhead_kv·context·d_k·bytes",
-                  f"2·{L}·{batch}·{kv}·{context:,}·{d_k}·{per:g}", "bytes")
+        cross = L * batch * cfg.M * width * per
+        value += cross
+        formula += f" + layers·b·M·{width_f}·bytes"
+        filled += f" + {L}·{batch}·{cfg.M:,}·{width_filled}·{per:g}"
+    return Figure("KV cache", value, formula, filled, "bytes")
 
 
 def peak_activation_bytes(cfg: TransformerConfig, context: int, batch: int, bytes_per_number: float = 2) -> Figure:
@@ -370,6 +415,12 @@ def saved_activation_bytes(cfg: TransformerConfig) -> int:
     return sum(kept.values())
 
 
+def exact_saved_count(cfg: TransformerConfig) -> bool:
+    """Whether ``expected_saved_bytes`` spells this model out: the other parts save tensors of their own."""
+    return (cfg.arch != "encoder-decoder" and cfg.positional in EXACT_SAVED_POSITIONS and not cfg.moe
+            and cfg.attention == "mha" and not cfg.window and not cfg.qk_norm)
+
+
 def expected_saved_bytes(cfg: TransformerConfig) -> Figure:
     """What our spelled-out single stack keeps for backward, in float32, tensor by tensor.
 
@@ -379,10 +430,10 @@ def expected_saved_bytes(cfg: TransformerConfig) -> Figure:
     and its middle (ReLU keeps one N·M·d_ff tensor, GELU two, SwiGLU four). Once: the ids (int64), the
     mask (bool), the output layer's input and, for pre-norm, the final norm.
     """
-    if cfg.arch == "encoder-decoder" or cfg.positional not in EXACT_SAVED_POSITIONS:
-        raise ValueError(f"the exact count covers decoder-only and encoder-only models with positional in "
-                         f"{', '.join(EXACT_SAVED_POSITIONS)}; arch={cfg.arch}, positional={cfg.positional} "
-                         "is measured only")
+    if not exact_saved_count(cfg):
+        raise ValueError(f"the exact count covers dense decoder-only and encoder-only models with multi-head "
+                         f"attention, no window or qk_norm, and positional in {', '.join(EXACT_SAVED_POSITIONS)}; "
+                         f"arch={cfg.arch}, positional={cfg.positional} is measured only")
     N, M, E, d_ff, hd = cfg.N, cfg.M, cfg.E, cfg.d_ff, cfg.nhead * cfg.d_k
     middle = {"relu": 1, "gelu": 2, "swiglu": 4}[cfg.activation]
     norm = N * M * E + (2 * N * M if cfg.norm == "layernorm" else N * M + N * M * E)  # input + statistics
@@ -500,13 +551,11 @@ def cost_report(cfg: TransformerConfig, settings: CostSettings | None = None, li
         checks["counted_flops"] = counted_flops(cfg)
         if _small_enough(cfg):
             checks["saved_bytes"] = saved_activation_bytes(cfg)
-            if cfg.arch != "encoder-decoder" and cfg.positional in EXACT_SAVED_POSITIONS:
+            if exact_saved_count(cfg):
                 checks["expected_saved_bytes"] = int(expected_saved_bytes(cfg).value)
     return CostReport(cfg, s, p, compute, per_token, inference, fits, decode, training, checks)
 
 
 def _small_enough(cfg: TransformerConfig) -> bool:
     """A real training pass's weights and saved tensors fit the live check's budget (a generous estimate)."""
-    from .memory import estimate
-
     return 3 * estimate(cfg).total <= LIVE_SAVED_BUDGET_BYTES

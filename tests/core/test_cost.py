@@ -120,3 +120,58 @@ def test_report_of_a_small_model_has_its_live_checks_and_a_large_one_its_counter
     assert large.live["saved_bytes"] is None and large.live["counted_flops"] == large.live["formula_flops"]
     assert large.inference["weights, bf16"].value == 137_953_296_384
     assert large.to_dict()["params"]["total"] == 68_976_648_192
+
+
+def test_full_fine_tuning_of_mixtral_at_16_bytes_a_parameter():
+    from core.config import MIXTRAL_8X7B
+
+    p = cost.param_count(MIXTRAL_8X7B)
+    assert (p.total, p.active) == (46_702_792_704, 12_879_925_248)
+    assert cost.training_state_bytes(p.total).value == 747_244_683_264
+
+
+def test_kv_cache_a_token_of_mixtral_in_bf16_and_of_deepseek_v3s_latents():
+    from core.config import DEEPSEEK_V3, MIXTRAL_8X7B
+
+    assert cost.kv_cache_bytes(MIXTRAL_8X7B, context=1, batch=1).value == 131_072
+    assert cost.kv_cache_bytes(DEEPSEEK_V3, context=1, batch=1, bytes_per_number=1).value == 35_136
+
+
+def test_a_window_caps_the_cache_of_its_layers():
+    cfg = TransformerConfig(arch="decoder-only", E=16, nhead=2, layers=4, window=8, global_every=2)
+    short, long = (cost.kv_cache_bytes(cfg, context=c, batch=1).value for c in (8, 1008))
+    per_layer_token = 2 * cfg.nhead_kv * cfg.d_k * 2
+    assert long - short == 2 * 1000 * per_layer_token  # only the two full layers keep growing
+
+
+@st.composite
+def part_configs(draw):
+    """A small decoder-only model with experts, latent attention, a window, head_dim or qk_norm."""
+    attention = draw(st.sampled_from(["mha", "mla"]))
+    parts = {}
+    if attention == "mla":
+        parts = dict(attention="mla", positional="rope", kv_lora_rank=draw(st.integers(1, 6)),
+                     q_lora_rank=draw(st.integers(0, 5)), rope_head_dim=draw(st.sampled_from([2, 4])),
+                     nope_head_dim=draw(st.integers(1, 4)), v_head_dim=draw(st.integers(1, 4)))
+    else:
+        parts = dict(head_dim=draw(st.sampled_from([None, 2, 6])), qk_norm=draw(st.booleans()))
+    layers = draw(st.integers(1, 3))
+    if draw(st.booleans()):
+        n_experts = draw(st.integers(1, 5))
+        parts |= dict(n_experts=n_experts, top_k=draw(st.integers(1, n_experts)),
+                      d_ff_expert=draw(st.integers(1, 6)), n_shared_experts=draw(st.integers(0, 2)),
+                      first_dense_layers=draw(st.integers(0, layers - 1)))
+    if attention == "mha" and draw(st.booleans()):
+        parts |= dict(window=draw(st.integers(1, 5)))
+    return TransformerConfig(arch="decoder-only", N=draw(st.integers(1, 2)), M=draw(st.integers(1, 7)), E=8, nhead=2,
+                             vocab_size=draw(st.integers(2, 20)), layers=layers, d_ff=draw(st.integers(1, 8)),
+                             activation=draw(st.sampled_from(["relu", "swiglu"])), bias=draw(st.booleans()),
+                             **parts)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(part_configs())
+def test_the_counter_equals_the_formula_with_experts_latents_and_windows(cfg):
+    assert cost.counted_flops(cfg) == cost.pass_flops(cfg).value
+    per_token = cost.counted_flops(cfg) / (cfg.N * cfg.M)
+    assert cost.flops_rule_of_thumb(cfg).value - cost.uncounted_flops(cfg).value == per_token
