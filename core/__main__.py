@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import sys
 
-from .cli import OneLineParser, add_config_arguments, config_from, run_main
+from .cli import OneLineParser, add_config_arguments, add_cost_arguments, config_from, cost_settings_from, run_main
+from .cost import CostReport, cost_report
 from .memory import human_bytes
 from .tokens import LEVELS, MAX_LINES, MAX_TOKENS, START_TOKEN, TokenizedText, escaped, text_config, tokenize
 from .trace import Trace, trace
@@ -30,6 +31,9 @@ def build_parser() -> OneLineParser:
                    "each row's first 16 x 16 (batch item 0, head 0)")
     p.add_argument("--text", help="trace this text instead of random ids: one sequence per line; it sets N, M, "
                    f"M_target and vocab_size (at most {MAX_TOKENS} tokens a line, {MAX_LINES} lines)")
+    p.add_argument("--cost", action="store_true", help="what the model costs: FLOPs, inference and training memory, "
+                   "a decode-speed bound, each with its formula (JSON: a 'cost' key)")
+    add_cost_arguments(p)
     p.add_argument("--tokenizer", choices=LEVELS, default="word", help="how --text is split (default word)")
     p.add_argument("--target-text", "--target_text", dest="target_text",
                    help="the encoder-decoder's target (default: the text itself, shifted right)")
@@ -137,6 +141,25 @@ def parts_title(cfg) -> str:
     return out
 
 
+def format_cost(report: CostReport) -> str:
+    """The cost figures as lines: name, value, formula with the config's numbers."""
+    lines = [f"parameters: {report.params.total:,} total, {report.params.active:,} active"]
+    for title, group in (("compute", report.compute), ("FLOPs per token by component", report.flops_by_component),
+                         ("inference memory", report.inference), ("decoding", report.decode),
+                         ("training memory", report.training)):
+        lines.append(f"\n{title}:")
+        for f in group.values():
+            value = human_bytes(f.value) if f.unit == "bytes" else f"{f.value:,.4g} {f.unit}"
+            lines.append(f"  {f.name}: {value}   = {f.formula} = {f.filled}")
+    live = report.live
+    lines.append(f"\nlive check: FlopCounterMode counted {live['counted_flops']:,} FLOPs in the pass; "
+                 f"the formula gives {live['formula_flops']:,}")
+    if live["saved_bytes"] is not None:
+        expected = "" if live["expected_saved_bytes"] is None else f"; our model's count {live['expected_saved_bytes']:,}"
+        lines.append(f"saved for backward: {live['saved_bytes']:,} bytes measured{expected}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -146,16 +169,19 @@ def main(argv: list[str] | None = None) -> int:
         if text is not None:
             cfg = text_config(cfg, text)
         result = trace(cfg, text=text, shape_only=args.shape_only or None)
+        report = cost_report(cfg, cost_settings_from(args)) if args.cost else None
     except ValueError as exc:  # a bad value, or a learned table shorter than the sequences
         return parser.fail(str(exc))
     if text is not None and text.cut:
         print(f"{parser.prog}: note: the text was cut to {MAX_TOKENS} tokens a line and {MAX_LINES} lines",
               file=sys.stderr)
     if args.json:
-        print(json.dumps(result.to_dict(values=args.values), indent=2))
+        out = result.to_dict(values=args.values) | ({"cost": report.to_dict()} if report is not None else {})
+        print(json.dumps(out, indent=2))
     else:
         print(format_table(result) + ("" if text is None else "\n\n" + tokens_line(text))
-              + ("\n\n" + format_values(result) if args.values and not result.shape_only else ""))
+              + ("\n\n" + format_values(result) if args.values and not result.shape_only else "")
+              + ("" if report is None else "\n\n" + format_cost(report)))
     return 0
 
 

@@ -104,6 +104,36 @@ def add_config_arguments(parser: argparse.ArgumentParser) -> None:
             parser.add_argument(*spellings, dest=name, type=int, help=f"{text} ({low} to {high:,}; default {default})")
 
 
+def add_cost_arguments(parser: argparse.ArgumentParser) -> None:
+    """Flags for what a cost depends on beyond the model (core.cost.CostSettings); each None unless given."""
+    from .cost import OPTIMIZERS, RECOMPUTE, CostSettings, gpus
+
+    d = CostSettings()
+    parser.add_argument("--context", type=int, help="tokens of context for the KV cache and decoding (default M)")
+    parser.add_argument("--batch", type=int, help="sequences decoded at once (default N)")
+    parser.add_argument("--gpu", choices=[g.name for g in gpus()], help=f"the GPU (default {d.gpu})")
+    parser.add_argument("--mfu", type=float, help=f"model FLOPs utilisation, a fraction of the peak (default {d.mfu})")
+    parser.add_argument("--train-tokens", "--train_tokens", dest="train_tokens", type=float,
+                        help="training tokens D (default the compute-optimal 20 x active parameters)")
+    parser.add_argument("--optimizer", choices=list(OPTIMIZERS), help=f"training set-up (default {d.optimizer})")
+    parser.add_argument("--zero-stage", "--zero_stage", dest="zero_stage", type=int, choices=(0, 1, 2, 3),
+                        help="ZeRO stage: 1 shards the optimizer state, 2 the gradients too, 3 the weights too")
+    parser.add_argument("--data-parallel", "--data_parallel", dest="data_parallel", type=int,
+                        help="GPUs the ZeRO stage shards over (default 1)")
+    parser.add_argument("--recompute", choices=RECOMPUTE, help="activation recomputation (default none)")
+    parser.add_argument("--flash", action=argparse.BooleanOptionalAction, default=None,
+                        help="FlashAttention: the attention map is never stored")
+
+
+def cost_settings_from(args: argparse.Namespace):
+    """The CostSettings the flags describe; raises its ValueError for a bad value."""
+    from .cost import CostSettings
+
+    names = ("context", "batch", "gpu", "mfu", "train_tokens", "optimizer", "zero_stage", "data_parallel",
+             "recompute", "flash")
+    return CostSettings(**{n: getattr(args, n) for n in names if getattr(args, n, None) is not None})
+
+
 def config_from(args: argparse.Namespace) -> TransformerConfig:
     """The config the flags describe; raises TransformerConfig's ValueError for a bad value."""
     given = {name: getattr(args, name) for name in _FLAGS if getattr(args, name) is not None}
