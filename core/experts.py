@@ -39,8 +39,7 @@ def even_share(tokens: int, top_k: int, n_experts: int) -> int:
 
 def linear(x: Tensor, W: Tensor, b: Tensor | None, e: int) -> Tensor:
     """Expert e's nn.Linear: x W[e]^T + b[e], with no bias when the layer has none."""
-    y = x @ W[e].T  # (T_e, in_features) -> (T_e, out_features)
-    return y if b is None else y + b[e]
+    return F.linear(x, W[e], None if b is None else b[e])  # (T_e, in_features) -> (T_e, out_features)
 
 
 class StackedExperts(nn.Module):
