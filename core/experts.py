@@ -7,8 +7,8 @@ there are any, read every token (DeepSeek's); their n_shared_experts FFNs of wid
 of width n_shared_experts · d_ff_expert, as Hugging Face builds them, which computes the same sum.
 
 A layer's routed experts keep their weights stacked, as Hugging Face keeps them: expert e's matrices are
-W_gate[e], W_up[e] and W_down[e], slice e of three (n_experts, ...) tensors, one parameter each for the layer.
-Each expert computes FeedForward's sum with its slices, on the tokens routed to it.
+W_gate[e], W_up[e] (SwiGLU only) and W_down[e], slice e of (n_experts, ...) tensors, one parameter each for
+the layer. Each expert computes FeedForward's sum with its slices, on the tokens routed to it.
 
 This is the one place in the model where a shape depends on the data: how many tokens an expert gets,
 T_e, is decided by the router. On PyTorch's meta device there are no values to decide with, so each expert
