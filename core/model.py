@@ -283,7 +283,7 @@ def make_ffn(E: int, d_ff: int, device, activation: str, bias: bool, experts: di
     """A layer's FFN: the dense FeedForward, or, given ``experts`` (n_experts, top_k, d_ff_expert, ...), a mixture."""
     if experts is None:
         return FeedForward(E, d_ff, device, activation=activation, bias=bias)
-    return Experts(E, **experts, device=device,
+    return Experts(E, **experts, activation=activation, bias=bias, device=device,
                    make_ffn=lambda E, width: FeedForward(E, width, device, activation=activation, bias=bias))
 
 

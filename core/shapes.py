@@ -32,11 +32,11 @@ IN_PLACE = frozenset({torch.Tensor.index_add_, torch.Tensor.masked_fill_, torch.
 def _layout(value: Any) -> Any:
     """A hashable stand-in for one argument: a meta tensor's layout, or the value itself."""
     if isinstance(value, torch.Tensor):
-        if value.device.type != "meta":
+        if not value.is_meta:
             raise TypeError("a real tensor: its operator must really run")
-        return (tuple(value.shape), value.stride(), value.dtype)
+        return value.shape, value.stride(), value.dtype  # torch.Size is a tuple: hashable as it is
     if isinstance(value, (list, tuple)):
-        return tuple(_layout(v) for v in value)
+        return tuple(map(_layout, value))
     hash(value)  # TypeError for anything that cannot key a cache
     return value
 

@@ -185,9 +185,10 @@ def make_batch(cfg: TransformerConfig, device: str = "cpu") -> tuple[Tensor, Ten
 
 def active_count(model: Transformer) -> int:
     """Parameters one token's pass touches, counted on the module: all of them less, in every Experts FFN, the
-    routed experts it skips (it runs top_k of them; the experts are alike, so which ones does not matter)."""
-    skipped = sum(p.numel() for m in model.modules() if isinstance(m, Experts)
-                  for expert in m.experts[m.top_k:] for p in expert.parameters())
+    routed experts it skips (it runs top_k of them; the experts are alike, so which ones does not matter).
+    The routed experts' weights are stacked along their first axis: slices top_k onwards are the skipped ones."""
+    skipped = sum(p[m.top_k:].numel() for m in model.modules() if isinstance(m, Experts)
+                  for p in m.experts.parameters())
     return sum(p.numel() for p in model.parameters()) - skipped
 
 

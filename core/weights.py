@@ -20,6 +20,8 @@ import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
+from .experts import StackedExperts
+
 M = TypeVar("M", bound=nn.Module)
 
 # The nn.init functions PyTorch's layers call from reset_parameters as they are made.
@@ -53,6 +55,8 @@ def init_block(block: nn.Module, seed: int, index: int, skip: set[int] | None = 
                 continue
             if isinstance(module, nn.Linear):
                 bound = 1.0 / math.sqrt(module.in_features)  # PyTorch's own for nn.Linear
+            elif isinstance(module, StackedExperts):
+                bound = 1.0 / math.sqrt(module.in_features(name))  # each expert's, as for its own nn.Linear
             elif isinstance(module, nn.Embedding):
                 bound = math.sqrt(3.0 / module.embedding_dim)  # standard deviation 1/sqrt(E)
             else:

@@ -82,7 +82,7 @@ def test_the_experts_output_is_each_tokens_chosen_experts_weighted_and_summed():
     torch.manual_seed(0)
     E, n_experts, top_k = 6, 4, 2
     moe = Experts(E, n_experts, top_k, 5, lambda E, w: FeedForward(E, w, activation="swiglu", bias=False),
-                  n_shared_experts=1, norm_topk=False)
+                  activation="swiglu", bias=False, n_shared_experts=1, norm_topk=False)
     x = torch.randn(2, 3, E)  # (N, M, E)
     rec = {}
     with torch.no_grad():
@@ -91,7 +91,7 @@ def test_the_experts_output_is_each_tokens_chosen_experts_weighted_and_summed():
             for m in range(3):
                 probs = torch.softmax(moe.router(x[n, m]), -1)  # (n_experts,)
                 w, idx = probs.topk(top_k)
-                want = sum(w[j] * moe.experts[int(idx[j])](x[n, m]) for j in range(top_k)) + moe.shared(x[n, m])
+                want = sum(w[j] * moe.experts(int(idx[j]), x[n, m]) for j in range(top_k)) + moe.shared(x[n, m])
                 torch.testing.assert_close(out[n, m], want)
     assert rec["tokens_per_expert"].sum() == 2 * 3 * top_k
     assert rec["expert0.in"].shape == (int(rec["tokens_per_expert"][0]), E)
@@ -119,7 +119,7 @@ def ids(cfg: TransformerConfig) -> torch.Tensor:
 
 def copy_into(hf, ours: Transformer, cfg: TransformerConfig):
     """Our weights into HF's Mixtral-, Qwen3-MoE- or Mistral-shaped model: the router is HF's gate, expert e's
-    gate and up stack into gate_up_proj[e], its down is down_proj[e]."""
+    gate and up stack into gate_up_proj[e], its down is down_proj[e]: both sides keep every expert stacked."""
     m = hf.model
     with torch.no_grad():
         m.embed_tokens.weight.copy_(ours.src_embed.lookup.weight)
@@ -133,9 +133,9 @@ def copy_into(hf, ours: Transformer, cfg: TransformerConfig):
                 block.self_attn.k_norm.weight.copy_(layer.self_attn.k_norm.weight)
             if isinstance(layer.ffn, Experts):
                 block.mlp.gate.weight.copy_(layer.ffn.router.weight)
-                for e, expert in enumerate(layer.ffn.experts):
-                    block.mlp.experts.gate_up_proj[e].copy_(torch.cat((expert.linear1.weight, expert.linear3.weight)))
-                    block.mlp.experts.down_proj[e].copy_(expert.linear2.weight)
+                experts = layer.ffn.experts  # (n_experts, ...) each, as HF's
+                block.mlp.experts.gate_up_proj.copy_(torch.cat((experts.W_gate, experts.W_up), dim=1))
+                block.mlp.experts.down_proj.copy_(experts.W_down)
             else:
                 for hf_name, name in (("gate_proj", "linear1"), ("up_proj", "linear3"), ("down_proj", "linear2")):
                     getattr(block.mlp, hf_name).weight.copy_(getattr(layer.ffn, name).weight)

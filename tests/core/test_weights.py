@@ -38,6 +38,21 @@ def test_spreads_are_pytorchs_for_linear_layers_and_unit_sized_for_embedded_toke
     assert model.positional.table.std().item() == pytest.approx(1.0, abs=0.02)  # the sinusoids' size
 
 
+def test_stacked_experts_get_each_experts_own_linear_spread_and_the_seed_fixes_them():
+    """Expert e's slices are drawn as its own nn.Linear's would be: within 1/sqrt(E) going in, 1/sqrt(d_ff_expert)
+    coming out, biases alike; the same seed gives the same experts."""
+    cfg = TransformerConfig(arch="decoder-only", N=1, M=4, E=64, nhead=4, vocab_size=30, layers=1, n_experts=4,
+                            top_k=2, d_ff_expert=16, activation="swiglu")
+    experts = Transformer.from_config(cfg).decoder[0].ffn.experts
+    for name in ("W_gate", "W_up", "b_gate", "b_up"):
+        assert 0.9 / 64 ** 0.5 < getattr(experts, name).abs().max() <= 1 / 64 ** 0.5, name
+    for name in ("W_down", "b_down"):
+        assert 0.9 / 16 ** 0.5 < getattr(experts, name).abs().max() <= 1 / 16 ** 0.5, name
+    again = Transformer.from_config(cfg).decoder[0].ffn.experts
+    other = Transformer.from_config(cfg.replace(seed=1)).decoder[0].ffn.experts
+    assert torch.equal(experts.W_down, again.W_down) and not torch.equal(experts.W_down, other.W_down)
+
+
 def test_building_draws_nothing_from_the_global_stream():
     state = torch.get_rng_state()
     Transformer.from_config(CFG)

@@ -48,9 +48,9 @@ def copy_experts(ours, hf_moe) -> None:
     """Our Experts (core.experts) into HF's DeepseekV2Moe: the router, every expert's three matrices stacked as HF
     keeps them (gate and up side by side in gate_up_proj), and the shared experts as one FFN."""
     hf_moe.gate.weight.copy_(ours.router.weight)
-    for e, expert in enumerate(ours.experts):
-        hf_moe.experts.gate_up_proj[e].copy_(torch.cat((expert.linear1.weight, expert.linear3.weight)))  # (2 d, E)
-        hf_moe.experts.down_proj[e].copy_(expert.linear2.weight)  # (E, d)
+    experts = ours.experts
+    hf_moe.experts.gate_up_proj.copy_(torch.cat((experts.W_gate, experts.W_up), dim=1))  # (n_experts, 2 d, E)
+    hf_moe.experts.down_proj.copy_(experts.W_down)  # (n_experts, E, d)
     copy_ffn(ours.shared, hf_moe.shared_experts)
 
 
