@@ -33,6 +33,7 @@ from .base import (MAX_DEPTH, MAX_FF, MAX_FFN_PROBE_WIDTH, MAX_GRU_ELEMENTS, MAX
                    MAX_HEAD_TRIES, MAX_LEN, MAX_MASK_DRAWN, MAX_MASK_SIDE, MAX_SCORE_WIDTH, MAX_VOCAB, MAX_WIDTH,
                    MIN_WIDTH, NUDGES, PROBE_INPUTS, PROBE_WIDTH, RAISED_WIDTH, SIZE_LABELS, Evidence, bounded,
                    raised_note)
+from .cost import cost
 from .families import family_parts, family_reach, part_counts
 from .heads import kv_cache, kv_sharing
 from .layers import ffn_layers, residual_ablation
@@ -47,7 +48,7 @@ EXPERIMENTS: dict[str, Callable[[TransformerConfig], Evidence]] = {
                             ffn_layers, learned_positions, causal_probe, mask_counts, shift_right,
                             parameter_counts, softmax_axis, batch_first, attention_shapes, pass_shapes,
                             family_parts, family_reach, part_counts, kv_sharing, kv_cache, rope_probe, norm_compare,
-                            pre_post_gradient)
+                            pre_post_gradient, cost)
 }
 
 
