@@ -50,7 +50,7 @@ def flops_frame(by_component: Mapping[str, Any]) -> pd.DataFrame:
 def flops_spec(frame: pd.DataFrame, ink: str) -> dict:
     """A horizontal bar a component, longest first, with its share beside it."""
     bars = alt.Chart(frame).mark_bar(color="#1f77b4").encode(
-        y=alt.Y("component:N", sort="-x", title=None, axis=alt.Axis(labelLimit=0)),
+        y=alt.Y("component:N", sort="-x", title=None, axis=alt.Axis(labelLimit=0, labelOverlap=False)),
         x=alt.X("FLOPs per token:Q", title="FLOPs per token, forward", axis=alt.Axis(format="~s")),
         tooltip=["component:N", alt.Tooltip("FLOPs per token:Q", format=","), alt.Tooltip("share:Q", format=".1%")],
     )
