@@ -41,5 +41,5 @@ with guard("Comparing the two models"):
                 "is at each model's own M and N (context and batch), bf16 weights and cache, and mixed-precision "
                 "Adam for training; the Cost page sets them for the sidebar's model.")
     for section in sections(lines):
-        st.subheader(section[0].upper() + section[1:])
+        st.header(section[0].upper() + section[1:])
         st.table(highlighted(section_frame(lines, section, a_label, b_label)).hide(axis="index"))
