@@ -7,7 +7,10 @@ import pytest
 
 from core.compare import find_preset
 from core.cost import CostSettings, cost_report
-from tests.support.apptest import open_page
+from core import DEFAULT
+from quizzes import QUESTIONS, Context
+from quizzes.bank import BY_ID
+from tests.support.apptest import open_page, score_line
 
 
 def warnings(at) -> str:
@@ -119,3 +122,18 @@ def test_compare_marks_every_difference():
     at = open_page("compare", {"a": "Llama-2-7B", "b": "Llama-2-70B"})
     marked = "\n".join(t.value.to_string() for t in at.table)
     assert "≠" in marked
+
+
+def test_the_quiz_shows_the_cost_topics_evidence_and_marks_an_answer():
+    """Every Cost question's evidence draws on the quiz page; the numeric one about 6ND is marked right when
+    answered with core.cost's figure."""
+    from tests.support.apptest import answer, answered
+
+    qids = [q.id for q in QUESTIONS if q.topic == "Cost" and q.applies(DEFAULT)]
+    at = answered(qids, topic="Cost")
+    assert not at.exception
+    at = open_page("quiz", {"topic": "cost", "q": "3"})
+    assert at.header[0].value == "Q3 · Cost"
+    right = BY_ID["cost-6nd"].expected(Context(DEFAULT))
+    answer(at, "cost-6nd", f"{right:.6g}")
+    assert "**1 right**" in score_line(at)
