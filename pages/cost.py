@@ -94,10 +94,12 @@ if report is not None:
         weights = report.inference["weights, bf16"].value
         cache = report.inference["KV cache"].value
         bigger = "more than" if cache > weights else "less than"
-        st.caption(f"At s = {state['c_context']:,} and b = {state['c_batch']}, the KV cache takes {bigger} the "
-                   f"bf16 weights ({cache / weights:.2f} ×): the weights stay fixed, the cache grows with every token "
-                   "of every sequence. Peak activations are one forward pass's largest moment; spelled-out "
-                   "attention's scores, 2 · b · nhead · s², grow with the square of the context.")
+        cache_words = (f"At s = {state['c_context']:,} and b = {state['c_batch']}, the KV cache takes {bigger} the "
+                       f"bf16 weights ({cache / weights:.2f} ×): the weights stay fixed, the cache grows with every "
+                       "token of every sequence." if cache else
+                       "An encoder-only model reads its input once and generates nothing, so it keeps no KV cache.")
+        st.caption(cache_words + " Peak activations are one forward pass's largest moment; spelled-out attention's "
+                   "scores, 2 · b · nhead · s², grow with the square of the context.")
         st.subheader("Fits on")
         st.caption("Weights in bf16 plus the KV cache plus peak activations, against each GPU's memory (no "
                    "framework overhead counted). Each GPU's figures come from the datasheet named in its row.")

@@ -27,7 +27,7 @@ def texts(at) -> str:
     return "\n".join(parts)
 
 
-@pytest.mark.parametrize("preset", ["Default", "Llama-2-70B", "GPT-3"])
+@pytest.mark.parametrize("preset", ["Default", "Tiny BERT", "Llama-2-70B", "GPT-3"])
 def test_cost_page_renders_at_the_sidebars_extremes(preset):
     at = open_page("cost", {"preset": preset})
     assert not at.exception

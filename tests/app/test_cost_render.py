@@ -52,3 +52,19 @@ def test_compare_marks_each_differing_line():
     css = highlighted(frame).to_html().split("</style>")[0]
     shaded = {part.split("_")[-2] for part in css.split("#T_")[1:] if DIFF_BACKGROUND.split(": ")[1] in part}
     assert shaded == {"row0"}  # the differing line's cells, and no other's
+
+
+def test_every_table_builds_for_experts_and_latent_attention():
+    """The sidebar offers neither family, but the builders take any config's report (the CLI's and the quiz's)."""
+    from core.config import PART_PRESETS
+
+    for cfg in (PART_PRESETS["Tiny MoE (8 experts, top 2)"], PART_PRESETS["Tiny MLA (latent attention)"],
+                REAL_MODELS["DeepSeek-V3"]):
+        r = cost_report(cfg, CostSettings(context=32_768, batch=8), live=False)
+        for figures in (r.compute, r.flops_by_component, r.inference, r.decode, r.training):
+            frame = figures_frame(figures)
+            assert list(frame["figure"]) == list(figures)
+            assert list(frame["with this config's numbers"]) == [f.filled for f in figures.values()]
+        assert flops_frame(r.flops_by_component)["FLOPs per token"].sum() == r.flops_by_component["total"].value
+        assert len(fits_frame(r.fits, gpus())) == len(gpus())
+        assert crossover_words(r.decode, 8)
