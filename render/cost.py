@@ -67,7 +67,8 @@ def fits_frame(fits: Iterable[tuple[str, bool, float]], cards: Iterable[Any]) ->
         c = by_name[name]
         rows.append({"GPU": name, "fits": "yes" if fits else "no", "share of memory": f"{share:.1%}",
                      "GPUs needed": max(1, math.ceil(share)), "memory": f"{c.memory_bytes / 10**9:g} GB",
-                     "bandwidth": f"{c.bandwidth / 10**9:,.0f} GB/s", "bf16 peak": f"{c.bf16_flops / 10**12:,.0f} TFLOPS",
+                     "bandwidth": f"{c.bandwidth / 10**9:,.0f} GB/s",
+                     "bf16 peak": f"{c.bf16_flops / 10**12:,.0f} TFLOPS",
                      "source": c.source})
     return pd.DataFrame(rows)
 
