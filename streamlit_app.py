@@ -44,6 +44,8 @@ PAGES = [
     st.Page("pages/quiz.py", title="Quiz", icon=":material/quiz:", url_path="quiz"),
     st.Page("pages/training_lab.py", title="Training lab", icon=":material/science:", url_path="training_lab"),
     st.Page("pages/decoding.py", title="Decoding", icon=":material/account_tree:", url_path="decoding"),
+    st.Page("pages/cost.py", title="Cost", icon=":material/calculate:", url_path="cost"),
+    st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
 ]
 
 # A heatmap has a fixed size, wider than a phone's column: each chart scrolls sideways in its own box

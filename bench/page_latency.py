@@ -57,7 +57,8 @@ def timed(at: AppTest) -> float:
     return elapsed
 
 PAGES = {"explorer": "pages/explorer.py", "attention": "pages/attention.py", "positional": "pages/positional.py",
-         "quiz": "pages/quiz.py", "training_lab": "pages/training_lab.py"}
+         "quiz": "pages/quiz.py", "training_lab": "pages/training_lab.py", "cost": "pages/cost.py",
+         "compare": "pages/compare.py"}
 SLIDERS = {"N": list(range(N_RANGE[0], N_RANGE[1] + 1)), "M": LENGTHS, "M_target": LENGTHS, "E": WIDTHS,
            "vocab_size": VOCABS, "layers": list(range(LAYER_RANGE[0], LAYER_RANGE[1] + 1)), "d_ff": FFS}
 

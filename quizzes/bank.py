@@ -11,12 +11,12 @@ from core.config import file_name_sizes
 
 from .check import format_answer, shown_formula, to_json_value
 from .questions import Context, Question
-from .topics import (decoding, dk, families, ffn, gqa, kv_cache, masking, norms, params, positional, qkv, rnn, rope,
-                     shapes, shifted, skip, swiglu, t5, your_text)
+from .topics import (cost, decoding, dk, families, ffn, gqa, kv_cache, masking, norms, params, positional, qkv, rnn,
+                     rope, shapes, shifted, skip, swiglu, t5, your_text)
 
 _MODULES = (
     rnn, skip, dk, qkv, ffn, positional, masking, shifted, params, shapes,
-    families, gqa, kv_cache, rope, t5, norms, swiglu, your_text, decoding,
+    families, gqa, kv_cache, rope, t5, norms, swiglu, cost, your_text, decoding,
 )
 TOPICS: tuple[str, ...] = tuple(m.TOPIC for m in _MODULES)
 QUESTIONS: tuple[Question, ...] = tuple(q for m in _MODULES for q in m.QUESTIONS)

@@ -19,6 +19,8 @@ from types import MappingProxyType
 from typing import Any, Callable, Collection, Mapping, MutableMapping, Sequence, TypeVar
 
 from core import TransformerConfig
+from core.config import PART_PRESETS, PRESETS, REAL_MODELS
+from core.cost import OPTIMIZERS, RECOMPUTE, gpus
 from core.views import ALL_KINDS, MAX_ROPE_POSITION, attention_kinds
 from quizzes import TOPICS, Question, questions_for
 
@@ -266,6 +268,58 @@ DECODING_CHOICES = (
 )
 
 
+# The Cost page's hardware and training set-up (gpu=nvidia-a100-sxm-80gb&context=32768&recompute=selective): a
+# lesson on the KV cache at long context, or on fine-tuning with ZeRO, opens on the set-up it talks about.
+GPU_NAMES = [g.name for g in gpus()]
+MFU_CHOICES = [0.1, 0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8]
+CONTEXT_CHOICES = [2 ** k for k in range(21)]  # 1 to 1,048,576 tokens
+BATCH_CHOICES = [2 ** k for k in range(11)]  # 1 to 1,024 sequences
+DP_CHOICES = [2 ** k for k in range(13)]  # 1 to 4,096 GPUs
+OPTIMAL = "optimal"  # D = 20 · active parameters (Chinchilla)
+TOKEN_TEXT = {OPTIMAL: "optimal", 1e9: "1B", 1e10: "10B", 1e11: "100B", 3e11: "300B", 1e12: "1T", 1.4e12: "1.4T",
+              2e12: "2T", 1.5e13: "15T"}
+FLASH_TEXT = {False: "off", True: "on"}
+
+
+def _with(options: list[int], value: int) -> list[int]:
+    return sorted({*options, value})
+
+
+def cost_choices() -> tuple[Choice, ...]:
+    """The Cost page's choices: each a widget's key (c_...) and its name in the link."""
+    return (
+        Choice("gpu", "c_gpu", lambda cfg, state: GPU_NAMES, lambda cfg, state: GPU_NAMES[0], slug),
+        Choice("mfu", "c_mfu", lambda cfg, state: MFU_CHOICES, lambda cfg, state: 0.4, lambda v: f"{v:g}"),
+        Choice("context", "c_context", lambda cfg, state: _with(CONTEXT_CHOICES, cfg.M), lambda cfg, state: cfg.M),
+        Choice("batch", "c_batch", lambda cfg, state: _with(BATCH_CHOICES, cfg.N), lambda cfg, state: cfg.N),
+        Choice("tokens", "c_tokens", lambda cfg, state: list(TOKEN_TEXT), lambda cfg, state: OPTIMAL,
+               TOKEN_TEXT.__getitem__),
+        Choice("optimizer", "c_optimizer", lambda cfg, state: list(OPTIMIZERS),
+               lambda cfg, state: next(iter(OPTIMIZERS)), slug),
+        Choice("zero", "c_zero", lambda cfg, state: [0, 1, 2, 3], lambda cfg, state: 0),
+        Choice("dp", "c_dp", lambda cfg, state: DP_CHOICES, lambda cfg, state: 1),
+        Choice("recompute", "c_recompute", lambda cfg, state: list(RECOMPUTE), lambda cfg, state: RECOMPUTE[0]),
+        Choice("flash", "c_flash", lambda cfg, state: [False, True], lambda cfg, state: False, FLASH_TEXT.__getitem__),
+    )
+
+
+# The Compare page's two sides (a=Llama-2-70B&b=Mixtral-8x7B): the sidebar's model or any preset, by its
+# short name (the part before " (", as core.compare.find_preset reads it too).
+SIDEBAR_MODEL = "sidebar"
+COMPARED = list(dict.fromkeys([SIDEBAR_MODEL, *PRESETS, *REAL_MODELS, *PART_PRESETS]))
+
+
+def short_name(name: str) -> str:
+    """A preset's name without its parenthesis ("Tiny MoE (8 experts, top 2)" is "Tiny MoE")."""
+    return name.split(" (")[0]
+
+
+COMPARE_CHOICES = (
+    Choice("a", "cmp_a", lambda cfg, state: COMPARED, lambda cfg, state: SIDEBAR_MODEL, short_name),
+    Choice("b", "cmp_b", lambda cfg, state: COMPARED, lambda cfg, state: "Mixtral-8x7B", short_name),
+)
+
+
 PAGE_CHOICES: dict[str, tuple[Choice, ...]] = {
     "decoding": DECODING_CHOICES,
     "": EXPLORER_CHOICES,  # the default page's url_path
@@ -310,6 +364,8 @@ PAGE_CHOICES: dict[str, tuple[Choice, ...]] = {
         Choice("q", "quiz_at", _quiz_ids, lambda cfg, state: _quiz_ids(cfg, state)[0], counts="questions", first=1,
                whose=_whose_questions, prefix="Q", sets=(("quiz_mode", ONE), (LINKED, True))),
     ),
+    "cost": cost_choices(),
+    "compare": COMPARE_CHOICES,
 }
 
 

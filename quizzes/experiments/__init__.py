@@ -35,6 +35,7 @@ from .base import (MAX_DEPTH, MAX_FF, MAX_FFN_PROBE_WIDTH, MAX_GRU_ELEMENTS, MAX
                    MIN_WIDTH, NUDGES, PROBE_INPUTS, PROBE_WIDTH, RAISED_WIDTH, SIZE_LABELS, Evidence, bounded,
                    raised_note)
 from .decoding import decoding
+from .cost import cost
 from .families import family_parts, family_reach, part_counts
 from .heads import kv_cache, kv_sharing
 from .layers import ffn_layers, residual_ablation
@@ -50,7 +51,7 @@ EXPERIMENTS: dict[str, Callable[[TransformerConfig], Evidence]] = {
                             ffn_layers, learned_positions, causal_probe, mask_counts, shift_right,
                             parameter_counts, softmax_axis, batch_first, attention_shapes, pass_shapes,
                             family_parts, family_reach, part_counts, kv_sharing, kv_cache, rope_probe, norm_compare,
-                            pre_post_gradient, relative_probe, decoding)
+                            pre_post_gradient, relative_probe, decoding, cost)
 }
 
 

@@ -13,7 +13,7 @@ from tests.support.configs import ENC_DEC_AT_GPT3_WIDTHS
 from tests.support.links import config_link
 
 PAGES = ["pages/explorer.py", "pages/attention.py", "pages/positional.py", "pages/quiz.py", "pages/training_lab.py",
-         "pages/decoding.py"]
+         "pages/decoding.py", "pages/cost.py", "pages/compare.py"]
 GPT3 = next(name for name in PRESETS if name.startswith("GPT-3"))
 
 

@@ -140,7 +140,7 @@ def test_the_preset_help_lists_each_presets_family_and_parts():
 
 # ---- Every page, every family -------------------------------------------------------------------------------
 
-PAGES = ["explorer", "attention", "positional", "quiz", "training_lab"]
+PAGES = ["explorer", "attention", "positional", "quiz", "training_lab", "cost", "compare"]
 TINY = {"encoder-decoder": "Default (M=8, E=16, nhead=2)", "decoder-only": "Tiny GPT (decoder-only)",
         "encoder-only": "Tiny BERT (encoder-only)"}
 PARTS = {"norm_first": True, "norm": "rmsnorm", "activation": "swiglu", "positional": "rope", "bias": False}
