@@ -123,10 +123,12 @@ def slim_estimate(cfg: TransformerConfig) -> SlimEstimate:
     if cfg.moe:  # a layer with experts holds every expert's weights
         ffn = max(ffn, sum(moe_params(cfg).values()) // moe_layers(cfg))
     cross = cfg.arch == "encoder-decoder"  # the largest layer: a decoder layer of the paper's model
+    # T5: a stack's first layer also holds the stack's relative bias table (relative_buckets, nhead)
+    relative = cfg.relative_buckets * cfg.nhead if cfg.positional == "relative" else 0
     return SlimEstimate(
         tables=FLOAT_BYTES * (cfg.vocab_size * E + (cfg.max_len * E if cfg.positional == "learned" else 0)),
         layer=FLOAT_BYTES * ((1 + cross) * attention + ffn
-                             + (2 + cross) * layernorm_params(E)),
+                             + (2 + cross) * layernorm_params(E) + relative),
         maps=one.attention,
         rest=one.linear + one.transient,
         ids=INDEX_BYTES * cfg.N * (cfg.M + (cfg.M_target or 0)),

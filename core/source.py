@@ -40,7 +40,8 @@ _METHODS = (
     (re.compile(r"^dec\.\d+\.(\w+)$"), model.DecoderLayer.forward, lambda m: f'prefix + "{m.group(1)}"'),
     (re.compile(r"^memory$"), model.Transformer.encode, lambda m: '"memory"'),
     (re.compile(r"^dec\.out$"), model.Transformer.decode, lambda m: '"dec.out"'),
-    (re.compile(r"^(logits|probs)$"), model.Transformer.forward, lambda m: f'"{m.group(1)}"'),
+    (re.compile(r"^logits$"), model.Transformer.output, lambda m: '"logits"'),
+    (re.compile(r"^probs$"), model.Transformer.forward, lambda m: '"probs"'),
 )
 
 

@@ -246,7 +246,8 @@ def rope_allowance(q: Tensor, k: Tensor, i: int, j: int, s: int) -> float:
     """A bound on float32 rounding between the two scores. An angle p * rate is rounded to about
     p * 2^-24 radians, so the bound grows with the positions; the dot product adds a few roundings a dimension."""
     eps = torch.finfo(torch.float32).eps
-    return float(q.norm() * k.norm()) * eps * (4 * (i + j + 2 * s) + 4 * q.shape[-1] + 16)
+    # Norms in float64: squaring a tiny float32 entry (1e-25) underflows to 0, and a zero bound allows nothing.
+    return float(q.double().norm() * k.double().norm()) * eps * (4 * (i + j + 2 * s) + 4 * q.shape[-1] + 16)
 
 
 def rope_vectors(cfg: TransformerConfig, t: Trace | None = None) -> tuple[Tensor, Tensor, str]:

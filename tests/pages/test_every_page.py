@@ -161,6 +161,7 @@ def test_attention_page_draws_the_paper_big_model_from_a_slim_pass(monkeypatch):
     monkeypatch.setattr(GATE, "reserve", lambda nbytes: reserved.append(nbytes) or reserve(nbytes))
     at = make_app().run()
     at.switch_page("pages/attention.py").run()
+    reserved.clear()  # the default model's own trace reserves too unless an earlier test cached it
     at.sidebar.selectbox(key="w_preset").set_value("Paper big (E=1024, 6+6 layers)").run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]

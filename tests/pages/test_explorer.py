@@ -370,9 +370,9 @@ def test_config_is_per_session():
     assert running(second).N == 2
 
 
-def test_large_counts_fit_their_boxes_and_borrowed_sizes_are_explained():
+def test_large_counts_fit_their_boxes_and_a_real_model_counts_as_itself():
     """A metric box cuts long numbers off ("406,529,766,…"): large counts are shortened, exact in the
-    help. A preset with a decoder-only model's widths says why its count is larger than the model's."""
+    help. A real model's preset is that model (no borrowed widths in another arch): its published count."""
     at = make_app().run()
     assert [m.value for m in at.metric][1] == "20,260"  # small counts stay exact
     assert [m.label for m in at.metric][2] == "this pass holds"
@@ -381,12 +381,13 @@ def test_large_counts_fit_their_boxes_and_borrowed_sizes_are_explained():
     assert not at.exception, at.exception
     values = {m.label: m for m in at.metric}
     total = trace(PRESETS[name]).params["total"]
+    assert total == 174_604_259_328  # GPT-3 175B itself, decoder-only
     assert values["parameters"].value == f"{total / 1e9:.1f} billion"
     assert values["parameters"].proto.help == f"Exactly {total:,}."
-    assert values["attention weights per layer"].value == "25.8 billion"  # 64 * 96 * 2048 * 2048
+    assert values["attention weights per layer"].value == "402.7 million"  # 1 * 96 * 2048 * 2048
+    assert values["attention weights per layer"].proto.help.startswith("Exactly 402,653,184. ")
     # In the page's word, "pass" (the caption's "forward pass"), not "trace", which nothing explains.
     assert "a real pass would hold" in values and "trace" not in values["a real pass would hold"].proto.help
-    assert any("GPT-3 175B itself is decoder-only" in c.value for c in at.caption)
 
 
 # What the explorer's tables have at 1280 x 800 with the sidebar open: 818 px, and 784 px for the extras' in

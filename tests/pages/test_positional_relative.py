@@ -9,7 +9,7 @@ import pytest
 
 from core import TransformerConfig, trace
 from core.views import MAX_POSITIONS
-from tests.support.apptest import open_page
+from tests.support.apptest import open_page, running
 
 T5_LINK = {"N": "2", "M": "8", "E": "16", "nhead": "2", "layers": "2", "vocab_size": "30", "positional": "relative",
            "norm": "rmsnorm", "norm_first": "true", "bias": "false", "tie_embeddings": "true"}
@@ -29,7 +29,7 @@ def test_a_relative_model_opens_on_its_buckets():
     at = open_page("positional", T5_LINK)
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    cfg = at.session_state["cfg"]
+    cfg = running(at)
     assert cfg.positional == "relative" and cfg.norm == "rmsnorm" and not cfg.bias
     assert [tab.label for tab in at.tabs] == ["Relative buckets", "M × E table", "Dimensions as curves",
                                               "Sinusoidal vs learned"]
@@ -60,7 +60,7 @@ def test_the_bucket_tab_renders_at_the_sliders_extremes(sizes):
     at = open_page("positional", {**T5_LINK, **sizes})
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    cfg: TransformerConfig = at.session_state["cfg"]
+    cfg: TransformerConfig = running(at)
     assert cfg.positional == "relative"
     tab = at.tabs[0]
     assert tab.label == "Relative buckets"
@@ -99,4 +99,4 @@ def test_the_other_pages_open_a_relative_model(page):
     at = open_page(page, T5_LINK)
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    assert at.session_state["cfg"].positional == "relative"
+    assert running(at).positional == "relative"
