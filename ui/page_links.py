@@ -394,8 +394,8 @@ def read_choice(choice: Choice, raw: Any, cfg: TransformerConfig, state: State =
         text = str(raw)
         if len(text) <= choice.free:
             return text, None
-        return text[:choice.free], (f"{choice.name}={one_line(text)!r}… is {len(text):,} characters long; the link keeps "
-                                    f"its first {choice.free:,}.")
+        return text[:choice.free], (f"{choice.name}={warning_quote(text)!r}… is {len(text):,} characters long; "
+                                    f"the link keeps its first {choice.free:,}.")
     options = choice.options(cfg, state)
     default = choice.default(cfg, state)
     shown = warning_quote(raw)

@@ -769,7 +769,7 @@ ARCH_GARBAGE = [  # query, what the config must become, the link's warning
     ({"activation": "tanh"}, {"activation": "relu"},
      "activation='tanh' is not one of relu, gelu, swiglu; using relu."),
     ({"positional": "alibi"}, {"positional": "sinusoidal"},
-     "positional='alibi' is not one of sinusoidal, learned, rope, none; using sinusoidal."),
+     "positional='alibi' is not one of sinusoidal, learned, rope, none, relative; using sinusoidal."),
     ({"arch": "decoder-only", "M_target": "5"}, {"arch": "decoder-only", "M_target": None},
      "M_target=5 is the encoder-decoder's target length; arch=decoder-only has one sequence of M tokens, so it "
      "was left out."),
