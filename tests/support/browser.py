@@ -30,6 +30,9 @@ NAV = [  # sidebar link text, url path, an element the page draws once it is don
     ("Positional encoding", "positional", '[data-testid="stVegaLiteChart"]'),
     ("Quiz", "quiz", "h1"),
     ("Training lab", "training_lab", "h1"),
+    ("Decoding", "decoding", '[data-testid="stDataFrame"]'),
+    ("Cost", "cost", '[data-testid="stTable"]'),
+    ("Compare", "compare", '[data-testid="stTable"]'),
 ]
 
 
