@@ -22,7 +22,7 @@ DECODING_LABELS = {
     "beams_shape": f"the beams after {STEPS} steps of beam search, B = {BEAMS} (N·B, M + {STEPS})",
     "candidates_shape": f"the candidates at each step (N, B·vocab_size), B = {BEAMS}",
     "cache_rows": "the KV cache's batch dimension during beam search",
-    "forced_shape": f"teacher forcing's logits for a {TARGET}-token target (N, M + T − 1, vocab_size)",
+    "forced_shape": f"teacher forcing's logits, {TARGET}-token target (N, M + T − 1, vocab_size)",
     "beam1_equals_greedy": "beam search at B = 1 picked the same ids as greedy",
     "cold_equals_greedy": f"sampling at temperature {COLD} picked the same ids as greedy",
     "kept_peaked": f"tokens top-p = {P} keeps from a peaked distribution (logits × 4)",

@@ -15,15 +15,14 @@ MAX_BUCKET_SIDE = 64  # positions a side of the bucket table that is drawn and c
 MAX_OFFSET_LENGTH = 2**16  # M up to which every offset's bucket is read; beyond, the note says so
 
 RELATIVE_PROBE_LABELS = {
-    "relative_parameters": "parameters the relative position tables add (the model against the same without "
-                           "positions)",
+    "relative_parameters": "parameters the relative position tables add (against no positions)",
     "tables": "relative position tables: one per stack",
-    "shared_saving": "parameters saved by one shared embedding matrix, against a matrix for each use",
+    "shared_saving": "parameters saved by one shared embedding matrix, not one per use",
     "diagonals_shared": "every pair on one diagonal (the same offset j − i) in the same bucket",
     "diagonals_merged": "some different offsets j − i in one bucket",
     "buckets_used": "different buckets the first stack's (M, M) table uses",
-    "merged_from": "smallest distance |j − i| whose bucket holds another distance too (0: none at this M)",
-    "folded_difference": "largest logit difference: 1/sqrt(d_k) on the scores, against W_q divided by sqrt(d_k)",
+    "merged_from": "smallest |j − i| sharing its bucket with another distance (0: none)",
+    "folded_difference": "largest logit difference: 1/sqrt(d_k) on the scores, against in W_q",
     "unscaled_difference": "largest logit difference: 1/sqrt(d_k) on the scores, against neither",
 }
 

@@ -1,5 +1,6 @@
 """Decoding: how the next token is picked, and the shapes beam search, sampling, MBR and teacher forcing lay out."""
 
+from quizzes.experiments.decoding import BEAMS, STEPS, TARGET
 from quizzes.questions import DECODER_ONLY, Question, fixed, outcome, value
 
 TOPIC = "Decoding"
@@ -35,6 +36,7 @@ _MBR = (
 QUESTIONS = (
     Question(
         id="dec-beams-shape", topic=TOPIC, kind="shape", parametric=True, families=DECODER_ONLY,
+        expression=lambda cfg: f"(N*{BEAMS}, {cfg.M + STEPS})",  # a shape's dimension is never a sum: M + 3 as a number
         prompt="Beam search with B = 4 beams continues N={N} prompts of M={M} tokens. After 3 generated tokens, what "
                "is the shape of the running beams, one row per beam?",
         answer=value("decoding", "beams_shape"), evidence="decoding",
@@ -43,6 +45,7 @@ QUESTIONS = (
     ),
     Question(
         id="dec-candidates-shape", topic=TOPIC, kind="shape", parametric=True, families=DECODER_ONLY,
+        expression=f"(N, {BEAMS}*vocab_size)",
         prompt="At each step of that beam search (B = 4, N={N}, vocab_size={vocab_size}), every beam's score is added to "
                "each next token's log-probability. What is the shape of these candidates, one row per prompt?",
         answer=value("decoding", "candidates_shape"), evidence="decoding",
@@ -58,6 +61,7 @@ QUESTIONS = (
     ),
     Question(
         id="dec-forced-shape", topic=TOPIC, kind="shape", parametric=True, families=DECODER_ONLY,
+        expression=lambda cfg: f"(N, {cfg.M + TARGET - 1}, vocab_size)",  # M + T − 1 as a number, as above
         prompt="Teacher forcing reads N={N} prompts of M={M} tokens and a target of T = 5 tokens in one pass, the "
                "target shifted right (its last token is never fed in). What is the shape of that pass's logits, "
                "vocab_size={vocab_size}?",
