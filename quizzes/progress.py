@@ -116,9 +116,9 @@ def _stamp(value: Any) -> int | None:
 
 def _plain_config(config: Any) -> dict[str, Any] | None:
     """Keep a stored config only if it is a small mapping of plain values (it is only displayed)."""
-    if not isinstance(config, dict) or len(config) > 20:
+    if not isinstance(config, dict) or len(config) > 64:  # the config has a few dozen fields; a file may not have more
         return None
-    clean = {str(k)[:20]: v for k, v in config.items()
+    clean = {str(k)[:32]: v for k, v in config.items()
              if isinstance(v, (int, str, bool)) and not (isinstance(v, str) and len(v) > 20)}
     return clean or None
 
