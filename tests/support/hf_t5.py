@@ -18,7 +18,15 @@ def hf_config(cfg: TransformerConfig, **generation) -> transformers.T5Config:
 
 @torch.no_grad()
 def t5_from(ours: Transformer, cfg: TransformerConfig, **generation) -> transformers.T5ForConditionalGeneration:
+    """HF's T5 of ``cfg``'s sizes holding ``ours``' weights."""
     hf = transformers.T5ForConditionalGeneration(hf_config(cfg, **generation)).eval()
+    copy_into_hf(ours, hf)
+    return hf
+
+
+@torch.no_grad()
+def copy_into_hf(ours: Transformer, hf: transformers.T5ForConditionalGeneration) -> None:
+    """Every weight of ``ours`` into the HF model of the same sizes."""
     hf.shared.weight.copy_(ours.src_embed.lookup.weight)
     for side, stack in (("encoder", ours.encoder), ("decoder", ours.decoder)):
         hf_stack = getattr(hf, side)
@@ -36,4 +44,3 @@ def t5_from(ours: Transformer, cfg: TransformerConfig, **generation) -> transfor
             ff.layer_norm.weight.copy_((layer.norm3 if side == "decoder" else layer.norm2).weight)
         hf_stack.block[0].layer[0].SelfAttention.relative_attention_bias.weight.copy_(stack[0].relative.table.weight)
         hf_stack.final_layer_norm.weight.copy_(getattr(ours, f"{side}_norm").weight)
-    return hf
