@@ -247,7 +247,9 @@ def rope_allowance(q: Tensor, k: Tensor, i: int, j: int, s: int) -> float:
     p * 2^-24 radians, so the bound grows with the positions; the dot product adds a few roundings a dimension."""
     eps = torch.finfo(torch.float32).eps
     # Norms in float64: squaring a tiny float32 entry (1e-25) underflows to 0, and a zero bound allows nothing.
-    return float(q.double().norm() * k.double().norm()) * eps * (4 * (i + j + 2 * s) + 4 * q.shape[-1] + 16)
+    roundings = 4 * (i + j + 2 * s) + 4 * q.shape[-1] + 16
+    # Below float32's normal range a rounding errs by up to one subnormal step (2^-149), not by a share of eps.
+    return float(q.double().norm() * k.double().norm()) * eps * roundings + 2.0 ** -149 * roundings
 
 
 def rope_vectors(cfg: TransformerConfig, t: Trace | None = None) -> tuple[Tensor, Tensor, str]:
