@@ -92,7 +92,7 @@ def load_char_lm(trained: bool = True) -> DecodingModel:
     model = _with_bias(cfg)
     if trained:
         model.load_state_dict(torch.load(WEIGHTS_FILE, weights_only=True, map_location="cpu"))
-    model.requires_grad_(False).eval()
+    model.requires_grad_(False).train(False)
     labels = tuple(info["vocab"])
     key = CHAR_LM if trained else UNTRAINED
     return DecodingModel(key, MODEL_NAMES[key], model, labels, cfg.max_len,
@@ -106,7 +106,7 @@ def load_reversal() -> DecodingModel:
     trained = res.trained
     # One more position than the task's M: the start token and M symbols, so a whole [x, reverse(x)] fits.
     labels = tuple(str(i) for i in range(s.vocab_size)) + ("<start>",)
-    return DecodingModel(REVERSAL, MODEL_NAMES[REVERSAL], trained.model.eval(), labels, s.M, None)
+    return DecodingModel(REVERSAL, MODEL_NAMES[REVERSAL], trained.model.train(False), labels, s.M, None)
 
 
 def load(key: str = CHAR_LM) -> DecodingModel:

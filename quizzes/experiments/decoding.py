@@ -55,7 +55,7 @@ def decoding(cfg: TransformerConfig) -> Evidence:
     kept set on a peaked and a flat distribution; teacher forcing's one pass; MBR's matrix."""
     c = in_family(cfg, "decoder-only")
     small, note = _small(cfg)
-    model = Transformer.from_config(small).eval()
+    model = Transformer.from_config(small).train(False)
     prompt = torch.randint(0, small.vocab_size, (small.N, small.M), generator=generator(small.seed))  # (N, M)
     beam = beam_search(model, prompt, STEPS, B=BEAMS)
     first, last = beam.steps[0], beam.steps[-1]
