@@ -8,6 +8,7 @@ from torch import nn
 
 from core import Transformer, TransformerConfig, generate_key_padding_mask, generate_square_subsequent_mask
 from core.model import EncoderLayer
+from tests.support.hf_gpt2 import gpt2_from
 
 
 def tokens(cfg: TransformerConfig) -> torch.Tensor:
@@ -52,28 +53,10 @@ def test_gpt2_logits_match_hugging_face_gpt2():
     GPT-2 shipped the tanh approximation), tied output layer without bias, a final norm."""
     cfg = GPT2_LIKE
     ours = Transformer.from_config(cfg)
-    hf = transformers.GPT2LMHeadModel(transformers.GPT2Config(
-        n_embd=cfg.E, n_layer=cfg.layers, n_head=cfg.nhead, n_positions=cfg.max_len, vocab_size=cfg.vocab_size,
-        n_inner=cfg.d_ff, activation_function="gelu", resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)).eval()
-    g = hf.transformer
-    g.wte.weight.copy_(ours.src_embed.lookup.weight)
-    g.wpe.weight.copy_(ours.positional.table)
-    for block, layer in zip(g.h, ours.decoder):
-        a = layer.self_attn
-        block.attn.c_attn.weight.copy_(torch.cat([a.W_q.weight, a.W_k.weight, a.W_v.weight]).T)  # Conv1D: (E, 3E)
-        block.attn.c_attn.bias.copy_(torch.cat([a.W_q.bias, a.W_k.bias, a.W_v.bias]))
-        block.attn.c_proj.weight.copy_(a.W_o.weight.T)
-        block.attn.c_proj.bias.copy_(a.W_o.bias)
-        block.mlp.c_fc.weight.copy_(layer.ffn.linear1.weight.T)
-        block.mlp.c_fc.bias.copy_(layer.ffn.linear1.bias)
-        block.mlp.c_proj.weight.copy_(layer.ffn.linear2.weight.T)
-        block.mlp.c_proj.bias.copy_(layer.ffn.linear2.bias)
-        block.ln_1.load_state_dict(layer.norm1.state_dict())
-        block.ln_2.load_state_dict(layer.norm3.state_dict())
-    g.ln_f.load_state_dict(ours.decoder_norm.state_dict())
+    hf = gpt2_from(ours, cfg)  # GPT-2 holding our weights
     ids = tokens(cfg)
     ours_logits = ours(None, ids, tgt_mask=generate_square_subsequent_mask(cfg.M))  # (N, M, vocab_size)
-    assert hf.lm_head.weight is g.wte.weight and hf.lm_head.bias is None
+    assert hf.lm_head.weight is hf.transformer.wte.weight and hf.lm_head.bias is None
     torch.testing.assert_close(ours_logits, hf(ids).logits, atol=1e-4, rtol=1e-4)
     assert sum(p.numel() for p in ours.parameters()) == sum(p.numel() for p in hf.parameters())
 
