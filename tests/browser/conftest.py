@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.server import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server, wait_healthy
+from harness.server import free_port, start_server, stop_server, wait_healthy
 from tests.support.browser import page_in
 
 START_TIMEOUT = 60  # seconds for the server to answer its health check
@@ -51,18 +51,8 @@ def fresh_app_url(tmp_path):
 
 
 @pytest.fixture(scope="session")
-def browser():
-    """Debian's Chromium through pip's playwright (never `playwright install`)."""
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium); .ci/run does")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+def browser(chromium):
+    return chromium
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 from harness.cluster import HAPROXY, Cluster
-from harness.server import CHROMIUM, CHROMIUM_ARGS, free_port
+from harness.server import CHROMIUM, free_port
 from tests.support.browser import LOAD, go_to, idle, no_exception, open_quiz, shape_cell, slider_thumb
 from tests.support.cluster import answer_wrongly, replica_of, score_line, served_by
 
@@ -43,16 +43,9 @@ def cluster(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser(cluster):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            warm(chromium, cluster)
-            yield chromium
-        finally:
-            chromium.close()
+def browser(cluster, chromium):
+    warm(chromium, cluster)
+    return chromium
 
 
 def warm(browser, cluster: Cluster) -> None:
