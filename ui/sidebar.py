@@ -21,9 +21,10 @@ from core.config import ACTIVATIONS, ARCHS, NORMS, POSITIONAL_KINDS, SIZE_LABELS
 from core.train import TrainedModel
 from render.diagram import ACTIVATION_NAMES, NORM_NAMES
 from render.markdown import as_literal
-from ui.config_link import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_OPTION, N_RANGE, VOCABS, WIDTHS,
-                            attention_kind, nearest, nhead_options)
+from ui.config_link import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_OPTION, N_RANGE, SIZE_FIELDS, VOCABS,
+                            WIDTHS, attention_kind, config_values, nearest, nhead_options, snap_config)
 from ui.link import link_query, read_link
+from ui.part_link import FOLLOWERS, PART_FIELDS, UNSET, pinned
 from ui.streamlit_internals import history_navigation
 from ui.your_text import (YourText, clear_text, current_text, leave_trained, text_link_values, text_sizes,
                           trained_model)
@@ -162,6 +163,7 @@ def _set_widgets(cfg: TransformerConfig, asked_nhead: int | None = None) -> None
                                     else None if cfg.nhead_kv == cfg.nhead else cfg.nhead_kv)
     # What M_target, d_ff and nhead_kv follow from here, even if the next move beats the next run.
     st.session_state[_FOLLOWED] = {"M": cfg.M, "E": cfg.E, "nhead": cfg.nhead}
+    st.session_state[_LAST] = cfg  # the parts' followers (head_dim, top_k, ...) follow from here
 
 
 def _default_unless_code_set(key: str, arg: str = "value", options: list | None = None) -> dict[str, Any]:
@@ -228,6 +230,7 @@ def forget_link_warnings() -> None:
 
 
 _FOLLOWED = "followed_sources"  # M, E and nhead as the sidebar last had them, for _follow and _architecture
+_LAST = "sidebar_last"  # the sliders' config as the sidebar last had it, for the parts' followers
 
 
 def _choose_positional() -> None:
@@ -310,7 +313,25 @@ def preset_parts(c: TransformerConfig) -> str:
     parts += [] if c.activation == "relu" else [ACTIVATION_NAMES[c.activation]]
     parts += [] if c.bias else ["no bias"]
     parts += ["tied"] if c.tie_embeddings else []
-    return ", ".join(parts)
+    return ", ".join(parts + _new_parts(c))
+
+
+def _new_parts(c: TransformerConfig) -> list[str]:
+    """The experts, latent attention, head_dim, qk_norm, window and T5 scales a preset has, in a few words each."""
+    parts = []
+    if c.moe:
+        dense = f", {c.first_dense_layers} dense first" if c.first_dense_layers else ""
+        shared = f" + {c.n_shared_experts} shared" if c.n_shared_experts else ""
+        parts.append(f"{c.n_experts} experts{shared} (top {c.top_k}, d_ff_expert={c.d_ff_expert}{dense})")
+    if c.attention == "mla":
+        parts.append(f"MLA (kv_lora_rank={c.kv_lora_rank}, q_lora_rank={c.q_lora_rank}, "
+                     f"rope_head_dim={c.rope_head_dim})")
+    parts += [f"head_dim={c.head_dim}"] if c.attention == "mha" and c.head_dim * c.nhead != c.E else []
+    parts += ["qk_norm"] if c.qk_norm else []
+    parts += [f"window {c.window}" + (f", full every {c.global_every}" if c.global_every else "")] if c.window else []
+    parts += [f"{c.relative_buckets} buckets to {c.relative_max_distance}"] if c.positional == "relative" else []
+    parts += [] if c.scale_scores else ["no 1/√d_k"]
+    return parts
 
 
 def _in_use(arch: str) -> tuple[dict[str, Any], TrainedModel | None]:
@@ -418,17 +439,24 @@ def sidebar_config(page: str = "") -> Run:
                      "GPT-2 and GPT-3 share it too, Llama-2 does not.")
     _architecture(sb, nhead, state["w_E"] // nhead, used)
     state[_SET_BY_CODE] = set()
-    values = {name: state.get(_WIDGET + name) for name in CONFIG_FIELDS}
+    values = {name: state.get(_WIDGET + name) for name in SIZE_FIELDS}
     if values["arch"] != "encoder-decoder":
         values["M_target"] = None  # one stack, one sequence of M tokens
+    parts, notes = _parts(values)
     try:
-        sliders = TransformerConfig(**values)
+        sliders = TransformerConfig(**values | parts)
     except ValueError as exc:  # cannot happen through the sliders; kept as a visible safety net
         sb.error(str(exc))
         sliders = DEFAULT
+    for name in FOLLOWERS:  # a follower shows what the config made of it, and follows from there
+        if parts.get(name, 0) is None and getattr(sliders, name) is not None:
+            _set_widget(_WIDGET + name, getattr(sliders, name))
+    for note in notes:
+        sb.caption(note)
+    state[_LAST] = sliders
     state[_FOLLOWED] = {"M": sliders.M, "E": sliders.E, "nhead": sliders.nhead}
     state[_SEEN] = {key: state[key] for key in _sidebar_keys() if key in state}
-    _write_url(sliders, values, page)
+    _write_url(sliders, page)
     view_page, view_warnings = state.get("view_warnings", ("", []))
     link_warning(state.get("url_warnings", []) + (view_warnings if view_page == page else []))
     if trained is not None:
@@ -522,12 +550,31 @@ def _architecture(sb, nhead: int, d_k: int, used: dict[str, Any]) -> None:
                 help="The paper's linear layers add a bias, and LayerNorm a shift β; Llama-2 has neither.")
 
 
-def _write_url(cfg: TransformerConfig, values: dict[str, Any], page: str) -> None:
+def _parts(sizes: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The part fields (experts, latent attention, head_dim, window, T5's buckets) that run with the sliders'
+    ``sizes``, and a sentence for each part the family or the sizes leave out for now.
+
+    The widgets keep what the learner wanted, as nhead does: an expert count waits out the encoder-decoder and
+    comes back with one stack. A follower (head_dim, top_k, d_ff_expert, latent widths) left where the config
+    put it is unset again, so that it moves with E, nhead, d_ff or n_experts."""
+    state = st.session_state
+    last = state.get(_LAST)
+    wanted = {name: state.get(_WIDGET + name, UNSET[name]) for name in PART_FIELDS}
+    kept = pinned(last) if isinstance(last, TransformerConfig) else set(FOLLOWERS)
+    for name in FOLLOWERS:
+        if name not in kept and wanted[name] == getattr(last, name):
+            wanted[name] = None
+    snapped, notes = snap_config(sizes | wanted)
+    return {name: None if name in FOLLOWERS and wanted[name] is None else getattr(snapped, name)
+            for name in PART_FIELDS}, notes
+
+
+def _write_url(cfg: TransformerConfig, page: str) -> None:
     """Put the config and the page's own choices in the URL, in one write: each write is a step in
     the browser's history, so a second one would take a Back of its own. The query is replaced
     whole, so another page's choices never ride along (Streamlit also clears them on a page switch).
     The choices are first kept in range here (keep_choices_in_range), before the page draws its widgets."""
-    wanted = link_query(cfg, values, page, st.session_state, text_link_values(page))
+    wanted = link_query(cfg, config_values(cfg), page, st.session_state, text_link_values(page))
     if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)
 
