@@ -74,7 +74,8 @@ def read_parts(values: dict[str, Any], out: dict[str, Any], warnings: list[str],
     d_k = out["E"] // out["nhead"]
     # Mixture of experts: any family but the encoder-decoder.
     experts = choose("n_experts", EXPERT_COUNTS, 0)
-    if experts and arch == "encoder-decoder":
+    forced = experts and arch == "encoder-decoder"  # one sentence says it for every expert field
+    if forced:
         warnings.append(f"n_experts={experts} is not built for arch=encoder-decoder; using n_experts=0, a dense FFN.")
         experts = 0
     out["n_experts"] = experts
@@ -84,7 +85,7 @@ def read_parts(values: dict[str, Any], out: dict[str, Any], warnings: list[str],
         out["d_ff_expert"] = choose("d_ff_expert", ffs, out["d_ff"], using=f"d_ff_expert = d_ff = {out['d_ff']}")
         out["first_dense_layers"] = choose("first_dense_layers", (0, layers - 1), 0)
         out["norm_topk"] = flag("norm_topk")
-    else:
+    elif not forced:
         drop(MOE_FIELDS[1:], "n_experts=0 is a dense FFN, with no experts")
     # Attention: multi-head latent attention needs one stack, RoPE and a K/V head per query head.
     attention = word("attention", ATTENTIONS, "mha")

@@ -24,7 +24,7 @@ from render.markdown import as_literal
 from ui.config_link import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_OPTION, N_RANGE, SIZE_FIELDS, VOCABS,
                             WIDTHS, attention_kind, config_values, nearest, nhead_options, snap_config)
 from ui.link import link_query, read_link
-from ui.part_link import FOLLOWERS, PART_FIELDS, UNSET, pinned
+from ui.part_controls import CHOICE_KEYS, LAST, Kit, part_controls, set_choices
 from ui.streamlit_internals import history_navigation
 from ui.your_text import (YourText, clear_text, current_text, leave_trained, text_link_values, text_sizes,
                           trained_model)
@@ -100,7 +100,7 @@ def give_to_page(run: Run) -> None:
 
 
 def _sidebar_keys() -> tuple[str, ...]:
-    return ("w_preset", *(_WIDGET + name for name in CONFIG_FIELDS))
+    return ("w_preset", *(_WIDGET + name for name in CONFIG_FIELDS), *CHOICE_KEYS)
 
 
 def _set_widget(key: str, value: Any) -> None:
@@ -163,7 +163,8 @@ def _set_widgets(cfg: TransformerConfig, asked_nhead: int | None = None) -> None
                                     else None if cfg.nhead_kv == cfg.nhead else cfg.nhead_kv)
     # What M_target, d_ff and nhead_kv follow from here, even if the next move beats the next run.
     st.session_state[_FOLLOWED] = {"M": cfg.M, "E": cfg.E, "nhead": cfg.nhead}
-    st.session_state[_LAST] = cfg  # the parts' followers (head_dim, top_k, ...) follow from here
+    set_choices(cfg, _set_widget)  # the FFN's and the window's on/off, which no field holds
+    st.session_state[LAST] = cfg  # the parts' followers (head_dim, top_k, ...) follow from here
 
 
 def _default_unless_code_set(key: str, arg: str = "value", options: list | None = None) -> dict[str, Any]:
@@ -230,7 +231,6 @@ def forget_link_warnings() -> None:
 
 
 _FOLLOWED = "followed_sources"  # M, E and nhead as the sidebar last had them, for _follow and _architecture
-_LAST = "sidebar_last"  # the sliders' config as the sidebar last had it, for the parts' followers
 
 
 def _choose_positional() -> None:
@@ -438,22 +438,19 @@ def sidebar_config(page: str = "") -> Run:
                 help="The paper shares one vocab_size × E matrix between both embeddings and the final linear layer; "
                      "GPT-2 and GPT-3 share it too, Llama-2 does not.")
     _architecture(sb, nhead, state["w_E"] // nhead, used)
-    state[_SET_BY_CODE] = set()
     values = {name: state.get(_WIDGET + name) for name in SIZE_FIELDS}
     if values["arch"] != "encoder-decoder":
         values["M_target"] = None  # one stack, one sequence of M tokens
-    parts, notes = _parts(values)
+    parts, notes = part_controls(sb, values, Kit(_set_widget, partial(_widget_args, used=used), _mark_custom, used))
+    for note in notes:  # a part the family or the sizes leave out for now, outside the expander so it is seen
+        sb.caption(note)
+    state[_SET_BY_CODE] = set()
     try:
         sliders = TransformerConfig(**values | parts)
     except ValueError as exc:  # cannot happen through the sliders; kept as a visible safety net
         sb.error(str(exc))
         sliders = DEFAULT
-    for name in FOLLOWERS:  # a follower shows what the config made of it, and follows from there
-        if parts.get(name, 0) is None and getattr(sliders, name) is not None:
-            _set_widget(_WIDGET + name, getattr(sliders, name))
-    for note in notes:
-        sb.caption(note)
-    state[_LAST] = sliders
+    state[LAST] = sliders
     state[_FOLLOWED] = {"M": sliders.M, "E": sliders.E, "nhead": sliders.nhead}
     state[_SEEN] = {key: state[key] for key in _sidebar_keys() if key in state}
     _write_url(sliders, page)
@@ -548,25 +545,6 @@ def _architecture(sb, nhead: int, d_k: int, used: dict[str, Any]) -> None:
     sb.caption(said)
     sb.checkbox(LABELS["bias"], **custom, **shown("bias"),
                 help="The paper's linear layers add a bias, and LayerNorm a shift β; Llama-2 has neither.")
-
-
-def _parts(sizes: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """The part fields (experts, latent attention, head_dim, window, T5's buckets) that run with the sliders'
-    ``sizes``, and a sentence for each part the family or the sizes leave out for now.
-
-    The widgets keep what the learner wanted, as nhead does: an expert count waits out the encoder-decoder and
-    comes back with one stack. A follower (head_dim, top_k, d_ff_expert, latent widths) left where the config
-    put it is unset again, so that it moves with E, nhead, d_ff or n_experts."""
-    state = st.session_state
-    last = state.get(_LAST)
-    wanted = {name: state.get(_WIDGET + name, UNSET[name]) for name in PART_FIELDS}
-    kept = pinned(last) if isinstance(last, TransformerConfig) else set(FOLLOWERS)
-    for name in FOLLOWERS:
-        if name not in kept and wanted[name] == getattr(last, name):
-            wanted[name] = None
-    snapped, notes = snap_config(sizes | wanted)
-    return {name: None if name in FOLLOWERS and wanted[name] is None else getattr(snapped, name)
-            for name in PART_FIELDS}, notes
 
 
 def _write_url(cfg: TransformerConfig, page: str) -> None:
