@@ -20,6 +20,7 @@ from ui.config_link import FFS, LENGTHS, WIDTHS, snap_config
 from ui.part_link import BUCKET_RANGE, EXPERT_COUNTS, FOLLOWERS, PART_FIELDS, SHARED_RANGE, UNSET, pinned
 
 LAST = "sidebar_last"  # the sliders' config as the sidebar last had it: the followers follow from there
+TOUCHED = "parts_touched"  # a part control was moved this session: its expander stays open
 FFN_KEY, WINDOW_KEY = "w_ffn", "w_window_on"  # the two choices that are no config field: n_experts > 0, window > 0
 CHOICE_KEYS = (FFN_KEY, WINDOW_KEY)
 FFN_NAMES = {"dense": "dense", "experts": "mixture of experts"}
@@ -99,8 +100,8 @@ def set_choices(cfg: TransformerConfig, set_widget: Callable[[str, Any], None]) 
 
 
 def part_controls(sb, sizes: dict[str, Any], kit: Kit) -> tuple[dict[str, Any], list[str]]:
-    """Draw the parts' controls under the Architecture group and return the part fields that run, and the
-    sentences about parts left out. Called after the sizes' widgets are drawn and before its own are."""
+    """Draw the parts' controls under the Architecture group, with a sentence for each part left out, and return
+    the part fields that run and those sentences. Called after the sizes' widgets are drawn, before its own are."""
     state = st.session_state
     parts, cfg, notes = resolve(sizes)
     if any(name in kit.used for name in PART_FIELDS):  # the trained model sets every part (a text sets sizes only)
@@ -112,7 +113,7 @@ def part_controls(sb, sizes: dict[str, Any], kit: Kit) -> tuple[dict[str, Any], 
     # The widgets drawn show what runs; those not drawn keep what the learner wanted (Streamlit would forget them).
     for name in PART_FIELDS:
         key = "w_" + name
-        if name in shown and "w_" + name not in kit.used:
+        if name in shown and name not in kit.used:
             value = getattr(cfg, name)
             if state.get(key) != value and value is not None:
                 kit.set_widget(key, value)
@@ -121,14 +122,30 @@ def part_controls(sb, sizes: dict[str, Any], kit: Kit) -> tuple[dict[str, Any], 
     for key in CHOICE_KEYS:
         if key in state:
             kit.set_widget(key, state[key])
-    with sb.expander("Experts, latent attention, window", expanded=_set_apart(cfg)):
-        _ffn(cfg, sizes, kit)
-        _attention(cfg, sizes, kit)
-        _window(cfg, sizes, kit)
-        _scales(cfg, kit)
-    if sizes["positional"] == "relative" or "relative_buckets" in kit.used:
-        _buckets(sb, kit)
+    # One keyed box round them all, so that the sidebar's page helpers still follow a control (docs/layout.md).
+    with sb.container(key="w_parts"):
+        # Open where the config has a part, and from the learner's first move on: a rerun must not fold it away.
+        with st.expander("Experts, latent attention, window", expanded=_set_apart(cfg) or bool(state.get(TOUCHED))):
+            _ffn(cfg, sizes, kit)
+            _attention(cfg, sizes, kit)
+            _window(cfg, sizes, kit)
+            _scales(cfg, kit)
+        if sizes["positional"] == "relative" or "relative_buckets" in kit.used:
+            _buckets(st, kit)
+        for note in notes:  # a part the family or the sizes leave out for now, outside the expander so it is seen
+            st.caption(note)
     return parts, notes
+
+
+def _on_move(kit: Kit) -> dict[str, Any]:
+    """A part control's callback: the sidebar's own (a preset no more, stale values dropped), and the expander
+    stays open from now on."""
+    return {"on_change": _moved, "args": (kit.moved,)}
+
+
+def _moved(moved: Callable[[], None]) -> None:
+    st.session_state[TOUCHED] = True
+    moved()
 
 
 def _set_apart(cfg: TransformerConfig) -> bool:
@@ -161,13 +178,13 @@ def _ffn(cfg: TransformerConfig, sizes: dict[str, Any], kit: Kit) -> None:
         return
     trained = "n_experts" in kit.used
     st.radio(LABELS["ffn"], list(FFN_NAMES), format_func=FFN_NAMES.__getitem__, horizontal=True,
-             on_change=kit.moved, disabled=trained,
+             **_on_move(kit), disabled=trained,
              **({"index": int(cfg.moe), "key": "shown_ffn"} if trained else {"key": FFN_KEY}),
              help="A mixture of experts replaces the FFN by n_experts FFNs; a router sends each token to top_k of "
                   "them, so a token uses a few experts' weights: active parameters are far fewer than the total.")
     if not cfg.moe:
         return
-    moved = {"on_change": kit.moved}
+    moved = _on_move(kit)
     st.select_slider(LABELS["n_experts"], **moved, **kit.args("n_experts", EXPERT_COUNTS[1:]))
     top = list(range(1, cfg.n_experts + 1))
     st.select_slider(LABELS["top_k"], **moved, **_lone(kit.args("top_k", top)),
@@ -182,7 +199,7 @@ def _ffn(cfg: TransformerConfig, sizes: dict[str, Any], kit: Kit) -> None:
 
 
 def _attention(cfg: TransformerConfig, sizes: dict[str, Any], kit: Kit) -> None:
-    moved = {"on_change": kit.moved}
+    moved = _on_move(kit)
     if cfg.arch != "encoder-decoder":
         # MLA turns its keys with RoPE and gives every head its own K and V: offered only where that holds.
         allowed = sizes["positional"] == "rope" and sizes["nhead_kv"] == sizes["nhead"] or "attention" in kit.used
@@ -217,12 +234,12 @@ def _window(cfg: TransformerConfig, sizes: dict[str, Any], kit: Kit) -> None:
             return
     trained = "window" in kit.used
     st.radio(LABELS["window"], list(WINDOW_NAMES), format_func=WINDOW_NAMES.__getitem__, horizontal=True,
-             on_change=kit.moved, disabled=trained,
+             **_on_move(kit), disabled=trained,
              **({"index": int(bool(cfg.window)), "key": "shown_window_on"} if trained else {"key": WINDOW_KEY}),
              help="A causal query sees only the last W positions: the KV cache stops growing at W (Mistral-7B: 4096).")
     if not cfg.window:
         return
-    moved = {"on_change": kit.moved}
+    moved = _on_move(kit)
     st.select_slider(LABELS["window_W"], **moved, **kit.args("window", LENGTHS))
     every = [0, *range(2, sizes["layers"] + 1)]
     st.select_slider(LABELS["global_every"], **moved, **_lone(kit.args("global_every", every)),
@@ -233,7 +250,7 @@ def _window(cfg: TransformerConfig, sizes: dict[str, Any], kit: Kit) -> None:
 def _scales(cfg: TransformerConfig, kit: Kit) -> None:
     if cfg.positional != "relative" and cfg.scale_scores and cfg.scale_embeddings:
         return
-    moved = {"on_change": kit.moved}
+    moved = _on_move(kit)
     st.checkbox(LABELS["scale_scores"], **moved, **kit.args("scale_scores"),
                 help="T5 leaves the scores without 1/√d_k: its initialisation folds it into the weights.")
     st.checkbox(LABELS["scale_embeddings"], **moved, **kit.args("scale_embeddings"),
@@ -241,7 +258,7 @@ def _scales(cfg: TransformerConfig, kit: Kit) -> None:
 
 
 def _buckets(sb, kit: Kit) -> None:
-    moved = {"on_change": kit.moved}
+    moved = _on_move(kit)
     sb.slider(LABELS["relative_buckets"], BUCKET_RANGE[0], BUCKET_RANGE[1], **moved, **kit.args("relative_buckets"),
               help="Half the buckets for each direction in the encoder; exact offsets first, then logarithmic steps.")
     sb.select_slider(LABELS["relative_max_distance"], **moved, **kit.args("relative_max_distance", LENGTHS),

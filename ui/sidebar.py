@@ -441,9 +441,7 @@ def sidebar_config(page: str = "") -> Run:
     values = {name: state.get(_WIDGET + name) for name in SIZE_FIELDS}
     if values["arch"] != "encoder-decoder":
         values["M_target"] = None  # one stack, one sequence of M tokens
-    parts, notes = part_controls(sb, values, Kit(_set_widget, partial(_widget_args, used=used), _mark_custom, used))
-    for note in notes:  # a part the family or the sizes leave out for now, outside the expander so it is seen
-        sb.caption(note)
+    parts, _ = part_controls(sb, values, Kit(_set_widget, partial(_widget_args, used=used), _mark_custom, used))
     state[_SET_BY_CODE] = set()
     try:
         sliders = TransformerConfig(**values | parts)

@@ -145,3 +145,30 @@ def test_a_part_set_by_a_link_opens_the_expander():
     at = make_app({"preset": "qwen3-30b-a3b"}).run()
     [opened] = [e for e in at.sidebar.expander if e.label == "Experts, latent attention, window"]
     assert opened.proto.expanded
+
+
+def test_the_expander_stays_open_once_a_part_was_moved():
+    at = make_app(DECODER).run()
+    at.sidebar.radio(key="w_ffn").set_value("experts").run()
+    at.sidebar.radio(key="w_ffn").set_value("dense").run()
+    [box] = [e for e in at.sidebar.expander if e.label == "Experts, latent attention, window"]
+    assert box.proto.expanded and not running(at).moe
+
+
+def test_the_trained_model_shows_its_parts_greyed_out_and_the_learners_come_back():
+    from core.train import ReversalSettings, train_reversal
+
+    res = train_reversal(ReversalSettings(steps=5, N=8), keep_model=True)
+    at = make_app({"preset": "tiny-moe"}).run()
+    at.session_state["lab_trained"] = res.trained
+    at.run()
+    at.radio(key="yt_model").set_value("trained in the Training lab").run()
+    assert not at.exception and running(at) == res.trained.config
+    assert at.sidebar.radio(key="shown_ffn").disabled and at.sidebar.radio(key="shown_ffn").value == "dense"
+    assert at.sidebar.radio(key="shown_attention").disabled
+    head_dim = at.sidebar.select_slider(key="shown_head_dim")
+    assert head_dim.disabled and head_dim.value == res.trained.config.head_dim
+    assert "w_n_experts" not in keys(at)
+    at.sidebar.button(key="sidebar_leave_trained").click().run()
+    assert not at.exception
+    assert running(at) == TransformerConfig.from_dict(PRESETS["Tiny MoE (8 experts, top 2)"].to_dict())
