@@ -122,7 +122,7 @@ def part_controls(sb, sizes: dict[str, Any], kit: Kit) -> tuple[dict[str, Any], 
     for key in CHOICE_KEYS:
         if key in state:
             kit.set_widget(key, state[key])
-    # One keyed box round them all, so that the sidebar's page helpers still follow a control (docs/layout.md).
+    # One keyed box round them all, so that the sidebar's hidden page helpers still follow a control.
     with sb.container(key="w_parts"):
         # Open where the config has a part, and from the learner's first move on: a rerun must not fold it away.
         with st.expander("Experts, latent attention, window", expanded=_set_apart(cfg) or bool(state.get(TOUCHED))):
@@ -130,7 +130,7 @@ def part_controls(sb, sizes: dict[str, Any], kit: Kit) -> tuple[dict[str, Any], 
             _attention(cfg, sizes, kit)
             _window(cfg, sizes, kit)
             _scales(cfg, kit)
-        if sizes["positional"] == "relative" or "relative_buckets" in kit.used:
+        if cfg.positional == "relative":
             _buckets(st, kit)
         for note in notes:  # a part the family or the sizes leave out for now, outside the expander so it is seen
             st.caption(note)
@@ -167,7 +167,7 @@ def _visible(cfg: TransformerConfig, sizes: dict[str, Any]) -> set[str]:
         shown |= {"head_dim", "qk_norm"}
     if cfg.window:
         shown |= {"window", "global_every"}
-    if sizes["positional"] == "relative":
+    if cfg.positional == "relative":
         shown |= {"relative_buckets", "relative_max_distance"}
     return shown
 
