@@ -230,7 +230,10 @@ with guard("Tracing this config"):
     st.caption(recorded_words(t, row))
     nothing = ("# (a weight or a mask: no line of the forward pass computes it)" if choice.startswith("extra ")
                else "# (this tensor is an input; no model code produces it)")
-    st.container(key="code_row").code(row.code or nothing, language="python")  # keyed: ui/theme_css.py
+    code = st.expander("The code that produces it", key="x_code", on_change="rerun")
+    if code.open:  # drawn once opened: the code box's highlighter is most of the browser's work on a page load
+        with code:
+            st.container(key="code_row").code(row.code or nothing, language="python")  # keyed: ui/theme_css.py
 
     # Wide enough for its longest name in three lines.
     extras_columns = {

@@ -154,6 +154,7 @@ def test_the_explorers_code_and_a_captions_code_read_at_4_5_to_1(app_url, browse
         page.goto(app_url + "/explorer")
         idle(page)
         theme_style_came(page, CODE_INK[scheme]["muted"])
+        page.locator(".st-key-x_code summary").click()  # the row's code is drawn once its box is opened
         box = page.locator('[data-testid="stMain"] [data-testid="stCode"]:visible').filter(
             has_text="MultiHeadAttention")
         expect(box).to_have_count(1, timeout=LOAD)

@@ -31,6 +31,15 @@ def expected_shapes(cfg: TransformerConfig) -> list[str]:
     return [shape_text(r.shape) for r in trace(cfg).rows]
 
 
+def test_a_rows_code_is_drawn_once_its_box_is_opened():
+    """A code box is the costliest element of a page load in the browser: closed, the page sends none."""
+    at = make_app().run()
+    [box] = [e for e in at.expander if e.label == "The code that produces it"]
+    assert not [c for c in at.code if c.language == "python"] and not box.children
+    at = explorer_opened(make_app(), code=True)
+    assert row_code(at) == trace(running(at)).rows[4].code  # the row the box opens on
+
+
 def row_code(at) -> str:
     """The code under 'Read a row whole' (the page's other code block is the table as Markdown)."""
     [block] = [c for c in at.code if c.language == "python"]
@@ -272,7 +281,7 @@ def test_the_page_names_no_note_a_first_time_learner_has_not_read():
 
 def test_an_extras_description_cut_off_in_its_table_can_be_read_whole():
     """The extras' table cut their descriptions at the column's edge too, with no row to pick."""
-    at = make_app().run()
+    at = explorer_opened(make_app(), code=True)
     t = trace(running(at))
     at.selectbox(key="x_code_row").set_value("extra 1. Q, all heads stacked (SDPA layout)").run()
     assert any(t.extras[0].description in m.value for m in at.markdown)
@@ -305,7 +314,7 @@ def test_the_page_says_what_a_row_of_its_table_is_before_the_table():
 
 
 def test_show_code_for_a_row():
-    at = make_app().run()
+    at = explorer_opened(make_app(), code=True)
     at.selectbox(key="x_code_row").set_value("6. attention weights").run()
     code = row_code(at)
     assert "core/model.py" in code

@@ -79,7 +79,7 @@ def test_the_explorer_shows_the_familys_own_rows_with_the_traces_shapes(name, ex
 @pytest.mark.parametrize("name", ["decoder-only", "llama-like", "Llama-2-70B"])
 def test_read_a_row_whole_shows_the_code_that_makes_it(name, explorer_at):
     cfg = CONFIGS[name]
-    at = explorer_at(cfg)
+    at = explorer_opened(explorer_at(cfg), code=True)
     t = trace(cfg)
     row = t.row("ffn_hidden")
     at.selectbox(key="x_code_row").set_value(f"{row.index}. {row.name}").run()

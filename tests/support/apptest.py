@@ -22,12 +22,14 @@ def make_app(query: dict[str, str] | None = None, timeout: float = 60) -> AppTes
     return at
 
 
-def explorer_opened(at: AppTest, tab: str = "Memory against M", copy: bool = False, more: bool = False) -> AppTest:
-    """Run the explorer with one of its pictures' tabs open, and its Markdown copy or its extras table
-    opened if asked: the page draws what is open only."""
+def explorer_opened(at: AppTest, tab: str = "Memory against M", copy: bool = False, more: bool = False,
+                    code: bool = False) -> AppTest:
+    """Run the explorer with one of its pictures' tabs open, and its Markdown copy, its extras table or the
+    code of the row picked to read whole opened if asked: the page draws what is open only."""
     at.session_state["x_tabs"] = tab
     at.session_state["x_copy"] = copy
     at.session_state["x_more"] = more
+    at.session_state["x_code"] = code
     return at.run()
 
 
