@@ -17,7 +17,7 @@ from core.views import (MAX_POSITIONS, attention_kinds, attention_map, kv_sharin
 from render.charts import attention_spec, full_width, mask_spec
 from render.diagram import shape_text
 from render.heads import MAX_GROUP_ROWS, MAX_HEADS_DRAWN, kv_groups_frame, kv_heads_spec
-from render.latent import latent_note
+from render.latent import head_note, latent_note
 from render.window import layer_pair, pair_caption, window_mask_note
 from render.tables import numbers_frame
 from ui.charts import drawn_at_this_link, map_box, show_chart, show_numbers
@@ -244,7 +244,7 @@ with guard("The attention heatmap"):
     else:
         a = _map(cfg, kind, layer, head, item)
     if cfg.attention == "mla":  # its K and V are not per-head weights of their own: say where they came from
-        st.caption(latent_note(cfg, shapes.shapes, head))
+        st.caption(head_note(cfg, shapes.shapes, head))
     if a.capped:
         st.caption(f"Showing the first {len(a.weights)} of {a.queries} queries and {len(a.weights[0])} of "
                    f"{a.keys} keys (capped at {MAX_POSITIONS} so large M stays fast); the full rows still sum to 1.")

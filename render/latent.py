@@ -14,9 +14,21 @@ if TYPE_CHECKING:  # a type only: importing core's package imports torch
     from core.config import TransformerConfig
 
 
+def _prefix(cfg: TransformerConfig) -> str:
+    return ("dec" if cfg.arch == "decoder-only" else "enc") + ".0.self_attn."
+
+
+def head_note(cfg: TransformerConfig, shapes: dict[str, tuple[int, ...]], head: int) -> str:
+    """One line under one head's map: its K and V are not its own, kept, but made back from the latent."""
+    p = _prefix(cfg)
+    return (f"Head {head}'s K and V were made back from the shared latent c_KV {shape_text(shapes[p + 'latent'])} "
+            f"and the rotary key k_rope {shape_text(shapes[p + 'k_rope'])} every head shares: no K or V of its own "
+            "was kept. \"K and V from the latent\", below, says how.")
+
+
 def latent_note(cfg: TransformerConfig, shapes: dict[str, tuple[int, ...]], head: int | None = None) -> str:
     """How ``head``'s (or every head's) K and V were made back from the shared latent, with the live shapes."""
-    p = ("dec" if cfg.arch == "decoder-only" else "enc") + ".0.self_attn."
+    p = _prefix(cfg)
     whose = f"Head {head}'s" if head is not None else "Each head's"
     return (f"{whose} K and V were made back from the shared latent, not kept per head. Each position is squeezed "
             f"to one latent c_KV {shape_text(shapes[p + 'latent'])}, (N, M, kv_lora_rank), and one rotary key "
