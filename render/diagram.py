@@ -44,6 +44,7 @@ class Box:
     side: bool = False  # a box beside a column (positions, RoPE, the experts, MLA's projections)
     w: int = 0  # its full width when not the kind's own (a box right of the column)
     cells: tuple[bool, ...] = ()  # the experts' stack: one cell per expert drawn, True where chosen
+    undrawn: int = 0  # experts past the cells drawn, shown as an ellipsis
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,7 @@ MEMORY_X = 375  # the encoder output's elbow on its way to the cross-attention
 STEP, INTO_LAYER, OUT_OF_LAYER = 60, 70, 76  # between box centres: in a column, into a layer, out of it
 TOP, BOTTOM = 40, 34  # the top box's centre, and the room under the bottom box's centre
 RIGHT_X, RIGHT_FAR = 470, 680  # centres of the boxes right of a single stack: the experts, MLA's projections
-SIDE_W, EXPERTS_W = 110, 170  # their widths
+SIDE_W, EXPERTS_W = 110, 190  # their widths
 CELL = 8  # an expert's cell in the stack
 HALO = 'stroke="#ffffff" stroke-width="3" stroke-linejoin="round" paint-order="stroke"'  # white under the letters
 
@@ -290,10 +291,11 @@ class _Column:
         return f"{s}_emb"
 
     def right(self, name: str, lines: tuple[str, ...], kind: str, row: str | int, x: int, w: int, spoken: str,
-              cells: tuple[bool, ...] = ()) -> str:
+              cells: tuple[bool, ...] = (), undrawn: int = 0) -> str:
         """A box right of the column, at x, on the row of box ``row`` (or that offset up from the bottom box)."""
         offset = row if isinstance(row, int) else next(o for b, o in self.boxes if b.name == row)
-        self.boxes.append((Box(name, lines, kind, x, 0, spoken, side=True, w=w, cells=cells), offset))
+        self.boxes.append((Box(name, lines, kind, x, 0, spoken, side=True, w=w, cells=cells, undrawn=undrawn),
+                           offset))
         return name
 
     def offset_of(self, name: str) -> int:
@@ -339,11 +341,12 @@ class _Column:
                            f"the weighted sum of the chosen experts' outputs"
                            + (" and the shared experts' output" if cfg.n_shared_experts else ""))
         cells = tuple(i < cfg.top_k for i in range(min(cfg.n_experts, MAX_EXPERT_CELLS)))
-        more = "…" if cfg.n_experts > MAX_EXPERT_CELLS else ""
-        stack = self.right(f"{st}_experts", (f"{cfg.n_experts} experts, {act}{more}", "E → d_ff_expert → E"),
+        stack = self.right(f"{st}_experts", (f"{cfg.n_experts} experts, top_k = {cfg.top_k} filled",
+                                             f"{act}: E → d_ff_expert → E"),
                            "experts", router, RIGHT_X, EXPERTS_W,
                            f"the stack of {cfg.n_experts} experts ({act}, E → d_ff_expert = {cfg.d_ff_expert} → E), "
-                           f"top_k = {cfg.top_k} of them chosen for each token", cells=cells)
+                           f"top_k = {cfg.top_k} of them chosen for each token", cells=cells,
+                           undrawn=cfg.n_experts - len(cells))
         self.link(below, router, into)
         self.link(router, stack, p + "expert0.in", role=" (the tokens routed to one expert, T_e of them)",
                   route="h")
@@ -562,7 +565,8 @@ def _cells_svg(box: Box) -> str:
     n = len(box.cells)
     left = box.x - (n * (CELL + 2) - 2) / 2
     y = box.y + _half(box)[1] - CELL - 5
-    return "".join(f'<rect class="expert{" chosen" if chosen else ""}" x="{left + i * (CELL + 2):g}" y="{y}" '
+    more = f'<text x="{left + n * (CELL + 2) + 1:g}" y="{y + CELL}" font-size="11">…</text>' if box.undrawn else ""
+    return more + "".join(f'<rect class="expert{" chosen" if chosen else ""}" x="{left + i * (CELL + 2):g}" y="{y}" '
                    f'width="{CELL}" height="{CELL}" fill="{CHOSEN_FILL if chosen else "#ffffff"}" stroke="#333" '
                    'stroke-width="0.6"/>' for i, chosen in enumerate(box.cells))
 

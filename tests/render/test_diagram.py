@@ -239,7 +239,7 @@ def _lines(f, name):
 def test_a_mixture_of_experts_draws_its_router_experts_shared_expert_and_weighted_sum():
     f, tt, root, groups, steps = _parts(TINY_MOE)
     assert _lines(f, "dec_router") == ("Router", "E → n_experts = 8")
-    assert _lines(f, "dec_experts") == ("8 experts, SwiGLU", "E → d_ff_expert → E")
+    assert _lines(f, "dec_experts") == ("8 experts, top_k = 2 filled", "SwiGLU: E → d_ff_expert → E")
     assert f.boxes["dec_experts"].cells == (True, True, False, False, False, False, False, False)  # top_k = 2
     assert _lines(f, "dec_shared") == ("Shared expert × 1", "every token, E → E")
     assert _lines(f, "dec_combine") == ("Weighted sum", "of the top_k = 2 + shared")
@@ -267,8 +267,9 @@ def test_a_mixture_of_experts_draws_its_router_experts_shared_expert_and_weighte
 def test_deepseek_v3_draws_its_experts_and_latent_attention_shape_only():
     f, tt, root, groups, steps = _parts(DEEPSEEK_V3, shape_only=True)
     labels = {(a, b): text for a, b, text in groups}
-    assert _lines(f, "dec_experts") == ("256 experts, SwiGLU…", "E → d_ff_expert → E")  # 16 cells drawn of 256
-    assert f.boxes["dec_experts"].cells == (True,) * 8 + (False,) * 8
+    assert _lines(f, "dec_experts") == ("256 experts, top_k = 8 filled", "SwiGLU: E → d_ff_expert → E")
+    assert f.boxes["dec_experts"].cells == (True,) * 8 + (False,) * 8  # 16 cells drawn of 256, then "…"
+    assert f.boxes["dec_experts"].undrawn == 240
     assert "Layers 0 to 2 keep a dense FFN (first_dense_layers = 3); drawn: layer 3" in f.legend
     assert [label for label, *_ in f.frames] == ["Layer × 61, layers 0 to 2 with a dense FFN"]
     assert _lines(f, "dec_q_down") == ("Query down W_DQ", "E → q_lora_rank = 1536")
