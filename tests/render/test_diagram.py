@@ -347,7 +347,8 @@ def test_t5_draws_its_relative_bias_table_once_per_stack_shared_by_the_layers():
 @pytest.mark.parametrize("cfg", [TINY_MOE, TINY_MLA, DEEPSEEK_V3, DEEPSEEK_V2_LITE, TINY_MOE.replace(norm_first=False),
                                  TINY_MLA.replace(norm_first=False),
                                  TINY_MOE.replace(arch="encoder-only", positional="learned", n_shared_experts=0),
-                                 TINY_LLAMA.replace(window=3, global_every=2)])
+                                 TINY_LLAMA.replace(window=3, global_every=2), TINY_MLA.replace(arch="encoder-only"),
+                                 TINY_MOE.replace(window=3, global_every=3)])
 def test_the_new_parts_overlap_nothing_and_stay_inside_the_picture(cfg):
     f = figure(cfg)
 
