@@ -8,7 +8,10 @@ Why a fixed drawing and not Graphviz: the boxes and arrows change only with the 
 placement, positions), never with the sizes, yet ``st.graphviz_chart`` lays the figure out again in the
 browser after every slider move, which dominated the time from a key press to the new table. The layout
 follows the paper's figure, read from the bottom up: the encoder on the left, the decoder on the right;
-a single stack (decoder-only, encoder-only) stands alone, its residual paths on the left.
+a single stack (decoder-only, encoder-only) stands alone, its residual paths on the left. The parts only a
+single stack can have stand right of it, inside its layer's frame: a mixture of experts' stack and shared experts,
+and latent attention's down- and up-projections, its latent and its rotary key; strips under the legend say
+which layers are windowed and which keep a dense FFN.
 """
 
 from __future__ import annotations
@@ -164,7 +167,8 @@ def latent_lines(cfg: TransformerConfig) -> tuple[str, ...]:
             query)
 
 
-def _ordinal(k: int) -> str:
+def ordinal(k: int) -> str:
+    """2 -> '2nd', 11 -> '11th'."""
     return f"{k}{'th' if 10 <= k % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
 
 
@@ -175,7 +179,7 @@ def window_lines(cfg: TransformerConfig) -> tuple[str, ...]:
     if not cfg.global_every:
         return (f"Window: each query sees the last W = {cfg.window} positions, in every layer",)
     k = cfg.global_every
-    return (f"Window: W = {cfg.window}; every {_ordinal(k)} layer ({k - 1}, {2 * k - 1}, …) attends in full",)
+    return (f"Window: W = {cfg.window}; every {ordinal(k)} layer ({k - 1}, {2 * k - 1}, …) attends in full",)
 
 
 def _layer_span(first: int, last: int) -> str:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from render.diagram import ordinal
+
 if TYPE_CHECKING:  # a type only: importing core's package imports torch
     from core.config import TransformerConfig
 
@@ -23,16 +25,12 @@ def layer_pair(cfg: TransformerConfig, layer: int) -> tuple[int, int] | None:
     return (layer, nearest) if cfg.windowed(layer) else (nearest, layer)
 
 
-def _ordinal(k: int) -> str:
-    return f"{k}{'th' if 10 <= k % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
-
-
 def full_layers_words(cfg: TransformerConfig) -> str:
     """Which layers have no window, by the rule global_every sets."""
     k = cfg.global_every
     full = [i for i in range(cfg.layers) if not cfg.windowed(i)]
     listed = ", ".join(map(str, full[:3])) + (", …" if len(full) > 3 else "")
-    return f"every {_ordinal(k)} layer attends in full (global_every = {k}: layer{'s' if len(full) > 1 else ''} {listed})"
+    return f"every {ordinal(k)} layer attends in full (global_every = {k}: layer{'s' if len(full) > 1 else ''} {listed})"
 
 
 def window_mask_note(cfg: TransformerConfig, layer: int) -> str:
