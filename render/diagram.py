@@ -345,12 +345,11 @@ class _Column:
                            f"the weighted sum of the chosen experts' outputs"
                            + (" and the shared experts' output" if cfg.n_shared_experts else ""))
         cells = tuple(i < cfg.top_k for i in range(min(cfg.n_experts, MAX_EXPERT_CELLS)))
+        spoken = (f"the stack of {cfg.n_experts} experts ({act}, E → d_ff_expert = {cfg.d_ff_expert} → E), "
+                  f"top_k = {cfg.top_k} of them chosen for each token")
         stack = self.right(f"{st}_experts", (f"{cfg.n_experts} experts, top_k = {cfg.top_k} filled",
-                                             f"{act}: E → d_ff_expert → E"),
-                           "experts", router, RIGHT_X, EXPERTS_W,
-                           f"the stack of {cfg.n_experts} experts ({act}, E → d_ff_expert = {cfg.d_ff_expert} → E), "
-                           f"top_k = {cfg.top_k} of them chosen for each token", cells=cells,
-                           undrawn=cfg.n_experts - len(cells))
+                                             f"{act}: E → d_ff_expert → E"), "experts", router, RIGHT_X, EXPERTS_W,
+                           spoken, cells=cells, undrawn=cfg.n_experts - len(cells))
         self.link(below, router, into)
         self.link(router, stack, p + "expert0.in", role=" (the tokens routed to one expert, T_e of them)",
                   route="h")
@@ -374,8 +373,8 @@ class _Column:
         if cfg.q_lora_rank:
             down_q = self.add(f"{st}_q_down", ("Query down W_DQ", f"E → q_lora_rank = {cfg.q_lora_rank}"), "attn",
                               gap, f"the query's down-projection W_DQ (E → q_lora_rank = {cfg.q_lora_rank})")
-            query = self.add(f"{st}_q_up", ("Query up W_UQ", "q_lora_rank → nhead · d_qk"), "attn", STEP,
-                             "the query's up-projection W_UQ (q_lora_rank → nhead · (nope_head_dim + rope_head_dim))")
+            up_q = "the query's up-projection W_UQ (q_lora_rank → nhead · (nope_head_dim + rope_head_dim))"
+            query = self.add(f"{st}_q_up", ("Query up W_UQ", "q_lora_rank → nhead · d_qk"), "attn", STEP, up_q)
             self.link(below, down_q, into)
             self.link(down_q, query, p + "q_latent", role=" (the query's latent, normalised)")
         else:

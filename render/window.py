@@ -30,7 +30,8 @@ def full_layers_words(cfg: TransformerConfig) -> str:
     k = cfg.global_every
     full = [i for i in range(cfg.layers) if not cfg.windowed(i)]
     listed = ", ".join(map(str, full[:3])) + (", …" if len(full) > 3 else "")
-    return f"every {ordinal(k)} layer attends in full (global_every = {k}: layer{'s' if len(full) > 1 else ''} {listed})"
+    plural = "s" if len(full) > 1 else ""
+    return f"every {ordinal(k)} layer attends in full (global_every = {k}: layer{plural} {listed})"
 
 
 def window_mask_note(cfg: TransformerConfig, layer: int) -> str:
