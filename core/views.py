@@ -15,7 +15,7 @@ from torch import Tensor
 
 from .config import TransformerConfig, divisors, longest_sequence
 from .memory import FP16_BYTES, every_layer, kv_cache_bytes, kv_cache_shape
-from .model import PositionalEncoding, sinusoidal_table
+from .model import PositionalEncoding, sinusoidal_table, sliding_window_mask
 from .positions import apply_rope, relative_position_bucket, rope_angles
 from .rows import EXTRAS, ROWS, extras_for, rows_for
 from .slim import slim_attention
@@ -94,7 +94,12 @@ def attention_map(t: Trace, kind: str, layer: int = 0, head: int = 0, item: int 
     if t.shape_only:
         raise ValueError("this trace is shape-only (no values were computed), so there are no weights to draw")
     _check_map(t.config, kind, layer, head, item)
-    return _cut_map(t.tensors, kind, layer, head, item, item, cap)
+    return _cut_map(t.tensors, kind, layer, head, item, item, cap, layer_window(t.config, layer))
+
+
+def layer_window(cfg: TransformerConfig, layer: int) -> int:
+    """The window layer ``layer`` attends through, 0 when it attends in full (no window, or a global layer)."""
+    return cfg.window if cfg.windowed(layer) else 0
 
 
 def slim_attention_maps(cfg: TransformerConfig, kind: str, layer: int = 0, item: int = 0,
@@ -104,7 +109,8 @@ def slim_attention_maps(cfg: TransformerConfig, kind: str, layer: int = 0, item:
     _check_map(cfg, kind, layer, 0, item)
     stack, block = ALL_KINDS[kind]
     tensors = slim_attention(cfg, stack, block, layer, item)  # batch item ``item`` alone, as row 0
-    return tuple(_cut_map(tensors, kind, layer, head, item, 0, cap) for head in range(cfg.nhead))
+    window = layer_window(cfg, layer)
+    return tuple(_cut_map(tensors, kind, layer, head, item, 0, cap, window) for head in range(cfg.nhead))
 
 
 def _check_map(cfg: TransformerConfig, kind: str, layer: int, head: int, item: int) -> None:
@@ -117,15 +123,18 @@ def _check_map(cfg: TransformerConfig, kind: str, layer: int, head: int, item: i
 
 
 def _cut_map(tensors: dict[str, Tensor], kind: str, layer: int, head: int, item: int, row: int,
-             cap: int) -> AttentionMap:
-    """One head's capped map out of recorded tensors whose batch row ``row`` holds sequence ``item``."""
+             cap: int, window: int = 0) -> AttentionMap:
+    """One head's capped map out of recorded tensors whose batch row ``row`` holds sequence ``item``; a
+    windowed layer (``window`` > 0) was masked by its band, not the causal mask alone, and shows that band."""
     stack, block = ALL_KINDS[kind]
     weights: Tensor = tensors[f"{stack}.{layer}.{block}.weights"][row, head]  # (L_q, S)
     Lq, S = weights.shape
     q, k = min(Lq, cap), min(S, cap)
     weights = weights[:q, :k]  # (q, k)
     hidden_beyond = 0
-    if kind in CAUSAL_KINDS:
+    if kind in CAUSAL_KINDS and window:
+        blocked = sliding_window_mask(Lq, S, window)[:q, :k]  # (q, k): later keys, and those window or more behind
+    elif kind in CAUSAL_KINDS:
         blocked = tensors["tgt_mask"][:q, :k]  # (q, k): True above the diagonal
     else:  # encoder self and cross both hide the source's padding keys
         padding = tensors["src_key_padding_mask"][row]  # (S,)

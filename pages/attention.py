@@ -17,6 +17,8 @@ from core.views import (MAX_POSITIONS, attention_kinds, attention_map, kv_sharin
 from render.charts import attention_spec, full_width, mask_spec
 from render.diagram import shape_text
 from render.heads import MAX_GROUP_ROWS, MAX_HEADS_DRAWN, kv_groups_frame, kv_heads_spec
+from render.latent import head_note, latent_note
+from render.window import layer_pair, pair_caption, window_mask_note
 from render.tables import numbers_frame
 from ui.charts import drawn_at_this_link, map_box, show_chart, show_numbers
 from ui.guard import guard
@@ -34,7 +36,7 @@ leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internal
 WEIGHTS_BOX, MASK_BOX = 290, 244
 
 
-def mask_note(kind: str, cfg, item: int | None = None, padding: int | None = None) -> str:
+def mask_note(kind: str, cfg, item: int | None = None, padding: int | None = None, layer: int | None = None) -> str:
     """What the mask beside the weights is, and where in this config's batch it hides anything.
 
     ``item`` is the batch item on show: when it is already the padded one, the note points at its
@@ -43,6 +45,8 @@ def mask_note(kind: str, cfg, item: int | None = None, padding: int | None = Non
     seeded batch."""
     if padding is not None and kind not in ("decoder masked self-attention", "causal self-attention"):
         return text_mask_note(kind, cfg, item or 0, padding)
+    if kind == "causal self-attention" and cfg.window and layer is not None:
+        return window_mask_note(cfg, layer)
     if kind == "decoder masked self-attention":
         return ("Causal mask: True above the diagonal, so target position i sees positions 0..i and nothing "
                 "after. The diagonal stays visible.")
@@ -95,14 +99,14 @@ def text_mask_note(kind: str, cfg, item: int, padding: int) -> str:
 
 
 def sharing_section(t) -> None:
-    """Which query heads read which K/V head: a row of heads and a table of groups (every family, shape-only too)."""
-    st.header("K/V heads")
-    if t.config.attention == "mla":  # no heads share: each makes its own K and V back from the one latent
-        st.caption(f"Multi-head latent attention (MLA): each of the nhead = {t.config.nhead} heads gets its own K and "
-                   f"V back from one cached latent of kv_lora_rank = {t.config.kv_lora_rank}, so no K/V heads are "
-                   "shared.")
+    """Which query heads read which K/V head: a row of heads and a table of groups (every family, shape-only too);
+    with latent attention, where every head's K and V came from instead."""
+    if t.config.attention == "mla":
+        st.header("K and V from the latent")
+        st.caption(latent_note(t.config, t.shapes) + " No K/V head is shared, so there are no groups to draw.")
         return
     s = kv_sharing(t)
+    st.header("K/V heads")
     k = shape_text(s.k_shape)
     if s.name == "MHA":
         st.caption(f"Multi-head attention (MHA): nhead_kv = nhead = {s.nhead}, so each query head reads a K/V head "
@@ -135,6 +139,15 @@ def _map(cfg, kind: str, layer: int, head: int, item: int):
 def _slim_maps(cfg, kind: str, layer: int, item: int):
     with GATE.reserve(slim_bytes(cfg)):
         return slim_attention_maps(cfg, kind, layer, item)
+
+
+def one_map(t, kind: str, layer: int, head: int, item: int):
+    """One head's map from where the page's main map came from: the text's pass, a slim pass or the trace."""
+    if t is not None:
+        return token_map(t, kind, layer, head, item).map
+    if slim:
+        return _slim_maps(cfg, kind, layer, item)[head]
+    return _map(cfg, kind, layer, head, item)
 
 
 run = this_run()  # sliders, link, the learner's text and the trained model, worked out by the sidebar
@@ -204,10 +217,13 @@ else:  # a single stack has one attention: nothing to choose
 layer = c2.selectbox("layer", range(cfg.layers), key="a_layer", **view)
 group = cfg.nhead // cfg.nhead_kv
 shared = "" if group == 1 else f"; query head h reads K/V head h // {group}"
-head = c3.selectbox("head", range(cfg.nhead), key="a_head",
-                    help=f"nhead = {cfg.nhead}, each d_k = {cfg.d_k} wide{shared}", **view)
+widths = (f"each query and key nope_head_dim + rope_head_dim = {cfg.qk_head_dim} wide, each value "
+          f"v_head_dim = {cfg.v_head_dim}, made back from the shared latent" if cfg.attention == "mla"
+          else f"each d_k = {cfg.d_k} wide")
+head = c3.selectbox("head", range(cfg.nhead), key="a_head", help=f"nhead = {cfg.nhead}, {widths}{shared}", **view)
 item = c4.selectbox("batch item", range(cfg.N), key="a_item", help=f"N = {cfg.N} sequences", **view)
 
+t = queries = keys = None  # the map's pass and its axes' tokens, read again by the windowed and full pair
 with guard("The attention heatmap"):
     # Over a text (or the trained model), the map is that pass's, its axes the tokens; else the seeded batch's.
     # A slim pass reads the seeded ids only, so over the budget the map keeps its positions.
@@ -227,6 +243,8 @@ with guard("The attention heatmap"):
             a = _slim_maps(cfg, kind, layer, item)[head]
     else:
         a = _map(cfg, kind, layer, head, item)
+    if cfg.attention == "mla":  # its K and V are not per-head weights of their own: say where they came from
+        st.caption(head_note(cfg, shapes.shapes, head))
     if a.capped:
         st.caption(f"Showing the first {len(a.weights)} of {a.queries} queries and {len(a.weights[0])} of "
                    f"{a.keys} keys (capped at {MAX_POSITIONS} so large M stays fast); the full rows still sum to 1.")
@@ -266,7 +284,20 @@ with guard("The attention heatmap"):
     with right:
         st.header("Mask")
         show_chart(mask, width="content")
-        st.caption(mask_note(kind, cfg, item, padding))
+        st.caption(mask_note(kind, cfg, item, padding, layer))
+
+pair = layer_pair(cfg, layer)
+if pair is not None:
+    with guard("The windowed and the full layer"):
+        st.header("A windowed and a full layer")
+        st.caption(pair_caption(cfg, *pair, head, item))
+        maps = [one_map(t, kind, i, head, item) for i in pair]
+        specs = [attention_spec(m, queries, keys) for m in maps]
+        side = st.container(horizontal=True, wrap=True, gap="small")
+        for i, spec in zip(pair, specs):
+            with side.container(width=max(full_width(spec), WEIGHTS_BOX)):
+                st.subheader(f"Layer {i}, {'windowed' if cfg.windowed(i) else 'full'}")
+                show_chart(drawn_at_this_link(spec), width="content")
 
 with guard("The K/V heads"):
     # The live pass's own record of kv_head: the text's (or trained model's) when the map is drawn from it.

@@ -8,12 +8,15 @@ Why a fixed drawing and not Graphviz: the boxes and arrows change only with the 
 placement, positions), never with the sizes, yet ``st.graphviz_chart`` lays the figure out again in the
 browser after every slider move, which dominated the time from a key press to the new table. The layout
 follows the paper's figure, read from the bottom up: the encoder on the left, the decoder on the right;
-a single stack (decoder-only, encoder-only) stands alone, its residual paths on the left.
+a single stack (decoder-only, encoder-only) stands alone, its residual paths on the left. The parts only a
+single stack can have stand right of it, inside its layer's frame: a mixture of experts' stack and shared experts,
+and latent attention's down- and up-projections, its latent and its rotary key; strips under the legend say
+which layers are windowed and which keep a dense FFN.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 from typing import TYPE_CHECKING
 
@@ -22,7 +25,10 @@ if TYPE_CHECKING:  # a type only: importing core's package imports torch
 
 # Fill colours by the kind of box, as in the paper's figure.
 FILLS = {"io": "#ffffff", "embed": "#fde2e4", "pos": "#e2ecfd", "attn": "#fff4cc", "norm": "#f0f0f0",
-         "ffn": "#dff5e1", "head": "#ede2fd"}
+         "ffn": "#dff5e1", "head": "#ede2fd", "router": "#fbe3c8", "experts": "#dff5e1", "latent": "#fff4cc"}
+CHOSEN_FILL = "#2e7d32"  # an expert the router picked; the others stay FILLS["experts"]
+MAX_EXPERT_CELLS = 16  # experts drawn as cells in the stack's row; past it the label says how many
+MAX_STRIP_CELLS = 64  # layers drawn as cells in a strip (a periodic pattern reads from its first 64)
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
 NORM_NAMES = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm"}  # the parts as papers write them
 ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "swiglu": "SwiGLU"}
@@ -38,7 +44,10 @@ class Box:
     x: int
     y: int
     spoken: str
-    side: bool = False  # a narrower box beside a column (positions, RoPE)
+    side: bool = False  # a box beside a column (positions, RoPE, the experts, MLA's projections)
+    w: int = 0  # its full width when not the kind's own (a box right of the column)
+    cells: tuple[bool, ...] = ()  # the experts' stack: one cell per expert drawn, True where chosen
+    undrawn: int = 0  # experts past the cells drawn, shown as an ellipsis
 
 
 @dataclass(frozen=True)
@@ -50,6 +59,18 @@ class Arrow:
     hook: str
     residual: bool = False  # dashed, beside the column
     role: str = ""  # what the arrow's tensor is to the box it enters, said in words
+    # How an arrow between boxes right of the column runs: "h" straight across, "v" straight up, "hv" across
+    # then up into the head's bottom, "vh" up then across into the head's side; "" the column's own rules.
+    route: str = ""
+    port: int = 0  # how far below the head's centre a side-entering arrow meets it (two arrows into one side)
+
+
+@dataclass(frozen=True)
+class Strip:
+    """A row of cells under the legend, one per layer: which layers have a part (windowed, experts)."""
+
+    title: str
+    marks: tuple[bool, ...]  # marks[i]: layer i has the part
 
 
 @dataclass(frozen=True)
@@ -62,6 +83,7 @@ class Figure:
     legend: tuple[str, ...]
     legend_x: int
     height: int
+    strips: tuple[Strip, ...] = ()
 
 
 # Hooks whose recorded tensor has a head axis the arrow does not carry: the arrow shows the
@@ -95,12 +117,17 @@ SIDE = 135  # how far beside its column a positions box stands
 MEMORY_X = 375  # the encoder output's elbow on its way to the cross-attention
 STEP, INTO_LAYER, OUT_OF_LAYER = 60, 70, 76  # between box centres: in a column, into a layer, out of it
 TOP, BOTTOM = 40, 34  # the top box's centre, and the room under the bottom box's centre
+RIGHT_X, RIGHT_FAR = 470, 680  # centres of the boxes right of a single stack: the experts, MLA's projections
+SIDE_W, EXPERTS_W = 110, 190  # their widths
+CELL = 8  # an expert's cell in the stack
 HALO = 'stroke="#ffffff" stroke-width="3" stroke-linejoin="round" paint-order="stroke"'  # white under the letters
 
 
 def heads_words(cfg: TransformerConfig) -> str:
-    """How the query heads share K/V heads, in the learner's notation (MHA, GQA or MQA)."""
+    """How the query heads share K/V heads, in the learner's notation (MHA, GQA, MQA or MLA)."""
     h, kv = int(cfg.nhead), int(cfg.nhead_kv)
+    if cfg.attention == "mla":
+        return f"Attention: MLA, nhead = {h} heads' K and V made back from one latent"
     if kv == h:
         return f"Attention: nhead = {h} heads, each with its own K and V (MHA)"
     if kv == 1:
@@ -122,20 +149,72 @@ def legend_lines(cfg: TransformerConfig) -> tuple[str, ...]:
                  "none": "Positions: none (nothing tells the positions apart)",
                  "relative": "Positions: T5's relative bias, one table per stack, added to each self-attention's "
                              "scores"}[cfg.positional]
+    if cfg.attention == "mla":
+        positions = "Positions: RoPE turns Q's and the shared key's rope_head_dim part only"
     ffn = {"relu": "Feed forward: ReLU between two matrices", "gelu": "Feed forward: GELU between two matrices",
            "swiglu": "Feed forward: SwiGLU, three matrices (gate, up, down)"}[cfg.activation]
-    return family, placement, heads_words(cfg), positions, ffn
+    return (family, placement, heads_words(cfg), *latent_lines(cfg), positions, *window_lines(cfg),
+            *expert_lines(cfg, ffn))
+
+
+def latent_lines(cfg: TransformerConfig) -> tuple[str, ...]:
+    """Multi-head latent attention's cache and its query, in the legend (nothing for MHA, GQA or MQA)."""
+    if cfg.attention != "mla":
+        return ()
+    query = (f"Query: compressed too, E → q_lora_rank = {cfg.q_lora_rank} → heads" if cfg.q_lora_rank
+             else "Query: not compressed (q_lora_rank = 0), E → heads in one matrix")
+    return (f"Cache: a latent of kv_lora_rank = {cfg.kv_lora_rank} + rotary key of {cfg.rope_head_dim} a token",
+            query)
+
+
+def ordinal(k: int) -> str:
+    """2 -> '2nd', 11 -> '11th'."""
+    return f"{k}{'th' if 10 <= k % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
+
+
+def window_lines(cfg: TransformerConfig) -> tuple[str, ...]:
+    """Which layers attend through the sliding window (nothing without one)."""
+    if not cfg.window:
+        return ()
+    if not cfg.global_every:
+        return (f"Window: each query sees the last W = {cfg.window} positions, in every layer",)
+    k = cfg.global_every
+    return (f"Window: W = {cfg.window}; every {ordinal(k)} layer ({k - 1}, {2 * k - 1}, …) attends in full",)
+
+
+def _layer_span(first: int, last: int) -> str:
+    return f"Layer {first}" if first == last else f"Layers {first} to {last}"
+
+
+def expert_lines(cfg: TransformerConfig, dense: str) -> tuple[str, ...]:
+    """The feed forward's line: the dense one, or the experts, their shared ones and the layers left dense."""
+    if not cfg.moe:
+        return (dense,)
+    act = ACTIVATION_NAMES[cfg.activation]
+    lines = [f"FFN: {cfg.n_experts} {act} experts; a router picks top_k = {cfg.top_k} for each token"]
+    if cfg.n_shared_experts:
+        lines.append(f"Shared: {cfg.n_shared_experts} expert{'s' if cfg.n_shared_experts > 1 else ''} "
+                     "every token passes through, beside the chosen")
+    if cfg.first_dense_layers:
+        k = cfg.first_dense_layers
+        lines.append(f"{_layer_span(0, k - 1)} keep{'s' if k == 1 else ''} a dense FFN (first_dense_layers = {k}); "
+                     f"drawn: layer {k}")
+    return tuple(lines)
 
 
 def _attention_lines(cfg: TransformerConfig, kind: str, counted: bool = True) -> tuple[str, ...]:
     """An attention box's label; with shared K/V heads (and ``counted``) its second line counts them."""
     first = {"self": "Multi-head", "masked": "Masked multi-head", "cross": "Multi-head"}[kind]
     second = "cross-attention" if kind == "cross" else "self-attention"
-    if cfg.nhead_kv == cfg.nhead or not counted:
-        return first, second
-    which = "MQA" if cfg.nhead_kv == 1 else "GQA"
     title = {"self": "Self-attention", "masked": "Masked self-attention", "cross": "Cross-attention"}[kind]
-    return title, f"{which}: {cfg.nhead_kv} K/V for {cfg.nhead} Q"
+    every = "" if not cfg.global_every else " or full"  # the strip under the legend says which layers
+    window = (f"window W = {cfg.window}{every}",) if cfg.window and counted and kind != "cross" else ()
+    if cfg.attention == "mla" and counted:
+        return title, f"MLA: {cfg.nhead} heads", *window
+    if cfg.nhead_kv == cfg.nhead or not counted:
+        return first, second, *window
+    which = "MQA" if cfg.nhead_kv == 1 else "GQA"
+    return title, f"{which}: {cfg.nhead_kv} K/V for {cfg.nhead} Q", *window
 
 
 def _ffn_lines(cfg: TransformerConfig) -> tuple[str, ...]:
@@ -178,8 +257,9 @@ class _Column:
         self.counts[what] = self.counts.get(what, 0) + 1
         return ORDINALS[self.counts[what] - 1]
 
-    def link(self, tail: str, head: str, hook: str, residual: bool = False, role: str = "") -> None:
-        self.arrows.append(Arrow(tail, head, hook, residual, role))
+    def link(self, tail: str, head: str, hook: str, residual: bool = False, role: str = "", route: str = "",
+             port: int = 0) -> None:
+        self.arrows.append(Arrow(tail, head, hook, residual, role, route, port))
 
     def inputs(self) -> str:
         """Token ids, their embedding and the added positions; returns the box the first layer reads."""
@@ -203,12 +283,126 @@ class _Column:
             self.link(f"{s}_emb", f"{s}_add", f"{s}.embed")
             self.link(f"{s}_pos", f"{s}_add", f"{s}.pos")
             return f"{s}_add"
-        if cfg.positional == "rope":
+        if cfg.positional == "rope" and cfg.attention == "mla":  # far right, under the rotary key it turns
+            self.right(f"{s}_rope", ("RoPE angles", "turn rope_head_dim"), "pos", f"{s}_emb", RIGHT_FAR, SIDE_W,
+                       f"RoPE's rotation angles{whose}")
+        elif cfg.positional == "rope":
             self.beside(f"{s}_rope", ("RoPE angles", "turn Q and K"), f"{s}_emb", f"RoPE's rotation angles{whose}")
         if cfg.positional == "relative":
-            self.beside(f"{s}_rel", ("Relative bias", "added to scores"), f"{s}_emb",
-                        f"T5's relative position bias{whose}")
+            self.beside(f"{s}_rel", ("Relative bias", "layer 0's, shared"), f"{s}_emb",
+                        f"T5's relative position bias{whose}, one table in the {self.word}'s first layer, "
+                        "shared by all its layers")
         return f"{s}_emb"
+
+    def right(self, name: str, lines: tuple[str, ...], kind: str, row: str | int, x: int, w: int, spoken: str,
+              cells: tuple[bool, ...] = (), undrawn: int = 0) -> str:
+        """A box right of the column, at x, on the row of box ``row`` (or that offset up from the bottom box)."""
+        offset = row if isinstance(row, int) else next(o for b, o in self.boxes if b.name == row)
+        self.boxes.append((Box(name, lines, kind, x, 0, spoken, side=True, w=w, cells=cells, undrawn=undrawn),
+                           offset))
+        return name
+
+    def offset_of(self, name: str) -> int:
+        return next(o for b, o in self.boxes if b.name == name)
+
+    def block(self, sub: str, below: str, into: str, gap: int, role: str) -> tuple[str, str]:
+        """One sub-layer's boxes above ``below`` (which feeds it ``into``); returns its top box and output hook."""
+        cfg, st, p = self.cfg, self.stack, f"{self.stack}.0."
+        if sub == "ffn" and cfg.moe:
+            return self.experts(below, into, gap)
+        if sub == "ffn":
+            lines = _ffn_lines(cfg)
+            name = self.add(f"{st}_ffn", lines, "ffn", gap, f"{self.word} {lines[0][0].lower()}{lines[0][1:]} "
+                                                            f"({lines[1]})")
+            self.link(below, name, into, role=role)
+            return name, p + "ffn.out"
+        kind_of = "cross" if sub == "cross" else ("masked" if st == "dec" else "self")
+        name = {"self": f"{st}_attn", "masked": f"{st}_self", "cross": f"{st}_cross"}[kind_of]
+        lines = _attention_lines(cfg, kind_of)
+        spoken = f"{self.word} {' '.join(_attention_lines(cfg, kind_of, counted=False)).lower()}"
+        if cfg.attention == "mla" and sub == "self":
+            spoken += f" (MLA, {cfg.nhead} heads)"
+        elif cfg.nhead_kv != cfg.nhead:
+            spoken += f" ({lines[1].replace('K/V', 'K/V heads').replace(' Q', ' query heads')})"
+        if cfg.window and sub == "self":
+            spoken += f" through a window of W = {cfg.window} positions"
+        if cfg.attention == "mla" and sub == "self":
+            return self.latent(below, into, gap, name, lines, spoken), p + "self_attn.out"
+        self.add(name, lines, "attn", gap, spoken)
+        self.link(below, name, into, role=role)
+        return name, p + f"{sub}_attn.out"
+
+    def experts(self, below: str, into: str, gap: int) -> tuple[str, str]:
+        """A mixture of experts: the router in the column, the stack of experts (top_k marked) and a shared
+        expert right of it, and the weighted sum over them; drawn from the first layer that has experts."""
+        cfg, st = self.cfg, self.stack
+        p = f"{st}.{cfg.first_dense_layers}.ffn."  # the first layers may keep a dense FFN
+        act = ACTIVATION_NAMES[cfg.activation]
+        router = self.add(f"{st}_router", ("Router", f"E → n_experts = {cfg.n_experts}"), "router", gap,
+                          f"the {self.word}'s router (E → n_experts = {cfg.n_experts}, top_k = {cfg.top_k})")
+        combine = self.add(f"{st}_combine", ("Weighted sum", f"of the top_k = {cfg.top_k}"
+                                             + (" + shared" if cfg.n_shared_experts else "")), "ffn", STEP,
+                           f"the weighted sum of the chosen experts' outputs"
+                           + (" and the shared experts' output" if cfg.n_shared_experts else ""))
+        cells = tuple(i < cfg.top_k for i in range(min(cfg.n_experts, MAX_EXPERT_CELLS)))
+        spoken = (f"the stack of {cfg.n_experts} experts ({act}, E → d_ff_expert = {cfg.d_ff_expert} → E), "
+                  f"top_k = {cfg.top_k} of them chosen for each token")
+        stack = self.right(f"{st}_experts", (f"{cfg.n_experts} experts, top_k = {cfg.top_k} filled",
+                                             f"{act}: E → d_ff_expert → E"), "experts", router, RIGHT_X, EXPERTS_W,
+                           spoken, cells=cells, undrawn=cfg.n_experts - len(cells))
+        self.link(below, router, into)
+        self.link(router, stack, p + "expert0.in", role=" (the tokens routed to one expert, T_e of them)",
+                  route="h")
+        if cfg.n_shared_experts:
+            n = cfg.n_shared_experts
+            shared = self.right(f"{st}_shared", (f"Shared expert{'s' if n > 1 else ''} × {n}",
+                                                 "every token, E → E"), "ffn", router, RIGHT_FAR, SIDE_W,
+                                f"the {n} shared expert{'s' if n > 1 else ''} every token passes through")
+            self.link(below, shared, into, route="hv")
+        self.link(stack, combine, p + "expert0.out", role=" (one expert's outputs, weighted)", route="vh", port=6)
+        if cfg.n_shared_experts:
+            self.link(shared, combine, p + "shared.out", route="vh", port=-6)
+        self.link(router, combine, p + "top_k_weights", role=" as each token's top_k weights")
+        return combine, p + "out"
+
+    def latent(self, below: str, into: str, gap: int, name: str, lines: tuple[str, ...], spoken: str) -> str:
+        """Multi-head latent attention: the query's projections in the column, the latent's down- and
+        up-projections right of it, and the rotary key every head shares; returns the attention's box."""
+        cfg, st, p = self.cfg, self.stack, f"{self.stack}.0.self_attn."
+        side = "tgt" if st == "dec" else "src"
+        if cfg.q_lora_rank:
+            down_q = self.add(f"{st}_q_down", ("Query down W_DQ", f"E → q_lora_rank = {cfg.q_lora_rank}"), "attn",
+                              gap, f"the query's down-projection W_DQ (E → q_lora_rank = {cfg.q_lora_rank})")
+            up_q = "the query's up-projection W_UQ (q_lora_rank → nhead · (nope_head_dim + rope_head_dim))"
+            query = self.add(f"{st}_q_up", ("Query up W_UQ", "q_lora_rank → nhead · d_qk"), "attn", STEP, up_q)
+            self.link(below, down_q, into)
+            self.link(down_q, query, p + "q_latent", role=" (the query's latent, normalised)")
+        else:
+            query = self.add(f"{st}_q", ("Query W_Q", "E → nhead · d_qk"), "attn", gap + STEP,
+                             "the query projection W_Q (E → nhead · (nope_head_dim + rope_head_dim))")
+            self.link(below, query, into)
+        attn = self.add(name, lines, "attn", STEP, spoken)
+        row1 = self.offset_of(query) - STEP  # the row above ``below``: W_DQ's, or the one W_Q's arrow passes
+        down = self.right(f"{st}_kv_down", ("Down W_DKV", "E → d_c + rope_head_dim"), "attn", row1,
+                          RIGHT_X, SIDE_W + 40, "the down-projection W_DKV (E → kv_lora_rank + rope_head_dim)")
+        latent = self.right(f"{st}_latent", ("Latent c_KV, cached", f"kv_lora_rank = {cfg.kv_lora_rank}"),
+                            "latent", row1 + STEP, RIGHT_X, SIDE_W + 40,
+                            f"the latent c_KV, kv_lora_rank = {cfg.kv_lora_rank} wide, which the cache keeps")
+        up = self.right(f"{st}_kv_up", ("Up W_UKV", "d_c → each head's K, V"), "attn", attn, RIGHT_X, SIDE_W + 40,
+                        "the up-projection W_UKV (kv_lora_rank → nhead · (nope_head_dim + v_head_dim))")
+        rotary = self.right(f"{st}_k_rope", ("Rotary key, cached", "shared by all heads"), "pos", row1, RIGHT_FAR,
+                            SIDE_W, f"the rotary key k_rope, rope_head_dim = {cfg.rope_head_dim} wide, one for all "
+                                    "heads, which the cache keeps")
+        self.link(query, attn, p + "q", role=" as every head's query")
+        self.link(below, down, into, route="hv")
+        self.link(down, latent, p + "latent", role=" (normalised)", route="v")
+        self.link(down, rotary, p + "k_rope", route="h")
+        self.link(f"{side}_rope", rotary, f"{side}.pos", role=" to turn it (and each query's rotary part)", route="v")
+        self.link(latent, up, p + "latent", route="v")
+        self.link(rotary, up, p + "k_rope", role=" to join every head's key", route="vh")
+        self.link(up, attn, p + "k", role=" as every head's K (its rotary part joined)", route="h", port=-7)
+        self.link(up, attn, p + "v", role=" as every head's V", route="h", port=7)
+        return attn
 
     def layer(self, below: str, first_hook: str, sublayers: tuple[str, ...], out_hook: str) -> str:
         """One layer of the stack, post-norm or pre-norm, inside a dashed frame; returns its top box."""
@@ -218,41 +412,29 @@ class _Column:
         start = len(self.boxes)
         gap = INTO_LAYER
         for i, sub in enumerate(sublayers, 1):
-            if sub == "ffn":
-                name, lines, kind, out = f"{st}_ffn", _ffn_lines(cfg), "ffn", p + "ffn.out"
-                spoken = f"{self.word} {lines[0][0].lower()}{lines[0][1:]} ({lines[1]})"
-                into = p + "ffn_in"
-            else:
-                kind_of = "cross" if sub == "cross" else ("masked" if st == "dec" else "self")
-                name = {"self": f"{st}_attn", "masked": f"{st}_self", "cross": f"{st}_cross"}[kind_of]
-                lines, kind, out = _attention_lines(cfg, kind_of), "attn", p + f"{sub}_attn.out"
-                spoken = f"{self.word} {' '.join(_attention_lines(cfg, kind_of, counted=False)).lower()}"
-                if cfg.nhead_kv != cfg.nhead:
-                    spoken += f" ({lines[1].replace('K/V', 'K/V heads').replace(' Q', ' query heads')})"
-                into = p + "cross_attn.q" if sub == "cross" else x_hook
+            into = p + "ffn_in" if sub == "ffn" else p + "cross_attn.q" if sub == "cross" else x_hook
             role = " as its queries" if sub == "cross" else ""
+            name = {"ffn": f"{st}_ffn", "cross": f"{st}_cross"}.get(sub, f"{st}_self" if st == "dec" else f"{st}_attn")
             if cfg.norm_first:
+                self.link(x_box, f"{st}_norm{i}", x_hook)
                 n = self.add(f"{st}_norm{i}", (norm,), "norm", gap, f"the {self.word}'s {self.nth('norm')} {norm}")
-                self.add(name, lines, kind, STEP, spoken)
+                top, out = self.block(sub, n, into, STEP, role)
                 plus = self.add(f"{st}_add{i}", ("+",), "plus", STEP,
                                 f"the {self.word}'s {self.nth('plus')} residual +")
-                self.link(x_box, n, x_hook)
-                self.link(n, name, into, role=role)
                 self.link(x_box, plus, x_hook, residual=True)
-                self.link(name, plus, out)
+                self.link(top, plus, out)
                 x_box, x_hook = plus, out
             else:
-                self.add(name, lines, kind, gap, spoken)
+                top, out = self.block(sub, x_box, into, gap, role)
                 add_norm = "Add & Norm" if cfg.norm == "layernorm" else f"Add & {norm}"
                 n = self.add(f"{st}_norm{i}", (add_norm,), "norm", STEP,
                              f"the {self.word}'s {self.nth('norm')} {add_norm}")
-                self.link(x_box, name, into, role=role)
                 self.link(x_box, n, x_hook, residual=True)
-                self.link(name, n, out)
+                self.link(top, n, out)
                 next_sub = sublayers[i] if i < len(sublayers) else None
                 after = {"ffn": p + "ffn_in", "cross": p + "cross_attn.q", None: out_hook}[next_sub]
                 x_box, x_hook = n, after
-            if sub != "ffn" and cfg.positional == "rope" and sub == "self":
+            if cfg.positional == "rope" and sub == "self" and cfg.attention != "mla":  # MLA's turns its k_rope
                 self.link(f"{'src' if st == 'enc' else 'tgt'}_rope", name,
                           f"{'src' if st == 'enc' else 'tgt'}.pos", role=" to turn its Q and K")
             if cfg.positional == "relative" and sub == "self":
@@ -307,26 +489,89 @@ def figure(cfg: TransformerConfig) -> Figure:
     for c in columns:
         bottom = height - BOTTOM
         for box, offset in c.boxes:
-            boxes[box.name] = Box(box.name, box.lines, box.kind, box.x, bottom - offset, box.spoken, box.side)
+            boxes[box.name] = replace(box, y=bottom - offset)
         first, last = c.frame
         layer = [b for b, _ in c.boxes[first:last + 1] if not b.side]
         lo, hi = boxes[layer[0].name], boxes[layer[-1].name]
         wide = c.skip_side  # the residual side gets the room for the residual arrows' labels
         x0, x1 = (c.x - 150, c.x + 118) if wide < 0 else (c.x - 118, c.x + 150)
-        y0 = hi.y - _half(hi)[1] - 14
-        y1 = lo.y + _half(lo)[1] + 14
+        beside = [boxes[b.name] for b, _ in c.boxes[first:last + 1] if b.side]  # experts, MLA's projections
+        x1 = max([x1] + [b.x + _half(b)[0] + 14 for b in beside])
+        y0 = min([hi.y - _half(hi)[1]] + [b.y - _half(b)[1] - (8 if b.kind == "experts" else 0)
+                                          for b in beside]) - 14
+        y1 = max([lo.y + _half(lo)[1]] + [b.y + _half(b)[1] for b in beside]) + 14
         n = int(cfg.layers)
         word = c.word.capitalize() + " layer" if cfg.arch == "encoder-decoder" else "Layer"
-        frames.append((f"{word} × {n}", x0, y0, x1, y1, "start" if wide < 0 else "end"))
+        # Boxes right of a single stack leave its frame's right end free for the label, clear of the column's arrows.
+        anchor = "start" if wide < 0 and not beside else "end"
+        frames.append((f"{word} × {n}{_dense_words(cfg)}", x0, y0, x1, y1, anchor))
     legend_x = 20 if cfg.arch == "encoder-decoder" else ENC_X + 130
-    return Figure(boxes, tuple(arrows), tuple(frames), legend_lines(cfg), legend_x, height)
+    return Figure(boxes, tuple(arrows), tuple(frames), legend_lines(cfg), legend_x, height, layer_strips(cfg))
+
+
+def _dense_words(cfg: TransformerConfig) -> str:
+    """The frame's note on the layers drawn without their experts."""
+    if not cfg.moe or not cfg.first_dense_layers:
+        return ""
+    k = cfg.first_dense_layers
+    return f", {_layer_span(0, k - 1).lower()} with a dense FFN"
+
+
+def layer_strips(cfg: TransformerConfig) -> tuple[Strip, ...]:
+    """One strip per part that only some layers have, or that a learner asks about per layer."""
+    strips = []
+    if cfg.window:
+        strips.append(Strip(f"Layers 0 → {cfg.layers - 1}: filled windowed (W = {cfg.window}), empty full",
+                            tuple(cfg.windowed(i) for i in range(cfg.layers))))
+    if cfg.moe and cfg.first_dense_layers:
+        strips.append(Strip(f"Layers 0 → {cfg.layers - 1}: filled with experts, empty with a dense FFN",
+                            tuple(cfg.has_experts(i) for i in range(cfg.layers))))
+    return tuple(strips)
+
+
+STRIP_ROW = 30  # a strip's title line and its row of cells
+
+
+def strips_top(f: Figure) -> int:
+    """Where the strips start: under the legend's last line."""
+    return 22 + 14 * (len(f.legend) - 1) + 12
+
+
+def _strips_svg(f: Figure) -> str:
+    parts = []
+    for k, strip in enumerate(f.strips):
+        y = strips_top(f) + k * STRIP_ROW
+        n = min(len(strip.marks), MAX_STRIP_CELLS)
+        cell = max(4, min(12, (WIDTH - 20 - f.legend_x) // n))
+        more = f" (the first {n} of {len(strip.marks)})" if n < len(strip.marks) else ""
+        parts.append(f'<g class="strip"><text x="{f.legend_x}" y="{y + 8}" font-size="10" fill="#333">'
+                     f'{escape(strip.title + more)}</text>')
+        for i, mark in enumerate(strip.marks[:n]):
+            parts.append(f'<rect class="layer{" marked" if mark else ""}" x="{f.legend_x + i * cell}" y="{y + 13}" '
+                         f'width="{cell - 1}" height="10" fill="{"#555" if mark else "#ffffff"}" stroke="#555" '
+                         f'stroke-width="0.6"><title>layer {i}</title></rect>')
+        parts.append("</g>")
+    return "".join(parts)
 
 
 def _half(box: Box) -> tuple[int, int]:
-    """Half the width and half the height of a box's shape."""
+    """Half the width and half the height of a box's shape: a third line, or the experts' cells, make it taller."""
     if box.kind == "plus":
         return PLUS_R, PLUS_R
-    return (POS_W if box.side else NODE_W) // 2, NODE_H // 2
+    rows = len(box.lines) + (1 if box.cells else 0)
+    height = NODE_H + 13 * max(0, rows - 2)
+    return (box.w or (POS_W if box.side else NODE_W)) // 2, height // 2
+
+
+def _cells_svg(box: Box) -> str:
+    """The experts' row of cells under their label, the chosen top_k filled: which ones differs per token."""
+    n = len(box.cells)
+    left = box.x - (n * (CELL + 2) - 2) / 2
+    y = box.y + _half(box)[1] - CELL - 5
+    more = f'<text x="{left + n * (CELL + 2) + 1:g}" y="{y + CELL}" font-size="11">…</text>' if box.undrawn else ""
+    return more + "".join(f'<rect class="expert{" chosen" if chosen else ""}" x="{left + i * (CELL + 2):g}" y="{y}" '
+                   f'width="{CELL}" height="{CELL}" fill="{CHOSEN_FILL if chosen else "#ffffff"}" stroke="#333" '
+                   'stroke-width="0.6"/>' for i, chosen in enumerate(box.cells))
 
 
 def _box_svg(box: Box) -> str:
@@ -337,15 +582,21 @@ def _box_svg(box: Box) -> str:
     w, h = _half(box)
     text = "".join(f'<tspan x="{x}" dy="{0 if i == 0 else 13}">{escape(line)}</tspan>'
                    for i, line in enumerate(box.lines))
-    top = y + 4 - 6.5 * (len(box.lines) - 1)  # the lines' block centred on the box
-    return (f'<rect x="{x - w}" y="{y - h}" width="{2 * w}" height="{2 * h}" rx="8" fill="{FILLS[box.kind]}" '
-            f'stroke="#333"/><text x="{x}" y="{top}" text-anchor="middle" font-size="11">{text}</text>')
+    top = y + 4 - 6.5 * (len(box.lines) - 1) - (6.5 if box.cells else 0)  # the lines' block centred on the box
+    rect = (f'<rect x="{x - w}" y="{y - h}" width="{2 * w}" height="{2 * h}" rx="8" fill="{FILLS[box.kind]}" '
+            'stroke="#333"/>')
+    behind = "".join(rect.replace(f'x="{x - w}" y="{y - h}"', f'x="{x - w + d}" y="{y - h - d}"')
+                     for d in (8, 4)) if box.kind == "experts" else ""  # a stack of boxes, one per expert
+    return (f'{behind}{rect}<text x="{x}" y="{top}" text-anchor="middle" font-size="11">{text}</text>'
+            + _cells_svg(box))
 
 
 def _geometry(f: Figure, arrow: Arrow) -> tuple[list[tuple[float, float]], tuple[float, float, str]]:
     """The polyline of one arrow, and where its label goes: (x, y, text-anchor)."""
     t, h = f.boxes[arrow.tail], f.boxes[arrow.head]
     (tw, th), (hw, hh) = _half(t), _half(h)
+    if arrow.route:
+        return _routed(arrow, t, h)
     left = h.x <= (ENC_X + DEC_X) / 2 if len({b.x for b in f.boxes.values() if not b.side}) > 1 else True
     if arrow.residual:
         # Branch off the arrow that leaves ``tail`` upwards, run beside the column, enter the sum's side.
@@ -370,6 +621,28 @@ def _geometry(f: Figure, arrow: Arrow) -> tuple[list[tuple[float, float]], tuple
     points = [(t.x, t.y - th), (h.x, h.y + hh)]  # straight up the column
     mid = (t.y - th + h.y + hh) / 2 + 3
     return points, ((t.x + 6, mid, "start") if left else (t.x - 6, mid, "end"))
+
+
+def _routed(arrow: Arrow, t: Box, h: Box) -> tuple[list[tuple[float, float]], tuple[float, float, str]]:
+    """An arrow to or from a box right of the column, which runs as its ``route`` says."""
+    (tw, th), (hw, hh) = _half(t), _half(h)
+    y = h.y + arrow.port
+    if arrow.route == "h":  # straight across, its label under it (over it for the upper of two)
+        start, end = (t.x + tw, h.x - hw) if t.x < h.x else (t.x - tw, h.x + hw)
+        return [(start, y), (end, y)], ((start + end) / 2, y - 4 if arrow.port < 0 else y + 12, "middle")
+    if arrow.route == "v":  # straight up, its label on the side with room
+        points = [(t.x, t.y - th), (h.x, h.y + hh)]
+        mid = (t.y - th + h.y + hh) / 2 + 3
+        return points, ((t.x - 6, mid, "end") if t.x >= RIGHT_FAR else (t.x + 6, mid, "start"))
+    if arrow.route == "hv":  # across from the tail's side, then up into the head's bottom
+        start = t.x + tw if t.x < h.x else t.x - tw
+        points = [(start, t.y), (h.x, t.y), (h.x, h.y + hh)]
+        mid = (t.y + h.y + hh) / 2 + 3
+        return points, ((h.x - 6, mid, "end") if h.x >= RIGHT_FAR else (h.x + 6, mid, "start"))
+    end = h.x + hw if t.x > h.x else h.x - hw  # "vh": up from the tail's top, then across into the head's side
+    points = [(t.x, t.y - th), (t.x, y), (end, y)]
+    mid = (t.y - th + y) / 2 + 3
+    return points, ((t.x - 6, mid, "end") if t.x > h.x else (t.x + 6, mid, "start"))
 
 
 FAMILY_TITLE = {"encoder-decoder": "The Transformer", "decoder-only": "The decoder-only Transformer",
@@ -447,6 +720,7 @@ def architecture_svg(cfg: TransformerConfig, shapes: dict[str, tuple[int, ...]])
                      f'marker-end="url(#{marker})"/>'
                      f'<text x="{lx:g}" y="{ly:g}" text-anchor="{anchor}" font-size="10" fill="#333" {HALO}>'
                      f'{shape_text(edge_shape(a.hook, shapes))}</text></g>')
+    parts.append(_strips_svg(f))
     parts += [_box_svg(box) for box in f.boxes.values()]
     parts.append("</svg>")
     return "".join(parts)

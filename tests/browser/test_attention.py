@@ -272,3 +272,21 @@ def test_a_decoder_only_gqa_link_draws_the_causal_map_and_the_shared_kv_heads(ap
     expect(page).to_have_url(re.compile(r"[?&]arch=decoder-only&.*[?&]kind=causal&"))
     expect(page.locator('[data-testid="stAlert"]').filter(has_text="this link")).to_have_count(0)
     no_exception(page)
+
+
+def test_a_windowed_link_draws_the_band_mask_and_a_windowed_and_a_full_layer_side_by_side(app_url, laptop):
+    """?window=3&global_every=2: layer 0 attends through a band of 3 keys, layer 1 in full. The mask beside the
+    weights is the band, and under them the two layers' maps stand side by side, each labelled."""
+    laptop.goto(app_url + "/attention?arch=decoder-only&nhead=4&nhead_kv=2&positional=rope&layers=4&window=3"
+                "&global_every=2&layer=0")
+    expect(laptop.get_by_text("Sliding-window mask, W = 3: True where blocked.")).to_be_visible(timeout=LOAD)
+    expect(laptop.get_by_role("heading", name="A windowed and a full layer")).to_be_visible()
+    windowed = laptop.get_by_role("heading", name="Layer 0, windowed")
+    full = laptop.get_by_role("heading", name="Layer 1, full")
+    expect(windowed).to_be_visible()
+    expect(full).to_be_visible()
+    expect(laptop.locator(".vega-embed")).to_have_count(5, timeout=LOAD)  # weights, mask, the pair, the K/V heads
+    left, right = windowed.bounding_box(), full.bounding_box()
+    assert abs(left["y"] - right["y"]) < 2 and left["x"] + left["width"] <= right["x"]  # side by side on a laptop
+    expect(laptop.locator('[data-testid="stAlert"]').filter(has_text="this link")).to_have_count(0)
+    no_exception(laptop)

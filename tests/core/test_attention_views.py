@@ -79,3 +79,37 @@ def test_a_kind_of_another_family_is_refused_with_this_ones():
         attention_map(trace(cfg), "cross-attention")
     with pytest.raises(ValueError, match="must be one of self-attention"):
         slim_attention_maps(config("encoder-only", 1), "encoder self-attention")
+
+
+# --- The sliding window and latent attention: each layer's own mask, and maps for MLA ---------------------------
+
+def test_a_windowed_layer_s_map_shows_its_band_and_a_full_layer_s_the_causal_mask():
+    from core.config import TINY_LLAMA
+    from core.model import sliding_window_mask
+    cfg = TINY_LLAMA.replace(window=3, global_every=2)  # layer 0 windowed, layer 1 full
+    t = trace(cfg)
+    band = sliding_window_mask(8, 8, 3)  # (8, 8)
+    assert band.tolist() == t.tensors["window_mask"].tolist()
+    for head in range(cfg.nhead):
+        windowed, full = (attention_map(t, "causal self-attention", layer, head, 1) for layer in (0, 1))
+        assert windowed.blocked == band.tolist()
+        assert full.blocked == torch.ones(8, 8, dtype=torch.bool).triu(1).tolist()
+        assert windowed.blocked_weight_max == full.blocked_weight_max == 0.0
+        w = torch.tensor(windowed.weights)
+        torch.testing.assert_close(w.sum(dim=1), torch.ones(8))
+        assert (w[band] == 0).all() and (w[~band] > 0).all()  # the band holds all of every row
+        assert (torch.tensor(full.weights)[:, 0] > 0).all()  # a full layer's rows reach key 0
+    slim = slim_attention_maps(cfg, "causal self-attention", 0, 1)
+    assert slim[0].blocked == band.tolist()
+    torch.testing.assert_close(torch.tensor(slim[0].weights), torch.tensor(attention_map(
+        t, "causal self-attention", 0, 0, 1).weights))
+
+
+def test_latent_attention_s_maps_are_one_per_head_under_the_causal_mask():
+    from core.config import TINY_MLA
+    t = trace(TINY_MLA)
+    maps = [attention_map(t, "causal self-attention", 1, head, 0) for head in range(TINY_MLA.nhead)]
+    for a in maps:
+        assert a.blocked == torch.ones(8, 8, dtype=torch.bool).triu(1).tolist() and a.blocked_weight_max == 0.0
+        torch.testing.assert_close(torch.tensor(a.weights).sum(dim=1), torch.ones(8))
+    assert maps[0].weights != maps[1].weights  # each head its own map, though K and V share one latent
