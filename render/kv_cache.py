@@ -84,11 +84,11 @@ def cache_formula(cfg: TransformerConfig, view: KVCacheView) -> str:
     if cfg.window:
         windowed = sum(cfg.windowed(i) for i in range(cfg.layers))
         full = cfg.layers - windowed
-        return (f"2 · N · nhead_kv · d_k · 4 bytes · (windowed layers · min(M + G, W) + full layers · (M + G)) = "
-                f"2 · {cfg.N} · {cfg.nhead_kv} · {cfg.d_k} · 4 · ({windowed} · {min(held, cfg.window):,} + "
+        return (f"2 · N · nhead_kv · d_k · 4 bytes · (windowed layers · min(M + G, W) + full layers · (M + G))"
+                f" = 2 · {cfg.N} · {cfg.nhead_kv} · {cfg.d_k} · 4 · ({windowed} · {min(held, cfg.window):,} + "
                 f"{full} · {held:,}){tail}")
-    return (f"2 · layers · N · nhead_kv · (M + G) · d_k · 4 bytes = 2 · {cfg.layers} · {cfg.N} · {cfg.nhead_kv} · "
-            f"{held:,} · {cfg.d_k} · 4{tail}")
+    return (f"2 · layers · N · nhead_kv · (M + G) · d_k · 4 bytes = 2 · {cfg.layers} · {cfg.N} · "
+            f"{cfg.nhead_kv} · {held:,} · {cfg.d_k} · 4{tail}")
 
 
 def latent_saving_words(s: LatentSaving) -> str:
