@@ -148,6 +148,17 @@ def rows_words(cfg) -> str:
             f"{index['ffn_output']}), to the output probabilities (row {last}).")
 
 
+def attention_params_words(cfg) -> str:
+    """What one attention block holds, as a formula: latent attention's parts are in param_formulas by weight."""
+    if cfg.attention == "mla":
+        return ("Each latent attention block holds its query projection, W_dkv down to the latent and the rotary key, "
+                "the latent's norm, W_ukv back up to every head's K and V, and W_o")
+    attention = param_formulas(cfg)["self-attention" if cfg.arch != "encoder-decoder" else "encoder self-attention"]
+    grouped = "" if cfg.nhead_kv == cfg.nhead else f" ({heads_words(cfg)}: W^K and W^V are E × nhead_kv·d_k)"
+    whatever = ", whatever nhead is" if cfg.nhead * cfg.d_k == cfg.E else ""
+    return f"Each attention block holds {attention.removeprefix('layers·(').removesuffix(')')}{whatever}{grouped}"
+
+
 run = this_run()  # sliders, link, the learner's text and the trained model, worked out by the sidebar
 cfg = run.cfg
 st.title("Transformer Shape Explorer")
@@ -304,11 +315,7 @@ if params_tab.open:
         vocab_words = ("the one embedding matrix, shared with the output layer, grows with vocab_size × E (the output "
                        "layer adds only its vocab_size biases)" if cfg.tie_embeddings
                        else "the embeddings and output layer grow with vocab_size × E")
-        attention = param_formulas(cfg)["self-attention" if cfg.arch != "encoder-decoder" else "encoder self-attention"]
-        grouped = "" if cfg.nhead_kv == cfg.nhead else f" ({heads_words(cfg)}: W^K and W^V are E × nhead_kv·d_k)"
-        st.caption(f"{t.params['total']:,} parameters in total. Each attention block holds "
-                   f"{attention.removeprefix('layers·(').removesuffix(')')}, whatever nhead is{grouped}; "
-                   f"{vocab_words}.")
+        st.caption(f"{t.params['total']:,} parameters in total. {attention_params_words(cfg)}; {vocab_words}.")
         if cfg.moe:  # total against active, and where they sit by part
             moe_parameters(cfg)
         else:

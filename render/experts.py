@@ -21,6 +21,8 @@ PART_COLOURS = ("#aec7e8", "#1f77b4")  # total light, active dark: the active ba
 CELL_PX = 22  # a heatmap cell, wide enough for a rank's digit
 MIN_PLOT = 110
 TOKEN_LABEL_PX = 120  # a longer token label is cut with "…"
+LABEL_CHAR_PX = 6  # an axis label's letter, roughly
+SCALE_DECOR = (134, 90)  # (width, height) the colour scale and the expert axis take, as render.charts' heatmaps
 
 
 def short_count(n: int) -> str:
@@ -100,6 +102,9 @@ def routing_spec(v: RoutingView, labels: list[str], theme: str = "light") -> dic
     spec["width"] = max(MIN_PLOT, CELL_PX * v.columns)
     spec["height"] = max(MIN_PLOT, CELL_PX * v.rows)
     spec["autosize"] = {"type": "pad", "contains": "padding"}
+    # What is drawn beside the cells, for render.charts.full_width: the token labels and the colour scale.
+    spec["usermeta"] = {"decor": [SCALE_DECOR[0] + min(TOKEN_LABEL_PX, LABEL_CHAR_PX * max(map(len, labels))),
+                                  SCALE_DECOR[1]]}
     cut = "" if v.rows == v.tokens else f" (the first {v.rows} of its {v.tokens})"
     experts = "" if v.columns == v.n_experts else f" (the first {v.columns} of {v.n_experts})"
     firsts = in_words(f"{label} → expert {chosen[0]}" for label, chosen in zip(labels[:3], v.chosen))

@@ -14,7 +14,7 @@ from core.routing import routing_view
 from core.values import sequence_labels
 from render.experts import param_parts_spec, routing_spec, short_count, tokens_per_expert_spec
 from render.values import token_labels
-from ui.charts import show_chart
+from ui.charts import drawn_at_this_link, map_box, show_chart
 from ui.guard import guard
 from ui.sidebar import forget_link_warnings
 from ui.theme import theme
@@ -107,8 +107,10 @@ def routing_section(cfg: TransformerConfig, mine: YourText | None, shape_only: b
                    + (", their weights renormalised to sum to 1 (norm_topk)." if cfg.norm_topk else
                       ", their weights kept as they are (norm_topk off).")
                    + f" The weights are {weights_words(t)}.")
-        with st.container(key="routing_map", horizontal_alignment="left"):
-            show_chart(routing_spec(v, row_labels(t, item), theme()))
+        spec = routing_spec(v, row_labels(t, item), theme())
+        with map_box("routing", "On a screen narrower than the map, the map scrolls sideways inside its box: the "
+                                "last experts and the colour scale are on the right.", spec):
+            show_chart(drawn_at_this_link(spec), width="content")  # drawn afresh per link: it has a colour scale
         st.markdown(f"**Tokens per expert** over all N·M = {cfg.N * cfg.M} tokens, against the even share {share}. "
                     f"{DATA_SHAPE}")
         show_chart(tokens_per_expert_spec(v, cfg.N, theme()), width="stretch")
