@@ -11,6 +11,7 @@ import streamlit as st
 from core import TransformerConfig
 from core.param_parts import param_parts, published_check
 from core.routing import routing_view
+from core.tokens import PAD_TOKEN
 from core.values import sequence_labels
 from render.experts import param_parts_spec, routing_spec, short_count, tokens_per_expert_spec
 from render.values import token_labels
@@ -71,11 +72,12 @@ def moe_parameters(cfg: TransformerConfig) -> None:
 
 
 def row_labels(t, item: int) -> list[str]:
-    """The heatmap's rows: the learner's tokens ("3 cat"), else each position and its seeded id ("3: id 17")."""
+    """The heatmap's rows: the learner's tokens ("3 cat"), else each position and its seeded id ("3: id 17"), or
+    "<pad>" where an encoder's batch pads a sequence (the router reads padding too)."""
     labels = sequence_labels(t, "M", item)
     if t.batch is not None:
         return token_labels(labels)
-    return [f"{i}: id {x}" for i, x in enumerate(labels)]
+    return [f"{i}: {x}" if x == PAD_TOKEN else f"{i}: id {x}" for i, x in enumerate(labels)]
 
 
 def routing_section(cfg: TransformerConfig, mine: YourText | None, shape_only: bool) -> None:
