@@ -30,6 +30,11 @@ class CacheKind:
     numbers: int  # numbers one layer caches a token
     window: int = 0  # W: a windowed layer holds at most W positions; 0 for none
     global_every: int = 0  # with a window, every k-th layer stays full (core.config.windowed)
+    short: str = ""  # the label for a narrow table, when the legend's is long
+
+    @property
+    def name_in_table(self) -> str:
+        return self.short or self.label
 
     def held(self, cfg: TransformerConfig, tokens: int) -> int:
         """Positions all the layers together hold with ``tokens`` in the sequence."""
@@ -80,11 +85,12 @@ def cache_kinds(cfg: TransformerConfig) -> list[CacheKind]:
     kinds = [CacheKind(name, f"{name} (nhead_kv = {kv})", 2 * kv * d_h) for name, kv in kv_kinds(cfg).items()]
     d_c, d_rope = latent_widths(cfg)
     widths = "" if cfg.attention == "mla" else ", DeepSeek-V2's ratios to d_k"
-    kinds.append(CacheKind("MLA", f"MLA (kv_lora_rank + rope_head_dim = {d_c} + {d_rope}{widths})", d_c + d_rope))
+    kinds.append(CacheKind("MLA", f"MLA (kv_lora_rank + rope_head_dim = {d_c} + {d_rope}{widths})", d_c + d_rope,
+                           short=f"MLA (latent {d_c} + rotary key {d_rope})"))
     W = cfg.window or MISTRAL_WINDOW
     full = f", one layer in {cfg.global_every} full" if cfg.global_every else ""
     kinds.append(CacheKind("window", f"window W = {W:,} (nhead_kv = {kv_heads}{full})", 2 * kv_heads * d_h, W,
-                           cfg.global_every))
+                           cfg.global_every, short=f"window W = {W:,}"))
     return kinds
 
 

@@ -40,7 +40,7 @@ def _parts_template() -> dict:
     y = alt.Y("label:N", sort=None, title=None, axis=alt.Axis(labelLimit=260))
     tooltip = ["part:N", alt.Tooltip("total:Q", format=","), alt.Tooltip("active:Q", format=",")]
     total = alt.Chart(alt.NamedData(name="parts")).mark_bar().encode(
-        x=alt.X("total:Q", title="parameters"), y=y,
+        x=alt.X("total:Q", title="parameters", axis=alt.Axis(format="~s")), y=y,
         color=alt.Color("total_name:N", scale=scale, legend=legend, title=None),
         tooltip=tooltip)
     active = alt.Chart(alt.NamedData(name="parts")).mark_bar(height={"band": 0.5}).encode(

@@ -59,17 +59,21 @@ def kv_cache_spec(view: KVCacheView, theme: str = "light") -> dict:
                            f"{flat} (W = {window.window:,}). {what}.")
 
 
+# Short headers, so that the numbers stay in sight beside the kinds' long names.
+KIND_COLUMNS = ("numbers, one layer", "numbers, all layers", "bytes, float32", "bytes, bf16")
+
+
 def kinds_frame(cfg: TransformerConfig, view: KVCacheView) -> pd.DataFrame:
-    """Each kind's numbers a token, its bytes a token in float32 and in bf16 (while no window is full), and its
-    cache at M + G; the config's own kind first."""
+    """Each kind's numbers a token (one layer's, and all layers'), its bytes a token in float32 and in bf16 (while
+    no window is full), and its cache at M + G; the config's own kind first."""
     held = view.chosen["tokens"]
     kinds = sorted(view.kinds, key=lambda k: k.name != view.own)
     return pd.DataFrame({
-        "attention": [k.label + (" (yours)" if k.name == view.own else "") for k in kinds],
-        "numbers a token, one layer": [k.numbers for k in kinds],
-        "numbers a token, all layers": [cfg.layers * k.numbers for k in kinds],
-        "bytes a token, float32": [k.per_token(cfg, FLOAT_BYTES) for k in kinds],
-        "bytes a token, bf16": [k.per_token(cfg, FP16_BYTES) for k in kinds],
+        "attention": [("yours: " if k.name == view.own else "") + k.name_in_table for k in kinds],
+        KIND_COLUMNS[0]: [k.numbers for k in kinds],
+        KIND_COLUMNS[1]: [cfg.layers * k.numbers for k in kinds],
+        KIND_COLUMNS[2]: [k.per_token(cfg, FLOAT_BYTES) for k in kinds],
+        KIND_COLUMNS[3]: [k.per_token(cfg, FP16_BYTES) for k in kinds],
         f"cache at M + G = {held:,}": [human_bytes(k.bytes(cfg, held)) for k in kinds],
     })
 

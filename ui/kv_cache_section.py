@@ -14,7 +14,8 @@ from core.cache_kinds import latent_saving
 from core.kv_cache import check_refusal, room_for
 from core.views import context_cost, kv_cache_view
 from render.diagram import heads_words
-from render.kv_cache import cache_formula, kinds_frame, kv_cache_spec, latent_saving_words, per_token_words
+from render.kv_cache import (KIND_COLUMNS, cache_formula, kinds_frame, kv_cache_spec, latent_saving_words,
+                             per_token_words)
 from ui.charts import show_chart
 from ui.guard import guard
 from ui.page_links import KV_G_CHOICES
@@ -97,10 +98,12 @@ def kv_cache_section(cfg: TransformerConfig) -> None:
                    f"the ring marks yours at M + G tokens. Fewer numbers a token lower a line by the same factor at "
                    f"every length. {plateau} ({own}). MLA caches one latent and one rotary key a token, whatever "
                    "nhead is.")
-        st.dataframe(kinds_frame(cfg, kv), hide_index=True, width="stretch", key="x_kv_kinds",
-                     column_config={c: st.column_config.NumberColumn(format="localized")
-                                    for c in ("numbers a token, one layer", "numbers a token, all layers",
-                                              "bytes a token, float32", "bytes a token, bf16")})
+        st.markdown("**A token's cache, kind by kind**: the numbers one more token adds, in one layer and in all "
+                    "of them, and their bytes (until a window is full).")
+        columns = {"attention": st.column_config.TextColumn("attention", width=240)} | {
+            name: st.column_config.NumberColumn(name, format="localized", width=90) for name in KIND_COLUMNS}
+        st.dataframe(kinds_frame(cfg, kv), hide_index=True, width="stretch", key="x_kv_kinds", column_config=columns,
+                     row_height=52)
         live_check(cfg, G, kv.shape)
         if llama_70b_sizes(cfg):
             cost, mha = context_cost(cfg, CONTEXT), context_cost(cfg, CONTEXT, nhead_kv=cfg.nhead)

@@ -54,15 +54,16 @@ def test_deepseek_v3s_words_and_table():
     assert "(512 + 64) · 61 = **35,136 numbers a token**" in words
     assert "2 · 128 · 128 · 61 = **1,998,848**, about **57×** as many" in words
     frame = kinds_frame(DEEPSEEK_V3, v)
-    assert frame["attention"][0] == "MLA (kv_lora_rank + rope_head_dim = 512 + 64) (yours)"
-    assert frame["numbers a token, all layers"].tolist()[:2] == [35_136, 1_998_848]
+    assert frame["attention"].tolist() == ["yours: MLA (latent 512 + rotary key 64)", "MHA (nhead_kv = 128)",
+                                           "GQA (nhead_kv = 16)", "MQA (nhead_kv = 1)", "window W = 4,096"]
+    assert frame["numbers, all layers"].tolist()[:2] == [35_136, 1_998_848]
     assert "61 · 576 · 2 = **70,272 bytes**" in per_token_words(DEEPSEEK_V3, v)
 
 
 def test_mixtrals_bytes_a_token_in_bf16():
     v = kv_cache_view(MIXTRAL_8X7B, 0)
     assert "2 · 32 · 8 · 128 · 2 = **131,072 bytes**" in per_token_words(MIXTRAL_8X7B, v)
-    assert kinds_frame(MIXTRAL_8X7B, v)["bytes a token, bf16"][0] == 131_072
+    assert kinds_frame(MIXTRAL_8X7B, v)["bytes, bf16"][0] == 131_072
 
 
 def test_the_formula_of_a_window_and_of_a_latent():
