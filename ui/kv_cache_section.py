@@ -94,7 +94,9 @@ def kv_cache_section(cfg: TransformerConfig) -> None:
                    f"The dashed window line bends at W = {window.window:,}: its windowed layers stop growing there, "
                    f"and only the full ones (one in {window.global_every}) keep growing")
         own = "your window" if cfg.window else ("Mistral-7B's window, every layer windowed, over your K/V heads")
-        st.caption(f"{heads_words(cfg)}. Each line is the cache at this config's sizes with another way to attend; "
+        heads = (f"Latent attention: each of the nhead = {cfg.nhead} heads makes its K and V back from one shared latent"
+                 if cfg.attention == "mla" else heads_words(cfg))
+        st.caption(f"{heads}. Each line is the cache at this config's sizes with another way to attend; "
                    f"the ring marks yours at M + G tokens. Fewer numbers a token lower a line by the same factor at "
                    f"every length. {plateau} ({own}). MLA caches one latent and one rotary key a token, whatever "
                    "nhead is.")

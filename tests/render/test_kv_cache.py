@@ -73,3 +73,7 @@ def test_the_formula_of_a_window_and_of_a_latent():
         "· 4 · (1 · 4 + 1 · 10) = 1,792 bytes")
     assert cache_formula(TINY_MLA, kv_cache_view(TINY_MLA, 0)).startswith(
         "layers · N · (M + G) · (kv_lora_rank + rope_head_dim) · 4 bytes = 2 · 2 · 8 · (8 + 4) · 4 = 1,536 bytes")
+
+
+def test_a_small_saving_keeps_a_decimal():
+    assert "2 · 2 · 4 · 2 = **32**, about **1.3×** as many" in latent_saving_words(latent_saving(TINY_MLA))
