@@ -101,8 +101,7 @@ def latent_saving_words(s: LatentSaving) -> str:
             f"{s.rope_head_dim}) · {s.layers} = **{s.mla:,} numbers a token**. Multi-head attention at these sizes, "
             f"counted as the DeepSeek-V2 paper's table counts it (2 · n_h · d_h · layers, with n_h = nhead = "
             f"{s.nhead} heads of d_h = {s.d_h}), would cache 2 · {s.nhead} · {s.d_h} · {s.layers} = "
-            f"**{s.mha:,}**, about **{s.ratio:.0f}×** as many." if s.ratio >= 10 else
-            f"**{s.mha:,}**, about **{s.ratio:.1f}×** as many.")
+            f"**{s.mha:,}**, about **{s.ratio:.{0 if s.ratio >= 10 else 1}f}×** as many.")
 
 
 def per_token_words(cfg: TransformerConfig, view: KVCacheView) -> str:
