@@ -49,7 +49,9 @@ def test_the_kv_cache_chart_draws_latent_attention_and_the_windows_plateau(app_u
     legend = svg_texts(chart, "legend-label")
     assert "MLA (kv_lora_rank + rope_head_dim = 8 + 4)" in legend and "window W = 4,096 (nhead_kv = 2)" in legend
     # The window's line is the dashed one; its last points (M + G = 4,096, 8,192 and 16,384) lie level.
-    path = chart.evaluate("e => e.querySelector('svg.marks g.mark-line path[stroke-dasharray]').getAttribute('d')")
+    lines = chart.evaluate("e => [...e.querySelectorAll('svg.marks g.mark-line path')].map(p => "
+                           "[p.getAttribute('stroke-dasharray'), p.getAttribute('d')])")
+    [path] = [d for dash, d in lines if dash and dash.replace(" ", ",") == "6,3"]
     ys = [float(y) for y in re.findall(r"[-\d.e]+,([-\d.e]+)", path)]
     assert len(ys) >= 10 and ys[-1] == ys[-2] == ys[-3] and ys[-4] > ys[-3]  # flat from W, rising before it
     expect(page.get_by_text(re.compile(r"\(8 \+ 4\) · 2 = 24 numbers a token")).first).to_be_visible()
