@@ -12,9 +12,10 @@ import pytest
 from playwright.sync_api import expect
 
 from core import DEFAULT
+from harness.server import free_port, start_server, stop_server, wait_healthy
 from quizzes import questions_for
 from tests.support.browser import (
-    LOAD, NAV, go_to, keep, no_exception, open_quiz, page_in, shape_cell, slider_thumb, thumb_value,
+    LOAD, NAV, go_to, idle, keep, no_exception, open_quiz, page_in, shape_cell, slider_thumb, thumb_value,
 )
 
 pytestmark = pytest.mark.browser
@@ -282,3 +283,25 @@ def test_a_phone_shows_a_links_warning_the_tables_hint_and_the_quiz_buttons_in_o
         assert previous["x"] + previous["width"] <= count["x"] and count["x"] + count["width"] <= following["x"]
         assert following["x"] + following["width"] <= width
         no_exception(page)
+
+
+def test_after_a_server_restart_the_page_navigation_keeps_the_config(page, tmp_path):
+    """A tab stays open while its server restarts (Community Cloud wakes a sleeping app so; a replica is
+    replaced so). Its next action starts a new session: a page switch then must not open the default."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = start_server(port, tmp_path / "before.log")
+    try:
+        wait_healthy(url, server, 60)
+        page.goto(f"{url}/attention?N=4&M=12")
+        expect(page.locator('[data-testid="stVegaLiteChart"]').first).to_be_visible(timeout=LOAD)
+        idle(page)
+        stop_server(server)
+        server = start_server(port, tmp_path / "after.log")
+        wait_healthy(url, server, 60)
+        go_to(page, "Explorer")
+        expect(shape_cell(page, 0)).to_have_text("(4, 12)", timeout=LOAD)
+        expect(page).to_have_url(re.compile(r"\?N=4&M=12&"))
+        no_exception(page)
+    finally:
+        stop_server(server)
