@@ -107,3 +107,10 @@ def test_a_dense_config_shows_no_expert_part():
     assert "parameters by component" in chart["description"] and "active" not in chart["description"]
     at = opened(DEFAULT)
     assert "Routing, live" not in headers(at) and "KV cache" not in headers(at)
+
+
+def test_the_tiny_moe_preset_link_opens_on_its_routing_and_parts():
+    at = explorer_opened(make_app({"preset": "Tiny MoE (8 experts, top 2)"}).run(), tab="Parameters")
+    assert not at.exception and running(at) == TINY_MOE
+    assert "Routing, live" in headers(at) and described(at, "Heatmap of the router's weights in layer 1")
+    assert described(at, "Bar chart of the model's 15,088 parameters by part")
