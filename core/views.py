@@ -13,8 +13,9 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .config import TransformerConfig, divisors, longest_sequence
-from .memory import FP16_BYTES, every_layer, kv_cache_bytes, kv_cache_shape
+from .cache_kinds import KVCacheView, kv_cache_view, kv_kinds  # noqa: F401  (the pages' and tests' names)
+from .config import TransformerConfig, longest_sequence
+from .memory import FP16_BYTES, every_layer, kv_cache_bytes
 from .model import PositionalEncoding, sinusoidal_table, sliding_window_mask
 from .positions import apply_rope, relative_position_bucket, rope_angles
 from .rows import EXTRAS, ROWS, extras_for, rows_for
@@ -459,64 +460,6 @@ def limit_torch_threads(n: int = 1) -> None:
     the other cores.
     """
     torch.set_num_threads(max(1, int(n)))
-
-
-@dataclass(frozen=True)
-class KVCacheView:
-    """What the explorer's KV-cache section draws for a decoder-only config after G new tokens: the cache's
-    shape, its bytes, and its bytes against the tokens held for multi-head, grouped-query and multi-query
-    attention at the config's other sizes (float32, as this model runs; fp16 halves every figure)."""
-
-    G: int
-    shape: tuple[int, ...]  # (layers, 2, N, nhead_kv, M + G, d_k); latent attention's (layers, N, M + G, d_c + d_rope)
-    bytes: int
-    bytes_fp16: int
-    kinds: dict[str, int]  # "MHA" / "GQA" / "MQA" -> nhead_kv, each distinct
-    points: list[dict]  # {"tokens", "attention", "nhead_kv", "bytes"} along a log scale of tokens
-    chosen: dict  # the config's own point: tokens M + G, its nhead_kv, its bytes
-
-
-def kv_kinds(cfg: TransformerConfig) -> dict[str, int]:
-    """nhead_kv for MHA (nhead), GQA (the config's own when it groups, else the divisor of nhead nearest
-    nhead / 8, Llama-2-70B's ratio) and MQA (1), without repeats: at nhead = 1 the three are one."""
-    between = [d for d in divisors(cfg.nhead) if 1 < d < cfg.nhead]
-    gqa = cfg.nhead_kv if cfg.nhead_kv in between else min(between, key=lambda d: abs(d - cfg.nhead / 8),
-                                                                   default=None)
-    kinds = {"MHA": cfg.nhead, "GQA": gqa, "MQA": 1}
-    out: dict[str, int] = {}
-    for name, kv in kinds.items():
-        if kv is not None and kv not in out.values():
-            out[name] = kv
-    return out
-
-
-def kv_cache_view(cfg: TransformerConfig, G: int) -> KVCacheView:
-    """Pure arithmetic on the config (core.memory.kv_cache_bytes), so every size is free to draw."""
-    if cfg.arch != "decoder-only":
-        raise ValueError(f"arch={cfg.arch!r} keeps no KV cache here; use arch='decoder-only'")
-    if isinstance(G, bool) or not isinstance(G, int) or G < 0:
-        raise ValueError(f"G={G!r} must be a whole number of new tokens, 0 or more")
-    held = cfg.M + G
-    top = max(4096, 2 * held)
-    grid = sorted({2 ** k for k in range(int(math.log2(top)) + 1)} | {held})
-    # Latent attention's own line (nhead_kv None: its latents) against every head's made-back K and V kept whole.
-    latent = cfg.attention == "mla"
-    kinds = {"MHA": cfg.nhead} if latent else kv_kinds(cfg)
-
-    def size(tokens: int, kv: int | None) -> int:
-        return kv_cache_bytes(cfg.replace(M=tokens, max_len=max(cfg.max_len, tokens)), nhead_kv=kv)
-
-    lines = [(f"{name} (nhead_kv = {kv})", kv) for name, kv in kinds.items()]
-    if latent:
-        lines.append((f"MLA (kv_lora_rank + rope_head_dim = {cfg.kv_lora_rank + cfg.rope_head_dim})", None))
-    points = [{"tokens": n, "attention": label, "nhead_kv": kv, "bytes": size(n, kv)} for label, kv in lines
-              for n in grid]
-    own = lines[-1][0] if latent else next((label for label, kv in lines if kv == cfg.nhead_kv),
-                                           f"nhead_kv = {cfg.nhead_kv}")
-    return KVCacheView(
-        G=G, shape=kv_cache_shape(cfg, G), bytes=kv_cache_bytes(cfg, G),
-        bytes_fp16=kv_cache_bytes(cfg, G, bytes_per_number=FP16_BYTES), kinds=kinds, points=points,
-        chosen={"tokens": held, "attention": own, "nhead_kv": cfg.nhead_kv, "bytes": kv_cache_bytes(cfg, G)})
 
 
 def context_cost(cfg: TransformerConfig, tokens: int, bytes_per_number: int = FP16_BYTES,

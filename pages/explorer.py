@@ -11,23 +11,22 @@ from functools import partial
 import streamlit as st
 
 from core import human_bytes
-from core.kv_cache import check_refusal, room_for
-from core.memory import PUBLISHED_PARAMS, param_formulas, real_model
+from core.memory import param_formulas
 from core.rows import extras_for, rows_for
-from core.views import context_cost, kv_cache_view, layer_crossover, memory_curve
+from core.views import layer_crossover, memory_curve
 from render.diagram import (ACTIVATION_NAMES, MIN_WIDTH, NORM_NAMES, WIDTH, architecture_steps, architecture_svg,
                             architecture_title, heads_words, legend_lines)
-from render.kv_cache import cache_formula, kv_cache_spec
 from render.tables import (STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_cells,
                           table_csv, table_file_name, table_json, table_markdown)
 from ui.charts import show_chart
 from ui.guard import guard
 from ui.layout import phone_only_caption, sidebar_closed_hint
-from ui.page_links import KV_G_CHOICES
 from ui.streamlit_internals import leave_legacy_pages_mode
-from ui.sidebar import forget_link_warnings, this_run
+from ui.experts_view import moe_parameters, published_words, routing_section
+from ui.kv_cache_section import kv_cache_section
+from ui.sidebar import this_run
 from ui.theme import theme
-from ui.traces import cached_cache_check, cached_shapes, LIVE_TABLE_BYTES, over_budget, shape_only_banner
+from ui.traces import cached_shapes, LIVE_TABLE_BYTES, over_budget, shape_only_banner
 from ui.value_views import value_views
 from ui.your_text import text_box
 
@@ -149,6 +148,17 @@ def rows_words(cfg) -> str:
             f"{index['ffn_output']}), to the output probabilities (row {last}).")
 
 
+def attention_params_words(cfg) -> str:
+    """What one attention block holds, as a formula: latent attention's parts are in param_formulas by weight."""
+    if cfg.attention == "mla":
+        return ("Each latent attention block holds its query projection, W_dkv down to the latent and the rotary key, "
+                "the latent's norm, W_ukv back up to every head's K and V, and W_o")
+    attention = param_formulas(cfg)["self-attention" if cfg.arch != "encoder-decoder" else "encoder self-attention"]
+    grouped = "" if cfg.nhead_kv == cfg.nhead else f" ({heads_words(cfg)}: W^K and W^V are E × nhead_kv·d_k)"
+    whatever = ", whatever nhead is" if cfg.nhead * cfg.d_k == cfg.E else ""
+    return f"Each attention block holds {attention.removeprefix('layers·(').removesuffix(')')}{whatever}{grouped}"
+
+
 run = this_run()  # sliders, link, the learner's text and the trained model, worked out by the sidebar
 cfg = run.cfg
 st.title("Transformer Shape Explorer")
@@ -172,10 +182,14 @@ with guard("Tracing this config"):
 
     # Each figure as wide as its own words, in a row that wraps: equal columns cut the units off.
     row = st.container(horizontal=True, wrap=True, gap="medium")
-    a, b, c, d = (row.container(width="content") for _ in range(4))
+    a, b, *active, c, d = (row.container(width="content") for _ in range(5 if cfg.moe else 4))
     scores = cfg.N * cfg.nhead * cfg.M * cfg.M
     a.metric("d_k = E / nhead", cfg.d_k)
     b.metric("parameters", short_count(t.params["total"]), help=f"Exactly {t.params['total']:,}.")
+    for box in active:  # a token runs top_k of the experts: beside the total, what one token's pass touches
+        box.metric("active for one token", short_count(t.active_params),
+                   help=f"Exactly {t.active_params:,}: top_k = {cfg.top_k} of the n_experts = {cfg.n_experts} routed "
+                        "experts in each layer with experts, and every other part whole.")
     # A shape-only trace holds next to nothing: the figure is what a real pass would hold.
     c.metric("a real pass would hold" if t.shape_only else "this pass holds", human_bytes(t.estimate.total),
              help="Weights plus what this pass keeps: every tensor of layer 0 and the attention weights of the "
@@ -304,26 +318,12 @@ if params_tab.open:
         vocab_words = ("the one embedding matrix, shared with the output layer, grows with vocab_size × E (the output "
                        "layer adds only its vocab_size biases)" if cfg.tie_embeddings
                        else "the embeddings and output layer grow with vocab_size × E")
-        if cfg.attention == "mla":  # its blocks' formulas are the table's attention rows, one per projection
-            st.caption(f"{t.params['total']:,} parameters in total. Each latent attention block holds its query, the "
-                       "latent and rotary key (W_dkv), the latent's norm, K and V back from the latent (W_ukv) and "
-                       f"the output (W_o); {vocab_words}.")
+        st.caption(f"{t.params['total']:,} parameters in total. {attention_params_words(cfg)}; {vocab_words}.")
+        if cfg.moe:  # total against active, and where they sit by part
+            moe_parameters(cfg)
         else:
-            attention = param_formulas(cfg)["self-attention" if cfg.arch != "encoder-decoder"
-                                            else "encoder self-attention"]
-            grouped = "" if cfg.nhead_kv == cfg.nhead else f" ({heads_words(cfg)}: W^K and W^V are E × nhead_kv·d_k)"
-            st.caption(f"{t.params['total']:,} parameters in total. Each attention block holds "
-                       f"{attention.removeprefix('layers·(').removesuffix(')')}, whatever nhead is{grouped}; "
-                       f"{vocab_words}.")
-        real = real_model(cfg)
-        if real is not None:
-            published, named = PUBLISHED_PARAMS[real]
-            if t.params["total"] == published:
-                st.success(f"**{t.params['total']:,}**: {real}'s published {named}, matched to the parameter by "
-                           "counting this model's own weights.", icon=":material/check_circle:")
-            else:
-                st.warning(f"{t.params['total']:,} counted here against {real}'s published {published:,} ({named}).")
-        show_chart(view["params"], width="stretch")
+            published_words(cfg)
+            show_chart(view["params"], width="stretch")
 if memory_tab.open:
     with memory_tab, guard("The memory chart"):
         crossover = view["crossover"]
@@ -359,57 +359,7 @@ if memory_tab.open:
                        f"that runs at M needs a position table of at least M rows, E weights each.")
 
 
-CONTEXT = 4096  # the context a served Llama-2 holds
-
-
-def llama_70b_sizes(cfg) -> bool:
-    """Whether the cache has Llama-2-70B's sizes: its layers, K/V heads and d_k (the cache's own factors)."""
-    return (cfg.layers, cfg.nhead_kv, cfg.d_k) == (80, 8, 128)
-
-
+if cfg.moe:
+    routing_section(cfg, your_text, t.shape_only)
 if cfg.arch == "decoder-only":
-    st.header("KV cache")
-    with st.container(key="kv_cache"), guard("The KV cache"):
-        st.caption("Generating, a decoder-only model keeps every layer's K and V of the tokens so far, so each new "
-                   "token computes only its own: the cache. It grows by one position a token.")
-        G = st.select_slider("G — generated tokens", KV_G_CHOICES, key="x_kv_G", persist_state="session",
-                             on_change=forget_link_warnings,
-                             help="New tokens generated after the M-token prompt: the cache then holds M + G "
-                                  "positions.")
-        kv = kv_cache_view(cfg, G)
-        held = cfg.M + G
-        if cfg.attention == "mla":  # one latent and one rotary key a token, shared by every head
-            st.markdown(f"**Cache shape:** (layers, N, M + G, kv_lora_rank + rope_head_dim) = `{kv.shape}`: each "
-                        f"token keeps a latent of {cfg.kv_lora_rank} and a rotary key of {cfg.rope_head_dim}, from "
-                        f"which all {cfg.nhead} heads make their K and V back; {kv.bytes:,} bytes in float32.")
-        else:
-            layers, two, N, heads, held, d_k = kv.shape
-            st.markdown(f"**Cache shape:** (layers, 2, N, nhead_kv, M + G, d_k) = `{kv.shape}`; per layer, K and V "
-                        f"are each (N, nhead_kv, M + G, d_k) = `{(N, heads, held, d_k)}`.")
-            st.caption(cache_formula(kv) + ".")
-        show_chart(kv_cache_spec(kv, theme()), width="stretch")
-        st.caption(f"{heads_words(cfg)}. Each line is the cache at this config's sizes with that many K/V heads; "
-                   "the ring marks yours at M + G tokens. Fewer K/V heads lower the line by the same factor at every "
-                   "length, and nothing else of the cache changes.")
-        refusal = check_refusal(cfg, G)
-        if refusal is None:
-            check = cached_cache_check(cfg, G)
-            if check.agree and check.cache_shape == kv.shape:
-                st.success(f"Live check: {G} tokens generated with the cache; at every one of the {G + 1} steps its "
-                           f"logits equal one pass over all M + G = {held} tokens without a cache (largest "
-                           f"difference {check.max_abs_diff:.1e}, within {check.tolerance:.0e}). The cache read "
-                           f"off the model is {check.cache_shape}." + (
-                               f" Its learned positional table has max_len = {cfg.max_len} rows, one per position, "
-                               f"so the check gives it {held} for the new tokens." if room_for(cfg, G) != cfg
-                               else ""), icon=":material/check_circle:")
-            else:
-                st.error(f"Live check failed: largest difference {check.max_abs_diff:.3e} (tolerance "
-                         f"{check.tolerance:.0e}); cache {check.cache_shape}, expected {kv.shape}.")
-        else:
-            st.info(f"Shape only: no live check here, as {refusal}.", icon=":material/straighten:")
-        if llama_70b_sizes(cfg):
-            cost, mha = context_cost(cfg, CONTEXT), context_cost(cfg, CONTEXT, nhead_kv=cfg.nhead)
-            st.markdown(f"**At Llama-2-70B's sizes, a {CONTEXT:,}-token context in fp16** costs 2 · {cfg.layers} "
-                        f"layers · {cfg.nhead_kv} K/V heads · {cfg.d_k} (d_k) · {CONTEXT:,} tokens · 2 bytes = "
-                        f"**{cost:,} bytes = {cost / 2**30:g} GiB** per sequence (N = 1); with {cfg.nhead} K/V "
-                        f"heads, multi-head attention's, it would be {mha / 2**30:g} GiB.")
+    kv_cache_section(cfg)

@@ -27,13 +27,15 @@ def test_the_view_gives_the_shape_bytes_and_one_line_per_kind_of_attention():
     v = kv_cache_view(DEC.replace(nhead_kv=2), 11)
     assert v.shape == (3, 2, 2, 2, 16, 4)
     assert v.bytes == 2 * 3 * 2 * 2 * 16 * 4 * 4 and v.bytes_fp16 == v.bytes // 2
-    assert v.kinds == {"MHA": 4, "GQA": 2, "MQA": 1}
-    assert v.chosen == {"tokens": 16, "attention": "GQA (nhead_kv = 2)", "nhead_kv": 2, "bytes": v.bytes}
+    assert [k.name for k in v.kinds] == ["MHA", "GQA", "MQA", "MLA", "window"]
+    assert v.own == "GQA"
+    assert v.chosen == {"tokens": 16, "attention": "GQA (nhead_kv = 2)", "bytes": v.bytes}
     by_kind = {}
     for p in v.points:
-        by_kind.setdefault(p["nhead_kv"], {})[p["tokens"]] = p["bytes"]
-    assert by_kind[4][16] == 2 * by_kind[2][16] == 4 * by_kind[1][16]  # fewer K/V heads: the same factor
-    assert by_kind[2][16] == v.bytes and max(by_kind[1]) == 4096
+        by_kind.setdefault(p["attention"], {})[p["tokens"]] = p["bytes"]
+    mha, gqa, mqa = (by_kind[v.kind(name).label] for name in ("MHA", "GQA", "MQA"))
+    assert mha[16] == 2 * gqa[16] == 4 * mqa[16]  # fewer K/V heads: the same factor
+    assert gqa[16] == v.bytes and max(mqa) == 4 * 4096  # past four of Mistral's windows
 
 
 def test_the_kinds_have_no_repeats_and_a_gqa_when_nhead_allows_one():

@@ -214,7 +214,8 @@ def test_the_views_draw_the_latent_cache_and_say_why_not_where_they_draw_multi_h
     cfg = tiny()
     view = kv_cache_view(cfg, 3)
     assert view.shape == (cfg.layers, cfg.N, cfg.M + 3, 12 + 4) and view.bytes == kv_cache_bytes(cfg, 3)
-    assert view.chosen["attention"] == "MLA (kv_lora_rank + rope_head_dim = 16)" and view.chosen["bytes"] == view.bytes
+    assert view.chosen["attention"] == "MLA (kv_lora_rank + rope_head_dim = 12 + 4)"
+    assert view.chosen["bytes"] == view.bytes
     for call in (lambda: rope_view(cfg), lambda: step_through(cfg), lambda: kv_sharing(trace(cfg))):
         with pytest.raises(ValueError, match="attention='mla'"):
             call()
