@@ -55,14 +55,14 @@ def live_check(cfg: TransformerConfig, G: int, shape: tuple[int, ...]) -> None:
         return
     check = cached_cache_check(cfg, G)
     held = cfg.M + G
-    if cfg.window:  # the check reads layer 0's cache, always a windowed one: it keeps the last W positions
+    if cfg.windowed(0):  # the check reads layer 0's cache: a windowed layer keeps the last W positions
         shape = shape[:4] + (min(held, cfg.window),) + shape[5:]
     if check.agree and check.cache_shape == shape:
         st.success(f"Live check: {G} tokens generated with the cache; at every one of the {G + 1} steps its "
                    f"logits equal one pass over all M + G = {held} tokens without a cache (largest "
                    f"difference {check.max_abs_diff:.1e}, within {check.tolerance:.0e}). The cache read "
                    f"off the model is {check.cache_shape}"
-                   + (", layer 0's, a windowed layer's." if cfg.window else ".") + (
+                   + (", layer 0's, a windowed layer's." if cfg.windowed(0) else ".") + (
                        f" Its learned positional table has max_len = {cfg.max_len} rows, one per position, "
                        f"so the check gives it {held} for the new tokens." if room_for(cfg, G) != cfg
                        else ""), icon=":material/check_circle:")
