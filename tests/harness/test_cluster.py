@@ -296,3 +296,4 @@ def test_a_killed_replicas_learners_move_to_another_and_lose_nothing_but_their_r
     finally:
         for learner in newcomers:
             learner.close()
+
