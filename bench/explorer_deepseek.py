@@ -10,7 +10,10 @@ process, interleaved (who goes first alternates), so machine noise hits both ali
 Nothing is cached between rounds: each round is what a first visit to that config costs the server.
 It prints each part's medians and the median of the per-round ratios DeepSeek-V3 / Llama-2-70B.
 
-    python bench/explorer_deepseek.py [--rounds 7] [--threads 1]
+With ``--app`` it times the page itself instead: Streamlit's AppTest opens the Explorer from each model's link,
+with every cache the app keeps by config emptied first (bench/page_latency.py's first run), interleaved likewise.
+
+    python bench/explorer_deepseek.py [--rounds 7] [--threads 1] [--app]
 """
 
 from __future__ import annotations
@@ -62,15 +65,50 @@ def first_visit(cfg: TransformerConfig) -> dict[str, float]:
     return out
 
 
+def app_first_visits(models: dict[str, TransformerConfig], rounds: int) -> dict[str, list[float]]:
+    """Seconds of the Explorer's first run at each model's link, caches emptied, in AppTest; interleaved."""
+    import page_latency as pl  # bench/page_latency.py: the AppTest set-up and the first-run timing
+
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+    from streamlit.testing.v1 import app_test
+    from ui.streamlit_internals import without_pages_dir
+
+    PagesManager.__init__ = without_pages_dir(PagesManager.__init__)  # as page_latency.main sets it up
+    shared = ScriptCache()  # each script compiled once, as a server does
+    app_test.ScriptCache = lambda: shared
+    at = pl.new_app(pl.PAGES["explorer"])
+    for cfg in models.values():
+        pl.page_times(at, cfg)  # warm-up, not counted
+    times: dict[str, list[float]] = {name: [] for name in models}
+    names = list(models)
+    for rnd in range(rounds):
+        for name in names[rnd % 2:] + names[:rnd % 2]:
+            times[name].append(pl.page_times(at, models[name])[0])
+    return times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--threads", type=int, default=1, help="PyTorch threads (default 1, as the app's server runs)")
+    parser.add_argument("--app", action="store_true", help="time the page in AppTest, from each model's link")
     args = parser.parse_args()
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
     torch.set_num_threads(max(1, args.threads))
     models = {"DeepSeek-V3": DEEPSEEK_V3, "Llama-2-70B": LLAMA2_70B}
+    if args.app:
+        times_app = app_first_visits(models, args.rounds)
+        ratio = statistics.median(d / l for d, l in zip(times_app["DeepSeek-V3"], times_app["Llama-2-70B"]))
+        print(f"torch {torch.__version__}, {args.rounds} interleaved rounds after one warm-up; the Explorer's first "
+              "run from each model's link, caches emptied, in AppTest")
+        for name, runs in times_app.items():
+            print(f"{name:<12} median {1000 * statistics.median(runs):8.1f} ms  (runs: "
+                  f"{', '.join(f'{1000 * t:.0f}' for t in runs)})")
+        mark = "ok" if ratio <= RATIO_TARGET else f"over {RATIO_TARGET}"
+        print(f"DeepSeek-V3 / Llama-2-70B {ratio:.2f}x (median of per-round ratios)  {mark}")
+        return
     for cfg in models.values():
         first_visit(cfg)  # warm-up, not counted: a server has paid PyTorch's one-time meta set-up (ui/warm_up.py)
     times: dict[str, list[dict[str, float]]] = {name: [] for name in models}
