@@ -130,7 +130,9 @@ class Experts(nn.Module):
         counts.index_add_(0, chosen.flatten(), torch.ones_like(chosen.flatten()))  # tokens per expert
         record(rec, prefix + "tokens_per_expert", counts)
         routed = torch.zeros_like(tokens)  # (T, E)
-        for e in range(self.n_experts):
+        # On the meta device every expert gets the same even share (tokens_of), so expert 0 stands for them all:
+        # the shape-only pass runs it alone, and the combined output keeps its shape.
+        for e in range(1 if x.is_meta else self.n_experts):
             token, slot = self.tokens_of(chosen, e)  # (T_e,) each: which tokens chose e, and as which choice
             x_e = tokens[token]  # (T, E) -> (T_e, E): the data decides T_e
             if e == 0:

@@ -4,10 +4,10 @@ One class per box of the paper's figure. Only nn.Linear, nn.Embedding, nn.LayerN
 are borrowed from PyTorch; attention, masking, the residual paths and the stacks are spelled out so a
 learner can read every step. The later variants are small choices inside the same classes: one stack
 (GPT, Llama: decoder-only; BERT: encoder-only), pre-norm, RMSNorm, GELU or SwiGLU, grouped-query
-attention (fewer K/V heads), rotary positions (RoPE) and T5's relative position bias; a head width of its own
-(head_dim), an RMSNorm on each head's q and k (qk_norm), a sliding window, and a mixture of experts in place
-of the FFN (core/experts.py). DeepSeek's multi-head latent attention lives beside MultiHeadAttention, in
-core/latent_attention.py.
+attention (fewer K/V heads), rotary positions (RoPE) and T5's relative position bias (core/relative_bias.py);
+a head width of its own (head_dim), an RMSNorm on each head's q and k (qk_norm), a sliding window (its band
+mask in core/window.py), and a mixture of experts in place of the FFN (core/experts.py). DeepSeek's multi-head
+latent attention lives beside MultiHeadAttention, in core/latent_attention.py.
 
 Legend, used in the shape comments at the end of every line that changes a shape:
     N batch            M source length      M_target target length    L, S any query / key length
@@ -35,9 +35,11 @@ from torch.nn import functional as F
 from .config import TransformerConfig, windowed
 from .experts import Experts
 from .latent_attention import LatentAttention
-from .positions import apply_rope, relative_position_bucket, rope_angles, sinusoidal_table
+from .positions import apply_rope, rope_angles, sinusoidal_table
 from .recording import Recorder, apply_mask, record
+from .relative_bias import RelativePositionBias
 from .weights import seeded
+from .window import sliding_window_mask
 
 
 def generate_square_subsequent_mask(sz: int, device: torch.device | str | None = None) -> Tensor:
@@ -47,16 +49,6 @@ def generate_square_subsequent_mask(sz: int, device: torch.device | str | None =
     returns the float form (-inf above the diagonal, 0 elsewhere); both block the same pairs.
     """
     return torch.ones(sz, sz, dtype=torch.bool, device=device).triu(diagonal=1)  # (sz, sz)
-
-
-def sliding_window_mask(L: int, S: int, window: int, device: torch.device | str | None = None) -> Tensor:
-    """Band mask (L, S): True where blocked, for L queries that are the last L of S consecutive positions
-    (a cache's keys come first). A query sees at most the last ``window`` positions, itself included, as
-    Hugging Face's Mistral does: key j is blocked when it is later than the query or ``window`` or more behind.
-    """
-    q = torch.arange(S - L, S, device=device)[:, None]  # (L, 1): the queries' positions among the keys
-    k = torch.arange(S, device=device)[None, :]  # (1, S)
-    return (k > q) | (q - k >= window)  # (L, S)
 
 
 def generate_key_padding_mask(tokens: Tensor, pad_id: int = 0) -> Tensor:
@@ -118,32 +110,6 @@ class PositionalEncoding(nn.Module):
                 f"use a shorter sequence, a larger max_len, or sinusoidal encoding"
             )
         return self.table[start:L]  # (max_len, E) -> (L, E)
-
-
-class RelativePositionBias(nn.Module):
-    """T5's relative positions: one learned number per (bucket, head), added to the scores of every layer of a
-    stack. The table sits in the stack's first layer; a key's bucket depends only on its offset from the query.
-
-    ``bidirectional`` (the encoder) buckets keys before and after the query apart; the decoder's self-attention
-    is causal, so all its buckets go to keys at or before the query.
-    """
-
-    def __init__(self, nhead: int, buckets: int = 32, max_distance: int = 128, bidirectional: bool = True,
-                 device=None):
-        super().__init__()
-        self.buckets, self.max_distance, self.bidirectional = buckets, max_distance, bidirectional
-        self.table = nn.Embedding(buckets, nhead, device=device)  # (relative_buckets, nhead)
-
-    def forward(self, L: int, S: int, start: int = 0, device=None, rec: Recorder | None = None,
-                prefix: str = "") -> Tensor:
-        """The bias (nhead, L, S) for queries at start .. start + L - 1 and keys at 0 .. S - 1."""
-        query = torch.arange(start, start + L, device=device)[:, None]  # (L, 1)
-        key = torch.arange(S, device=device)[None, :]  # (1, S)
-        bucket = relative_position_bucket(key - query, self.bidirectional, self.buckets,
-                                          self.max_distance)  # (L, S)
-        record(rec, prefix + "relative_buckets", bucket)
-        bias = self.table(bucket).permute(2, 0, 1)  # (L, S, nhead) -> (nhead, L, S)
-        return record(rec, prefix + "relative_bias", bias)
 
 
 class MultiHeadAttention(nn.Module):

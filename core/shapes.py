@@ -21,7 +21,8 @@ from .model import Transformer, generate_key_padding_mask, generate_square_subse
 FRESH = frozenset({
     F.linear, F.layer_norm, F.embedding, torch.softmax, torch.Tensor.softmax, torch.relu, torch.Tensor.relu,
     torch.Tensor.add, torch.Tensor.mul, torch.Tensor.div, torch.Tensor.matmul, torch.Tensor.masked_fill,
-    F.rms_norm, F.silu, torch.Tensor.sum,
+    F.rms_norm, F.silu, torch.Tensor.sum, torch.cat, torch.stack, torch.Tensor.neg, torch.Tensor.sin,
+    torch.Tensor.cos,
 })
 # Indexing by a tensor (gathering an expert's tokens) always copies; indexing by slices may return a view.
 GATHER = torch.Tensor.__getitem__

@@ -28,9 +28,10 @@ from torch import Tensor, nn
 from .config import TransformerConfig
 from .memory import (DEFAULT_BUDGET_BYTES, FLOAT_BYTES, INDEX_BYTES, attention_params, estimate, ffn_params,
                      latent_attention_params, layernorm_params, moe_layers, moe_params, param_counts)
-from .model import Transformer, generate_key_padding_mask, generate_square_subsequent_mask, sliding_window_mask
+from .model import Transformer, generate_key_padding_mask, generate_square_subsequent_mask
 from .trace import PAD_ID, make_batch
 from .weights import blocks, init_block
+from .window import sliding_window_mask
 
 
 @contextlib.contextmanager

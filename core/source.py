@@ -1,5 +1,5 @@
-"""The lines of core/model.py (or core/experts.py, core/latent_attention.py) that produce a recorded tensor, for
-the explorer's 'show code'.
+"""The lines of core/model.py (or core/experts.py, core/latent_attention.py, core/relative_bias.py) that produce a
+recorded tensor, for the explorer's 'show code'.
 
 Every recorded tensor passes through ``record(rec, <name>, ...)``; the lines that make it are
 those between the previous ``record`` call in the same method and this one.
@@ -12,7 +12,7 @@ import re
 import textwrap
 from functools import lru_cache
 
-from . import experts, latent_attention, model
+from . import experts, latent_attention, model, relative_bias
 
 # Which method records a hook, judged by the hook's pattern; the last name part is the record name.
 _METHODS = (
@@ -34,7 +34,7 @@ _METHODS = (
     (re.compile(r"^(enc|dec|block)\.\d+\.ffn\.(\w+)$"), model.FeedForward.forward,
      lambda m: f'prefix + "{m.group(2)}"'),
     (re.compile(r"^(enc|dec)\.\d+\.ffn\.(gate|up)$"), model.FeedForward.activate, lambda m: f'prefix + "{m.group(2)}"'),
-    (re.compile(r"^(enc|dec)\.(relative_buckets|relative_bias)$"), model.RelativePositionBias.forward,
+    (re.compile(r"^(enc|dec)\.(relative_buckets|relative_bias)$"), relative_bias.RelativePositionBias.forward,
      lambda m: f'prefix + "{m.group(2)}"'),
     (re.compile(r"^enc\.\d+\.(\w+)$"), model.EncoderLayer.forward, lambda m: f'prefix + "{m.group(1)}"'),
     (re.compile(r"^dec\.\d+\.(\w+)$"), model.DecoderLayer.forward, lambda m: f'prefix + "{m.group(1)}"'),

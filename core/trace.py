@@ -21,12 +21,13 @@ from .config import TransformerConfig
 from .experts import Experts
 from .latent_attention import LatentAttention
 from .memory import DEFAULT_BUDGET_BYTES, LATENT_PARTS, MemoryEstimate, estimate, kv_cache_summary
-from .model import Transformer, generate_key_padding_mask, generate_square_subsequent_mask, sliding_window_mask
+from .model import Transformer, generate_key_padding_mask, generate_square_subsequent_mask
 from .rows import RowSpec, extras_for, rows_for
 from .shapes import MetaShapeCache
 from .source import source_for
 from .tokens import TokenBatch, TokenizedText
 from .tensor_lists import MAX_VALUES, plain_values
+from .window import sliding_window_mask
 
 PAD_ID = 0  # padding token of the seeded batch: masked out as a key
 BOS_ID = 1  # start token of the seeded batch: the first decoder input ("outputs shifted right")

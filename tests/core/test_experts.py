@@ -14,7 +14,8 @@ from core.config import TINY_MOE
 from core.experts import Experts, even_share
 from core.kv_cache import generate
 from core.memory import active_params, kv_cache_bytes, param_counts
-from core.model import FeedForward, generate_square_subsequent_mask, sliding_window_mask
+from core.model import FeedForward, generate_square_subsequent_mask
+from core.window import sliding_window_mask
 from core.rows import formula_shape
 
 
@@ -95,15 +96,6 @@ def test_the_experts_output_is_each_tokens_chosen_experts_weighted_and_summed():
                 torch.testing.assert_close(out[n, m], want)
     assert rec["tokens_per_expert"].sum() == 2 * 3 * top_k
     assert rec["expert0.in"].shape == (int(rec["tokens_per_expert"][0]), E)
-
-
-def test_the_window_sees_the_last_window_positions_itself_included():
-    mask = sliding_window_mask(5, 5, 2)  # True: blocked
-    seen = [[j for j in range(5) if not mask[i, j]] for i in range(5)]
-    assert seen == [[0], [0, 1], [1, 2], [2, 3], [3, 4]]
-    assert torch.equal(sliding_window_mask(4, 4, 4), generate_square_subsequent_mask(4))  # a wide window is causal
-    cached = sliding_window_mask(1, 3, 3)  # one new query after a full rolling buffer of 2
-    assert cached.tolist() == [[False, False, False]]
 
 
 # --- Parity with Hugging Face on tiny random configs, weights copied ---
