@@ -312,8 +312,9 @@ def preset_parts(c: TransformerConfig) -> str:
     parts += [] if c.norm == "layernorm" else [NORM_NAMES[c.norm]]
     parts += [] if c.activation == "relu" else [ACTIVATION_NAMES[c.activation]]
     parts += [] if c.bias else ["no bias"]
-    parts += ["tied"] if c.tie_embeddings else []
-    return ", ".join(parts + _new_parts(c))
+    parts += _new_parts(c)
+    parts += ["tied"] if c.tie_embeddings else []  # last: the help's key says what *tied* means
+    return ", ".join(parts)
 
 
 def _new_parts(c: TransformerConfig) -> list[str]:
