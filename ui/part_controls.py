@@ -122,18 +122,16 @@ def part_controls(sb, sizes: dict[str, Any], kit: Kit) -> tuple[dict[str, Any], 
     for key in CHOICE_KEYS:
         if key in state:
             kit.set_widget(key, state[key])
-    # One keyed box round them all, so that the sidebar's hidden page helpers still follow a control.
-    with sb.container(key="w_parts"):
-        # Open where the config has a part, and from the learner's first move on: a rerun must not fold it away.
-        with st.expander("Experts, latent attention, window", expanded=_set_apart(cfg) or bool(state.get(TOUCHED))):
-            _ffn(cfg, sizes, kit)
-            _attention(cfg, sizes, kit)
-            _window(cfg, sizes, kit)
-            _scales(cfg, kit)
-        if cfg.positional == "relative":
-            _buckets(st, kit)
-        for note in notes:  # a part the family or the sizes leave out for now, outside the expander so it is seen
-            st.caption(note)
+    # Open where the config has a part, and from the learner's first move on: a rerun must not fold it away.
+    with sb.expander("Experts, latent attention, window", expanded=_set_apart(cfg) or bool(state.get(TOUCHED))):
+        _ffn(cfg, sizes, kit)
+        _attention(cfg, sizes, kit)
+        _window(cfg, sizes, kit)
+        _scales(cfg, kit)
+    if cfg.positional == "relative":
+        _buckets(sb, kit)
+    for note in notes:  # a part the family or the sizes leave out for now, outside the expander so it is seen
+        sb.caption(note)
     return parts, notes
 
 

@@ -312,8 +312,9 @@ def preset_parts(c: TransformerConfig) -> str:
     parts += [] if c.norm == "layernorm" else [NORM_NAMES[c.norm]]
     parts += [] if c.activation == "relu" else [ACTIVATION_NAMES[c.activation]]
     parts += [] if c.bias else ["no bias"]
-    parts += ["tied"] if c.tie_embeddings else []
-    return ", ".join(parts + _new_parts(c))
+    parts += _new_parts(c)
+    parts += ["tied"] if c.tie_embeddings else []  # last: the help's key says what *tied* means
+    return ", ".join(parts)
 
 
 def _new_parts(c: TransformerConfig) -> list[str]:
@@ -442,6 +443,9 @@ def sidebar_config(page: str = "") -> Run:
     if values["arch"] != "encoder-decoder":
         values["M_target"] = None  # one stack, one sequence of M tokens
     parts, _ = part_controls(sb, values, Kit(_set_widget, partial(_widget_args, used=used), _mark_custom, used))
+    # Last, below the parts' fold: the sidebar ends on a control, which its hidden page helpers follow.
+    sb.checkbox(LABELS["bias"], on_change=_mark_custom, **_widget_args("bias", used=used),
+                help="The paper's linear layers add a bias, and LayerNorm a shift β; Llama-2 has neither.")
     state[_SET_BY_CODE] = set()
     try:
         sliders = TransformerConfig(**values | parts)
@@ -541,8 +545,6 @@ def _architecture(sb, nhead: int, d_k: int, used: dict[str, Any]) -> None:
         said += (f" nhead_kv = {wanted_kv}, as set before, does not divide nhead = {nhead}, so nhead_kv is {kv} for "
                  f"now; it goes back to {wanted_kv} when nhead allows.")
     sb.caption(said)
-    sb.checkbox(LABELS["bias"], **custom, **shown("bias"),
-                help="The paper's linear layers add a bias, and LayerNorm a shift β; Llama-2 has neither.")
 
 
 def _write_url(cfg: TransformerConfig, page: str) -> None:

@@ -209,3 +209,26 @@ def test_the_family_switched_away_leaves_the_experts_out_and_brings_them_back():
     assert any("n_experts=8 is not built for arch=encoder-decoder" in c.value for c in at.sidebar.caption)
     at.sidebar.radio(key="w_arch").set_value("decoder-only").run()
     assert running(at) == TransformerConfig.from_dict(PRESETS["Tiny MoE (8 experts, top 2)"].to_dict())
+
+
+def test_any_mix_of_part_values_snaps_to_a_valid_config_without_raising():
+    """What the sidebar's widgets and any link can ask for, in any mix with the family and the sizes: snap_config
+    never raises, and what it gives is on the sliders (its own link gives it back without a word)."""
+    import random
+
+    rng = random.Random(0)
+    choices = {
+        "arch": ["encoder-decoder", "decoder-only", "encoder-only"], "positional": ["rope", "sinusoidal", "relative"],
+        "E": ["6", "16", "64"], "nhead": ["1", "2", "4"], "nhead_kv": ["1", "2"], "layers": ["1", "2", "5"],
+        "n_experts": ["0", "1", "8", "300", "x"], "top_k": ["1", "3", "9", ""], "n_shared_experts": ["0", "9"],
+        "d_ff_expert": ["1", "7", "99999999"], "first_dense_layers": ["0", "1", "4"], "norm_topk": ["false", "?"],
+        "attention": ["mha", "mla", "MLA", "gqa"], "kv_lora_rank": ["0", "8"], "q_lora_rank": ["0", "3"],
+        "rope_head_dim": ["1", "3", "4"], "nope_head_dim": ["2"], "v_head_dim": ["5"], "head_dim": ["3", "8", "0"],
+        "qk_norm": ["true", "false"], "window": ["0", "1", "5", "9999999"], "global_every": ["0", "1", "2", "7"],
+        "relative_buckets": ["1", "8", "4096"], "relative_max_distance": ["0", "16"], "scale_scores": ["false"],
+        "scale_embeddings": ["no", "maybe"],
+    }
+    for _ in range(400):
+        query = {name: rng.choice(values) for name, values in choices.items() if rng.random() < 0.6}
+        cfg, _ = snap_config(query)
+        assert snap_config(config_link(cfg)) == (cfg, []), query
