@@ -178,7 +178,7 @@ def window_reach(cfg: TransformerConfig, shapes: Trace | None = None) -> Evidenc
 
 HEAD_LABELS = {
     "concat": "the heads concatenated, first layer",
-    "q_per_head": "one head's queries, first layer",
+    "q_stacked": "every head's queries, first layer",
     "qk_norm_params": "parameters of every q and k norm, counted on the model",
     "q_rms_spread": "largest distance of a query head's root mean square from 1 (qk_norm on)",
     "q_rms_spread_off": "the same with qk_norm off",
@@ -205,7 +205,7 @@ def head_parts(cfg: TransformerConfig, shapes: Trace | None = None) -> Evidence:
             block(x, x, rec=rec)
         rms = rec["q"].pow(2).mean(-1).sqrt()  # (N, nhead, M): each head's query, over its d_k numbers
         spreads[on] = float((rms - 1).abs().max())
-    values = {"concat": t.shapes[attn + "concat"], "q_per_head": t.row("q_one_head").shape,
+    values = {"concat": t.shapes[attn + "concat"], "q_stacked": t.shapes[attn + "q"],
               "qk_norm_params": norms, "q_rms_spread": spreads[True], "q_rms_spread_off": spreads[False]}
     records = [{"queries": "qk_norm on", "largest |RMS − 1|": spreads[True]},
                {"queries": "qk_norm off", "largest |RMS − 1|": spreads[False]}]

@@ -7,12 +7,13 @@ from core.config import PRESETS
 from quizzes import BY_ID, KINDS, QUESTIONS, TOPICS, Context, answer_key, check, format_answer, questions_for
 from quizzes.check import parse_number
 
-from .conftest import ALL_CONFIGS, CONFIG_A, CONFIG_B, CONFIG_IDS, FAMILY_CONFIGS, context
+from .conftest import ALL_CONFIGS, CONFIG_A, CONFIG_B, CONFIG_IDS, FAMILY_CONFIGS, PART_CONFIGS, context
 
 
 def applying(q) -> list:
-    """The test configs, of every family, whose model the question is about (Question.applies)."""
-    return [cfg for cfg in ALL_CONFIGS if q.applies(cfg)]
+    """The test configs, of every family and with the later parts, whose model the question is about
+    (Question.applies)."""
+    return [cfg for cfg in (*ALL_CONFIGS, *PART_CONFIGS.values()) if q.applies(cfg)]
 
 
 def perturbed(q, expected) -> str:
@@ -40,7 +41,8 @@ def test_no_question_has_only_its_prompt_as_evidence():
 
 
 # Every question at every test config whose model it is about.
-APPLYING = [pytest.param(q, cfg, id=f"{q.id}-{name}") for q in QUESTIONS for cfg, name in zip(ALL_CONFIGS, CONFIG_IDS)
+APPLYING = [pytest.param(q, cfg, id=f"{q.id}-{name}") for q in QUESTIONS
+            for cfg, name in (*zip(ALL_CONFIGS, CONFIG_IDS), *((c, n) for n, c in PART_CONFIGS.items()))
             if q.applies(cfg)]
 
 
@@ -71,7 +73,8 @@ def test_every_question_applies_to_a_test_config_and_has_evidence_there(q):
 @pytest.mark.parametrize("q", [q for q in QUESTIONS if q.parametric], ids=lambda q: q.id)
 def test_parametric_answers_change_with_the_config(q):
     """Within a family, two configs the question applies to give two answers."""
-    pairs = [(a, b) for configs in FAMILY_CONFIGS.values() for i, a in enumerate(configs) for b in configs[i + 1:]
+    groups = (*FAMILY_CONFIGS.values(), tuple(PART_CONFIGS.values()))
+    pairs = [(a, b) for configs in groups for i, a in enumerate(configs) for b in configs[i + 1:]
              if q.applies(a) and q.applies(b)]
     assert pairs, q.id
     assert any(q.expected(context(a)) != q.expected(context(b)) for a, b in pairs), q.id
@@ -227,7 +230,8 @@ EXPRESSION_CONFIGS = [TransformerConfig(), CONFIG_B, TransformerConfig(N=1, M=1,
                                         norm_first=True, activation="swiglu", bias=False),
                       *ALL_CONFIGS[2:],
                       TransformerConfig(arch="decoder-only", N=1, M=1, E=2, nhead=1, vocab_size=2, layers=1,
-                                        positional="rope", norm_first=True, activation="swiglu")]
+                                        positional="rope", norm_first=True, activation="swiglu"),
+                      *PART_CONFIGS.values()]
 
 
 @pytest.mark.parametrize("q", [q for q in QUESTIONS if q.expression and q.kind == "numeric"], ids=lambda q: q.id)
