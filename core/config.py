@@ -35,7 +35,7 @@ ACTIVATIONS = ("relu", "gelu", "swiglu")
 ATTENTIONS = ("mha", "mla")
 
 # Each whole-number field's range, lowest and highest allowed, in one place: the config checks against
-# it, ``--help`` prints it and the README's table of limits is tested against it.
+# it, ``--help`` prints it and docs/cli.md's table of limits is tested against it.
 RANGES: dict[str, tuple[int, int]] = {
     "N": (1, MAX_N),
     "M": (1, MAX_M),

@@ -333,9 +333,8 @@ def extras_for(cfg: TransformerConfig) -> tuple[RowSpec, ...]:
     return tuple(out) + moe_extras(cfg) + window_extras(cfg)
 
 
-# --- Mixture of experts, head_dim and the sliding window: their rows and extras, defined once ---
-# T_e is the one symbol the config does not fix: how many tokens the router sends to expert 0 (the data decides).
-# M_window is what a windowed layer's cache holds, min(M, window); windowed_layers and global_layers count layers.
+# --- Mixture of experts, head_dim and the sliding window: their rows and extras ---
+# T_e (tokens the router sends to expert 0) is the one size the data decides; M_window = min(M, window).
 
 
 def _stack(cfg: TransformerConfig) -> str:

@@ -342,9 +342,8 @@ def positional_view(cfg: TransformerConfig, kind: str, t: Trace | None = None,
     with torch.no_grad():
         unit = torch.nn.functional.normalize(table.float(), dim=1)  # (P, E), each row length 1 (a zero row stays 0)
         similarity = unit @ unit.T  # (P, E) @ (E, P) -> (P, P)
-        # A zero vector has no direction, so its cosine with anything, itself too, is 0 / 0: NaN, not
-        # the 0 normalize leaves. At E = 1 the sinusoidal PE[0] is [sin 0] = [0]; for E >= 2 the
-        # cosine column cos(p) keeps every row nonzero.
+        # A zero vector (sinusoidal PE[0] at E = 1) has no direction: its cosine is 0 / 0, NaN, not the
+        # 0 that normalize leaves.
         zero = table.float().abs().amax(dim=1) == 0  # (P,)
         similarity[zero, :] = float("nan")
         similarity[:, zero] = float("nan")

@@ -19,6 +19,7 @@ import argparse
 import os
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -35,10 +36,11 @@ HAPROXY_CONFIG = ROOT / "deploy" / "haproxy.cfg"
 START_TIMEOUT = 120.0  # seconds for every replica to answer its health check; they start side by side
 
 
-def render_haproxy(template: str, bind: str, servers: list[tuple[str, str]]) -> str:
-    """``template`` (deploy/haproxy.cfg) with its bind address set to ``bind`` and its server lines
-    replaced by one per (name, address) in ``servers``, each with its name as its affinity cookie.
-    Everything else (timeouts, checks, affinity, the X-Replica header) is kept as written."""
+def render_haproxy(template: str, bind: str, servers: list[tuple[str, str]], admin: str | None = None) -> str:
+    """``template`` (deploy/haproxy.cfg) with its bind address set to ``bind``, its server lines replaced
+    by one per (name, address) in ``servers``, each with its name as its affinity cookie, and its runtime
+    API moved to ``admin`` (host:port) when given. Everything else (timeouts, checks, affinity, the
+    X-Replica header) is kept as written."""
     out: list[str] = []
     placed = False
     for line in template.splitlines(keepends=True):
@@ -46,6 +48,8 @@ def render_haproxy(template: str, bind: str, servers: list[tuple[str, str]]) -> 
         indent = line[: len(line) - len(line.lstrip())]
         if words[:1] == ["bind"]:
             out.append(f"{indent}bind {bind}\n")
+        elif words[:2] == ["stats", "socket"] and admin is not None:
+            out.append(f"{indent}stats socket ipv4@{admin} {' '.join(words[3:])}\n")
         elif words[:1] == ["server"]:
             if not placed:  # the first server line stands for all of them
                 out += [f"{indent}server {name} {address} cookie {name}\n" for name, address in servers]
@@ -77,6 +81,7 @@ class Cluster:
         self.port, self.log_dir, self.script = port, Path(log_dir), script
         self.secret = secrets.token_hex(32)  # one for all replicas, new for each cluster
         self.replicas = [Replica(f"app{i + 1}", free_port()) for i in range(replicas)]
+        self.admin = f"127.0.0.1:{free_port()}"  # HAProxy's runtime API
         self.haproxy: subprocess.Popen | None = None
 
     @property
@@ -85,7 +90,7 @@ class Cluster:
 
     def config(self) -> str:
         return render_haproxy(HAPROXY_CONFIG.read_text(), f"127.0.0.1:{self.port}",
-                              [(r.name, f"127.0.0.1:{r.port}") for r in self.replicas])
+                              [(r.name, f"127.0.0.1:{r.port}") for r in self.replicas], admin=self.admin)
 
     def replica(self, name: str) -> Replica:
         return next(r for r in self.replicas if r.name == name)
@@ -152,6 +157,26 @@ class Cluster:
         replica = self.replica(name)
         self._launch(replica)
         self._wait(replica, timeout)
+
+    def set_state(self, name: str, state: str) -> None:
+        """Put a replica in HAProxy's ``maint`` (out of the pool: even its learners' cookies are sent
+        elsewhere) or back to ``ready``, through the runtime API, as an operator does."""
+        host, port = self.admin.rsplit(":", 1)
+        with socket.create_connection((host, int(port)), timeout=5) as conn:
+            conn.sendall(f"set server replicas/{name} state {state}\n".encode())
+            answer = conn.recv(4096).decode().strip()
+        if answer:
+            raise RuntimeError(f"haproxy refused to set {name} {state}: {answer}")
+
+    def rolling_restart(self, name: str, timeout: float = START_TIMEOUT) -> None:
+        """Restart one replica without an error for anyone: out of the pool first, so no new request
+        reaches it; then stopped (its learners' tabs reconnect to the others) and started again; back in
+        the pool once it answers its health check."""
+        self.set_state(name, "maint")
+        self.stop_replica(name)
+        self.restart(name, timeout)
+        self.set_state(name, "ready")
+        self.wait_serving({name}, timeout=30)
 
     def stop(self) -> None:
         """Stop HAProxy and every replica; each is given 10 s, then killed."""

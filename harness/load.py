@@ -157,10 +157,8 @@ async def quiz_step(page, log: SessionLog, answers: int) -> None:
     score = page.get_by_text(re.compile(r"^Score:"))
     position = page.get_by_text(re.compile(r"^Question \d+ of \d+$"))
     for _ in range(answers):
-        # Move to a new question with a text answer and give a readable, never right one: "-7" for a
-        # number, "(0)" for a shape (no tensor has a dimension of 0; "-7" is no shape at all, and the
-        # page would say so instead of counting it).
-        # Everything is looked up by the question's id: a rerun may still be replacing the old one.
+        # A readable answer that is never right ("(0)" for a shape, "-7" for a number), found by the
+        # question's id because a rerun may still be replacing the old question.
         for _ in range(40):
             await settle(page)
             qid = await current_question(page)

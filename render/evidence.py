@@ -212,9 +212,8 @@ def _draw(ev: Evidence, theme: str) -> alt.TopLevelMixin | None:
     positive = bool((df[y] > 0).all())
     scale = alt.Scale(type="log" if positive else "symlog") if spec.get("log_y") else alt.Scale()
     if kind == "bar" and spec.get("horizontal"):
-        # Names down the side, whole; a log axis gets a tick at every power of ten, so that a small bar cannot
-        # pass for a large one, and its bars start at the power below the smallest (a log axis has no 0).
-
+        # A log axis ticks every power of ten, so a small bar cannot pass for a large one, and has no 0 to
+        # start bars from.
         axis = alt.Axis()
         log_axis = positive and bool(spec.get("log_y"))
         if log_axis:

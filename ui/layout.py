@@ -9,9 +9,7 @@ import html
 import streamlit as st
 
 
-# A said sentence's box, and the wrapper Streamlit puts around it: out of sight and out of the
-# page's flow (an absolute box takes no gap in its column, nor does its wrapper), but still in
-# the page, where a screen reader reads it.
+# A said sentence is out of sight and out of the page's flow, but still in the page for a screen reader.
 _SAID_CSS = ('<style>div:has(> [class*="st-key-said_"]), [class*="st-key-said_"] { position: absolute; '
              "width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }</style>")
 

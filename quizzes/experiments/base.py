@@ -12,9 +12,8 @@ from core.config import SIZE_LABELS, TransformerConfig, divisors
 # Caps that keep every experiment well under a second and a few MiB, whatever the sliders say.
 MAX_LEN = 16  # positions in a probe
 MAX_WIDTH = 64  # E in a probe
-# A LayerNorm over E=1 number always gives its bias, and over 2 keeps only which one is larger: below
-# MIN_WIDTH a nudge to a layer's input moves its output not at all, or by a sign flip, so a probe runs
-# at RAISED_WIDTH instead.
+# LayerNorm over 1 or 2 numbers hides a nudge to its input (bias only, or a sign): probes below MIN_WIDTH
+# run at RAISED_WIDTH.
 MIN_WIDTH, RAISED_WIDTH = 3, 4
 PROBE_INPUTS = 64  # random positions the FFN's nonlinearity is read off
 PROBE_WIDTH = 8  # E of the wider FFN read when the config's never gives an output below 0
@@ -27,9 +26,8 @@ MAX_MASK_DRAWN = 12  # the mask's heatmap draws at most this many positions a si
 MAX_MASK_SIDE = 4096  # a real causal mask up to 16 Mi booleans; beyond that, counted by formula
 MAX_HEAD_TRIES = 1024
 MAX_SCORE_WIDTH = 1024  # widest q and k sampled in score_scaling
-# The GRU behind the RNN questions' shape and step count runs at the learner's own (N, M, E) within
-# these; past them, at the maps' caps for N and E but still over every position up to
-# MAX_GRU_STEPS, whose one-at-a-time steps dominate its cost.
+# The RNN questions' GRU runs at the learner's (N, M, E) within these bounds, and at capped N and E past
+# them, still stepping over every position up to MAX_GRU_STEPS.
 MAX_GRU_WORK = 2**24  # N * M * E**2, the multiply-adds of its matrix products over 6
 MAX_GRU_ELEMENTS = 2**20  # N * M * E, its input and its output: 4 MiB each
 MAX_GRU_WIDTH = 512  # E: its 6 E**2 weights, 6 MiB

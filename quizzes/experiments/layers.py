@@ -125,9 +125,7 @@ def ffn_layers(cfg: TransformerConfig) -> Evidence:
     layers = max(cfg.layers, 2)
     meta = Transformer(vocab_size=cfg.vocab_size, E=cfg.E, nhead=cfg.nhead, layers=2, d_ff=cfg.d_ff, device="meta")
     shapes = [tuple(layer.ffn.linear1.weight.shape) for layer in meta.encoder]
-    # The model built holds about 24 E^2 attention weights besides its FFNs' 8 E d_ff, so E is bounded
-    # as well as E * d_ff: at E=12288 with d_ff=1, a bound on the product alone built 3.6 billion
-    # weights (26 s and 14 GB for one quiz answer, on the sliders).
+    # Bound E as well as E * d_ff: the attention weights grow as E^2 whatever d_ff is.
     small_enough = cfg.E <= MAX_FFN_PROBE_WIDTH and cfg.E * cfg.d_ff <= MAX_WIDTH * MAX_FF * 16
     E, d_ff = (cfg.E, cfg.d_ff) if small_enough else (min(cfg.E, MAX_WIDTH), min(cfg.d_ff, MAX_FF))
     note = "" if small_enough else f"Values compared at E={E}, d_ff={d_ff} to stay small."
@@ -139,12 +137,8 @@ def ffn_layers(cfg: TransformerConfig) -> Evidence:
     w0, w1 = stack[0].linear1.weight, stack[1].linear1.weight  # (d_ff, E) each
     L = min(cfg.M, MAX_LEN)
     x = torch.randn(1, L, E, generator=generator(cfg.seed))  # (1, L, E)
-    # Several nudges of the last position, each its own copy: a random nudge can leave every ReLU of a
-    # narrow hidden layer (d_ff=1, say) off, and then no output moves at all. So the first nudge is
-    # aimed: along hidden unit 0's weights, it sets that unit's input to 1 more than the ReLU gave
-    # before, which switches it on, or moves it when on; the others are random.
-    # The plain copies go through the FFN as one batch of the same shape, so that an untouched position
-    # gives bit-for-bit the same output (a batch of another shape may round differently).
+    # A random nudge can leave every ReLU of a narrow layer off, so the first nudge is aimed to switch hidden
+    # unit 0 on; plain and nudged copies share one batch shape so untouched positions match bit for bit.
     plain = x.repeat(NUDGES, 1, 1)  # (NUDGES, L, E)
     y = plain.clone()
     y[1:, L - 1] += 3 * torch.randn(NUDGES - 1, E, generator=generator(cfg.seed + 5))  # (NUDGES - 1, E)

@@ -170,9 +170,8 @@ def dependency_maps(cfg: TransformerConfig) -> Evidence:
     (``gru_run``).
     """
     small, _ = bounded(cfg)
-    # The source's positions; the decoder reads its own M_target. A map over one position has one output,
-    # which every choice of the map questions describes at once ('j and later', 'j and earlier', 'every
-    # position'), so a one-token sequence is measured at two positions, and the note says so.
+    # A one-position map fits every choice of the map questions at once, so a one-token sequence is
+    # measured at two positions (the note says so).
     L, T, E = max(small.M, 2), max(small.M_target, 2), small.E
     gru = _seeded_gru(E, small.seed)
     enc = seeded(EncoderLayer, E, small.nhead, small.d_ff, seed=small.seed)

@@ -44,8 +44,8 @@ def test_the_training_cli_help_gives_each_task_its_own_defaults():
         assert f"{words} (default {getattr(r, field)} / {getattr(lm, field)})" in text, flag
 
 
-def test_the_readme_quotes_the_bytes_a_real_pass_at_gpt3_sizes_would_need():
-    """The README's terminal row for GPT-3 sizes says how much a real pass would need: the figure must be
+def test_the_cli_docs_quote_the_bytes_a_real_pass_at_gpt3_sizes_would_need():
+    """docs/cli.md's sentence for GPT-3 sizes says how much a real pass would need: the figure must be
     core.memory.estimate's (the CLI's estimated_bytes, the explorer's 'a real pass would hold'). It said
     73.7 TiB, a figure the estimate no longer gives, where the app showed 29.3 TiB."""
     import re
@@ -54,7 +54,7 @@ def test_the_readme_quotes_the_bytes_a_real_pass_at_gpt3_sizes_would_need():
     from tests.support.configs import ENC_DEC_AT_GPT3_WIDTHS
     from core.memory import estimate, human_bytes
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
     quoted = re.findall(r"nothing of the ([\d.]+ \w+) a real pass would need", readme)
     assert quoted == [human_bytes(estimate(ENC_DEC_AT_GPT3_WIDTHS).total)]
 
@@ -127,8 +127,8 @@ def test_the_readme_counts_the_rows_and_extras_a_trace_records():
     assert re.search(rf"The {len(t.rows)}-row table", row) and re.search(rf"The {len(t.extras)} extras", row)
 
 
-def test_the_readme_and_help_give_each_fields_range_as_the_config_checks_it():
-    """The README's table of limits and ``--help`` quote core.config.RANGES, and the config refuses a value
+def test_the_cli_docs_and_help_give_each_fields_range_as_the_config_checks_it():
+    """docs/cli.md's table of limits and ``--help`` quote core.config.RANGES, and the config refuses a value
     just outside each range and takes each end. The limits were named constants stated nowhere but in a
     comment, so a learner who asked for too much learnt the ceiling only from the error."""
     import re
@@ -138,7 +138,7 @@ def test_the_readme_and_help_give_each_fields_range_as_the_config_checks_it():
     from core.cli import OneLineParser, add_config_arguments
     from core.config import MLA_FIELDS, RANGES
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
     head, _, cells = re.search(r"^\| N \|.*\n\|[-| ]+\|\n\|.*\|$", readme, re.M).group(0).split("\n")
     quoted = {}
     for names, cell in zip(head.strip("| ").split(" | "), cells.strip("| ").split(" | ")):

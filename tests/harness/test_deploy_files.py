@@ -48,6 +48,8 @@ def test_haproxy_keeps_affinity_upgrades_websockets_and_checks_health():
     assert len(servers) == 3 and all(re.fullmatch(r"server (app\d) \1:8501 cookie \1", s) for s in servers)
     checks = next(line for line in lines if line.startswith("default-server"))
     assert " check " in f" {checks} " and "option redispatch" in lines
+    # A rolling restart drains a replica through the runtime API, reachable from inside the container only.
+    assert "stats socket ipv4@127.0.0.1:9999 level admin" in lines
 
 
 def test_the_cluster_runs_deploys_haproxy_config_with_only_its_addresses_changed():
@@ -60,14 +62,16 @@ def test_the_cluster_runs_deploys_haproxy_config_with_only_its_addresses_changed
     cluster = Cluster(3, 8500, Path("unused"))
     local = cluster.config()
     changed = [line for line in haproxy_lines(local) if line not in haproxy_lines(template)]
-    assert changed == ["bind 127.0.0.1:8500"] + [f"server {r.name} 127.0.0.1:{r.port} cookie {r.name}"
-                                                 for r in cluster.replicas]
+    assert changed == [f"stats socket ipv4@{cluster.admin} level admin", "bind 127.0.0.1:8500"] + [
+        f"server {r.name} 127.0.0.1:{r.port} cookie {r.name}" for r in cluster.replicas]
     assert [line for line in haproxy_lines(template) if line not in haproxy_lines(local)] == (
-        [f"bind {bind}"] + [f"server {name} {name}:8501 cookie {name}" for name in replicas])
+        ["stats socket ipv4@127.0.0.1:9999 level admin", f"bind {bind}"]
+        + [f"server {name} {name}:8501 cookie {name}" for name in replicas])
 
 
-@pytest.mark.skipif(not Path(HAPROXY).exists(), reason="Debian's haproxy is not installed (.ci/run installs it)")
 def test_haproxy_accepts_the_clusters_config(tmp_path):
+    if not Path(HAPROXY).exists():
+        pytest.fail(f"{HAPROXY} is missing: install Debian's haproxy (apt-get install haproxy); .ci/run does")
     config = tmp_path / "haproxy.cfg"
     config.write_text(Cluster(3, 8500, tmp_path).config())
     checked = subprocess.run([HAPROXY, "-c", "-f", str(config)], capture_output=True, text=True)
@@ -124,6 +128,8 @@ def test_kubernetes_probes_health_keeps_affinity_and_reads_the_secret_from_a_sec
     container = docs["Deployment"]["spec"]["template"]["spec"]["containers"][0]
     for probe in ("readinessProbe", "livenessProbe"):
         assert container[probe]["httpGet"]["path"] == HEALTH
+    # A rolling update: a pod leaves the Service before it stops taking requests.
+    assert container["lifecycle"]["preStop"]["exec"]["command"][0] == "sleep"
     secret = next(e for e in container["env"] if e["name"] == SECRET)
     assert set(secret["valueFrom"]["secretKeyRef"]) == {"name", "key"} and "value" not in secret
     assert docs["Deployment"]["spec"]["template"]["spec"]["securityContext"]["runAsNonRoot"] is True
