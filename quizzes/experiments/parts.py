@@ -18,11 +18,28 @@ from core.experts import even_share
 from core.memory import kv_cache_per_token
 from core.model import MultiHeadAttention, Transformer, generate_square_subsequent_mask, sliding_window_mask
 from core.trace import Trace, trace
-from .base import MAX_FF, Evidence, bounded, generator
+from core.weights import seeded
+from .base import Evidence, bounded, generator
 from .shapes import _shape_trace
 
 CAPACITY_FACTOR = 1.25  # Switch Transformer's usual training value
 MAX_REACH_SIDE = 512  # the longest sequence whose masks reach() composes; past it the band's rule counts
+MAX_EXPERT_WIDTH = 32  # d_ff_expert in the routing probe: the counts are the router's, whatever the experts' width
+
+# The part each experiment reads, by name: it runs only on a config that has it.
+PARTS = {
+    "routing": ("n_experts > 0", lambda c: c.moe),
+    "latent_cache": ("attention='mla'", lambda c: c.attention == "mla"),
+    "window_reach": ("window > 0", lambda c: c.window > 0),
+    "head_parts": ("qk_norm or a head_dim other than E // nhead", lambda c: c.qk_norm or c.head_dim != c.E // c.nhead),
+}
+
+
+def needs(name: str, cfg: TransformerConfig) -> None:
+    """A clear error for an experiment asked of a config without its part."""
+    words, has = PARTS[name]
+    if not has(cfg):
+        raise ValueError(f"the {name} experiment reads a part this config has not; it needs {words}")
 
 
 def stack(cfg: TransformerConfig) -> str:
@@ -62,12 +79,15 @@ def routing(cfg: TransformerConfig, shapes: Trace | None = None) -> Evidence:
     """A mixture of experts: the router's shapes and the parameter counts off a shape-only trace, and the tokens
     each expert got in a real pass (at capped sizes when the config's are large), against the even share and a
     capacity factor's cap."""
+    needs("routing", cfg)
     t = _shape_trace(cfg, shapes)
     top_k_shape = t.shapes[moe_hook(cfg, "top_k_experts")]
     slots = math.prod(top_k_shape)
     small, note = bounded(cfg, uses=("N", "M", "E", "layers", "vocab_size"))
-    if small.d_ff_expert > MAX_FF:  # the counts need the router alone; narrower experts keep the pass cheap
-        small, note = small.replace(d_ff_expert=MAX_FF), note
+    if small != cfg:  # the counts are the router's: narrow experts, and latent widths that follow the capped E
+        latent = dict(kv_lora_rank=None, q_lora_rank=0, rope_head_dim=None, nope_head_dim=None, v_head_dim=None)
+        small = small.replace(d_ff_expert=min(small.d_ff_expert, MAX_EXPERT_WIDTH),
+                              **(latent if small.attention == "mla" else {}))
     live = trace(small, shape_only=False)
     counts = live.moe_counts()["tokens_per_expert"]
     cap = capacity(small.N * small.M, small.top_k, small.n_experts, CAPACITY_FACTOR)
@@ -84,10 +104,10 @@ def routing(cfg: TransformerConfig, shapes: Trace | None = None) -> Evidence:
     share = small.N * small.M * small.top_k / small.n_experts
     records = [{"expert": e, "tokens": c, "even share": share} for e, c in enumerate(counts)]
     return Evidence("routing", "Routing: what the router gives, and the tokens each expert got", values, records,
-                    {"kind": "bar", "x": "expert", "y": "tokens", "rule": "even share"},
+                    {"kind": "bar", "x": "expert", "y": "tokens"},
                     " ".join(n for n in (
                         "Shapes and counts read off a shape-only trace of this config; the tokens per expert counted "
-                        "in a real pass on seeded random ids.", note) if n), ROUTING_LABELS)
+                        "in a real pass on seeded random ids.", note) if n), {k: ROUTING_LABELS[k] for k in values})
 
 
 LATENT_LABELS = {
@@ -98,13 +118,14 @@ LATENT_LABELS = {
     "rope_key": "shared rotary key, first layer",
     "latent": "latent c_KV, first layer",
     "deepseek_v3": "DeepSeek-V3: numbers a token caches over its 61 layers",
-    "deepseek_v3_mha": "DeepSeek-V3 as multi-head attention, 2·nhead·128·layers (the V2 paper's count)",
+    "deepseek_v3_mha": "DeepSeek-V3 as the V2 paper counts MHA, 2·nhead·128·layers",
 }
 
 
 def latent_cache(cfg: TransformerConfig, shapes: Trace | None = None) -> Evidence:
     """Latent attention's cache per token, read off the trace's stacked cache, against the K and V its heads are
     made back to (what multi-head attention would keep), and DeepSeek-V3's figures."""
+    needs("latent_cache", cfg)
     t = _shape_trace(cfg, shapes)
     layers, _, _, per_layer = t.shapes["kv_cache"]  # (layers, N, M, kv_lora_rank + rope_head_dim)
     k, v = t.shapes["dec.0.self_attn.k"], t.shapes["dec.0.self_attn.v"]  # (N, nhead, M, d_qk), (N, nhead, M, d_v)
@@ -157,6 +178,7 @@ WINDOW_LABELS = {
 def window_reach(cfg: TransformerConfig, shapes: Trace | None = None) -> Evidence:
     """A sliding window: the cache the trace keeps, the pairs its band mask leaves open, and how far back the last
     position's information comes from once the layers are stacked."""
+    needs("window_reach", cfg)
     t = _shape_trace(cfg, shapes)
     windowed = [cfg.windowed(i) for i in range(cfg.layers)]
     cache = math.prod(t.shapes["kv_cache"]) + (math.prod(t.shapes["kv_cache_global"])
@@ -180,8 +202,8 @@ HEAD_LABELS = {
     "concat": "the heads concatenated, first layer",
     "q_stacked": "every head's queries, first layer",
     "qk_norm_params": "parameters of every q and k norm, counted on the model",
-    "q_rms_spread": "largest distance of a query head's root mean square from 1 (qk_norm on)",
-    "q_rms_spread_off": "the same with qk_norm off",
+    "q_rms_spread": "largest |RMS − 1| of a head's query, qk_norm on",
+    "q_rms_spread_off": "largest |RMS − 1| of a head's query, qk_norm off",
 }
 
 
@@ -189,6 +211,7 @@ def head_parts(cfg: TransformerConfig, shapes: Trace | None = None) -> Evidence:
     """The heads' width and qk_norm: the concatenation off a shape-only trace, the norms' parameters counted on the
     model built on the meta device, and each query head's root mean square in one attention block of these widths
     (capped E), with qk_norm and without."""
+    needs("head_parts", cfg)
     t = _shape_trace(cfg, shapes)
     attn = f"{stack(cfg)}.0.self_attn."
     model = Transformer.from_config(cfg, device="meta")
@@ -196,9 +219,8 @@ def head_parts(cfg: TransformerConfig, shapes: Trace | None = None) -> Evidence:
     small, note = bounded(cfg, uses=("N", "M", "E"))
     spreads = {}
     for on in (True, False):
-        torch.manual_seed(cfg.seed)  # the block's own initialisation, as nn.Linear draws it
-        block = MultiHeadAttention(small.E, small.nhead, nhead_kv=small.nhead_kv, bias=small.bias,
-                                   head_dim=cfg.head_dim, qk_norm=on)
+        block = seeded(MultiHeadAttention, small.E, small.nhead, seed=cfg.seed, nhead_kv=small.nhead_kv,
+                       bias=small.bias, head_dim=cfg.head_dim, qk_norm=on)
         x = torch.randn(small.N, small.M, small.E, generator=generator(cfg.seed))  # (N, M, E)
         rec: dict = {}
         with torch.no_grad():
