@@ -92,15 +92,15 @@ QUESTIONS = (
                 "is fixed by the config?",
          explanation="The router's choice depends on the tokens' values. The count per expert, T_e, is the one shape "
                      "in the model that only a real pass can say; a shape-only pass (the meta device) has no values "
-                     "and gives each expert the even share instead. The chart counts them in a real pass: far from "
-                     "even at random initialisation."),
+                     "and gives each expert the even share instead. The chart counts them in a real pass, against "
+                     "the even share."),
     _ask(id="moe-capacity", kind="choice", choices=_CAPACITY, answer=fixed(0, _CAPACITY),
          prompt="Switch Transformer and GShard give each expert a capacity factor. What does it do to the tokens "
                 "an expert reads?",
          explanation="A capacity of ⌈factor · N·M·top_k / n_experts⌉ rows makes every expert's input a fixed "
                      "(capacity, E), which accelerators want: overflowing tokens are dropped from that expert (the "
                      "residual carries them on unchanged) and empty rows are padding. A factor above 1 (1.25 is "
-                     "usual) drops fewer. Mixtral and DeepSeek run without one, dropping nothing."),
+                     "usual) drops fewer. Mixtral and DeepSeek-V3 run without one and drop no token."),
     _ask(id="moe-capacity-rows", kind="numeric", parametric=True,
          prompt=f"With a capacity factor of {CAPACITY_FACTOR}, how many rows would each expert get for N={{N}} "
                 f"sequences of M={{M}} tokens, top_k={{top_k}} and n_experts={{n_experts}}?",

@@ -54,7 +54,7 @@ QUESTIONS = (
          answer=value("head_parts", "qk_norm_params"),
          explanation="One d_k-wide gain for the queries and one for the keys, shared by the heads of a block: 2 · "
                      "d_k a block, whatever nhead is. Counted on the model. Tiny, but it keeps every head's q and k "
-                     "at a fixed size, so the scores cannot grow without bound as training goes (Qwen3, OLMo 2)."),
+                     "at a fixed size, so no head's scores can blow up as training goes (Qwen3, Gemma 3)."),
     _ask(id="qk-rms", kind="predict", when=with_qk_norm, choices=_RMS, answer=outcome("head_parts", _rms, _RMS),
          prompt="Predict, then run: with qk_norm, what is the root mean square of each head's query vector, over its "
                 "d_k numbers, in a freshly built block?",

@@ -19,7 +19,8 @@ def _cache_per_layer(ctx: Context) -> int:
 
 def _made_back(ctx: Context) -> int:
     """Every head's K (d_qk wide) and V (v_head_dim wide) for one token, as the first layer makes them back."""
-    k, v = ctx.trace.shapes["dec.0.self_attn.k"], ctx.trace.shapes["dec.0.self_attn.v"]  # (N, nhead, M, d_qk), (.., d_v)
+    shapes = ctx.trace.shapes
+    k, v = shapes["dec.0.self_attn.k"], shapes["dec.0.self_attn.v"]  # (N, nhead, M, d_qk), (N, nhead, M, d_v)
     return k[1] * k[3] + v[1] * v[3]
 
 
@@ -32,8 +33,8 @@ _WIDTHS = (
 )
 _WHY_SHARED = (
     "A rotation by the key's position, put on a key made back from the latent, would sit between the latent and "
-    "W_ukv: W_ukv could no longer be folded into the query, and every cached key would have to be made back and "
-    "turned at every step. So the position goes in a separate, small key that RoPE turns once and the cache keeps; "
+    "W_ukv: W_ukv's key part could no longer be folded into the query, and every cached key would have to be made "
+    "back and turned at every step. So the position goes in a separate, small key that RoPE turns once and the cache keeps; "
     "one for all heads keeps that extra cache to rope_head_dim numbers a token.",
     "RoPE cannot turn more than rope_head_dim dimensions at once, so the heads must take turns with one key.",
     "Sharing the rotary key makes every head attend to the same positions, which is what DeepSeek wanted.",
