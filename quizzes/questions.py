@@ -44,7 +44,27 @@ def paper_norms(c: TransformerConfig) -> bool:
 def paper_layer(c: TransformerConfig) -> bool:
     """The paper's layer whole: post-norm LayerNorm, a ReLU FFN, biases and multi-head attention, as the
     experiments that build their own layers build them."""
-    return paper_norms(c) and c.activation == "relu" and c.bias and multi_head(c)
+    return paper_norms(c) and c.activation == "relu" and c.bias and multi_head(c) and even_heads(c) and not c.qk_norm
+
+
+# What the older counts and experiments assume of the heads, the norms, the first FFN and the cache.
+def even_heads(c: TransformerConfig) -> bool:
+    """Heads of d_k = E / nhead (no head_dim of their own)."""
+    return c.head_dim == c.E // c.nhead
+
+
+def no_qk_norm(c: TransformerConfig) -> bool:
+    return not c.qk_norm
+
+
+def dense_first_layer(c: TransformerConfig) -> bool:
+    """Layer 0's FFN is dense, not experts."""
+    return not c.has_experts(0)
+
+
+def full_cache(c: TransformerConfig) -> bool:
+    """Every layer keeps every position's K and V: no window caps them, and the heads are d_k = E / nhead wide."""
+    return not c.window and even_heads(c)
 
 
 def added_positions(c: TransformerConfig) -> bool:

@@ -1,7 +1,7 @@
 """The choice of d_k: how E is split across heads, and why the scores are scaled."""
 
 from quizzes.experiments import ENTROPY_KEYS, SCALE_WIDTHS
-from quizzes.questions import Question, fixed, multi_head, outcome, row_shape, value
+from quizzes.questions import Question, even_heads, fixed, multi_head, outcome, row_shape, value
 
 TOPIC = "The choice of d_k"
 
@@ -33,7 +33,7 @@ def entropy_change(v: dict) -> int:
 
 QUESTIONS = (
     Question(
-        id="dk-value", topic=TOPIC, kind="numeric", parametric=True, expression="E/nhead",
+        id="dk-value", topic=TOPIC, kind="numeric", parametric=True, expression="E/nhead", when=even_heads,
         prompt="With E={E} and nhead={nhead}, how wide is each head's query (d_k)?",
         answer=lambda ctx: row_shape("W_Q")(ctx)[-1], evidence="head_options",
         explanation="The E columns of the projection are split evenly over the heads: d_k = E / nhead. "
