@@ -13,6 +13,7 @@ from ui.components.scroll_keys import scroll_keys
 from ui.components.theme_watch import watch_theme
 from ui.layout import with_wrapper
 from ui.long_lived import freeze_long_lived
+from ui.navigation import draw_navigation
 from ui.sidebar import give_to_page, sidebar_config
 from ui.theme import said_theme
 from ui.theme_css import theme_css
@@ -47,6 +48,7 @@ PAGES = [
     st.Page("pages/cost.py", title="Cost", icon=":material/calculate:", url_path="cost"),
     st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
 ]
+SHOWN_PAGES = [PAGES[0], *PAGES[2:]]  # the /explorer alias is not listed twice
 
 # A heatmap has a fixed size, wider than a phone's column: each chart scrolls sideways in its own box
 # rather than shrinking (a canvas resized by CSS points its tooltips at the wrong cells). In Streamlit's
@@ -56,18 +58,17 @@ FULLSCREEN_FIT = ('[data-testid="stFullScreenFrame"]:has([aria-label="Close full
                   "{ max-width: 100%; max-height: calc(100vh - 5rem); width: auto; height: auto; }")
 st.html(f"<style>.vega-embed {{ max-width: 100%; overflow-x: auto; }} {FULLSCREEN_FIT}</style>")
 st.html(theme_css(said_theme()))  # colours by theme that the config cannot set: code's, and some words'
-page = st.navigation(PAGES)
-# .streamlit/config.toml hides the sidebar's page list: until st.navigation has run, a fresh server's first
-# load would list every module of pages/ there. It has now: show its list, from a run that starts now.
-if not st.get_option("client.showSidebarNavigation"):
-    st.set_option("client.showSidebarNavigation", True)
-    st.rerun()
+# The app draws its own navigation (ui/navigation.py), whose links carry the config.
+page = st.navigation(PAGES, position="hidden")
+navigation = st.sidebar.container(key="page_nav")  # first in the sidebar, filled once the config is known
 # The page's own name leads the tab's title: a screen reader announces it on arriving, and the tab and the
 # browser's history tell the pages apart by it. (Imported without a server, the page has no title.)
 title = getattr(page, "title", None)
 st.set_page_config(page_title=f"{title} · {APP_TITLE}" if title else APP_TITLE)
 # The one config of this run, worked out before the page runs; the page reads it with ui.sidebar.this_run().
-give_to_page(sidebar_config(getattr(page, "url_path", "")))
+run = sidebar_config(getattr(page, "url_path", ""))
+give_to_page(run)
+draw_navigation(navigation, SHOWN_PAGES, run)
 page.run()
 # Last in the sidebar, and hidden: these components draw nothing, and hidden (with the wrapper Streamlit
 # puts round their box) they leave no gap at the sidebar's foot, yet still run.

@@ -145,7 +145,8 @@ class Session:
         link, heading = SWITCHES[self.name][self.switch_at % 2]
         self.switch_at += 1
         await settle(self.page)
-        nav = self.page.locator('[data-testid="stSidebarNav"]').get_by_text(link, exact=True)
+        # The floor's is Streamlit's own navigation; the app draws its own (ui/navigation.py).
+        nav = self.page.locator('[data-testid="stSidebarNav"], .st-key-page_nav').get_by_text(link, exact=True)
         start = time.perf_counter()
         await nav.click()
         await self.page.wait_for_function(HEADING_IS, arg=heading, polling="raf", timeout=WAIT_MS)

@@ -96,7 +96,7 @@ async def count_errors(page, where: str, log: SessionLog) -> None:
 
 
 async def goto_page(page, name: str) -> None:
-    await page.locator('[data-testid="stSidebarNav"] a').filter(has_text=re.compile(re.escape(name) + "$")).click()
+    await page.locator(".st-key-page_nav a").filter(has_text=re.compile(re.escape(name) + "$")).click()
     await page.locator("h1").filter(has_text=name if name != "Explorer" else "Shape Explorer").first.wait_for(
         timeout=WAIT_MS)
 

@@ -12,9 +12,10 @@ import pytest
 from playwright.sync_api import expect
 
 from core import DEFAULT
+from harness.server import free_port, start_server, stop_server, wait_healthy
 from quizzes import questions_for
 from tests.support.browser import (
-    LOAD, NAV, go_to, keep, no_exception, open_quiz, page_in, shape_cell, slider_thumb, thumb_value,
+    LOAD, NAV, go_to, idle, keep, no_exception, open_quiz, page_in, shape_cell, slider_thumb, thumb_value,
 )
 
 pytestmark = pytest.mark.browser
@@ -28,7 +29,7 @@ def test_first_visit_to_a_page_url_runs_the_whole_app(fresh_app_url, page):
     pages/ mode (the page alone, no sidebar, every module in pages/ listed as a page)."""
     page.goto(fresh_app_url + "/attention")
     expect(page.locator('[data-testid="stVegaLiteChart"]').first).to_be_visible(timeout=LOAD)
-    links = page.locator('[data-testid="stSidebarNav"] a')
+    links = page.locator(".st-key-page_nav a")
     expect(links).to_have_count(len(NAV))
     expect(links).to_have_text([re.compile(re.escape(text) + "$") for text, _, _ in NAV])  # after its icon
     expect(page.get_by_text("Model sizes")).to_be_visible()
@@ -39,9 +40,9 @@ def test_first_visit_to_a_page_url_runs_the_whole_app(fresh_app_url, page):
 NAV_TEXTS_SEEN = """
 window.navSeen = [];
 new MutationObserver(() => {
-  const nav = document.querySelector('[data-testid="stSidebarNav"]');
+  const nav = document.querySelector('.st-key-page_nav');
   const text = nav === null ? null : nav.innerText;
-  if (text !== null && window.navSeen[window.navSeen.length - 1] !== text) window.navSeen.push(text);
+  if (text && window.navSeen[window.navSeen.length - 1] !== text) window.navSeen.push(text);
 }).observe(document, {subtree: true, childList: true, characterData: true});
 """
 
@@ -52,7 +53,7 @@ def test_a_fresh_servers_first_load_never_shows_the_bare_page_list(fresh_app_url
     page.add_init_script(NAV_TEXTS_SEEN)
     page.goto(fresh_app_url)
     expect(shape_cell(page, 0)).to_have_text("(2, 8)", timeout=LOAD)
-    expect(page.locator('[data-testid="stSidebarNav"] a')).to_have_count(len(NAV))
+    expect(page.locator(".st-key-page_nav a")).to_have_count(len(NAV))
     seen = page.evaluate("window.navSeen")
     assert seen and all("streamlit app" not in text.lower() for text in seen), seen
     assert all(text == seen[-1] for text in seen), seen  # one list, the app's own, from the first
@@ -242,7 +243,7 @@ def test_the_explorer_also_answers_at_its_own_path(app_url, page):
     expect(shape_cell(page, 0)).to_have_text("(5, 4)", timeout=LOAD)
     expect(shape_cell(page, 4)).to_have_text("(5, 4, 8)")  # row 5: one head, d_k = 32 / 4
     expect(page.get_by_text("Page not found")).to_have_count(0)
-    expect(page.locator('[data-testid="stSidebarNav"] a')).to_have_count(len(NAV))
+    expect(page.locator(".st-key-page_nav a")).to_have_count(len(NAV))
     expect(page.get_by_text("The table scrolls sideways")).to_be_hidden()  # a phone's caption only
     go_to(page, "Quiz")
     expect(page).to_have_url(re.compile(r"/quiz\?"), timeout=LOAD)
@@ -282,3 +283,25 @@ def test_a_phone_shows_a_links_warning_the_tables_hint_and_the_quiz_buttons_in_o
         assert previous["x"] + previous["width"] <= count["x"] and count["x"] + count["width"] <= following["x"]
         assert following["x"] + following["width"] <= width
         no_exception(page)
+
+
+def test_after_a_server_restart_the_page_navigation_keeps_the_config(page, tmp_path):
+    """A tab stays open while its server restarts (Community Cloud wakes a sleeping app so; a replica is
+    replaced so). Its next action starts a new session: a page switch then must not open the default."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = start_server(port, tmp_path / "before.log")
+    try:
+        wait_healthy(url, server, 60)
+        page.goto(f"{url}/attention?N=4&M=12")
+        expect(page.locator('[data-testid="stVegaLiteChart"]').first).to_be_visible(timeout=LOAD)
+        idle(page)
+        stop_server(server)
+        server = start_server(port, tmp_path / "after.log")
+        wait_healthy(url, server, 60)
+        go_to(page, "Explorer")
+        expect(shape_cell(page, 0)).to_have_text("(4, 12)", timeout=LOAD)
+        expect(page).to_have_url(re.compile(r"\?N=4&M=12&"))
+        no_exception(page)
+    finally:
+        stop_server(server)

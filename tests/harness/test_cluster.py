@@ -297,16 +297,3 @@ def test_a_killed_replicas_learners_move_to_another_and_lose_nothing_but_their_r
         for learner in newcomers:
             learner.close()
 
-
-def test_a_rolling_restart_under_twelve_learners_shows_nobody_an_error(cluster, learners):
-    """Each replica in turn is drained, stopped (SIGTERM, as an orchestrator stops it), started again and
-    put back, once the one before is back in the pool (harness.cluster.rolling_restart, as docs/deploy.md
-    tells an operator); every learner keeps working through it and never sees an error."""
-    shown = {learner.index: on_the_explorer(learner) for learner in learners}
-    for replica in cluster.replicas:
-        cluster.rolling_restart(replica.name)
-        for learner in learners:
-            expect(shape_cell(learner.page, 0)).to_have_text(f"({learner.N}, {shown[learner.index]})", timeout=LOAD)
-            idle(learner.page)
-            shown[learner.index] = press_m(learner, shown[learner.index])
-            assert errors_on(learner.page) == [], (replica.name, learner.index)

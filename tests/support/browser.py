@@ -64,7 +64,7 @@ def keep(path, tmp_path) -> None:
 
 def go_to(page, text: str) -> None:
     """Click a page's link in the sidebar."""
-    page.locator('[data-testid="stSidebarNav"]').get_by_text(text, exact=True).click()
+    page.locator(".st-key-page_nav").get_by_text(text, exact=True).click()
 
 
 def idle(page) -> None:
