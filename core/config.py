@@ -599,6 +599,11 @@ TINY_MOE = TINY_LLAMA.replace(n_experts=8, top_k=2, d_ff_expert=8, n_shared_expe
 # alike): the box cannot wrap, and "Small character model (N=5, M=8, E=8, vocab 44)" showed its
 # first half only. The sidebar's help for the box lists every preset's sizes and parts in full.
 # One entry per real model, named plainly.
+# The new parts' tiny members: each name fits the preset box as the others do.
+PART_PRESETS: dict[str, TransformerConfig] = {"Tiny MoE (8 experts, top 2)": TINY_MOE,
+                                              "Tiny MLA (latent attention)": TINY_MLA,
+                                              "Tiny T5 (relative positions)": TINY_T5}
+
 PRESETS: dict[str, TransformerConfig] = {
     "Default (M=8, E=16, nhead=2)": DEFAULT,
     "Worked example (M=3, E=4)": SEED_NOTE,
@@ -606,17 +611,17 @@ PRESETS: dict[str, TransformerConfig] = {
     "Tiny GPT (decoder-only)": TINY_GPT,
     "Tiny BERT (encoder-only)": TINY_BERT,
     "Tiny Llama (GQA, RoPE)": TINY_LLAMA,
+    **PART_PRESETS,
     "Paper base (E=512, 6+6 layers)": PAPER_BASE,
     "Paper big (E=1024, 6+6 layers)": PAPER_BIG,
     "GPT-2 small": GPT2_SMALL,
     "Llama-2-7B": LLAMA2_7B,
     "Llama-2-70B": LLAMA2_70B,
     "GPT-3": GPT3,
+    **T5_MODELS,
+    **{name: REAL_MODELS[name] for name in ("Mistral-7B", "Mixtral-8x7B", "Qwen3-30B-A3B", "DeepSeek-V2-Lite",
+                                            "DeepSeek-V3")},
 }
-
-# The new parts' tiny presets, kept out of PRESETS until the app's sidebar and links carry their fields.
-PART_PRESETS: dict[str, TransformerConfig] = {"Tiny MoE (8 experts, top 2)": TINY_MOE,
-                                              "Tiny MLA (latent attention)": TINY_MLA}
 
 __all__ = [
     "TransformerConfig", "PRESETS", "DEFAULT", "SEED_NOTE", "SEED_NOTEBOOK", "PAPER_BASE", "PAPER_BIG",

@@ -96,8 +96,13 @@ def text_mask_note(kind: str, cfg, item: int, padding: int) -> str:
 
 def sharing_section(t) -> None:
     """Which query heads read which K/V head: a row of heads and a table of groups (every family, shape-only too)."""
-    s = kv_sharing(t)
     st.header("K/V heads")
+    if t.config.attention == "mla":  # no heads share: each makes its own K and V back from the one latent
+        st.caption(f"Multi-head latent attention (MLA): each of the nhead = {t.config.nhead} heads gets its own K and "
+                   f"V back from one cached latent of kv_lora_rank = {t.config.kv_lora_rank}, so no K/V heads are "
+                   "shared.")
+        return
+    s = kv_sharing(t)
     k = shape_text(s.k_shape)
     if s.name == "MHA":
         st.caption(f"Multi-head attention (MHA): nhead_kv = nhead = {s.nhead}, so each query head reads a K/V head "

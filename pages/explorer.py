@@ -301,11 +301,17 @@ if params_tab.open:
         vocab_words = ("the one embedding matrix, shared with the output layer, grows with vocab_size × E (the output "
                        "layer adds only its vocab_size biases)" if cfg.tie_embeddings
                        else "the embeddings and output layer grow with vocab_size × E")
-        attention = param_formulas(cfg)["self-attention" if cfg.arch != "encoder-decoder" else "encoder self-attention"]
-        grouped = "" if cfg.nhead_kv == cfg.nhead else f" ({heads_words(cfg)}: W^K and W^V are E × nhead_kv·d_k)"
-        st.caption(f"{t.params['total']:,} parameters in total. Each attention block holds "
-                   f"{attention.removeprefix('layers·(').removesuffix(')')}, whatever nhead is{grouped}; "
-                   f"{vocab_words}.")
+        if cfg.attention == "mla":  # its blocks' formulas are the table's attention rows, one per projection
+            st.caption(f"{t.params['total']:,} parameters in total. Each latent attention block holds its query, the "
+                       "latent and rotary key (W_dkv), the latent's norm, K and V back from the latent (W_ukv) and "
+                       f"the output (W_o); {vocab_words}.")
+        else:
+            attention = param_formulas(cfg)["self-attention" if cfg.arch != "encoder-decoder"
+                                            else "encoder self-attention"]
+            grouped = "" if cfg.nhead_kv == cfg.nhead else f" ({heads_words(cfg)}: W^K and W^V are E × nhead_kv·d_k)"
+            st.caption(f"{t.params['total']:,} parameters in total. Each attention block holds "
+                       f"{attention.removeprefix('layers·(').removesuffix(')')}, whatever nhead is{grouped}; "
+                       f"{vocab_words}.")
         real = real_model(cfg)
         if real is not None:
             published, named = PUBLISHED_PARAMS[real]
@@ -368,10 +374,16 @@ if cfg.arch == "decoder-only":
                              help="New tokens generated after the M-token prompt: the cache then holds M + G "
                                   "positions.")
         kv = kv_cache_view(cfg, G)
-        layers, two, N, heads, held, d_k = kv.shape
-        st.markdown(f"**Cache shape:** (layers, 2, N, nhead_kv, M + G, d_k) = `{kv.shape}`; per layer, K and V "
-                    f"are each (N, nhead_kv, M + G, d_k) = `{(N, heads, held, d_k)}`.")
-        st.caption(cache_formula(kv) + ".")
+        held = cfg.M + G
+        if cfg.attention == "mla":  # one latent and one rotary key a token, shared by every head
+            st.markdown(f"**Cache shape:** (layers, N, M + G, kv_lora_rank + rope_head_dim) = `{kv.shape}`: each "
+                        f"token keeps a latent of {cfg.kv_lora_rank} and a rotary key of {cfg.rope_head_dim}, from "
+                        f"which all {cfg.nhead} heads make their K and V back; {kv.bytes:,} bytes in float32.")
+        else:
+            layers, two, N, heads, held, d_k = kv.shape
+            st.markdown(f"**Cache shape:** (layers, 2, N, nhead_kv, M + G, d_k) = `{kv.shape}`; per layer, K and V "
+                        f"are each (N, nhead_kv, M + G, d_k) = `{(N, heads, held, d_k)}`.")
+            st.caption(cache_formula(kv) + ".")
         show_chart(kv_cache_spec(kv, theme()), width="stretch")
         st.caption(f"{heads_words(cfg)}. Each line is the cache at this config's sizes with that many K/V heads; "
                    "the ring marks yours at M + G tokens. Fewer K/V heads lower the line by the same factor at every "

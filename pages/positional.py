@@ -207,7 +207,12 @@ tabs = st.tabs(positional_tabs(cfg), key="p_tab", on_change=forget_link_warnings
 tab_table, tab_curves, tab_compare = tabs[-3:]  # a RoPE model's page has its rotation first, a T5 model's buckets
 if cfg.positional == "rope":
     with tabs[0], guard("RoPE's rotation"):
-        rope_tab(cfg)
+        if cfg.attention == "mla":  # turns only its rope_head_dim part, not d_k: these views draw d_k's pairs
+            st.info(f"Multi-head latent attention turns only the rope_head_dim = {cfg.rope_head_dim} part of each "
+                    "query and key, and one rotary key shared by every head; these views draw multi-head attention's "
+                    "d_k pairs. Set attention to MHA / GQA in the sidebar to see them.", icon=":material/info:")
+        else:
+            rope_tab(cfg)
 if cfg.positional == "relative":
     with tabs[0], guard("The relative buckets"):
         relative_tab(cfg)

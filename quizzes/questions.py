@@ -36,6 +36,11 @@ def multi_head(c: TransformerConfig) -> bool:
     return c.nhead_kv == c.nhead
 
 
+def head_projections(c: TransformerConfig) -> bool:
+    """Each head's queries come from a W^Q of its own columns: multi-head attention, not latent attention."""
+    return c.attention != "mla"
+
+
 def paper_norms(c: TransformerConfig) -> bool:
     """A LayerNorm after each residual sum, as in the paper."""
     return c.norm == "layernorm" and not c.norm_first

@@ -17,25 +17,30 @@ from core import DEFAULT, PRESETS, TransformerConfig, divisors
 from core.config import ACTIVATIONS, ARCHS, NORMS, POSITIONAL_KINDS
 from render.tables import in_words
 from ui.page_links import Choice, names_any_case, number_text, slug, warning_quote, whole_number
+from ui.part_link import PART_BOOLS, PART_FIELDS, part_link_values, read_parts
 
 
 # Slider options. Small values one by one, larger ones on a coarse grid that contains every
 # preset's value; anything else in a URL snaps to the nearest option with a warning.
 _SMALL = list(range(1, 65))
-LENGTHS = _SMALL + [96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096]
+LENGTHS = _SMALL + [96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 8192]
 WIDTHS = _SMALL + [80, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024, 1280, 1536, 2048,
-                   2560, 3072, 4096, 5120, 6144, 8192, 12288]
+                   2560, 3072, 4096, 5120, 6144, 7168, 8192, 12288]
 VOCABS = list(range(2, 65)) + [80, 100, 128, 256, 500, 512, 1000, 1024, 2000, 4096, 8000, 10000,
-                               16384, 32000, 37000, 50257, 65536]
-FFS = sorted(set(WIDTHS) | {4 * w for w in WIDTHS} | {11008, 28672})  # and Llama-2's SwiGLU widths
+                               16384, 32000, 32128, 37000, 50257, 65536, 102400, 129280, 151936]
+# And the real models' own FFN and expert widths (Llama-2's, Mistral's, DeepSeek's SwiGLU widths).
+FFS = sorted(set(WIDTHS) | {4 * w for w in WIDTHS} | {1408, 10944, 11008, 14336, 18432, 28672})
 N_RANGE = (1, 64)
 LAYER_RANGE = (1, 96)
 MAX_NHEAD_OPTION = 128
 
-# The config's fields, in the order a link writes them (a single stack's link has no M_target).
-CONFIG_FIELDS = ("N", "M", "M_target", "E", "nhead", "vocab_size", "layers", "d_ff", "positional",
-                 "tie_embeddings", "arch", "nhead_kv", "norm_first", "norm", "activation", "bias")
-BOOL_FIELDS = ("tie_embeddings", "norm_first", "bias")  # written true or false in a link
+# The config's fields, in the order a link writes them (a single stack's link has no M_target). A link always
+# carries the first sixteen; the parts after them only where they differ from the default (ui/part_link.py).
+SIZE_FIELDS = ("N", "M", "M_target", "E", "nhead", "vocab_size", "layers", "d_ff", "positional",
+               "tie_embeddings", "arch", "nhead_kv", "norm_first", "norm", "activation", "bias")
+CONFIG_FIELDS = (*SIZE_FIELDS, *PART_FIELDS)
+SIZE_BOOLS = ("tie_embeddings", "norm_first", "bias")
+BOOL_FIELDS = (*SIZE_BOOLS, *PART_BOOLS)  # written true or false in a link
 
 
 def nhead_options(E: int) -> list[int]:
@@ -54,8 +59,11 @@ def link_text(value: Any) -> str:
 
 
 def nearest(value: int, options: list[int]) -> int:
-    """The option nearest ``value`` on a log scale (the grid is coarse where values are large)."""
-    return min(options, key=lambda o: (abs(math.log(o) - math.log(max(value, 1))), o))
+    """The option nearest ``value`` on a log scale (the grid is coarse where values are large); 0, an option of
+    some parts' grids (no experts, no window), only for a value below 1."""
+    if value < 1 and 0 in options:
+        return 0
+    return min((o for o in options if o > 0), key=lambda o: (abs(math.log(o) - math.log(max(value, 1))), o))
 
 
 TRUE_WORDS, FALSE_WORDS = ("true", "1", "yes"), ("false", "0", "no", "")  # tie_embeddings= and the like in a link
@@ -85,8 +93,8 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
                             f"using {base[name] if using is None else using}.")
         return value
 
-    def choose(name: str, options: list[int] | tuple[int, int], fallback: int) -> int:
-        value = as_int(name)
+    def choose(name: str, options: list[int] | tuple[int, int], fallback: int, using: Any = None) -> int:
+        value = as_int(name, using=using)
         if value is None:
             return fallback
         if isinstance(options, tuple):
@@ -94,7 +102,7 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
             snapped = min(max(value, low), high)
         else:
             low, high = options[0], options[-1]
-            snapped = nearest(value, options) if value >= 1 else options[0]
+            snapped = nearest(value, options)
         if snapped != value and low <= value <= high:  # inside the range, between two of its steps
             warnings.append(f"{name}={value} is not one of the slider's steps; using the nearest, {snapped}.")
         elif snapped != value:
@@ -153,13 +161,15 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
         else:
             warnings.append(f"nhead={asked} does not divide E={out['E']}; using nhead={out['nhead']} {allowed}.")
     out["positional"] = word("positional", POSITIONAL_KINDS, base["positional"])
-    if out["positional"] == "rope" and (out["E"] // out["nhead"]) % 2:
+    # Latent attention turns its own rope_head_dim, not d_k (ui/part_link.py checks again if it is left out).
+    mla = _word(values.get("attention", "")) == "mla" and out["arch"] != "encoder-decoder"
+    if out["positional"] == "rope" and (out["E"] // out["nhead"]) % 2 and not mla:
         warnings.append(f"positional=rope turns pairs of dimensions, so it needs an even d_k; d_k = E/nhead = "
                         f"{out['E']}/{out['nhead']} = {out['E'] // out['nhead']} is odd, so using sinusoidal.")
         out["positional"] = "sinusoidal"
     out["norm"] = word("norm", NORMS, base["norm"])
     out["activation"] = word("activation", ACTIVATIONS, base["activation"])
-    for name in BOOL_FIELDS:
+    for name in SIZE_BOOLS:  # the parts' own are read with their parts
         out[name] = flag(name)
     kv_options = divisors(out["nhead"])
     kv = as_int("nhead_kv", using=f"nhead_kv = nhead = {out['nhead']}")
@@ -174,6 +184,7 @@ def snap_config(values: dict[str, Any]) -> tuple[TransformerConfig, list[str]]:
             warnings.append(f"nhead_kv={number_text(kv, values['nhead_kv'])} does not divide nhead={out['nhead']}; "
                             f"using nhead_kv={out['nhead_kv']} (nhead={out['nhead']} allows "
                             f"{', '.join(map(str, kv_options))}).")
+    read_parts(values, out, warnings, lengths=LENGTHS, widths=WIDTHS, ffs=FFS, choose=choose, word=word, flag=flag)
     return TransformerConfig(**out), warnings
 
 
@@ -190,8 +201,14 @@ def preset_named(text: Any) -> tuple[str | None, str | None]:
 
 def preset_values(name: str) -> dict[str, str]:
     """A preset's settings as a link writes them, for a link's own settings to be laid over."""
-    return {field: link_text(value) for field, value in PRESETS[name].to_dict().items()
-            if field in CONFIG_FIELDS and value is not None}
+    return {field: link_text(value) for field, value in config_values(PRESETS[name]).items()}
+
+
+def config_values(cfg: TransformerConfig) -> dict[str, Any]:
+    """The settings a link carries to reproduce ``cfg``: the sizes and the family's parts always (a single
+    stack has no M_target), the new parts only where they are not the default."""
+    sizes = {name: getattr(cfg, name) for name in SIZE_FIELDS if getattr(cfg, name) is not None}
+    return sizes | part_link_values(cfg)
 
 
 def on_sliders(cfg: TransformerConfig) -> bool:
@@ -246,6 +263,10 @@ def link_params(query: Mapping[str, str | list[str]], own: Collection[str] = (),
         # The page's own names are candidates too: on the attention page heads=2 means head, not nhead.
         candidates = by_name | {choice: choice for choice in own}
         close = difflib.get_close_matches(lowered, candidates, n=1, cutoff=0.6)
+        if close and candidates[close[0]] in PART_FIELDS and \
+                difflib.SequenceMatcher(None, lowered, close[0]).ratio() < 0.8:  # kind= is no near miss of window
+            close = difflib.get_close_matches(lowered, [c for c in candidates if candidates[c] not in PART_FIELDS],
+                                              n=1, cutoff=0.6)
         # A suggestion only for a setting the link does not give by any of its names (mode= is near d_model).
         near = close and close[0] not in given and candidates[close[0]].lower() not in given
         if lowered in elsewhere and not near:
@@ -316,7 +337,7 @@ def _read_alike(field: str, a: str, b: str) -> bool:
 
 
 # Settings a link gives as words, not sizes.
-WORD_FIELDS = ("positional", "arch", "norm", "activation", *BOOL_FIELDS)
+WORD_FIELDS = ("positional", "arch", "norm", "activation", "attention", *BOOL_FIELDS)
 
 
 def _quoted(pair: tuple[str, str], as_number: bool = True) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from ui.config_link import CONFIG_FIELDS
+from ui.config_link import config_values
 from ui.link import link_query
 from ui.sidebar import Run
 from ui.your_text import text_link_values
@@ -20,7 +20,7 @@ from ui.your_text import text_link_values
 
 def draw_navigation(container, pages: Sequence, run: Run) -> None:
     """A link to each page in ``container``, with the query that reproduces this run's config there."""
-    values = {name: getattr(run.sliders, name) for name in CONFIG_FIELDS}
+    values = config_values(run.sliders)
     for page in pages:
         query = link_query(run.sliders, values, page.url_path, st.session_state, text_link_values(page.url_path))
         container.page_link(page, query_params=query)

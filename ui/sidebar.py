@@ -21,9 +21,10 @@ from core.config import ACTIVATIONS, ARCHS, NORMS, POSITIONAL_KINDS, SIZE_LABELS
 from core.train import TrainedModel
 from render.diagram import ACTIVATION_NAMES, NORM_NAMES
 from render.markdown import as_literal
-from ui.config_link import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_OPTION, N_RANGE, VOCABS, WIDTHS,
-                            attention_kind, nearest, nhead_options)
+from ui.config_link import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_OPTION, N_RANGE, SIZE_FIELDS, VOCABS,
+                            WIDTHS, attention_kind, config_values, nearest, nhead_options, snap_config)
 from ui.link import link_query, read_link
+from ui.part_controls import CHOICE_KEYS, LAST, Kit, part_controls, set_choices
 from ui.streamlit_internals import history_navigation
 from ui.your_text import (YourText, clear_text, current_text, leave_trained, text_link_values, text_sizes,
                           trained_model)
@@ -99,7 +100,7 @@ def give_to_page(run: Run) -> None:
 
 
 def _sidebar_keys() -> tuple[str, ...]:
-    return ("w_preset", *(_WIDGET + name for name in CONFIG_FIELDS))
+    return ("w_preset", *(_WIDGET + name for name in CONFIG_FIELDS), *CHOICE_KEYS)
 
 
 def _set_widget(key: str, value: Any) -> None:
@@ -162,6 +163,8 @@ def _set_widgets(cfg: TransformerConfig, asked_nhead: int | None = None) -> None
                                     else None if cfg.nhead_kv == cfg.nhead else cfg.nhead_kv)
     # What M_target, d_ff and nhead_kv follow from here, even if the next move beats the next run.
     st.session_state[_FOLLOWED] = {"M": cfg.M, "E": cfg.E, "nhead": cfg.nhead}
+    set_choices(cfg, _set_widget)  # the FFN's and the window's on/off, which no field holds
+    st.session_state[LAST] = cfg  # the parts' followers (head_dim, top_k, ...) follow from here
 
 
 def _default_unless_code_set(key: str, arg: str = "value", options: list | None = None) -> dict[str, Any]:
@@ -310,7 +313,25 @@ def preset_parts(c: TransformerConfig) -> str:
     parts += [] if c.activation == "relu" else [ACTIVATION_NAMES[c.activation]]
     parts += [] if c.bias else ["no bias"]
     parts += ["tied"] if c.tie_embeddings else []
-    return ", ".join(parts)
+    return ", ".join(parts + _new_parts(c))
+
+
+def _new_parts(c: TransformerConfig) -> list[str]:
+    """The experts, latent attention, head_dim, qk_norm, window and T5 scales a preset has, in a few words each."""
+    parts = []
+    if c.moe:
+        dense = f", {c.first_dense_layers} dense first" if c.first_dense_layers else ""
+        shared = f" + {c.n_shared_experts} shared" if c.n_shared_experts else ""
+        parts.append(f"{c.n_experts} experts{shared} (top {c.top_k}, d_ff_expert={c.d_ff_expert}{dense})")
+    if c.attention == "mla":
+        parts.append(f"MLA (kv_lora_rank={c.kv_lora_rank}, q_lora_rank={c.q_lora_rank}, "
+                     f"rope_head_dim={c.rope_head_dim})")
+    parts += [f"head_dim={c.head_dim}"] if c.attention == "mha" and c.head_dim * c.nhead != c.E else []
+    parts += ["qk_norm"] if c.qk_norm else []
+    parts += [f"window {c.window}" + (f", full every {c.global_every}" if c.global_every else "")] if c.window else []
+    parts += [f"{c.relative_buckets} buckets to {c.relative_max_distance}"] if c.positional == "relative" else []
+    parts += [] if c.scale_scores else ["no 1/√d_k"]
+    return parts
 
 
 def _in_use(arch: str) -> tuple[dict[str, Any], TrainedModel | None]:
@@ -417,18 +438,20 @@ def sidebar_config(page: str = "") -> Run:
                 help="The paper shares one vocab_size × E matrix between both embeddings and the final linear layer; "
                      "GPT-2 and GPT-3 share it too, Llama-2 does not.")
     _architecture(sb, nhead, state["w_E"] // nhead, used)
-    state[_SET_BY_CODE] = set()
-    values = {name: state.get(_WIDGET + name) for name in CONFIG_FIELDS}
+    values = {name: state.get(_WIDGET + name) for name in SIZE_FIELDS}
     if values["arch"] != "encoder-decoder":
         values["M_target"] = None  # one stack, one sequence of M tokens
+    parts, _ = part_controls(sb, values, Kit(_set_widget, partial(_widget_args, used=used), _mark_custom, used))
+    state[_SET_BY_CODE] = set()
     try:
-        sliders = TransformerConfig(**values)
+        sliders = TransformerConfig(**values | parts)
     except ValueError as exc:  # cannot happen through the sliders; kept as a visible safety net
         sb.error(str(exc))
         sliders = DEFAULT
+    state[LAST] = sliders
     state[_FOLLOWED] = {"M": sliders.M, "E": sliders.E, "nhead": sliders.nhead}
     state[_SEEN] = {key: state[key] for key in _sidebar_keys() if key in state}
-    _write_url(sliders, values, page)
+    _write_url(sliders, page)
     view_page, view_warnings = state.get("view_warnings", ("", []))
     link_warning(state.get("url_warnings", []) + (view_warnings if view_page == page else []))
     if trained is not None:
@@ -522,12 +545,12 @@ def _architecture(sb, nhead: int, d_k: int, used: dict[str, Any]) -> None:
                 help="The paper's linear layers add a bias, and LayerNorm a shift β; Llama-2 has neither.")
 
 
-def _write_url(cfg: TransformerConfig, values: dict[str, Any], page: str) -> None:
+def _write_url(cfg: TransformerConfig, page: str) -> None:
     """Put the config and the page's own choices in the URL, in one write: each write is a step in
     the browser's history, so a second one would take a Back of its own. The query is replaced
     whole, so another page's choices never ride along (Streamlit also clears them on a page switch).
     The choices are first kept in range here (keep_choices_in_range), before the page draws its widgets."""
-    wanted = link_query(cfg, values, page, st.session_state, text_link_values(page))
+    wanted = link_query(cfg, config_values(cfg), page, st.session_state, text_link_values(page))
     if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)
 

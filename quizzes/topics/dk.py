@@ -1,7 +1,7 @@
 """The choice of d_k: how E is split across heads, and why the scores are scaled."""
 
 from quizzes.experiments import ENTROPY_KEYS, SCALE_WIDTHS
-from quizzes.questions import Question, even_heads, fixed, multi_head, outcome, row_shape, value
+from quizzes.questions import Question, even_heads, fixed, head_projections, multi_head, outcome, row_shape, value
 
 TOPIC = "The choice of d_k"
 
@@ -33,9 +33,10 @@ def entropy_change(v: dict) -> int:
 
 QUESTIONS = (
     Question(
-        id="dk-value", topic=TOPIC, kind="numeric", parametric=True, expression="E/nhead", when=even_heads,
+        id="dk-value", topic=TOPIC, kind="numeric", parametric=True, expression="E/nhead",
         prompt="With E={E} and nhead={nhead}, how wide is each head's query (d_k)?",
         answer=lambda ctx: row_shape("W_Q")(ctx)[-1], evidence="head_options",
+        when=lambda c: even_heads(c) and head_projections(c),
         explanation="The E columns of the projection are split evenly over the heads: d_k = E / nhead. "
                     "Concatenating the heads gives back nhead × d_k = E.",
     ),
@@ -57,7 +58,7 @@ QUESTIONS = (
     Question(
         id="dk-wq", topic=TOPIC, kind="shape", parametric=True,
         prompt="Written so that q = x @ W^Q, what is the shape of one head's W^Q?",
-        answer=row_shape("W_Q"), evidence="pass_shapes",
+        answer=row_shape("W_Q"), evidence="pass_shapes", when=head_projections,
         explanation="It maps an E-wide token vector to a d_k-wide query: (E, d_k). The model stores all heads' "
                     "W^Q side by side in one (E, E) layer, W_q, transposed in PyTorch's (out, in) order: head h's "
                     "W^Q is the transpose of its rows h·d_k to (h+1)·d_k − 1.",

@@ -17,6 +17,7 @@ from functools import lru_cache
 import torch
 
 from core import TransformerConfig, trace
+from core.config import MLA_FIELDS
 from core.memory import estimate
 from core.tokens import MAX_TOKENS, TokenBatch, TokenizedText, split, text_config, tokenize
 from core.trace import DEFAULT_BUDGET_BYTES, Trace
@@ -50,8 +51,19 @@ def capped(cfg: TransformerConfig) -> TransformerConfig:
     E (and nhead), so d_k stays even for RoPE."""
     E = min(cfg.E, CAPPED["E"])
     nhead = largest_divisor_at_most(E, min(cfg.nhead, CAPPED["nhead"]))
+    layers = min(cfg.layers, CAPPED["layers"])
+    # The newer parts' own widths and counts are capped alike, or DeepSeek-V3's 256 experts and latents stay over.
+    parts = {} if not cfg.moe else {
+        "n_experts": min(cfg.n_experts, CAPPED["nhead"]), "top_k": min(cfg.top_k, CAPPED["nhead"]),
+        "d_ff_expert": min(cfg.d_ff_expert, CAPPED["d_ff"]),
+        "first_dense_layers": min(cfg.first_dense_layers, layers - 1)}
+    if cfg.attention == "mla":
+        parts |= {name: min(getattr(cfg, name), CAPPED["E"]) for name in MLA_FIELDS}
+        parts["rope_head_dim"] -= parts["rope_head_dim"] % 2
+    elif cfg.head_dim != cfg.E // cfg.nhead:
+        parts["head_dim"] = min(cfg.head_dim, CAPPED["E"] // 2 * 2)
     return cfg.replace(E=E, nhead=nhead, nhead_kv=largest_divisor_at_most(nhead, cfg.nhead_kv),
-                       d_ff=min(cfg.d_ff, CAPPED["d_ff"]), layers=min(cfg.layers, CAPPED["layers"]))
+                       d_ff=min(cfg.d_ff, CAPPED["d_ff"]), layers=layers, **parts)
 
 
 def over_budget(cfg: TransformerConfig, text: TokenizedText) -> bool:

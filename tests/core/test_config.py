@@ -185,9 +185,13 @@ def test_each_family_has_a_tiny_preset_whose_numbers_can_be_read():
     from core import DEFAULT_BUDGET_BYTES, estimate
 
     tiny = {name: cfg for name, cfg in PRESETS.items() if name.startswith("Tiny")}
-    assert {cfg.arch for cfg in tiny.values()} == {"decoder-only", "encoder-only"}
+    assert {cfg.arch for cfg in tiny.values()} == {"decoder-only", "encoder-only", "encoder-decoder"}
     assert any(cfg.nhead_kv < cfg.nhead and cfg.positional == "rope" and cfg.norm == "rmsnorm"
                and cfg.activation == "swiglu" for cfg in tiny.values())  # Llama's parts, small
+    # And the new parts, each named: experts, latent attention, T5's relative positions.
+    assert [name for name, cfg in tiny.items() if cfg.moe] == ["Tiny MoE (8 experts, top 2)"]
+    assert [name for name, cfg in tiny.items() if cfg.attention == "mla"] == ["Tiny MLA (latent attention)"]
+    assert [name for name, cfg in tiny.items() if cfg.positional == "relative"] == ["Tiny T5 (relative positions)"]
     for name, cfg in tiny.items():
-        assert cfg.arch in name or "Llama" in name, name
+        assert cfg.arch in name or any(family in name for family in ("Llama", "MoE", "MLA", "T5")), name
         assert cfg.E <= 16 and cfg.M <= 8 and not estimate(cfg).over(DEFAULT_BUDGET_BYTES), name

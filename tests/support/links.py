@@ -1,17 +1,18 @@
-"""A config as the app's link writes it: every field under its config name, booleans as true and false, and
-no M_target for a single stack. The AppTest and browser tests open a family by such a link."""
+"""A config as the app's link writes it: every field under its config name, booleans as true and false, no
+M_target for a single stack, and the new parts only where they are not the default. The AppTest and browser
+tests open a family by such a link."""
 
 from __future__ import annotations
 
 from urllib.parse import urlencode
 
 from core import TransformerConfig
-from ui.config_link import CONFIG_FIELDS, link_text
+from ui.config_link import config_values, link_text
 
 
 def config_link(cfg: TransformerConfig) -> dict[str, str]:
     """The query that reproduces ``cfg`` in the sidebar."""
-    return {name: link_text(getattr(cfg, name)) for name in CONFIG_FIELDS if getattr(cfg, name) is not None}
+    return {name: link_text(value) for name, value in config_values(cfg).items()}
 
 
 def config_query(cfg: TransformerConfig) -> str:

@@ -10,14 +10,14 @@ import pytest
 
 from core import DEFAULT, PRESETS
 from quizzes import TOPICS, Context
-from ui.config_link import CONFIG_FIELDS, link_params, snap_config
+from ui.config_link import CONFIG_FIELDS, SIZE_FIELDS, link_params, snap_config
 from ui.page_links import PAGE_CHOICES, names_any_case, quiz_order, read_choice, read_choices
 from tests.support.apptest import answer, browser_reports, make_app, open_page, running, score_line, stored_copy
 
 GARBAGE = [  # query, what the config must become, a word the warning must contain
     ({"E": "abc"}, {"E": DEFAULT.E}, "E='abc'"),
     ({"nhead": "0"}, {"nhead": 1}, "nhead=0"),
-    ({"M": "999999999"}, {"M": 4096}, "M=999999999"),
+    ({"M": "999999999"}, {"M": 8192}, "M=999999999"),
     ({"N": "-3"}, {"N": 1}, "N=-3"),
     ({"E": "10", "nhead": "4"}, {"E": 10, "nhead": 5}, "nhead=4"),
     ({"positional": "<script>"}, {"positional": "sinusoidal"}, "positional="),
@@ -28,7 +28,7 @@ GARBAGE = [  # query, what the config must become, a word the warning must conta
     ({"nhead": "-2"}, {"nhead": 1}, "nhead=-2 is not a number of heads (at least 1)"),
     ({"E": "12288", "nhead": "256"}, {"nhead": 128}, "nhead=256 divides E=12288, but the slider stops at 128"),
     ({"E": "100"}, {"E": 96}, "E=100 is not one of the slider's steps; using the nearest, 96."),
-    ({"M": "999999999"}, {"M": 4096}, "outside the slider's range, 1 to 4096"),
+    ({"M": "999999999"}, {"M": 8192}, "outside the slider's range, 1 to 8192"),
     # Past the 4300 digits Python reads: still a number, quoted by its first digits and its length.
     ({"N": "9" * 5000}, {"N": 64}, "N=999999… (5,000 digits) is outside the slider's range, 1 to 64; using 64."),
     ({"N": "0" * 5000 + "99"}, {"N": 64}, "N=99 is outside the slider's range"),  # leading zeros do not count
@@ -353,7 +353,7 @@ def test_the_attention_pages_choices_stay_off_other_pages_and_their_warnings_too
         assert not at.exception and not at.warning, page
         own = {choice.name for choice in PAGE_CHOICES.get(page.removeprefix("pages/").removesuffix(".py"), ())
                if choice.when(running(at))}  # the explorer's G is a decoder-only model's
-        assert set(at.query_params) == set(CONFIG_FIELDS) | own, page
+        assert set(at.query_params) == set(SIZE_FIELDS) | own, page
         assert running(at).layers == 3
 
 
@@ -527,7 +527,7 @@ def test_next_previous_and_a_new_shuffle_go_into_the_quizs_link():
 def come_back_to(at, choices: dict[str, str]) -> None:
     """Put in the app's URL a link to the quiz, as an entry of the browser's history has it: the config,
     and these choices alone of the quiz's."""
-    config = {name: at.query_params[name] for name in CONFIG_FIELDS}
+    config = {name: at.query_params[name] for name in CONFIG_FIELDS if name in at.query_params}
     at.query_params.clear()
     at.query_params.update(config | choices)
 
