@@ -30,12 +30,13 @@ def test_no_latent_question_without_latent_attention(cfg):
 
 def test_a_latent_model_is_asked_its_own_questions_and_no_multi_head_one():
     """The older questions read multi-head attention's per-head W^Q, W^K and W^V: a latent model gets none of
-    them, and its answer key computes every question it shows."""
+    them (the questions on the learner's text read rows every attention has), and its answer key computes every
+    question it shows."""
     shown = questions_for(None, TINY_MLA)
-    assert {q.topic for q in shown} == {TOPIC}
+    assert {q.topic for q in shown} == {TOPIC, "Your text"}
     assert [q["id"] for q in answer_key(TINY_MLA)["questions"]] == [q.id for q in shown]
     with_experts = {q.topic for q in questions_for(None, MLA["MLA with experts"])}
-    assert with_experts == {TOPIC, "Mixture of experts"}
+    assert with_experts == {TOPIC, "Mixture of experts", "Your text"}
 
 
 @pytest.mark.parametrize("cfg", list(MLA.values()), ids=list(MLA))
