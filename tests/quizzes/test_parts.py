@@ -63,3 +63,13 @@ def test_the_reach_line_falls_one_window_a_layer():
     ev = run("window_reach", cfg)
     assert [r["earliest position reached"] for r in ev.records] == [7, 6, 5]
     assert ev.values["earliest"] == reach(cfg.M, [True] * cfg.layers, cfg.window) == 5
+
+
+@pytest.mark.parametrize("name", list(PARTS))
+def test_each_part_evidence_draws_a_chart(name):
+    """What the quiz page draws under an answer: one chart each, from the evidence's own records."""
+    from render.evidence import charts
+
+    _, cfg = _configs(name)[0]
+    drawn = charts(run(name, cfg))
+    assert len(drawn) == 1 and drawn[0].to_dict()["data"]
