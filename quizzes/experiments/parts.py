@@ -19,7 +19,7 @@ from core.memory import kv_cache_per_token
 from core.model import MultiHeadAttention, Transformer, generate_square_subsequent_mask, sliding_window_mask
 from core.trace import Trace, trace
 from core.weights import seeded
-from .base import Evidence, bounded, generator
+from .base import MAX_WIDTH, Evidence, bounded, generator, largest_divisor_at_most
 from .shapes import _shape_trace
 
 CAPACITY_FACTOR = 1.25  # Switch Transformer's usual training value
@@ -83,11 +83,16 @@ def routing(cfg: TransformerConfig, shapes: Trace | None = None) -> Evidence:
     t = _shape_trace(cfg, shapes)
     top_k_shape = t.shapes[moe_hook(cfg, "top_k_experts")]
     slots = math.prod(top_k_shape)
-    small, note = bounded(cfg, uses=("N", "M", "E", "layers", "vocab_size"))
-    if small != cfg:  # the counts are the router's: narrow experts, and latent widths that follow the capped E
-        latent = dict(kv_lora_rank=None, q_lora_rank=0, rope_head_dim=None, nope_head_dim=None, v_head_dim=None)
-        small = small.replace(d_ff_expert=min(small.d_ff_expert, MAX_EXPERT_WIDTH),
-                              **(latent if small.attention == "mla" else {}))
+    probe, latent_note = cfg, ""
+    if cfg.attention == "mla" and cfg.E > MAX_WIDTH:  # heads an even width at the capped E, for RoPE
+        nhead = largest_divisor_at_most(MAX_WIDTH, min(cfg.nhead, MAX_WIDTH // 2))
+        probe = cfg.replace(E=MAX_WIDTH, nhead=nhead, kv_lora_rank=None, q_lora_rank=0, rope_head_dim=None,
+                            nope_head_dim=None, v_head_dim=None)
+        latent_note = f"Run at E={MAX_WIDTH}, nhead={nhead}, with latent widths that follow them."
+    small, note = bounded(probe, uses=("N", "M", "E", "layers", "vocab_size"))
+    note = " ".join(n for n in (latent_note, note) if n)
+    if small != cfg:  # the counts are the router's: narrow experts keep the pass cheap
+        small = small.replace(d_ff_expert=min(small.d_ff_expert, MAX_EXPERT_WIDTH))
     live = trace(small, shape_only=False)
     counts = live.moe_counts()["tokens_per_expert"]
     cap = capacity(small.N * small.M, small.top_k, small.n_experts, CAPACITY_FACTOR)

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from core import DEFAULT, trace
-from core.config import DEEPSEEK_V2_LITE, MISTRAL_7B, QWEN3_30B_A3B, TINY_MOE
+from core.config import DEEPSEEK_V2_LITE, DEEPSEEK_V3, MISTRAL_7B, QWEN3_30B_A3B, TINY_MOE
 from quizzes.experiments import EXPERIMENTS, TAKES_SHAPES, Evidence, run
 from quizzes.experiments.parts import PARTS, reach
 
@@ -44,7 +44,8 @@ def test_a_config_without_the_part_gets_a_clear_error(name):
 
 
 @pytest.mark.slow  # shape-only passes of whole real models
-@pytest.mark.parametrize("name, cfg", [("routing", DEEPSEEK_V2_LITE), ("latent_cache", DEEPSEEK_V2_LITE),
+@pytest.mark.parametrize("name, cfg", [("routing", DEEPSEEK_V2_LITE), ("routing", DEEPSEEK_V3),
+                                       ("latent_cache", DEEPSEEK_V2_LITE),
                                        ("window_reach", MISTRAL_7B), ("head_parts", QWEN3_30B_A3B)])
 def test_real_models_run_at_capped_sizes(name, cfg):
     ev = run(name, cfg)
