@@ -128,7 +128,7 @@ def test_the_answer_key_at_gpt_2_small_s_sizes(capsys):
 
 def test_the_key_takes_the_later_parts_flags(capsys):
     """--n-experts, --window, --head-dim and --qk-norm bring their questions into the key, answered at the config the
-    flags make; --attention mla gives latent attention's, and none of multi-head attention's."""
+    flags make; --attention mla gives latent attention's and the text's, and none of multi-head attention's."""
     args = ["--arch", "decoder-only", "--positional", "rope", "--nhead", "4", "--n-experts", "4", "--top-k", "2",
             "--window", "3", "--json"]
     assert main(args) == 0
@@ -137,7 +137,7 @@ def test_the_key_takes_the_later_parts_flags(capsys):
     assert by_id["win-kept"]["answer"] == 3 and "mla-cache-layer" not in by_id
     assert main(["--arch", "decoder-only", "--positional", "rope", "--attention", "mla", "--json"]) == 0
     ids = [q["id"] for q in json.loads(capsys.readouterr().out)["questions"]]
-    assert ids and all(i.startswith("mla-") for i in ids) and "mla-cache-layer" in ids
+    assert "mla-cache-layer" in ids and all(i.startswith(("mla-", "yt-")) for i in ids)  # and the text's
     assert main(["--arch", "decoder-only", "--positional", "rope", "--nhead", "4", "--head-dim", "6", "--qk-norm",
                  "--json"]) == 0
     by_id = {q["id"]: q for q in json.loads(capsys.readouterr().out)["questions"]}
