@@ -11,12 +11,13 @@ from core.config import file_name_sizes
 
 from .check import format_answer, shown_formula, to_json_value
 from .questions import Context, Question
-from .topics import (cost, decoding, dk, families, ffn, gqa, kv_cache, masking, norms, params, positional, qkv, rnn,
-                     rope, shapes, shifted, skip, swiglu, t5, your_text)
+from .topics import (cost, decoding, dk, experts, families, ffn, gqa, heads, kv_cache, latent, masking, norms, params,
+                     positional, qkv, rnn, rope, shapes, shifted, skip, swiglu, t5, window, your_text)
 
 _MODULES = (
     rnn, skip, dk, qkv, ffn, positional, masking, shifted, params, shapes,
     families, gqa, kv_cache, rope, t5, norms, swiglu, cost, your_text, decoding,
+    experts, latent, window, heads,
 )
 TOPICS: tuple[str, ...] = tuple(m.TOPIC for m in _MODULES)
 QUESTIONS: tuple[Question, ...] = tuple(q for m in _MODULES for q in m.QUESTIONS)
@@ -53,9 +54,6 @@ def answer_key(cfg: TransformerConfig, ctx: Context | None = None) -> dict[str, 
     """Every question that applies to ``cfg`` with its expected answer there, as plain JSON values, and the
     answer's formula in symbols where it has one ('(N, M, E)', '4*E^2 + 4*E'): a teacher marking by hand
     needs the formula as much as the number, since a reply in other symbols can match the number."""
-    if cfg.attention == "mla":  # the questions read multi-head attention's per-head W^Q, W^K and W^V
-        raise ValueError("attention='mla' has no quiz yet: its questions ask about multi-head attention's per-head "
-                         "W^Q, W^K and W^V; use attention='mha'")
     ctx = ctx or Context(cfg)
     return {
         "config": cfg.to_dict(),

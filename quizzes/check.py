@@ -18,7 +18,7 @@ from typing import Any
 
 from core import TransformerConfig
 
-from .questions import Context, Question, symbols_of
+from .questions import Context, Question, symbols_of, window_symbols
 
 MAX_INPUT = 200  # characters; anything longer is not a shape or a number anyone types
 MAX_DIGITS = 15  # per dimension
@@ -355,11 +355,31 @@ def probes_like(symbols: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
     """The probes' symbols for a reply read at ``symbols``: configs that keep the features the learner's has, the
     kind of attention (nhead_kv = nhead stays so, GQA stays GQA) and d_ff = 4E when it is that, and differ
     in every size. A formula is right when it gives the right value at the learner's config and at these:
-    4*E^2 + 4*E is the attention block of a multi-head model, not of a GQA one."""
+    4*E^2 + 4*E is the attention block of a multi-head model, not of a GQA one. The later parts' symbols
+    (n_experts, kv_lora_rank, window, ...) get sizes of their own where the learner's config has them."""
     probes = _probes(attention_kind(symbols))
     if symbols.get("d_ff") == 4 * symbols.get("E", 0):
-        return tuple({**probe, "d_ff": 4 * probe["E"]} for probe in probes)
-    return probes
+        probes = tuple({**probe, "d_ff": 4 * probe["E"]} for probe in probes)
+    return tuple(_with_parts(probe, sizes, symbols) for probe, sizes in zip(probes, _PART_PROBES))
+
+
+# The later parts' sizes at each probe. A part the learner's config has at 0 (no shared expert, no compressed
+# query, every layer windowed) stays 0 there, as it is a feature, not a size.
+_PART_PROBES = (
+    {"n_experts": 6, "top_k": 3, "d_ff_expert": 20, "n_shared_experts": 2, "first_dense_layers": 1,
+     "kv_lora_rank": 10, "q_lora_rank": 7, "rope_head_dim": 6, "nope_head_dim": 5, "v_head_dim": 9, "window": 3,
+     "global_every": 3},
+    {"n_experts": 10, "top_k": 4, "d_ff_expert": 28, "n_shared_experts": 3, "first_dense_layers": 1,
+     "kv_lora_rank": 14, "q_lora_rank": 11, "rope_head_dim": 4, "nope_head_dim": 7, "v_head_dim": 5, "window": 7,
+     "global_every": 2},
+)
+
+
+def _with_parts(probe: dict[str, Any], sizes: dict[str, int], symbols: Mapping[str, Any]) -> dict[str, Any]:
+    parts = {name: (value if symbols[name] else 0) for name, value in sizes.items() if name in symbols}
+    if "window" in parts:
+        parts |= window_symbols(probe["M"], probe["layers"], parts["window"], parts["global_every"])
+    return {**probe, **parts} if parts else probe
 
 
 @lru_cache(maxsize=None)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from core import TransformerConfig, trace as run_trace
-from core.config import ARCHS
+from core.config import ARCHS, ATTENTIONS, windowed
 from quizzes.experiments import Evidence, run as run_experiment
 from core.tokens import TokenizedText
 from core.trace import Trace
@@ -49,12 +49,61 @@ def paper_norms(c: TransformerConfig) -> bool:
 def paper_layer(c: TransformerConfig) -> bool:
     """The paper's layer whole: post-norm LayerNorm, a ReLU FFN, biases and multi-head attention, as the
     experiments that build their own layers build them."""
-    return paper_norms(c) and c.activation == "relu" and c.bias and multi_head(c)
+    return paper_norms(c) and c.activation == "relu" and c.bias and multi_head(c) and even_heads(c) and not c.qk_norm
+
+
+# What the older counts and experiments assume of the heads, the norms, the first FFN and the cache.
+def even_heads(c: TransformerConfig) -> bool:
+    """Heads of d_k = E / nhead (no head_dim of their own)."""
+    return c.head_dim == c.E // c.nhead
+
+
+def no_qk_norm(c: TransformerConfig) -> bool:
+    return not c.qk_norm
+
+
+def dense_first_layer(c: TransformerConfig) -> bool:
+    """Layer 0's FFN is dense, not experts."""
+    return not c.has_experts(0)
+
+
+def full_cache(c: TransformerConfig) -> bool:
+    """Every layer keeps every position's K and V: no window caps them, and the heads are d_k = E / nhead wide."""
+    return not c.window and even_heads(c)
 
 
 def added_positions(c: TransformerConfig) -> bool:
     """A positional table added to the embeddings (not RoPE, not none)."""
     return c.positional in ("sinusoidal", "learned")
+
+
+# The later parts a question may ask about (Question.when): each is shown only where the config has it.
+def with_experts(c: TransformerConfig) -> bool:
+    """A mixture of experts in place of the FFN (n_experts > 0)."""
+    return c.moe
+
+
+def with_shared_experts(c: TransformerConfig) -> bool:
+    return c.moe and c.n_shared_experts > 0
+
+
+def latent(c: TransformerConfig) -> bool:
+    """Multi-head latent attention (DeepSeek's)."""
+    return c.attention == "mla"
+
+
+def with_window(c: TransformerConfig) -> bool:
+    """A sliding window on (some of) the layers."""
+    return c.window > 0
+
+
+def with_qk_norm(c: TransformerConfig) -> bool:
+    return c.qk_norm
+
+
+def with_head_dim(c: TransformerConfig) -> bool:
+    """Heads whose width d_k is not E / nhead (Qwen3's head_dim)."""
+    return c.head_dim != c.E // c.nhead
 KIND_LABELS = {"choice": "multiple choice", "numeric": "numeric", "shape": "shape",
                "predict": "predict, then run"}
 
@@ -99,7 +148,30 @@ def symbols_of(c: TransformerConfig) -> dict[str, Any]:
     return {"N": c.N, "M": c.M, "M_target": c.M_target, "E": c.E, "nhead": c.nhead, "nhead_kv": c.nhead_kv,
             "d_k": c.d_k, "d_ff": c.d_ff, "vocab_size": c.vocab_size, "layers": c.layers, "max_len": c.max_len,
             "max_len_plus_one": c.max_len + 1, "positional": c.positional, "arch": c.arch,
-            "relative_buckets": c.relative_buckets, "relative_max_distance": c.relative_max_distance}
+            "relative_buckets": c.relative_buckets, "relative_max_distance": c.relative_max_distance,
+            **part_symbols(c)}
+
+
+def part_symbols(c: TransformerConfig) -> dict[str, int]:
+    """The symbols of the later parts, only where the config has them: a dense model has no top_k to name."""
+    out: dict[str, int] = {}
+    if c.moe:
+        out |= {"n_experts": c.n_experts, "top_k": c.top_k, "d_ff_expert": c.d_ff_expert,
+                "n_shared_experts": c.n_shared_experts, "first_dense_layers": c.first_dense_layers}
+    if c.attention == "mla":
+        out |= {"kv_lora_rank": c.kv_lora_rank, "q_lora_rank": c.q_lora_rank, "rope_head_dim": c.rope_head_dim,
+                "nope_head_dim": c.nope_head_dim, "v_head_dim": c.v_head_dim}
+    if c.window:
+        out |= window_symbols(c.M, c.layers, c.window, c.global_every)
+    return out
+
+
+def window_symbols(M: int, layers: int, window: int, global_every: int) -> dict[str, int]:
+    """A window's symbols, and the ones the cache's formula names: the positions a windowed layer keeps
+    (M_window) and how many layers are windowed or full."""
+    count = sum(windowed(i, window, global_every) for i in range(layers))
+    return {"window": window, "global_every": global_every, "M_window": min(M, window), "windowed_layers": count,
+            "global_layers": layers - count}
 
 
 Rule = Callable[[Context], Any]
@@ -141,6 +213,9 @@ class Question:
     # wording or its experiment assumes ("ReLU between the two layers" is wrong for SwiGLU).
     families: tuple[str, ...] = ARCHS
     when: Callable[[TransformerConfig], bool] | None = None
+    # The attentions whose model the question is about: the older questions read multi-head attention's
+    # per-head W^Q, W^K and W^V, which latent attention has not; a question that holds for both says so.
+    attention: tuple[str, ...] = ("mha",)
     # A sentence the prompt adds where the question is asked of something other than it says at first (the
     # example text, say, when the learner's repeats no token); '' where it needs none.
     aside: Callable[[Context], str] | None = None
@@ -155,10 +230,13 @@ class Question:
             raise ValueError(f"question {self.id}: kind {self.kind!r} must be one of {KINDS}")
         if self.kind in ("choice", "predict") and len(self.choices) < 2:
             raise ValueError(f"question {self.id}: a {self.kind} question needs at least two choices")
+        if not self.attention or not set(self.attention) <= set(ATTENTIONS):
+            raise ValueError(f"question {self.id}: attention {self.attention!r} must be some of {ATTENTIONS}")
 
     def applies(self, cfg: TransformerConfig) -> bool:
         """Whether the question asks something true of ``cfg``'s model: its family, and its parts if it names any."""
-        return cfg.arch in self.families and (self.when is None or self.when(cfg))
+        return (cfg.arch in self.families and cfg.attention in self.attention
+                and (self.when is None or self.when(cfg)))
 
     @property
     def stored(self) -> bool:

@@ -19,8 +19,8 @@ The experiments live by topic: ``order`` (an RNN's steps against attention, posi
 causal mask, the shifted target) and ``shapes`` (parameter counts and shapes); ``base`` holds the
 caps, ``Evidence`` and ``bounded``. The later parts have their own: ``families`` (what each family keeps,
 and the counts of GQA, SwiGLU and the norms), ``heads`` (shared K/V heads and the KV cache), ``rope``,
-``relative`` (T5's buckets, shared embedding and unscaled scores) and ``norms`` (RMSNorm against LayerNorm,
-pre-norm against post-norm). This package names them all and runs one by name.
+``relative`` (T5's buckets, shared embedding and unscaled scores), ``norms`` (RMSNorm against LayerNorm,
+pre-norm against post-norm) and ``parts`` (experts, latent attention, a sliding window, the heads' width). This package names them all and runs one by name.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from .layers import ffn_layers, residual_ablation
 from .norms import norm_compare, pre_post_gradient
 from .masking import causal_probe, mask_counts, shift_right
 from .order import dependency_maps, gru_run, learned_positions, permutation
+from .parts import head_parts, latent_cache, routing, window_reach
 from .relative import relative_probe
 from .rope import rope_probe
 from .shapes import attention_shapes, batch_first, parameter_counts, pass_shapes
@@ -51,12 +52,13 @@ EXPERIMENTS: dict[str, Callable[[TransformerConfig], Evidence]] = {
                             ffn_layers, learned_positions, causal_probe, mask_counts, shift_right,
                             parameter_counts, softmax_axis, batch_first, attention_shapes, pass_shapes,
                             family_parts, family_reach, part_counts, kv_sharing, kv_cache, rope_probe, norm_compare,
-                            pre_post_gradient, relative_probe, decoding, cost)
+                            pre_post_gradient, relative_probe, decoding, cost, routing, latent_cache, window_reach,
+                            head_parts)
 }
 
 
 # The experiments that read a shape-only trace of the config, and take one made already.
-TAKES_SHAPES = frozenset({"attention_shapes", "pass_shapes"})
+TAKES_SHAPES = frozenset({"attention_shapes", "pass_shapes", "routing", "latent_cache", "window_reach", "head_parts"})
 
 
 def run(name: str, cfg: TransformerConfig, shapes: Trace | None = None) -> Evidence:

@@ -1,7 +1,7 @@
 """The choice of d_k: how E is split across heads, and why the scores are scaled."""
 
 from quizzes.experiments import ENTROPY_KEYS, SCALE_WIDTHS
-from quizzes.questions import Question, fixed, head_projections, multi_head, outcome, row_shape, value
+from quizzes.questions import Question, even_heads, fixed, head_projections, multi_head, outcome, row_shape, value
 
 TOPIC = "The choice of d_k"
 
@@ -35,7 +35,8 @@ QUESTIONS = (
     Question(
         id="dk-value", topic=TOPIC, kind="numeric", parametric=True, expression="E/nhead",
         prompt="With E={E} and nhead={nhead}, how wide is each head's query (d_k)?",
-        answer=lambda ctx: row_shape("W_Q")(ctx)[-1], evidence="head_options", when=head_projections,
+        answer=lambda ctx: row_shape("W_Q")(ctx)[-1], evidence="head_options",
+        when=lambda c: even_heads(c) and head_projections(c),
         explanation="The E columns of the projection are split evenly over the heads: d_k = E / nhead. "
                     "Concatenating the heads gives back nhead × d_k = E.",
     ),

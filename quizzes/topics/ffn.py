@@ -1,6 +1,6 @@
 """The position-wise feed-forward ("dense") layers: one per block, each with its own weights."""
 
-from quizzes.questions import WITH_ENCODER, Question, outcome, row_shape, value
+from quizzes.questions import WITH_ENCODER, Question, dense_first_layer, outcome, row_shape, value
 
 TOPIC = "Dense layers in each block"
 
@@ -45,7 +45,8 @@ QUESTIONS = (
     ),
     Question(
         id="ffn-hidden", topic=TOPIC,
-        families=WITH_ENCODER, when=lambda c: c.activation == "relu", kind="shape", parametric=True,
+        families=WITH_ENCODER, when=lambda c: c.activation == "relu" and dense_first_layer(c), kind="shape",
+        parametric=True,
         prompt="What is the shape of the FFN's hidden layer (after the first linear layer and ReLU) in the first "
                "encoder layer?",
         answer=row_shape("ffn_hidden"), evidence="pass_shapes",

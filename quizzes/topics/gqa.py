@@ -2,7 +2,7 @@
 that saves in weights, and the seed note's count of Llama-2-70B's attention put right."""
 
 from core.config import LLAMA2_70B, TransformerConfig
-from quizzes.questions import ONE_STACK, Question, millions, outcome, row_shape, value
+from quizzes.questions import ONE_STACK, Question, even_heads, millions, outcome, row_shape, value
 
 TOPIC = "Grouped-query attention"
 
@@ -52,6 +52,7 @@ QUESTIONS = (
     ),
     Question(
         id="gqa-params", topic=TOPIC, kind="numeric", parametric=True, unit="count", expression=attention_formula,
+        when=even_heads,
         prompt="How many parameters does one attention block of the sidebar's model have (E={E}, nhead={nhead}, "
                "nhead_kv={nhead_kv}, W^Q, W^K, W^V and W^O with their biases if it has any)?",
         answer=value("part_counts", "attention_block"), evidence="part_counts",
@@ -60,6 +61,7 @@ QUESTIONS = (
     ),
     Question(
         id="gqa-saved", topic=TOPIC, kind="numeric", parametric=True, unit="count", expression=saved_formula,
+        when=even_heads,
         prompt="How many parameters does one attention block save with nhead_kv={nhead_kv}, against multi-head "
                "attention (nhead_kv = nhead = {nhead}) at the same E={E}?",
         answer=value("part_counts", "saved_by_shared_kv"), evidence="part_counts",

@@ -2,7 +2,7 @@
 no logit."""
 
 from core.config import LLAMA2_70B, TransformerConfig
-from quizzes.questions import DECODER_ONLY, Question, outcome, row_shape, value
+from quizzes.questions import DECODER_ONLY, Question, full_cache, outcome, row_shape, value
 
 TOPIC = "KV cache"
 
@@ -24,7 +24,7 @@ def saved_formula(c: TransformerConfig) -> str:
 
 QUESTIONS = (
     Question(
-        id="kv-shape", topic=TOPIC, kind="shape", parametric=True, families=DECODER_ONLY,
+        id="kv-shape", topic=TOPIC, kind="shape", parametric=True, families=DECODER_ONLY, when=full_cache,
         prompt="After the decoder-only model has read its prompt of M={M} tokens, what is the shape of its whole KV "
                "cache, every layer's K and V stacked as (layers, 2, ...)?",
         answer=row_shape("kv_cache"), evidence="pass_shapes",
@@ -34,6 +34,7 @@ QUESTIONS = (
     ),
     Question(
         id="kv-bytes", topic=TOPIC, kind="numeric", parametric=True, unit="count", families=DECODER_ONLY,
+        when=full_cache,
         expression=bytes_formula,
         prompt="In fp16 (2 bytes a number), how many bytes does the KV cache hold for a context of M={M} tokens, "
                "N={N} sequences, layers={layers}, nhead_kv={nhead_kv} and d_k={d_k}?",
@@ -44,6 +45,7 @@ QUESTIONS = (
     ),
     Question(
         id="kv-saved", topic=TOPIC, kind="numeric", parametric=True, unit="count", families=DECODER_ONLY,
+        when=full_cache,
         expression=saved_formula,
         prompt="And how many fp16 bytes does nhead_kv={nhead_kv} save on that cache, against multi-head attention "
                "(nhead_kv = nhead = {nhead})?",

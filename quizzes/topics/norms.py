@@ -3,7 +3,7 @@ before it, as GPT-2 and Llama put it)."""
 
 from core.config import TransformerConfig
 from quizzes.experiments.norms import ABOUT_THE_SAME, PRE_POST_DRAWS
-from quizzes.questions import Question, outcome, value
+from quizzes.questions import Question, no_qk_norm, outcome, value
 
 TOPIC = "Norms: where and which"
 
@@ -65,7 +65,7 @@ QUESTIONS = (
                     "Llama trains as well with it.",
     ),
     Question(
-        id="norm-count", topic=TOPIC, kind="numeric", parametric=True, expression=norms_formula,
+        id="norm-count", topic=TOPIC, kind="numeric", parametric=True, expression=norms_formula, when=no_qk_norm,
         prompt="How many norms (LayerNorm or RMSNorm modules) does the sidebar's model have, with layers={layers}?",
         answer=value("family_parts", "norms"), evidence="family_parts",
         explanation="One norm per sub-layer: two in an encoder layer or a decoder-only layer, three in the paper's "

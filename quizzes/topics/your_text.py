@@ -12,12 +12,12 @@ alone at capped sizes (CAPPED), and their prompt says so: every question shown h
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import torch
 
 from core import TransformerConfig, trace
-from core.config import MLA_FIELDS
+from core.config import ATTENTIONS, MLA_FIELDS
 from core.memory import estimate
 from core.tokens import MAX_TOKENS, TokenBatch, TokenizedText, split, text_config, tokenize
 from core.trace import DEFAULT_BUDGET_BYTES, Trace
@@ -214,9 +214,13 @@ def trained_attends_to(ctx: Context) -> int:
     return batch.source[0][int(weights[QUERY].argmax())]
 
 
+# The text's questions read rows every attention has (latent attention's too, its sizes capped alike).
+_ask = partial(Question, topic=TOPIC, attention=ATTENTIONS)
+
+
 QUESTIONS = (
-    Question(
-        id="yt-count-word", topic=TOPIC, kind="numeric",
+    _ask(
+        id="yt-count-word", kind="numeric",
         prompt="How many tokens does the first line of your text make at word level, `re.split(r\"\\b\", text)` "
                f"with the empty pieces dropped? The whole line, even past the {MAX_TOKENS} tokens the model reads of "
                "it. (No "
@@ -225,45 +229,45 @@ QUESTIONS = (
         explanation="Word level splits at every word boundary, so the spaces and punctuation between words are "
                     "tokens too: “the cat sat on the mat” is 6 words and 5 spaces, 11 tokens.",
     ),
-    Question(
-        id="yt-count-char", topic=TOPIC, kind="numeric",
+    _ask(
+        id="yt-count-char", kind="numeric",
         prompt="How many tokens does the first line of your text make at character level, `list(text)`? The whole "
                f"line, even past the {MAX_TOKENS} tokens the model reads of it.",
         answer=count("char"), evidence="pass_shapes",
         explanation="One token per character, spaces included: the line's length. The model reads at most "
                     f"{MAX_TOKENS} tokens of a line (the box says when it cuts one), but the count is the text's.",
     ),
-    Question(
-        id="yt-vocab-word", topic=TOPIC, kind="numeric",
+    _ask(
+        id="yt-vocab-word", kind="numeric",
         prompt="At word level, what is vocab_size for the first line of your text (the whole line)?",
         answer=vocab_size("word"), evidence="pass_shapes",
         explanation="The distinct tokens, plus one for the start token (id 0): “the cat sat on the mat” has "
                     "6 distinct tokens (the, cat, sat, on, mat and the space), so vocab_size = 7.",
     ),
-    Question(
-        id="yt-vocab-char", topic=TOPIC, kind="numeric",
+    _ask(
+        id="yt-vocab-char", kind="numeric",
         prompt="At character level, what is vocab_size for the first line of your text (the whole line)?",
         answer=vocab_size("char"), evidence="pass_shapes",
         explanation="The distinct characters (the space counts once), plus one for the start token.",
     ),
-    Question(
-        id="yt-row1", topic=TOPIC, kind="shape", parametric=True, expression="(N, M)",
+    _ask(
+        id="yt-row1", kind="shape", parametric=True, expression="(N, M)",
         prompt="Your text runs through the model (one sequence per line, at the level chosen in the box; without "
                "one, the sidebar's sizes). What is the shape of row 1, the input tokens?",
         answer=row_shape_of("input_tokens"), evidence="pass_shapes",
         explanation="(N, M): N is the number of lines, M the longest line's token count; shorter lines are "
                     "padded and the key padding mask hides the padding.",
     ),
-    Question(
-        id="yt-row14", topic=TOPIC, kind="shape", parametric=True, expression=last_row_formula,
+    _ask(
+        id="yt-row14", kind="shape", parametric=True, expression=last_row_formula,
         prompt="With your text as the batch (without one, the sidebar's sizes, as for the input tokens), what is the "
                "shape of the output probabilities, the pass's last row?",
         answer=row_shape_of("output_probabilities"), evidence="pass_shapes",
         explanation="The last row ends in vocab_size, which your text sets: one score per vocabulary entry at each "
                     "position (the encoder-decoder's over M_target positions, a single stack's over M).",
     ),
-    Question(
-        id="yt-predict-row2", topic=TOPIC, kind="predict", choices=(SAME, DIFFERENT),
+    _ask(
+        id="yt-predict-row2", kind="predict", choices=(SAME, DIFFERENT),
         prompt="Predict, then run: read your text's first line from the left and stop at the first token you have "
                "met before (in “the cat sat on the mat”, the space at position 3, met at 1). Does the token "
                "embedding (row 2) hold the same numbers at its two positions?",
@@ -271,8 +275,8 @@ QUESTIONS = (
         explanation="Row 2 is a lookup: the same id gives the same row of the embedding matrix, wherever it "
                     "stands. Positions enter only after it.",
     ),
-    Question(
-        id="yt-predict-row5", topic=TOPIC, kind="predict", choices=(SAME, DIFFERENT),
+    _ask(
+        id="yt-predict-row5", kind="predict", choices=(SAME, DIFFERENT),
         prompt="Predict, then run: the same repeated token, the first you meet again reading from the left. Does head "
                "0's Q in layer 0 (the table's row of Q of one head) hold the same numbers at its two positions?",
         answer=same_rows("qkv_one_head", "q_one_head"), evidence="pass_shapes", aside=repeat_and_capped_aside,
@@ -280,8 +284,8 @@ QUESTIONS = (
                     "by its position): the two copies differ unless the model has no positional information "
                     "(positional = none).",
     ),
-    Question(
-        id="yt-attends-most", topic=TOPIC, kind="numeric",
+    _ask(
+        id="yt-attends-most", kind="numeric",
         prompt="In layer 0's first self-attention, head 0, which key position does the last token of your "
                "text's first line take most from? (Positions count from 0.)",
         answer=attends_most, evidence="pass_shapes", aside=capped_aside, ties=tied_most,
@@ -290,8 +294,8 @@ QUESTIONS = (
                     "mirror position). Where two positions share the largest weight (with no positions, two copies "
                     "of one token get exactly the same), either is right.",
     ),
-    Question(
-        id="yt-trained-attends", topic=TOPIC, kind="numeric",
+    _ask(
+        id="yt-trained-attends", kind="numeric",
         prompt="A model trained on the reversal task (16 symbols; it reads [BOS, x, reverse(x)], M = 16) gets as x "
                "the first 8 token ids of your text's first line, each mod 16. In its layer 0, averaged over the "
                "heads, which symbol does the query at position 12 take most from?",

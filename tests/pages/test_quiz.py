@@ -1453,3 +1453,28 @@ def test_the_score_counts_the_questions_about_the_family_shown_and_says_so():
     assert score_line(at) == (f"Score: **0 right**, **1 wrong**, {len(decoder) - 1} not tried yet, counting only the "
                               f"questions about this model: {len(decoder)} of {len(QUESTIONS)} questions apply to "
                               "decoder-only.")
+
+
+def test_a_mixture_of_experts_preset_is_asked_about_its_experts_and_the_default_model_is_not():
+    """A link to the Tiny MoE preset shows the experts' questions (and answers one, with its live evidence); the
+    default model, a dense FFN, shows none of them."""
+    from core.config import PRESETS, TINY_MOE
+
+    topic = "Mixture of experts"
+    preset = next(name for name, cfg in PRESETS.items() if cfg == TINY_MOE)
+
+    def shown(at) -> set[str]:
+        at.selectbox(key="quiz_topic").set_value(topic).run()
+        at.radio(key="quiz_mode").set_value("A topic set").run()
+        assert not at.exception
+        return {w.key[4:] for w in [*at.text_input, *at.radio] if w.key and w.key.startswith("ans_")}
+
+    at = open_page("quiz", {"preset": preset})
+    assert shown(at) == {q.id for q in questions_for(topic, TINY_MOE)} == {q.id for q in QUESTIONS if q.topic == topic}
+    q = BY_ID["moe-router-shape"]
+    answer(at, q.id, format_answer(q, q.expected(Context(TINY_MOE))))
+    assert any("Right" in s.value for s in at.success)
+    assert any(m.value.startswith("**Live evidence") for m in at.markdown)
+    default = quiz_app()
+    assert shown(default) == set()
+    assert any("None of this topic's questions" in i.value for i in default.info)

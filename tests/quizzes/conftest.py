@@ -3,6 +3,7 @@
 import pytest
 
 from core import TransformerConfig
+from core.config import TINY_LLAMA, TINY_MLA, TINY_MOE
 from quizzes import Context
 
 CONFIG_A = TransformerConfig(N=2, M=8, E=16, nhead=2, vocab_size=100)
@@ -37,6 +38,32 @@ FAMILY_CONFIGS = {
 }
 ALL_CONFIGS = tuple(c for configs in FAMILY_CONFIGS.values() for c in configs)
 CONFIG_IDS = ("paper A", "paper B", "T5 A", "T5 B", "Llama-like", "MQA", "GPT-like", "paper layer, causal", "BERT A", "BERT B")
+
+# The later parts, each in two or more configs whose sizes differ (so a parametric answer must change), at other
+# seeds: experts (with and without shared ones, in both single stacks, under latent attention too), latent
+# attention, sliding windows (every layer, and a full layer every k-th) and the heads' own width and qk_norm.
+PART_CONFIGS = {
+    "Tiny MoE": TINY_MOE,
+    "MoE, GELU, biases": TransformerConfig(arch="decoder-only", N=3, M=6, E=24, nhead=4, vocab_size=50, layers=2,
+                                           activation="gelu", norm_first=True, n_experts=6, top_k=3, d_ff_expert=12,
+                                           seed=3),
+    "MoE encoder": TransformerConfig(arch="encoder-only", N=2, M=5, E=12, nhead=3, vocab_size=40, n_experts=4,
+                                     top_k=1, n_shared_experts=2, d_ff_expert=10, seed=5),
+    "Tiny MLA": TINY_MLA,
+    "MLA, uncompressed query": TINY_MLA.replace(N=1, M=6, E=24, nhead=3, kv_lora_rank=10, q_lora_rank=0,
+                                                rope_head_dim=6, nope_head_dim=5, v_head_dim=7, layers=3, bias=True,
+                                                seed=1),
+    "MLA with experts": TINY_MLA.replace(n_experts=4, top_k=2, n_shared_experts=1, d_ff_expert=6,
+                                         first_dense_layers=1, norm_topk=False, seed=2),
+    "window": TINY_LLAMA.replace(window=3),
+    "window, full every 2nd": TINY_LLAMA.replace(N=1, M=12, window=5, layers=4, global_every=2, seed=2),
+    "window, GPT": TransformerConfig(arch="decoder-only", N=2, M=9, E=12, nhead=3, vocab_size=40, layers=3,
+                                     positional="learned", activation="gelu", norm_first=True, window=2, seed=4),
+    "head_dim and qk_norm": TINY_LLAMA.replace(head_dim=6, qk_norm=True),
+    "head_dim, encoder": TransformerConfig(arch="encoder-only", N=2, M=6, E=24, nhead=4, head_dim=8, vocab_size=50,
+                                           seed=1),
+    "qk_norm, paper": TransformerConfig(N=2, M=5, E=24, nhead=3, vocab_size=50, layers=3, qk_norm=True),
+}
 _CONTEXTS: dict[TransformerConfig, Context] = {}
 
 

@@ -7,12 +7,13 @@ from core.config import PRESETS
 from quizzes import BY_ID, KINDS, QUESTIONS, TOPICS, Context, answer_key, check, format_answer, questions_for
 from quizzes.check import parse_number
 
-from .conftest import ALL_CONFIGS, CONFIG_A, CONFIG_B, CONFIG_IDS, FAMILY_CONFIGS, context
+from .conftest import ALL_CONFIGS, CONFIG_A, CONFIG_B, CONFIG_IDS, FAMILY_CONFIGS, PART_CONFIGS, context
 
 
 def applying(q) -> list:
-    """The test configs, of every family, whose model the question is about (Question.applies)."""
-    return [cfg for cfg in ALL_CONFIGS if q.applies(cfg)]
+    """The test configs, of every family and with the later parts, whose model the question is about
+    (Question.applies)."""
+    return [cfg for cfg in (*ALL_CONFIGS, *PART_CONFIGS.values()) if q.applies(cfg)]
 
 
 def perturbed(q, expected) -> str:
@@ -40,7 +41,8 @@ def test_no_question_has_only_its_prompt_as_evidence():
 
 
 # Every question at every test config whose model it is about.
-APPLYING = [pytest.param(q, cfg, id=f"{q.id}-{name}") for q in QUESTIONS for cfg, name in zip(ALL_CONFIGS, CONFIG_IDS)
+APPLYING = [pytest.param(q, cfg, id=f"{q.id}-{name}") for q in QUESTIONS
+            for cfg, name in (*zip(ALL_CONFIGS, CONFIG_IDS), *((c, n) for n, c in PART_CONFIGS.items()))
             if q.applies(cfg)]
 
 
@@ -71,7 +73,8 @@ def test_every_question_applies_to_a_test_config_and_has_evidence_there(q):
 @pytest.mark.parametrize("q", [q for q in QUESTIONS if q.parametric], ids=lambda q: q.id)
 def test_parametric_answers_change_with_the_config(q):
     """Within a family, two configs the question applies to give two answers."""
-    pairs = [(a, b) for configs in FAMILY_CONFIGS.values() for i, a in enumerate(configs) for b in configs[i + 1:]
+    groups = (*FAMILY_CONFIGS.values(), tuple(PART_CONFIGS.values()))
+    pairs = [(a, b) for configs in groups for i, a in enumerate(configs) for b in configs[i + 1:]
              if q.applies(a) and q.applies(b)]
     assert pairs, q.id
     assert any(q.expected(context(a)) != q.expected(context(b)) for a, b in pairs), q.id
@@ -119,7 +122,7 @@ def test_every_shape_question_names_a_row_its_table_lists(ctx_a):
     assert [q.row for q in SHAPES if q.evidence == "pass_shapes"] == [
         "input_tokens", "token_embedding", "encoder_output", "target_embedding", "cross_scores",
         "output_probabilities", "ffn_output"]
-    tables = [q for q in QUESTIONS if q.row and ctx_a.evidence(q.evidence).chart.get("kind") == "table"]
+    tables = [q for q in QUESTIONS if q.row and context(applying(q)[0]).evidence(q.evidence).chart.get("kind") == "table"]
     assert len([q for q in tables if q.evidence == "pass_shapes"]) == 17
     for q in tables:
         for cfg in applying(q):
@@ -227,7 +230,8 @@ EXPRESSION_CONFIGS = [TransformerConfig(), CONFIG_B, TransformerConfig(N=1, M=1,
                                         norm_first=True, activation="swiglu", bias=False),
                       *ALL_CONFIGS[2:],
                       TransformerConfig(arch="decoder-only", N=1, M=1, E=2, nhead=1, vocab_size=2, layers=1,
-                                        positional="rope", norm_first=True, activation="swiglu")]
+                                        positional="rope", norm_first=True, activation="swiglu"),
+                      *PART_CONFIGS.values()]
 
 
 @pytest.mark.parametrize("q", [q for q in QUESTIONS if q.expression and q.kind == "numeric"], ids=lambda q: q.id)
@@ -296,9 +300,17 @@ def test_no_prompt_counts_one_thing_in_the_plural():
     learner read. A count written as an equation (M=1 tokens, layers=1) is notation and stays."""
     import re
 
-    ctx = Context(TransformerConfig(N=1, M=1, E=1, nhead=1, vocab_size=2, layers=1))
+    smallest = TransformerConfig(N=1, M=1, E=1, nhead=1, vocab_size=2, layers=1)
+    one_stack = dict(arch="decoder-only", N=1, M=1, E=2, nhead=1, vocab_size=2, layers=1, positional="rope")
+    parts = (TransformerConfig(**one_stack, n_experts=1, top_k=1, n_shared_experts=1, d_ff_expert=1, window=1,
+                               head_dim=4, qk_norm=True),
+             TransformerConfig(**one_stack, attention="mla", kv_lora_rank=1, rope_head_dim=2, nope_head_dim=1,
+                               v_head_dim=1))
     plural = re.compile(r"(?<![=\w.])1 (?:\w+ )?(?:layers|heads|tokens|positions|sequences|steps|rows)\b")
-    assert not [(q.id, q.text(ctx)) for q in QUESTIONS if plural.search(q.text(ctx))]
+    shown = [(q, Context(cfg)) for cfg in (smallest, *parts) for q in questions_for(None, cfg)]
+    later = {"Mixture of experts", "Latent attention (MLA)", "Sliding window", "Head width and qk_norm"}
+    assert {q.id for q in QUESTIONS if q.topic in later} <= {q.id for q, _ in shown}
+    assert not [(q.id, q.text(ctx)) for q, ctx in shown if plural.search(q.text(ctx))]
 
 
 def test_qkv_stacked_says_which_stacked_layout_it_asks_for():
@@ -320,9 +332,10 @@ def test_no_quiz_text_says_pytorchs_layout_without_saying_which():
     layouts it means."""
     from quizzes.experiments import run
 
-    texts = [text for q in QUESTIONS for text in (q.text(Context(CONFIG_A)), q.explanation, *q.choices)]
-    for name in {q.evidence for q in QUESTIONS}:
-        ev = run(name, CONFIG_A)
+    asked = {q: applying(q)[0] for q in QUESTIONS}  # each question at a test config it is shown for
+    texts = [text for q, cfg in asked.items() for text in (q.text(context(cfg)), q.explanation, *q.choices)]
+    for name, cfg in {q.evidence: cfg for q, cfg in asked.items()}.items():
+        ev = run(name, cfg)
         texts += [ev.title, ev.note, *ev.labels.values(), *(str(r) for r in ev.records)]
     for text in texts:
         if "pytorch's layout" in text.casefold() or "pytorch layout" in text.casefold():

@@ -124,3 +124,21 @@ def test_the_answer_key_at_gpt_2_small_s_sizes(capsys):
     doc = json.loads(capsys.readouterr().out)
     by_id = {q["id"]: q for q in doc["questions"]}
     assert by_id["yt-predict-row2"]["answer"] == "the same numbers" and "E ≤ 64" in by_id["yt-predict-row2"]["prompt"]
+
+
+def test_the_key_takes_the_later_parts_flags(capsys):
+    """--n-experts, --window, --head-dim and --qk-norm bring their questions into the key, answered at the config the
+    flags make; --attention mla gives latent attention's and the text's, and none of multi-head attention's."""
+    args = ["--arch", "decoder-only", "--positional", "rope", "--nhead", "4", "--n-experts", "4", "--top-k", "2",
+            "--window", "3", "--json"]
+    assert main(args) == 0
+    by_id = {q["id"]: q for q in json.loads(capsys.readouterr().out)["questions"]}
+    assert by_id["moe-router-shape"]["answer"] == [2, 8, 4] and by_id["moe-router-shape"]["formula"] == "(N, M, n_experts)"
+    assert by_id["win-kept"]["answer"] == 3 and "mla-cache-layer" not in by_id
+    assert main(["--arch", "decoder-only", "--positional", "rope", "--attention", "mla", "--json"]) == 0
+    ids = [q["id"] for q in json.loads(capsys.readouterr().out)["questions"]]
+    assert "mla-cache-layer" in ids and all(i.startswith(("mla-", "yt-")) for i in ids)  # and the text's
+    assert main(["--arch", "decoder-only", "--positional", "rope", "--nhead", "4", "--head-dim", "6", "--qk-norm",
+                 "--json"]) == 0
+    by_id = {q["id"]: q for q in json.loads(capsys.readouterr().out)["questions"]}
+    assert by_id["hd-concat"]["answer"] == [2, 8, 24] and by_id["qk-params"]["answer"] == 2 * 2 * 6
