@@ -223,8 +223,8 @@ def test_a_legend_below_a_chart_does_not_take_its_plot_height(app_url, browser, 
 
 
 def test_a_decoder_only_models_kv_cache_section_grows_with_g_and_its_live_check_passes(app_url, laptop):
-    """The KV-cache section of a decoder-only link: the cache's shape, its chart with MHA, GQA and MQA and the
-    chosen config marked, and the live check; a step of the G slider grows the cache by those tokens."""
+    """The KV-cache section of a decoder-only link: the cache's shape, its chart with MHA, GQA, MQA, MLA and a
+    window and the chosen config marked, and the live check; a step of the G slider grows the cache by those tokens."""
     page = laptop
     page.goto(app_url + "/explorer?arch=decoder-only&N=2&M=8&E=16&nhead=4&nhead_kv=2&positional=rope&norm=rmsnorm"
               "&activation=swiglu&norm_first=true&bias=false")
@@ -235,7 +235,9 @@ def test_a_decoder_only_models_kv_cache_section_grows_with_g_and_its_live_check_
     chart = section.locator(".vega-embed")
     expect(chart.locator(":scope > .marks")).to_be_visible(timeout=LOAD)
     labels = chart.evaluate("e => [...e.querySelectorAll('.role-legend-label text')].map(t => t.textContent)")
-    assert labels == ["MHA (nhead_kv = 4)", "GQA (nhead_kv = 2)", "MQA (nhead_kv = 1)"], labels
+    assert labels == ["MHA (nhead_kv = 4)", "GQA (nhead_kv = 2)", "MQA (nhead_kv = 1)",
+                      "MLA (kv_lora_rank + rope_head_dim = 16 + 2, DeepSeek-V2's ratios to d_k)",
+                      "window W = 4,096 (nhead_kv = 2)"], labels
     marks = chart.evaluate("e => [...e.querySelectorAll('.role-mark text')].map(t => t.textContent)")
     assert "yours: 4.0 KiB" in marks, marks  # said on the chart beside the ring, not only in a tooltip
     no_exception(page)

@@ -105,8 +105,8 @@ def test_a_shared_url_reproduces_the_view_and_garbage_warns(app_url, page, tmp_p
     page.goto(app_url + "/?E=10&nhead=4&M=999999999")
     expect(page.get_by_text("does not divide E=10")).to_be_visible(timeout=LOAD)
     expect(page.get_by_text("M=999999999 is outside")).to_be_visible()
-    expect(shape_cell(page, 4)).to_have_text("(2, 4096, 2)")  # nhead fell back to 5: d_k = 2
-    expect(page.get_by_text("Shape-only pass.")).to_be_visible()  # 6.9 GiB: over the budget
+    expect(shape_cell(page, 4)).to_have_text("(2, 8192, 2)")  # M at its top step; nhead fell back to 5: d_k = 2
+    expect(page.get_by_text("Shape-only pass.")).to_be_visible()  # over the memory budget
     expect(page.get_by_text("Page not found")).to_have_count(0)
     no_exception(page)
     shot = tmp_path / "explorer_url_garbage.png"

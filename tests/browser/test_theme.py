@@ -212,7 +212,7 @@ def test_the_sidebars_slider_values_read_at_4_5_to_1_in_the_dark_theme(app_url, 
         idle(page)
         sidebar = page.locator('[data-testid="stSidebar"]')
         values = sidebar.locator('[data-testid="stSliderThumbValue"]')
-        expect(values).to_have_count(9, timeout=LOAD)  # the eight sizes and nhead_kv
+        expect(values).to_have_count(10, timeout=LOAD)  # the eight sizes, nhead_kv and head_dim (in the parts fold)
         ground = css_hex(sidebar.evaluate("e => getComputedStyle(e).backgroundColor"))
         inks = {css_hex(c) for c in values.evaluate_all("es => es.map(e => getComputedStyle(e).color)")}
         assert max(hex_rgb(ground)) < 64  # the dark theme's near-black sidebar
