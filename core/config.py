@@ -21,10 +21,8 @@ MAX_D_FF = 4 * MAX_E
 MAX_VOCAB_SIZE = 4_000_000
 MAX_LAYERS = 256
 MAX_SEED = 2**31 - 1
-# One limit binds the fields together: PyTorch counts a tensor's bytes in a signed 64-bit integer,
-# even on the meta device, so an attention map, N x nhead x L x S float32 numbers, must stay under
-# 2**63 bytes. The single limits above would allow 2**64 (N=4096, nhead=1024, M=2**20), which PyTorch
-# refuses with "Storage size calculation overflowed".
+# PyTorch counts a tensor's bytes in a signed 64-bit integer, even on the meta device: an attention map,
+# N x nhead x L x S float32 numbers, must stay under 2**63 bytes, which the single limits alone would not keep.
 MAX_TENSOR_BYTES = 2**63 - 1
 FLOAT32_BYTES = 4
 
@@ -149,9 +147,8 @@ class TransformerConfig:
     activation: str = "relu"
     nhead_kv: int | None = None
     bias: bool = True
-    # --- Multi-head latent attention (DeepSeek-V2/V3): attention="mla" and its widths. --------------------
-    # Unset (None) they follow the DeepSeek-V2 paper's ratios to d_k = E/nhead: nope_head_dim = v_head_dim = d_k,
-    # rope_head_dim = d_k/2 (made even), kv_lora_rank = 4·d_k; q_lora_rank 0 leaves the query uncompressed.
+    # Multi-head latent attention (DeepSeek-V2/V3): unset widths follow the DeepSeek-V2 paper's ratios to d_k
+    # (nope = v = d_k, rope = d_k/2 made even, kv_lora_rank = 4·d_k); q_lora_rank 0 leaves the query uncompressed.
     attention: str = "mha"
     kv_lora_rank: int | None = None
     q_lora_rank: int = 0
@@ -170,9 +167,7 @@ class TransformerConfig:
     qk_norm: bool = False
     window: int = 0
     global_every: int = 0
-    # --- end of the MoE / head_dim / window block ---
-    # T5's parts (positional="relative"): the buckets of its relative position bias, scores left without
-    # 1/sqrt(d_k), and no sqrt(E) on the embeddings (a tied output layer then reads the decoder output / sqrt(E)).
+    # T5's parts (positional="relative"): its relative bias's buckets, and scores and embeddings left unscaled.
     relative_buckets: int = 32
     relative_max_distance: int = 128
     scale_scores: bool = True
@@ -525,9 +520,8 @@ REAL_MODELS: dict[str, TransformerConfig] = {
     "DeepSeek-V2-Lite": DEEPSEEK_V2_LITE, "DeepSeek-V3": DEEPSEEK_V3,
 }
 
-# T5 v1.0 (Raffel et al., 2020), its parts: relative position buckets, pre-norm RMSNorm, no bias anywhere, ReLU,
-# one matrix for both embeddings and the output layer, and no 1/sqrt(d_k) (its initialisation folds it in).
-# Counted to the parameter against Hugging Face's T5ForConditionalGeneration; traced shape-only.
+# T5 v1.0: relative buckets, pre-norm RMSNorm, no bias, ReLU, one tied embedding and no 1/sqrt(d_k) (its
+# initialisation folds it in); counted against Hugging Face's T5ForConditionalGeneration.
 T5_SMALL = TransformerConfig(
     N=1, M=512, E=512, nhead=8, layers=6, d_ff=2048, vocab_size=32128, positional="relative", norm="rmsnorm",
     norm_first=True, bias=False, tie_embeddings=True, scale_scores=False, scale_embeddings=False)
@@ -594,12 +588,7 @@ TINY_MOE = TINY_LLAMA.replace(n_experts=8, top_k=2, d_ff_expert=8, n_shared_expe
 """A mixture of experts small enough to read: Llama's parts, a dense first layer, then 8 experts of width 8,
 2 per token, and one shared expert every token passes through."""
 
-# Named for what they are, not for the learners' notes they come from, which the app never shows.
-# Each name fits the sidebar's preset box whole (about 190 px of text there, at 1024 and 1280 px
-# alike): the box cannot wrap, and "Small character model (N=5, M=8, E=8, vocab 44)" showed its
-# first half only. The sidebar's help for the box lists every preset's sizes and parts in full.
-# One entry per real model, named plainly.
-# The new parts' tiny members: each name fits the preset box as the others do.
+# Each name fits the sidebar's preset box whole (it cannot wrap); the box's help lists every preset's sizes.
 PART_PRESETS: dict[str, TransformerConfig] = {"Tiny MoE (8 experts, top 2)": TINY_MOE,
                                               "Tiny MLA (latent attention)": TINY_MLA,
                                               "Tiny T5 (relative positions)": TINY_T5}
