@@ -32,10 +32,8 @@ ICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">'
 APP_TITLE = "Transformer Shape Explorer"
 st.set_page_config(page_title=APP_TITLE, page_icon=ICON, layout="wide")
 
-# Streamlit serves the default page at the root URL only, so /explorer, the address a learner
-# guesses from /attention and /quiz, would open a "Page not found" dialog over the explorer. A
-# hidden second entry for the same script answers at /explorer; the default's own pathname must
-# differ from it and is never used.
+# A hidden second entry answers at /explorer, the address a learner guesses from /attention: Streamlit
+# serves the default page at the root only.
 PAGES = [
     st.Page("pages/explorer.py", title="Explorer", icon=":material/table_view:", default=True, url_path="home"),
     st.Page("pages/explorer.py", title="Explorer", icon=":material/table_view:", url_path="explorer",
@@ -50,10 +48,8 @@ PAGES = [
 ]
 SHOWN_PAGES = [PAGES[0], *PAGES[2:]]  # the /explorer alias is not listed twice
 
-# A heatmap has a fixed size, wider than a phone's column: each chart scrolls sideways in its own box
-# rather than shrinking (a canvas resized by CSS points its tooltips at the wrong cells). In Streamlit's
-# fullscreen view, known by its "Close fullscreen" button, an SVG chart is scaled to fit the window whole,
-# axes and legend included; the fullscreen frame has no key, so its test id is the only hook.
+# Charts scroll sideways rather than shrink (a canvas resized by CSS misplaces its tooltips); in fullscreen,
+# whose frame has no key but its test id, an SVG chart is scaled to fit the window whole.
 FULLSCREEN_FIT = ('[data-testid="stFullScreenFrame"]:has([aria-label="Close fullscreen"]) .vega-embed > svg.marks '
                   "{ max-width: 100%; max-height: calc(100vh - 5rem); width: auto; height: auto; }")
 st.html(f"<style>.vega-embed {{ max-width: 100%; overflow-x: auto; }} {FULLSCREEN_FIT}</style>")

@@ -21,8 +21,7 @@ MAX_D_FF = 4 * MAX_E
 MAX_VOCAB_SIZE = 4_000_000
 MAX_LAYERS = 256
 MAX_SEED = 2**31 - 1
-# PyTorch counts a tensor's bytes in a signed 64-bit integer, even on the meta device: an attention map,
-# N x nhead x L x S float32 numbers, must stay under 2**63 bytes, which the single limits alone would not keep.
+# PyTorch counts a tensor's bytes in a signed 64-bit integer, even on meta: an attention map must stay under it.
 MAX_TENSOR_BYTES = 2**63 - 1
 FLOAT32_BYTES = 4
 

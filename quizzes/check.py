@@ -173,9 +173,8 @@ _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.m
 # formula has it, is about 100; the MAX_INPUT characters allow little more, and floats keep it cheap.
 MAX_NODES = 160
 MAX_EXPONENT = 64
-# A number, a scientific one whole (atomic group: 2e3E is 2000 * E, not 2 * e3E), its exponent
-# written with a lowercase e only: with E a symbol, 4E+4E is 4E + 4E, 128 at E = 16, not 4e4 * E.
-# (A reply that is one number, such as 4E+4, is read by parse_number first, as Python's float.)
+# A number, scientific ones whole (2e3E is 2000 * E); only a lowercase e starts an exponent, since E is a
+# symbol (4E+4E is 4E + 4E).
 _COEFFICIENT = r"(?<![\w.])(?>[0-9]+(?:\.[0-9]*)?(?:(?-i:e)[+-]?[0-9]+)?)"
 _SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 _TYPOGRAPHIC_OPERATORS = str.maketrans({"·": "*", "⋅": "*", "×": "*", "−": "-"})
@@ -204,9 +203,8 @@ def parse_expression(text: Any, symbols: Mapping[str, Any] | None = None) -> flo
         text = text.translate(_TYPOGRAPHIC_OPERATORS)
         # 4 E^2 + 4 E, with spaces, as people also write it; 4 * E is left alone.
         text = re.sub(rf"{_COEFFICIENT}(?=\s*(?:{names})(?!\w))", r"\g<0>*", text, flags=re.IGNORECASE)
-        # A number, a symbol or a closing parenthesis just before an opening one multiplies it too, as
-        # on paper: M_target(M_target - 1)/2, as the masking question's own explanation writes it, or
-        # 4(E^2 + E). Only known symbols: sqrt(d_k) stays a call, which is not arithmetic.
+        # Juxtaposition before "(" multiplies, as on paper (4(E^2 + E)); only for known symbols, so sqrt(d_k)
+        # stays a call.
         text = re.sub(rf"(?:{_COEFFICIENT}|(?<![\w.])(?:{names})(?!\w)|\))(?=\s*\()", r"\g<0>*", text,
                       flags=re.IGNORECASE)
         tree = ast.parse(text.replace("^", "**"), mode="eval")
@@ -324,9 +322,8 @@ def readable(question: Question, given: Any, symbols: Mapping[str, Any] | None =
     return choice_index(given, question.choices) is not None
 
 
-# Made-up configs in which every symbol has its own value (and d_k = E / nhead, as always), for telling apart
-# symbols that are equal at the learner's config: by default M_target = M = 8. Their K/V heads keep the kind
-# the learner's config has (see probes_like): multi-head, grouped-query or multi-query attention.
+# Configs where every symbol has its own value, to tell apart symbols equal at the learner's config
+# (M_target = M by default); their K/V heads keep the learner's kind (probes_like).
 _PROBE_SIZES = (
     {"N": 3, "M": 5, "M_target": 7, "E": 48, "d_ff": 92, "vocab_size": 13, "layers": 6, "max_len": 9,
      "relative_buckets": 12},

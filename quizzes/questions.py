@@ -202,15 +202,10 @@ class Question:
     # The sizes a question names in its own text (Llama-2-70B's E=8192, say), when they are not the
     # sidebar's: a reply written in symbols ('3*E^2') is read at these, as the learner meant it.
     sizes: TransformerConfig | None = None
-    # A number's answer in the learner's symbols ('M_target*(M_target - 1)/2'), or the formula of a shape
-    # that no row of the pass holds ('(M, N, E)'), when it has one: a reply in symbols must be this
-    # expression, not another that is equal at this config (check.same_formula).
-    # A function of the config when the formula itself depends on it: a learned positional table has
-    # max_len*E parameters, sinusoids none.
+    # The answer's formula in the learner's symbols: a reply in symbols must be this one, not another equal at
+    # this config (check.same_formula); a function of the config when the formula depends on it.
     expression: str | Callable[[TransformerConfig], str] = ""
-    # The families whose model the question is about: a question on cross-attention means nothing to a
-    # decoder-only model, and one on GQA's cache nothing to BERT. ``when`` narrows it to the parts its
-    # wording or its experiment assumes ("ReLU between the two layers" is wrong for SwiGLU).
+    # The families the question is about; ``when`` narrows it to the parts its wording or experiment assumes.
     families: tuple[str, ...] = ARCHS
     when: Callable[[TransformerConfig], bool] | None = None
     # The attentions whose model the question is about: the older questions read multi-head attention's

@@ -27,9 +27,7 @@ TOKEN_GROUPS = {
     "red": ("important", "deleted.line", "deleted.prefix"),
 }
 
-# Each colour against its theme's codeBackgroundColor (.streamlit/config.toml): light on #f8f9fc, dark on
-# #1c1e26. Light: 5.76, 6.08, 5.54, 5.30, 5.62, 5.21, 5.99, 5.87 and 5.59 to 1, in TOKEN_GROUPS' order;
-# dark: 6.76, 8.49, 7.48, 7.57, 8.01, 6.65, 6.60, 6.27 and 6.07.
+# Each colour reads at 4.5:1 or more on its theme's codeBackgroundColor (tests/ui/test_theme_css.py measures it).
 CODE_INK = {
     "light": {"muted": "#5d6273", "light_blue": "#0a6591", "green": "#18743a", "teal": "#08756a",
               "string": "#16733a", "orange": "#b04a05", "purple": "#7b3fc2", "blue": "#1560b8", "red": "#c8102e"},
@@ -45,9 +43,8 @@ _BOX = '[class*="st-key-code_"] pre'
 # The words the primary colour writes on the page, by theme, where it is not dark enough under white text and
 # light enough on the page at once (None: the primary itself does both).
 PRIMARY_WORDS = {"light": None, "dark": "#748ffc"}
-# Where Streamlit writes words in the primary colour on the main area (found in Chromium by colour, on every
-# page): a slider's value over its thumb, and the selected or hovered tab's name.
-# The main area's sliders are the training lab's (keys "tl_..."): a slider's value has no hook but its test id.
+# Where Streamlit writes words in the primary colour on the main area: the lab's slider values (no hook but
+# their test id) and the selected or hovered tab's name.
 _PRIMARY_WORDS_AT = ('[class*="st-key-tl_"] [data-testid="stSliderThumbValue"] p',
                      ':is(.st-key-x_tabs, .st-key-p_tab, .st-key-tl_task) [role="tab"]:is([aria-selected="true"], :hover) p')
 

@@ -181,9 +181,7 @@ def test_each_page_keeps_its_own_settings_across_a_visit_elsewhere(app_url, page
     page.get_by_role("button", name="Next").click()
     expect(page.get_by_text(re.compile(r"Question 3 of \d$"))).to_be_visible(timeout=LOAD)
     page.get_by_role("button", name="Previous").click()  # often before Next's run has finished
-    # Wait for the server to draw Q2 again: Q2's box can still be on the page, stale, while Next's run
-    # finishes, so the box alone does not show that Previous has landed (the quiz once came back at
-    # Q3 in a CI run that did not wait).
+    # Wait for the server to draw Q2 again: a stale Q2 box can still be on the page while Next's run finishes.
     expect(page.get_by_text(re.compile(r"Question 2 of \d$"))).to_be_visible(timeout=LOAD)
     expect(answer).to_have_value("a draft", timeout=LOAD)  # kept while Q3 was shown
 

@@ -399,9 +399,7 @@ def test_large_counts_fit_their_boxes_and_a_real_model_counts_as_itself():
     assert "a real pass would hold" in values and "trace" not in values["a real pass would hold"].proto.help
 
 
-# What the explorer's tables have at 1280 x 800 with the sidebar open: 818 px, and 784 px for the extras' in
-# their expander (measured in Chromium). The two number columns size themselves to their numbers, which
-# take 71 and 66 px at the default sizes.
+# The tables' widths at 1280 x 800 with the sidebar open, as measured in Chromium (docs/layout.md).
 LAPTOP_TABLE_PX = 784
 NUMBER_COLUMNS_PX = 71 + 66
 

@@ -39,9 +39,8 @@ FAMILY_CONFIGS = {
 ALL_CONFIGS = tuple(c for configs in FAMILY_CONFIGS.values() for c in configs)
 CONFIG_IDS = ("paper A", "paper B", "T5 A", "T5 B", "Llama-like", "MQA", "GPT-like", "paper layer, causal", "BERT A", "BERT B")
 
-# The later parts, each in two or more configs whose sizes differ (so a parametric answer must change), at other
-# seeds: experts (with and without shared ones, in both single stacks, under latent attention too), latent
-# attention, sliding windows (every layer, and a full layer every k-th) and the heads' own width and qk_norm.
+# The later parts, each in two or more configs of different sizes and seeds, so a parametric answer must
+# change.
 PART_CONFIGS = {
     "Tiny MoE": TINY_MOE,
     "MoE, GELU, biases": TransformerConfig(arch="decoder-only", N=3, M=6, E=24, nhead=4, vocab_size=50, layers=2,

@@ -192,8 +192,7 @@ def test_the_ffn_nonlinearity_is_read_off_the_ffn_itself_over_many_inputs(monkey
     question = BY_ID["ffn-activation"]
     for cfg in (TransformerConfig(N=2, M=1, E=2, nhead=1, vocab_size=10), CONFIGS[0], CONFIGS[2]):
         assert question.expected(Context(cfg)) == question.choices[1], cfg
-    # At E=3, d_ff=1, seed 1 this FFN's outputs are 0 or above for every input drawn: a ReLU after its second
-    # layer would change nothing seen, so a wider FFN of the same kind is read, and the note says so.
+    # Here the FFN's outputs are never negative, so a ReLU after it would show nothing: a wider FFN is read.
     narrow = TransformerConfig(N=1, M=2, M_target=7, E=3, nhead=1, vocab_size=10, d_ff=1, seed=1)
     ev = run("ffn_layers", narrow)
     assert question.expected(Context(narrow)) == question.choices[1]

@@ -8,9 +8,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 RENDER = sorted(f"render.{p.stem}" for p in (ROOT / "render").glob("*.py") if p.stem != "__init__")
 
-# Imports every render module with streamlit and torch refused. core's package __init__ re-exports the
-# model (torch) for the CLI's convenience, so core is mounted as a bare package: render may use core's
-# torch-free modules (config, memory, rows), and this proves that is all it uses.
+# Imports every render module with streamlit and torch refused, core mounted bare (its __init__ imports
+# torch): render may use only core's torch-free modules.
 PROBE = """
 import importlib, importlib.abc, sys, types
 class Refuse(importlib.abc.MetaPathFinder):
