@@ -23,6 +23,7 @@ LAST = "sidebar_last"  # the sliders' config as the sidebar last had it: the fol
 TOUCHED = "parts_touched"  # a part control was moved this session: its expander stays open
 FFN_KEY, WINDOW_KEY = "w_ffn", "w_window_on"  # the two choices that are no config field: n_experts > 0, window > 0
 CHOICE_KEYS = (FFN_KEY, WINDOW_KEY)
+PART_KEYS = frozenset({*("w_" + name for name in PART_FIELDS), *CHOICE_KEYS})  # every widget drawn here
 FFN_NAMES = {"dense": "dense", "experts": "mixture of experts"}
 WINDOW_NAMES = {"off": "off (full attention)", "on": "a window of W positions"}
 ATTENTION_NAMES = {"mha": "MHA / GQA", "mla": "MLA (latent)"}
@@ -62,27 +63,28 @@ class Kit:
     args: Callable[..., dict[str, Any]]
     moved: Callable[[], None]
     used: dict[str, Any]
+    value: Callable[..., Any]  # a widget's value by key (and default); on a session's first run the link's until drawn
 
 
-def wanted_parts() -> dict[str, Any]:
-    """The parts the widgets ask for: experts and a window only when their choice is on."""
-    state = st.session_state
-    wanted = {name: state.get("w_" + name, UNSET[name]) for name in PART_FIELDS}
-    experts = state.get(FFN_KEY, "experts" if wanted["n_experts"] else "dense") == "experts"
+def wanted_parts(value: Callable[..., Any]) -> dict[str, Any]:
+    """The parts the widgets ask for (``value``: a widget's, by key and default): experts and a window only
+    when their choice is on."""
+    wanted = {name: value("w_" + name, UNSET[name]) for name in PART_FIELDS}
+    experts = value(FFN_KEY, "experts" if wanted["n_experts"] else "dense") == "experts"
     wanted["n_experts"] = (wanted["n_experts"] or FIRST_EXPERTS) if experts else 0
-    window = state.get(WINDOW_KEY, "on" if wanted["window"] else "off") == "on"
+    window = value(WINDOW_KEY, "on" if wanted["window"] else "off") == "on"
     wanted["window"] = (wanted["window"] or FIRST_WINDOW) if window else 0
     if not window:
         wanted["global_every"] = 0
     return wanted
 
 
-def resolve(sizes: dict[str, Any]) -> tuple[dict[str, Any], TransformerConfig, list[str]]:
+def resolve(sizes: dict[str, Any], value: Callable[..., Any]) -> tuple[dict[str, Any], TransformerConfig, list[str]]:
     """The part fields that run with the sliders' ``sizes``, the config they make, and a sentence for each part
     the family or the sizes leave out for now. A follower (head_dim, top_k, d_ff_expert, the latent widths) left
     where the config put it last run is unset again, so that it moves with E, nhead, d_ff or n_experts."""
     last = st.session_state.get(LAST)
-    wanted = wanted_parts()
+    wanted = wanted_parts(value)
     kept = pinned(last) if isinstance(last, TransformerConfig) else set(FOLLOWERS)
     for name in FOLLOWERS:
         if name not in kept and wanted[name] == getattr(last, name):
@@ -103,7 +105,7 @@ def part_controls(sb, sizes: dict[str, Any], kit: Kit) -> tuple[dict[str, Any], 
     """Draw the parts' controls under the Architecture group, with a sentence for each part left out, and return
     the part fields that run and those sentences. Called after the sizes' widgets are drawn, before its own are."""
     state = st.session_state
-    parts, cfg, notes = resolve(sizes)
+    parts, cfg, notes = resolve(sizes, kit.value)
     if any(name in kit.used for name in PART_FIELDS):  # the trained model sets every part (a text sets sizes only)
         try:
             cfg = TransformerConfig(**{**sizes, **kit.used})
@@ -115,7 +117,7 @@ def part_controls(sb, sizes: dict[str, Any], kit: Kit) -> tuple[dict[str, Any], 
         key = "w_" + name
         if name in shown and name not in kit.used:
             value = getattr(cfg, name)
-            if state.get(key) != value and value is not None:
+            if kit.value(key) != value and value is not None:
                 kit.set_widget(key, value)
         elif key in state:
             kit.set_widget(key, state[key])
@@ -138,12 +140,19 @@ def part_controls(sb, sizes: dict[str, Any], kit: Kit) -> tuple[dict[str, Any], 
 def _on_move(kit: Kit) -> dict[str, Any]:
     """A part control's callback: the sidebar's own (a preset no more, stale values dropped), and the expander
     stays open from now on."""
-    return {"on_change": _moved, "args": (kit.moved,)}
+    return {"on_change": part_moved, "args": (kit.moved,)}
 
 
-def _moved(moved: Callable[[], None]) -> None:
+def part_moved(moved: Callable[[], None]) -> None:
     st.session_state[TOUCHED] = True
     moved()
+
+
+def _choice_args(key: str, names: dict[str, str], kit: Kit) -> dict[str, Any]:
+    """An on/off choice's key, and its default on a session's first run (code sets it on every other): the link's."""
+    if key in st.session_state:
+        return {"key": key}
+    return {"key": key, "index": list(names).index(kit.value(key, next(iter(names))))}
 
 
 def _set_apart(cfg: TransformerConfig) -> bool:
@@ -177,7 +186,7 @@ def _ffn(cfg: TransformerConfig, sizes: dict[str, Any], kit: Kit) -> None:
     trained = "n_experts" in kit.used
     st.radio(LABELS["ffn"], list(FFN_NAMES), format_func=FFN_NAMES.__getitem__, horizontal=True,
              **_on_move(kit), disabled=trained,
-             **({"index": int(cfg.moe), "key": "shown_ffn"} if trained else {"key": FFN_KEY}),
+             **({"index": int(cfg.moe), "key": "shown_ffn"} if trained else _choice_args(FFN_KEY, FFN_NAMES, kit)),
              help="A mixture of experts replaces the FFN by n_experts FFNs; a router sends each token to top_k of "
                   "them, so a token uses a few experts' weights: active parameters are far fewer than the total.")
     if not cfg.moe:
@@ -233,7 +242,8 @@ def _window(cfg: TransformerConfig, sizes: dict[str, Any], kit: Kit) -> None:
     trained = "window" in kit.used
     st.radio(LABELS["window"], list(WINDOW_NAMES), format_func=WINDOW_NAMES.__getitem__, horizontal=True,
              **_on_move(kit), disabled=trained,
-             **({"index": int(bool(cfg.window)), "key": "shown_window_on"} if trained else {"key": WINDOW_KEY}),
+             **({"index": int(bool(cfg.window)), "key": "shown_window_on"} if trained
+                else _choice_args(WINDOW_KEY, WINDOW_NAMES, kit)),
              help="A causal query sees only the last W positions: the KV cache stops growing at W (Mistral-7B: 4096).")
     if not cfg.window:
         return

@@ -24,7 +24,7 @@ from render.markdown import as_literal
 from ui.config_link import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_OPTION, N_RANGE, SIZE_FIELDS, VOCABS,
                             WIDTHS, attention_kind, config_values, nearest, nhead_options, snap_config)
 from ui.link import link_query, read_link
-from ui.part_controls import CHOICE_KEYS, LAST, Kit, part_controls, set_choices
+from ui.part_controls import CHOICE_KEYS, LAST, PART_KEYS, Kit, part_controls, part_moved, set_choices
 from ui.streamlit_internals import history_navigation
 from ui.your_text import (YourText, clear_text, current_text, leave_trained, text_link_values, text_sizes,
                           trained_model)
@@ -64,6 +64,8 @@ _SET_BY_CODE = "widgets_set_by_code"
 _WANTED_NHEAD = "nhead_wanted"  # the heads the learner last chose (slider, link or preset)
 _WANTED_KV = "nhead_kv_wanted"  # the K/V heads the learner last chose; None: as many as nhead (MHA)
 _WANTED_POSITIONAL = "positional_wanted"  # the positions last chosen: RoPE waits out an odd d_k
+_LINKED = "sidebar_linked"  # a session's first run: widget key -> the link's value, each widget's default
+_FIRST_MOVES = "sidebar_first_moves"  # widgets a new session's first message had moved off the link's values
 
 # A key pressed before code's setting reached the browser sends the browser's stale value (docs/layout.md).
 _SEEN = "sidebar_seen"  # every sidebar widget's value as the server last had it, code's settings included
@@ -146,12 +148,12 @@ def _drop_stale_values() -> frozenset[str]:
     return stale
 
 
-def _set_widgets(cfg: TransformerConfig, asked_nhead: int | None = None) -> None:
-    """Set every sidebar widget to ``cfg``. ``asked_nhead`` is the nhead a link asked for, before it
-    was snapped to a divisor of E."""
+def _set_widgets(cfg: TransformerConfig, asked_nhead: int | None = None, put=_set_widget) -> None:
+    """Set every sidebar widget to ``cfg`` with ``put`` (key, value). ``asked_nhead`` is the nhead a link
+    asked for, before it was snapped to a divisor of E."""
     for name in CONFIG_FIELDS:
         # A single stack's M_target is None; its slider, shown again for the encoder-decoder, starts at M.
-        _set_widget(_WIDGET + name, cfg.M if name == "M_target" and cfg.M_target is None else getattr(cfg, name))
+        put(_WIDGET + name, cfg.M if name == "M_target" and cfg.M_target is None else getattr(cfg, name))
     st.session_state[_WANTED_POSITIONAL] = cfg.positional
     # The heads wanted stay wanted while E snaps them: E=17&nhead=4, then E = 20, gives 4 heads again.
     heads = nhead_options(cfg.E)
@@ -163,21 +165,36 @@ def _set_widgets(cfg: TransformerConfig, asked_nhead: int | None = None) -> None
                                     else None if cfg.nhead_kv == cfg.nhead else cfg.nhead_kv)
     # What M_target, d_ff and nhead_kv follow from here, even if the next move beats the next run.
     st.session_state[_FOLLOWED] = {"M": cfg.M, "E": cfg.E, "nhead": cfg.nhead}
-    set_choices(cfg, _set_widget)  # the FFN's and the window's on/off, which no field holds
+    set_choices(cfg, put)  # the FFN's and the window's on/off, which no field holds
     st.session_state[LAST] = cfg  # the parts' followers (head_dim, top_k, ...) follow from here
 
 
+_MISSING = object()
+
+
+def _value(key: str, default: Any = None) -> Any:
+    """A sidebar widget's value: the session's, or on a session's first run, before the widget is drawn,
+    the link's (_read_url)."""
+    state = st.session_state
+    if key in state:
+        return state[key]
+    return state.get(_LINKED, {}).get(key, default)
+
+
 def _default_unless_code_set(key: str, arg: str = "value", options: list | None = None) -> dict[str, Any]:
-    """The widget's current value as its default, unless code set it this run.
+    """The widget's current value as its default (the link's on a session's first run), unless code set it
+    this run.
 
     Streamlit's frontend falls back to a widget's *default* when it loses the widget's state (seen
     when a page switch overtakes a session's first run, several sessions at once): with the current
     value as the default, that fallback changes nothing. When code has just set the value through
     session state, passing a default too is an error in Streamlit, so none is passed then.
     """
-    if key in st.session_state.get(_SET_BY_CODE, ()) or key not in st.session_state:
+    if key in st.session_state.get(_SET_BY_CODE, ()):
         return {}
-    value = st.session_state[key]
+    value = _value(key, _MISSING)
+    if value is _MISSING:
+        return {}
     if options is not None:
         return {arg: options.index(value)} if value in options else {}
     return {arg: value}
@@ -259,6 +276,44 @@ def _follow(source: str, follower: str, rule) -> None:
     st.session_state.setdefault(_FOLLOWED, {})[source] = now
 
 
+# M_target starts equal to M, d_ff at 4E: each moves with its source while it still equals this rule of it (_follow).
+_FOLLOWS = {"w_M": ("M", "M_target", lambda m: m), "w_E": ("E", "d_ff", lambda e: 4 * e)}
+
+
+def _first_moves() -> list[str]:
+    """Called once every sidebar widget is drawn: on a session's first run, the widgets whose value is not the
+    link's, the learner's own moves the browser sent (none on a fresh page load). The link's values are kept
+    for the widgets not drawn, as _set_widgets would have set them."""
+    state = st.session_state
+    linked = state.pop(_LINKED, None)
+    if linked is None:
+        return []
+    set_by_code = state.get(_SET_BY_CODE, set())
+    moved = [key for key, value in linked.items()
+             if key in state and key not in set_by_code and state[key] != value]
+    for key, value in linked.items():
+        if key not in state:
+            _set_widget(key, value)
+    return moved
+
+
+def _replay_first_moves() -> None:
+    """Run the callbacks of a new session's first moves (_first_moves), as Streamlit runs a moved widget's.
+
+    Streamlit does not rerun a page whose browser reconnected to a new server, so a new session's first message
+    can be the learner's next move, with every widget's value. The new session knows no callbacks yet: the move
+    sets its widget, but nothing followed it (M_target, d_ff, the preset, the heads wanted). The first run reruns
+    at once; here, before any widget is drawn again, each move's callback runs from the link's state."""
+    for key in st.session_state.pop(_FIRST_MOVES, ()):
+        if key in _FOLLOWS:
+            _follow(*_FOLLOWS[key])
+        elif key in PART_KEYS:
+            part_moved(_mark_custom)
+        else:
+            {"w_preset": _apply_preset, "w_nhead": _choose_nhead, "w_nhead_kv": _choose_nhead_kv,
+             "w_positional": _choose_positional}.get(key, _mark_custom)()
+
+
 def _matching_preset(cfg: TransformerConfig) -> str:
     """The preset whose sliders all equal this config's, or CUSTOM."""
     for name, preset in PRESETS.items():
@@ -285,8 +340,12 @@ def _read_url(page: str) -> None:
         return
     st.session_state["url_read"] = True
     st.session_state["url_warnings"] = link.warnings
-    _set_widgets(link.cfg, link.asked_nhead)
-    _set_widget("w_preset", _matching_preset(link.cfg))
+    # A first run gives the link's values as the widgets' defaults, not through session state, which would
+    # beat what the browser sends: a tab moved to a new server (its replica restarted) sends the learner's
+    # move in the first message of its new session, and that move must count (_replay_first_moves).
+    put = st.session_state.setdefault(_LINKED, {}).__setitem__ if first else _set_widget
+    _set_widgets(link.cfg, link.asked_nhead, put)
+    put("w_preset", _matching_preset(link.cfg))
     st.session_state.update(link.view)
     st.session_state["view_warnings"] = (page, link.view_warnings)
 
@@ -397,39 +456,41 @@ def sidebar_config(page: str = "") -> Run:
     about to run: its own choices (ui.page_links) go into the URL beside the config.
     """
     st.session_state[_SETTLED] = None  # the callbacks of the message that started this run are done
+    _replay_first_moves()
     _read_url(page)
     sb = st.sidebar
     state = st.session_state
-    used, trained = _in_use(state.get("w_arch", DEFAULT.arch))
+    used, trained = _in_use(_value("w_arch", DEFAULT.arch))
     for key in _sidebar_keys() if used else ():
         if key in state:  # kept while its widget is not drawn: Streamlit forgets an undrawn widget's value
             _set_widget(key, state[key])
-    arch = used.get("arch", state.get("w_arch", DEFAULT.arch))  # the family radio, drawn below, was set before
+    arch = used.get("arch", _value("w_arch", DEFAULT.arch))  # the family radio, drawn below, was set before
     labels = LABELS | ONE_STACK_LABELS.get(arch, {})
     _say_what_sets_fields(sb, used, trained)
     sb.header("Model sizes")
-    sb.selectbox("Preset", [CUSTOM, *PRESETS], key="w_preset", on_change=_apply_preset,
-                 help=_preset_help(), disabled=trained is not None)
+    presets = [CUSTOM, *PRESETS]
+    sb.selectbox("Preset", presets, key="w_preset", on_change=_apply_preset, help=_preset_help(),
+                 disabled=trained is not None, **_default_unless_code_set("w_preset", "index", presets))
     custom = {"on_change": _mark_custom}
     shown = partial(_widget_args, used=used)
     sb.slider(LABELS["N"], N_RANGE[0], max(N_RANGE[1], used.get("N", 0)), **custom, **shown("N"))
-    sb.select_slider(labels["M"], on_change=_follow, args=("M", "M_target", lambda m: m), **shown("M", LENGTHS))
+    sb.select_slider(labels["M"], on_change=_follow, args=_FOLLOWS["w_M"], **shown("M", LENGTHS))
     if arch == "encoder-decoder":  # the target length is the decoder's own, beside an encoder
-        if "w_M_target" not in state:  # not drawn for a single stack, Streamlit forgot it: it starts at M
+        if _value("w_M_target") is None:  # not drawn for a single stack, Streamlit forgot it: it starts at M
             _set_widget("w_M_target", state["w_M"])
         sb.select_slider(LABELS["M_target"], **custom, **shown("M_target", LENGTHS),
                          help="Moves with M while the two are equal; set it apart to see the decoder's own length.")
-    sb.select_slider(LABELS["E"], on_change=_follow, args=("E", "d_ff", lambda e: 4 * e), **shown("E", WIDTHS))
-    heads = nhead_options(state["w_E"])
+    sb.select_slider(LABELS["E"], on_change=_follow, args=_FOLLOWS["w_E"], **shown("E", WIDTHS))
+    heads = nhead_options(_value("w_E"))
     # The divisor of E nearest the heads the learner chose, not the last one snapped to: E 16 -> 17 -> 20 keeps 4.
-    nhead = nearest(state.get(_WANTED_NHEAD) or state.get("w_nhead") or 1, heads)
-    if state.get("w_nhead") != nhead:
+    nhead = nearest(state.get(_WANTED_NHEAD) or _value("w_nhead") or 1, heads)
+    if _value("w_nhead") != nhead:
         _set_widget("w_nhead", nhead)
     head_widget = shown("nhead", heads)
     sb.select_slider(LABELS["nhead"], on_change=_choose_nhead,
                      **head_widget | {"disabled": head_widget["disabled"] or len(heads) == 1},
                      help="Only divisors of E are offered: each head gets d_k = E / nhead dimensions.")
-    sb.caption(_heads_words(used.get("E", state["w_E"]), used.get("nhead", nhead),
+    sb.caption(_heads_words(used.get("E", _value("w_E")), used.get("nhead", nhead),
                             None if "nhead" in used else state.get(_WANTED_NHEAD)))
     sb.select_slider(LABELS["vocab_size"], **custom, **shown("vocab_size", VOCABS))
     sb.slider(labels["layers"], LAYER_RANGE[0], LAYER_RANGE[1], **custom, **shown("layers"))
@@ -438,15 +499,19 @@ def sidebar_config(page: str = "") -> Run:
     sb.checkbox(labels["tie_embeddings"], **custom, **shown("tie_embeddings"),
                 help="The paper shares one vocab_size × E matrix between both embeddings and the final linear layer; "
                      "GPT-2 and GPT-3 share it too, Llama-2 does not.")
-    _architecture(sb, nhead, state["w_E"] // nhead, used)
-    values = {name: state.get(_WIDGET + name) for name in SIZE_FIELDS}
+    _architecture(sb, nhead, _value("w_E") // nhead, used)
+    values = {name: _value(_WIDGET + name) for name in SIZE_FIELDS}
     if values["arch"] != "encoder-decoder":
         values["M_target"] = None  # one stack, one sequence of M tokens
-    parts, _ = part_controls(sb, values, Kit(_set_widget, partial(_widget_args, used=used), _mark_custom, used))
+    parts, _ = part_controls(sb, values, Kit(_set_widget, partial(_widget_args, used=used), _mark_custom, used, _value))
     # Last, below the parts' fold: the sidebar ends on a control, which its hidden page helpers follow.
     sb.checkbox(LABELS["bias"], on_change=_mark_custom, **_widget_args("bias", used=used),
                 help="The paper's linear layers add a bias, and LayerNorm a shift β; Llama-2 has neither.")
+    moved = _first_moves()
     state[_SET_BY_CODE] = set()
+    if moved:
+        state[_FIRST_MOVES] = moved
+        st.rerun()
     try:
         sliders = TransformerConfig(**values | parts)
     except ValueError as exc:  # cannot happen through the sliders; kept as a visible safety net
@@ -508,9 +573,9 @@ def _architecture(sb, nhead: int, d_k: int, used: dict[str, Any]) -> None:
                   "in, W2 out) where ReLU and GELU have two.")
     # RoPE turns d_k's dimensions in pairs: an odd d_k has none to offer, and a RoPE chosen before waits.
     kinds = [kind for kind in POSITIONAL_KINDS if kind != "rope" or d_k % 2 == 0]
-    wanted = state.get(_WANTED_POSITIONAL) or state.get("w_positional") or DEFAULT.positional
+    wanted = state.get(_WANTED_POSITIONAL) or _value("w_positional") or DEFAULT.positional
     positional = wanted if wanted in kinds else DEFAULT.positional
-    if state.get("w_positional") != positional:
+    if _value("w_positional") != positional:
         _set_widget("w_positional", positional)
     positions = choice("positional", list(POSITIONAL_KINDS) if "positional" in used else kinds)
     sb.radio(LABELS["positional"], format_func=POSITIONAL_NAMES.__getitem__, horizontal=True,
@@ -526,12 +591,12 @@ def _architecture(sb, nhead: int, d_k: int, used: dict[str, Any]) -> None:
     # nhead_kv keeps the learner's choice, as nhead does: E = 17 forces both down, E = 32 gives both back.
     wanted_kv = state.get(_WANTED_KV)
     kv = _kv_heads(nhead, wanted_kv)
-    if state.get("w_nhead_kv") != kv:
+    if _value("w_nhead_kv") != kv:
         _set_widget("w_nhead_kv", kv)
     kv_widget = shown("nhead_kv", divisors(nhead))
     shown_heads = state[_SHOWN + "nhead"] if kv_widget["disabled"] else nhead
-    kv_widget["options"] = _options_holding(divisors(shown_heads), state[kv_widget["key"]])
-    shown_kv = state[kv_widget["key"]]
+    kv_widget["options"] = _options_holding(divisors(shown_heads), _value(kv_widget["key"]))
+    shown_kv = _value(kv_widget["key"])
     sb.select_slider(LABELS["nhead_kv"], on_change=_choose_nhead_kv,
                      format_func=lambda h: f"{h} ({attention_kind(shown_heads, h)})",
                      **kv_widget | {"disabled": kv_widget["disabled"] or len(kv_widget["options"]) == 1},
