@@ -50,6 +50,40 @@ def fresh_app_url(tmp_path):
         yield url
 
 
+class RestartableApp:
+    """The app on a loopback port of its own that a test can restart: a tab open on it reconnects to the new
+    process and a new session, as a tab does to another replica when its own restarts behind a balancer."""
+
+    def __init__(self, log_dir: Path):
+        self.port, self.log_dir, self.starts = free_port(), log_dir, 0
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = None
+
+    def start(self) -> None:
+        self.starts += 1
+        log_path = self.log_dir / f"streamlit-{self.starts}.log"
+        self.proc = start_server(self.port, log_path)
+        try:
+            wait_healthy(self.url, self.proc, START_TIMEOUT)
+        except RuntimeError as exc:
+            raise RuntimeError(f"{exc}; server log:\n{log_path.read_text()[-3000:]}") from None
+
+    def restart(self) -> None:
+        stop_server(self.proc)
+        self.start()
+
+
+@pytest.fixture
+def restartable_app(tmp_path):
+    app = RestartableApp(tmp_path)
+    try:
+        app.start()
+        yield app
+    finally:
+        if app.proc is not None:
+            stop_server(app.proc)
+
+
 @pytest.fixture(scope="session")
 def browser(chromium):
     return chromium

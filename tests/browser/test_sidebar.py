@@ -10,7 +10,8 @@ import pytest
 from playwright.sync_api import expect
 
 from core import PRESETS
-from tests.support.browser import LOAD, idle, no_exception, page_in, shape_cell, slider_thumb, thumb_value
+from tests.support.browser import (LOAD, idle, no_exception, page_in, reconnected, shape_cell, slider_thumb,
+                                   sockets_opened, thumb_value)
 
 pytestmark = pytest.mark.browser
 
@@ -57,6 +58,30 @@ def test_target_length_and_d_ff_follow_their_sliders_and_back_undoes_both(app_ur
     page.go_back()
     expect(thumb_value(page, "d_ff — FFN hidden width")).to_have_text("64", timeout=LOAD)
     expect(thumb_value(page, "M_target — target length")).to_have_text("9")
+    no_exception(page)
+
+
+def test_a_move_in_a_tab_whose_server_restarted_counts_with_its_followers(restartable_app, page):
+    """A tab whose server went away (its replica restarted) reconnects to a new session, and the learner's next
+    move is that session's first message. The link's values were written over it, so E stepped back to the
+    link's. Now the move counts, with all that follows it: d_ff (4E), nhead snapped to a divisor of E, nhead_kv,
+    and the preset no longer named."""
+    opened = sockets_opened(page)
+    page.goto(restartable_app.url + "/?preset=tiny-gpt")
+    expect(shape_cell(page, 1)).to_have_text("(2, 8, 16)", timeout=LOAD)  # row 2: the token embedding, (N, M, E)
+    idle(page)
+    link = page.url
+    restartable_app.restart()
+    reconnected(page, opened, 1)
+    assert page.url == link  # the page keeps its link until the learner acts
+    thumb = slider_thumb(page, "E — embedding size")
+    thumb.focus()
+    thumb.press("ArrowRight")
+    expect(page).to_have_url(re.compile(r"[?&]E=17&nhead=1&.*d_ff=68&.*nhead_kv=1(&|$)"), timeout=LOAD)
+    expect(shape_cell(page, 1)).to_have_text("(2, 8, 17)", timeout=LOAD)
+    for label, value in (("E — embedding size", "17"), ("nhead — attention heads", "1"), ("d_ff", "68")):
+        expect(thumb_value(page, label)).to_have_text(value, timeout=LOAD)
+    expect(page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"] input').first).to_have_value("(custom)")
     no_exception(page)
 
 

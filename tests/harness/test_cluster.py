@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -20,7 +21,8 @@ from playwright.sync_api import expect
 
 from harness.cluster import HAPROXY, Cluster
 from harness.server import CHROMIUM, free_port
-from tests.support.browser import LOAD, go_to, idle, no_exception, open_quiz, shape_cell, slider_thumb
+from tests.support.browser import (LOAD, go_to, idle, no_exception, open_quiz, reconnected, shape_cell, slider_thumb,
+                                   sockets_opened)
 from tests.support.cluster import answer_wrongly, replica_of, score_line, served_by
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -75,6 +77,7 @@ class Learner:
         self.served = served_by(self.page)
         self.times: list[float] = []  # when each response named in ``served`` arrived (time.monotonic)
         self.page.on("response", lambda r: self.times.append(time.monotonic()) if r.headers.get("x-replica") else None)
+        self.sockets = sockets_opened(self.page)
 
     @property
     def replica(self) -> str | None:
@@ -297,3 +300,45 @@ def test_a_killed_replicas_learners_move_to_another_and_lose_nothing_but_their_r
         for learner in newcomers:
             learner.close()
 
+
+
+def while_browsing(page, work, *args) -> float:
+    """Run ``work(*args)`` on another thread while Playwright goes on with ``page``'s browser: the sync API
+    handles the browser's events (a tab's new websocket, and when it opened) only while it is called. Return
+    when the work finished (time.monotonic)."""
+    with ThreadPoolExecutor(1) as pool:
+        done = pool.submit(work, *args)
+        while not done.done():
+            page.wait_for_timeout(100)
+        done.result()  # its exception, if any
+    return time.monotonic()
+
+
+def test_a_rolling_restart_under_twelve_learners_shows_nobody_an_error(cluster, learners):
+    """Each replica in turn is drained, stopped (SIGTERM, as an orchestrator stops it), started again and put
+    back (harness.cluster.rolling_restart, as docs/deploy.md tells an operator), under twelve learners on the
+    Explorer, each with its own config. A learner whose replica went away reconnects to another and keeps its
+    page and its link, and its next slider move counts: the new session's first message carries it, and the
+    sidebar reads the link under it, not over it (ui/sidebar.py). Nobody sees an error."""
+    shown = {learner.index: on_the_explorer(learner) for learner in learners}
+    for replica in cluster.replicas:
+        mine = [learner for learner in learners if learner.replica == replica.name]
+        links = {learner.index: query(learner.page) for learner in learners}
+        sockets = {learner.index: len(learner.sockets) for learner in mine}
+        started = time.monotonic()
+        back = while_browsing(learners[0].page, cluster.rolling_restart, replica.name) - started
+        moved = [round(reconnected(learner.page, learner.sockets, sockets[learner.index]) - started, 1)
+                 for learner in mine]
+        for learner in mine:
+            assert learner.replica != replica.name and query(learner.page) == links[learner.index], learner.index
+            idle(learner.page)
+            shown[learner.index] = press_m(learner, shown[learner.index])
+        print(f"rolling restart of {replica.name}: back in the pool after {back:.1f} s; its {len(mine)} learners "
+              f"reconnected elsewhere after {sorted(moved)} s")
+        for learner in learners:
+            expect(shape_cell(learner.page, 0)).to_have_text(f"({learner.N}, {shown[learner.index]})", timeout=LOAD)
+            idle(learner.page)
+            link = links[learner.index] | ({"M": [str(shown[learner.index])], "M_target": [str(shown[learner.index])]}
+                                           if learner in mine else {})
+            assert query(learner.page) == link, (replica.name, learner.index)
+            assert errors_on(learner.page) == [], (replica.name, learner.index)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from contextlib import contextmanager
 
 from playwright.sync_api import expect
@@ -106,6 +107,28 @@ def wait_until_sent(page, frames: list[bytes], text: str) -> None:
             return
         page.wait_for_timeout(50)
     raise AssertionError(f"the browser did not send {text!r} within {LOAD // 1000} s")
+
+
+def sockets_opened(page) -> list[float]:
+    """When (time.monotonic) the page opened each of its app websockets from now on, kept in the list returned:
+    a tab whose server went away (a replica restarted) opens a new one once a server answers again."""
+    opened: list[float] = []
+    page.on("websocket", lambda ws: opened.append(time.monotonic()) if ws.url.endswith("/_stcore/stream") else None)
+    return opened
+
+
+def reconnected(page, opened: list[float], since: int) -> float:
+    """Wait until the page has opened a websocket after its ``since``-th (sockets_opened) and Streamlit says it
+    is connected; return when that socket opened. A key pressed before then reaches no server."""
+    for _ in range(LOAD // 100):
+        if len(opened) > since:
+            break
+        page.wait_for_timeout(100)
+    else:
+        raise AssertionError(f"the tab opened no new websocket within {LOAD // 1000} s")
+    expect(page.locator('[data-testid="stApp"]')).to_have_attribute("data-test-connection-state", "CONNECTED",
+                                                                     timeout=LOAD)
+    return opened[since]
 
 
 def open_quiz(page, url: str) -> list[bytes]:
