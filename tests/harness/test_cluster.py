@@ -317,8 +317,8 @@ def while_browsing(page, work, *args) -> float:
 def test_a_rolling_restart_under_twelve_learners_shows_nobody_an_error(cluster, learners):
     """Each replica in turn is drained, stopped (SIGTERM, as an orchestrator stops it), started again and put
     back (harness.cluster.rolling_restart, as docs/deploy.md tells an operator), under twelve learners on the
-    Explorer, each with its own config. A learner whose replica went away reconnects to another and keeps its
-    page and its link, and its next slider move counts: the new session's first message carries it, and the
+    Explorer, each with its own config. A learner whose replica went away reconnects to a new session and keeps
+    its page and its link, and its next slider move counts: the new session's first message carries it, and the
     sidebar reads the link under it, not over it (ui/sidebar.py). Nobody sees an error."""
     shown = {learner.index: on_the_explorer(learner) for learner in learners}
     for replica in cluster.replicas:
@@ -329,12 +329,12 @@ def test_a_rolling_restart_under_twelve_learners_shows_nobody_an_error(cluster, 
         back = while_browsing(learners[0].page, cluster.rolling_restart, replica.name) - started
         moved = [round(reconnected(learner.page, learner.sockets, sockets[learner.index]) - started, 1)
                  for learner in mine]
-        for learner in mine:
-            assert learner.replica != replica.name and query(learner.page) == links[learner.index], learner.index
+        for learner in mine:  # on another replica, or on this one once back: a new session either way
+            assert query(learner.page) == links[learner.index], learner.index
             idle(learner.page)
             shown[learner.index] = press_m(learner, shown[learner.index])
         print(f"rolling restart of {replica.name}: back in the pool after {back:.1f} s; its {len(mine)} learners "
-              f"reconnected elsewhere after {sorted(moved)} s")
+              f"reconnected after {sorted(moved)} s, to {sorted(learner.replica for learner in mine)}")
         for learner in learners:
             expect(shape_cell(learner.page, 0)).to_have_text(f"({learner.N}, {shown[learner.index]})", timeout=LOAD)
             idle(learner.page)
