@@ -15,7 +15,8 @@ from core import DEFAULT
 from harness.server import free_port, start_server, stop_server, wait_healthy
 from quizzes import questions_for
 from tests.support.browser import (
-    LOAD, NAV, go_to, idle, keep, no_exception, open_quiz, page_in, shape_cell, slider_thumb, thumb_value,
+    LOAD, NAV, go_to, idle, keep, no_exception, open_quiz, page_in, reconnected, shape_cell, slider_thumb,
+    sockets_opened, thumb_value,
 )
 
 pytestmark = pytest.mark.browser
@@ -291,12 +292,14 @@ def test_after_a_server_restart_the_page_navigation_keeps_the_config(page, tmp_p
     server = start_server(port, tmp_path / "before.log")
     try:
         wait_healthy(url, server, 60)
+        opened = sockets_opened(page)
         page.goto(f"{url}/attention?N=4&M=12")
         expect(page.locator('[data-testid="stVegaLiteChart"]').first).to_be_visible(timeout=LOAD)
         idle(page)
         stop_server(server)
         server = start_server(port, tmp_path / "after.log")
         wait_healthy(url, server, 60)
+        reconnected(page, opened, 1)  # a click while the tab is still reconnecting reaches no server
         go_to(page, "Explorer")
         expect(shape_cell(page, 0)).to_have_text("(4, 12)", timeout=LOAD)
         expect(page).to_have_url(re.compile(r"\?N=4&M=12&"))
