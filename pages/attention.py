@@ -20,17 +20,17 @@ from render.heads import MAX_GROUP_ROWS, MAX_HEADS_DRAWN, kv_groups_frame, kv_he
 from render.latent import head_note, latent_note
 from render.window import layer_pair, pair_caption, window_mask_note
 from render.tables import numbers_frame
-from ui.charts import drawn_at_this_link, map_box, show_chart, show_numbers
-from ui.guard import guard
-from ui.streamlit_internals import leave_legacy_pages_mode
-from ui.sidebar import forget_link_warnings, this_run
-from ui.theme import theme
-from ui.trace_cache import GATE
-from ui.traces import cached_shapes, cached_trace, over_budget, shape_only_banner, slim_refusal
-from ui.value_views import text_pass, token_map, weights_words
-from ui.your_text import text_box
+from ui.look.charts import drawn_at_this_link, map_box, show_chart, show_numbers
+from ui.server.guard import guard
+from ui.server.streamlit_internals import leave_legacy_pages_mode
+from ui.sidebar.config import forget_link_warnings, this_run
+from ui.look.theme import theme
+from ui.compute.trace_cache import GATE
+from ui.compute.traces import cached_shapes, cached_trace, over_budget, shape_only_banner, slim_refusal
+from ui.sections.values import text_pass, token_map, weights_words
+from ui.sections.your_text import text_box
 
-leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
+leave_legacy_pages_mode()  # before anything is drawn: see ui/server/streamlit_internals.py
 
 # Narrowest boxes (px), so small maps' captions read and the mask still sits beside the weights (docs/layout.md).
 WEIGHTS_BOX, MASK_BOX = 290, 244
@@ -204,7 +204,7 @@ if over_budget(shapes) and not slim:
     st.stop()
 
 # The sidebar has already put these four choices in range for this config and in the URL (kind=, layer=,
-# head=, item=: ui.page_links), read them from a link, and will say so if one had to fall back.
+# head=, item=: ui.link.choices), read them from a link, and will say so if one had to fall back.
 c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
 view = {"persist_state": "session", "on_change": forget_link_warnings}
 if len(kinds) > 1:

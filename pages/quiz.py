@@ -1,11 +1,11 @@
 """Quiz: questions whose answers are computed from the live model for the sidebar's config.
 
 Reads the shared config, asks the quizzes package for questions and expected answers and
-quizzes.experiments (cached in ui/quiz_state.py) for the evidence, and shows that evidence as
+quizzes.experiments (cached in ui/quiz/state.py) for the evidence, and shows that evidence as
 render/evidence.py draws it. Progress is a JSON-able dict in st.session_state, mirrored into the
-learner's browser (ui/quiz_sync.py, ui/components/browser_store.py) so that a closed tab or a server
+learner's browser (ui/quiz/sync.py, ui/components/browser_store.py) so that a closed tab or a server
 restart does not lose it; it can also be exported and imported. This script draws; its session
-keys and callbacks are in ui/quiz_state.py. No tensor maths here.
+keys and callbacks are in ui/quiz/state.py. No tensor maths here.
 """
 
 from __future__ import annotations
@@ -27,26 +27,26 @@ from render.evidence import (ASKED, RECORD_PHONE_CSS, charts, literal_frame, mar
                              value_text)
 from render.markdown import as_literal
 from render.tables import sizes_text
-from ui.charts import drawn_at_this_link, show_chart
+from ui.look.charts import drawn_at_this_link, show_chart
 from ui.components.enter_checks import enter_checks
 from ui.components.expander_closed import on_expander_closed
 from ui.components.scroll_to import scroll_to
-from ui.config_link import CONFIG_FIELDS
-from ui.guard import guard
-from ui.layout import announce
-from ui.page_links import MAX_SEED, ONE, SET
-from ui.streamlit_internals import leave_legacy_pages_mode
-from ui.quiz_state import (ALL, answer_key_open, apply_import, ask_reset, cached_evidence, checks_answered, context,
+from ui.link.config import CONFIG_FIELDS
+from ui.server.guard import guard
+from ui.look.layout import announce
+from ui.link.choices import MAX_SEED, ONE, SET
+from ui.server.streamlit_internals import leave_legacy_pages_mode
+from ui.quiz.state import (ALL, answer_key_open, apply_import, ask_reset, cached_evidence, checks_answered, context,
                            current_seed, end_review_without_linked_question, go_to_next_scrolled_up, go_to_question,
                            import_note, import_pasted, just_checked, keep_answers, messages, new_review, new_shuffle,
                            new_topic, new_upload, ordered, position, progress, progress_io_toggled, quiz_config,
                            reopen_progress_io, reset, still_asking, storage_blocked, submit, take_announcement,
                            take_empty_answer, take_scroll, take_unreadable_answer, went_round)
-from ui.quiz_sync import keep_in_browser, take_browser_report
-from ui.sidebar import forget_link_warnings
-from ui.theme import theme
+from ui.quiz.sync import keep_in_browser, take_browser_report
+from ui.sidebar.config import forget_link_warnings
+from ui.look.theme import theme
 
-leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
+leave_legacy_pages_mode()  # before anything is drawn: see ui/server/streamlit_internals.py
 
 SHAPE_HINT = "e.g. (2, 8, 16), 2x8x16, [2,8,16] or (N, M, E)"
 UNREADABLE = {  # what to write instead, for a reply that cannot be read as an answer of that kind

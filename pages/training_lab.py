@@ -5,7 +5,7 @@ the reversal task (does the mask work?) and a tiny language model on shipped Sha
 page reads its own sliders, hands frozen settings to core.train, and shows the progress it
 reports and the plain values it returns, drawn by render/lab_charts.py. No tensor maths here.
 
-Running: Train starts the run on a thread of its own (ui/lab_runs.py), so it goes on whatever
+Running: Train starts the run on a thread of its own (ui/lab/runs.py), so it goes on whatever
 else the learner clicks, on this page or another; a fragment redraws its progress on a timer.
 Stop ends it before its next step, and core.train then measures the model as it stands.
 """
@@ -24,16 +24,16 @@ from core.train import LMSettings, ReversalSettings, load_text, make_tokenizer, 
 from render.lab_charts import (MASK_OFF, MASK_ON, accuracy_chart, attention_chart, examples_table, live_loss_spec,
                                loss_chart)
 from render.tables import in_words
-from ui.charts import drawn_at_this_link, show_chart
-from ui.guard import guard
-from ui.lab_marks import mark_runs, runs_lost
-from ui.lab_runs import LabRun, keep_trained, start_run
-from ui.page_links import LAB_TASKS
-from ui.streamlit_internals import leave_legacy_pages_mode
-from ui.sidebar import forget_link_warnings
-from ui.theme import theme
+from ui.look.charts import drawn_at_this_link, show_chart
+from ui.server.guard import guard
+from ui.lab.marks import mark_runs, runs_lost
+from ui.lab.runs import LabRun, keep_trained, start_run
+from ui.link.choices import LAB_TASKS
+from ui.server.streamlit_internals import leave_legacy_pages_mode
+from ui.sidebar.config import forget_link_warnings
+from ui.look.theme import theme
 
-leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
+leave_legacy_pages_mode()  # before anything is drawn: see ui/server/streamlit_internals.py
 
 MAX_SECONDS = 60.0  # a safety net: the sliders' worst corner could otherwise train for minutes
 REDRAW_SECONDS = 0.25  # how often the progress bar and the live loss curve are redrawn
@@ -75,7 +75,7 @@ def run_sliders(prefix: str, defaults: Any, max_steps: int) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------------------------
-# Running on a thread of its own (ui/lab_runs.py), with live progress
+# Running on a thread of its own (ui/lab/runs.py), with live progress
 
 
 def train_buttons(prefix: str, train: Callable[..., Any], settings: Any) -> LabRun | None:
@@ -233,7 +233,7 @@ def reversal_tab() -> None:
                            persist_state="session",
                            help="How many different symbols x's random tokens are drawn from: chance is "
                                 "1/vocab_size.")
-    # In the URL (mask=off), with the tab (task=reversal): ui.page_links. No link starts a run.
+    # In the URL (mask=off), with the tab (task=reversal): ui.link.choices. No link starts a run.
     no_mask = c3.toggle("Remove the causal mask", key="tl_rev_nomask", persist_state="session",
                         on_change=forget_link_warnings,
                         help="Lets every position see the future: trains and tests with "
@@ -448,7 +448,7 @@ def runs_going() -> dict[str, bool]:
 
 
 def lost_runs_notice() -> None:
-    """Say so when a run this tab started went with the server session that ran it (ui/lab_marks.py)."""
+    """Say so when a run this tab started went with the server session that ran it (ui/lab/marks.py)."""
     lost = runs_lost(runs_going())
     if lost:
         names = in_words([f"*{label}*" for label, task in LAB_TASKS.items() if task in lost])
@@ -467,5 +467,5 @@ with rev:
     reversal_tab()
 with lm:
     lm_tab()
-with st.sidebar:  # takes no room; beside the quiz's store (ui/quiz_sync.py)
+with st.sidebar:  # takes no room; beside the quiz's store (ui/quiz/sync.py)
     mark_runs(runs_going())

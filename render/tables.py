@@ -228,7 +228,7 @@ def described(spec: dict, text: str) -> dict:
     Vega makes ``description`` the chart's accessible name; without one, a screen reader read
     the marks' own labels ("× × × … 0.0 0.5 1.0 weight 0 1 2 …") and stopped at every cell of a
     heatmap, up to 4096 of them. The numbers themselves are in tables beside the charts that
-    need them (ui.charts.show_numbers) and in each chart's own "Show data" menu.
+    need them (ui.look.charts.show_numbers) and in each chart's own "Show data" menu.
 
     Two switches, as Vega-Lite has two: the top-level ``aria`` hides the axes and legends only;
     ``mark.aria`` hides the marks. With the first alone, words drawn as marks stayed readable: the

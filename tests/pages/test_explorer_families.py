@@ -12,7 +12,7 @@ from core.rows import extras_for, rows_for
 from render.diagram import shape_text
 from tests.support.apptest import explorer_opened, make_app, running
 from tests.support.links import config_link
-from ui.config_link import snap_config
+from ui.link.config import snap_config
 
 TINY = {
     "encoder-decoder": TransformerConfig(N=2, M=6, E=16, nhead=4, vocab_size=30, layers=2),

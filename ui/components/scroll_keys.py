@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.server.streamlit_internals import by_test_id
+
 # The boxes that scroll sideways: a chart's (pages' CSS in streamlit_app.py gives it overflow-x: auto) and
 # a code box's <pre>.
 _JS = """
-const BOXES = '.vega-embed, [data-testid="stCode"] pre';
+const BOXES = '.vega-embed, %(code)s pre';
 
 function mark() {
   for (const box of document.querySelectorAll(BOXES)) {
@@ -59,7 +61,7 @@ export default function () {
 _FOCUS_CSS = ("<style>[data-tse-scroll-keys]:focus-visible { outline: 2px solid currentColor; outline-offset: 2px; }"
               "</style>")
 
-_scroll_keys = st.components.v2.component("tse_scroll_keys", js=_JS)
+_scroll_keys = st.components.v2.component("tse_scroll_keys", js=_JS % {"code": by_test_id("stCode")})
 
 
 def scroll_keys(key: str = "scroll_keys") -> None:

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.server.streamlit_internals import by_test_id
+
 _JS = """
 function pageScroller(element) {
   // The nearest ancestor that scrolls (overflow auto or scroll): the page. One that merely clips
@@ -40,7 +42,7 @@ function offset(target, page, block) {
   // How far the page must scroll for the target to stand where asked (0: it does).
   const view = page === document.scrollingElement ? { top: 0, bottom: window.innerHeight }
                                                     : page.getBoundingClientRect();
-  const header = document.querySelector('[data-testid="stHeader"]');
+  const header = document.querySelector('%(header)s');
   const top = Math.max(view.top, header ? header.getBoundingClientRect().bottom : 0);  // under the bar
   const box = target.getBoundingClientRect();
   if (block === 'start' || box.top < top || box.height > view.bottom - top) {
@@ -79,7 +81,7 @@ export default function (component) {
 
 WATCH_MS = 4000  # ms a request keeps its target where asked; an expander animates its growth for about 500
 
-_scroll_to = st.components.v2.component("tse_scroll_to", js=_JS % {"watch": WATCH_MS})
+_scroll_to = st.components.v2.component("tse_scroll_to", js=_JS % {"watch": WATCH_MS, "header": by_test_id("stHeader")})
 
 
 def scroll_to(key: str, request: int, block: str = "start") -> None:
