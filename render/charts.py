@@ -23,10 +23,10 @@ PER_CELL = 20  # pixels per heatmap cell, up to the largest size
 MIN_PLOT = 96  # so that one to three positions stay readable
 MAX_SIDE = 520  # heatmap side, axes and legend included
 
-# What a heatmap draws beside its cells (autosize "pad"), so titles never squeeze them (docs/layout.md).
+# What a heatmap draws beside its cells, so titles never squeeze them (docs/layout.md).
 WEIGHTS_DECOR = (134, 90)  # (width, height): the colour scale on the right
-MASK_DECOR = (60, 155)  # the legend below, so the mask fits beside the weights
-COLUMN_MAX = 320  # two heatmaps to a row on a laptop, sidebar open
+MASK_DECOR = (60, 155)  # the legend below: the mask fits beside the weights
+COLUMN_MAX = 320  # two heatmaps to a row on a laptop
 
 PHONE_COLUMN = 328  # the narrowest common phone's main column
 NARROWEST_COLUMN = 288  # an iPhone SE's

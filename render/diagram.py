@@ -44,7 +44,7 @@ class Box:
     x: int
     y: int
     spoken: str
-    side: bool = False  # beside a column (positions, RoPE, the experts, MLA's projections)
+    side: bool = False  # beside a column (positions, RoPE, experts, MLA)
     w: int = 0  # its width, when not the kind's own
     cells: tuple[bool, ...] = ()  # the experts' stack: one cell per expert drawn, True where chosen
     undrawn: int = 0  # experts past the cells drawn, shown as an ellipsis
@@ -58,7 +58,7 @@ class Arrow:
     head: str
     hook: str
     residual: bool = False  # dashed, beside the column
-    role: str = ""  # what the arrow's tensor is to the box it enters, said in words
+    role: str = ""  # what its tensor is to the box it enters, in words
     # Right of the column: "h" across, "v" up, "hv" across then up, "vh" up then across; "" the column's rules.
     route: str = ""
     port: int = 0  # how far below the head's centre a side-entering arrow meets it
@@ -109,6 +109,7 @@ def edge_shape(hook: str, shapes: dict[str, tuple[int, ...]]) -> tuple[int, ...]
 
 WIDTH = 760
 MIN_WIDTH = 640  # narrower, the labels would be too small to read: a phone scrolls instead
+
 NODE_W, NODE_H, POS_W, PLUS_R = 150, 34, 110, 11
 ENC_X, DEC_X = 200, 540  # column centres; a single stack stands at ENC_X
 SKIP = 95  # how far beside its column a residual path runs
@@ -116,6 +117,7 @@ SIDE = 135  # ... and a positions box
 MEMORY_X = 375  # the encoder output's elbow on its way to the cross-attention
 STEP, INTO_LAYER, OUT_OF_LAYER = 60, 70, 76  # between box centres
 TOP, BOTTOM = 40, 34  # the top box's centre, and the room under the bottom box's centre
+
 RIGHT_X, RIGHT_FAR = 470, 680  # centres of the boxes right of a single stack
 SIDE_W, EXPERTS_W = 110, 190  # their widths
 CELL = 8  # an expert's cell in the stack

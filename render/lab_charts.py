@@ -21,9 +21,11 @@ MASK_ON, MASK_OFF = "with the causal mask", "without the mask"
 LAB_ROW_PX = 16  # a map's row, so every row's label has room (docs/layout.md)
 LAB_LABEL_PX = (7, 11)  # column labels as large as a column is wide, so none overlap
 HIDDEN_CROSS = "#b2182b"  # against "blues"' palest blue, where the crosses stand
+
 STEP_TICKS = {"expr": "ceil(width / 120)"}  # so the step numbers never run together
 ACCURACY_TOP = 1.1  # a strip above 100% that no line reaches, for the names of the two halves
 LOSS_PLOT_PX, ACCURACY_PLOT_PX = 240, 280  # the two line charts' plot heights
+
 # A dashed line's words go where no curve runs: the box they need, on the narrowest phone's plot.
 LINE_LABEL_PX, LINE_LABEL_GAP, LINE_LABEL_CHAR_PX = 16, 3, 5
 NARROW_PLOT_PX = 250
