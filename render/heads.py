@@ -14,7 +14,7 @@ from render.tables import described, fill_data, in_words
 if TYPE_CHECKING:  # types only: core.views imports torch
     from core.views import KVSharing
 
-MAX_HEADS_DRAWN = 64  # past it the table alone says the groups
+MAX_HEADS_DRAWN = 64  # query heads drawn; past it the table alone says the groups
 MAX_GROUP_ROWS = 64  # K/V heads listed in the table
 HEAD_PX, ROW_PX = 36, 36  # wide enough for a K/V head's number
 MOST_PX = 640  # the row's width at most; many heads go unlabelled
