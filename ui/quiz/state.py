@@ -59,10 +59,9 @@ KEY_OPEN = "quiz_key_open"  # the answer key's expander: its open state (the key
 
 @st.cache_data(max_entries=128, show_spinner="Running the experiment…")
 def cached_evidence(name: str, cfg) -> Evidence:
-    """One experiment per (name, config), shared by every session (each gets a copy). The shape
-    experiments share one shape-only trace of the config, the page's own when it is one, rather
-    than each tracing the config again (quizzes.experiments.TAKES_SHAPES): at 96+96 layers each
-    trace took most of a second."""
+    """One experiment per (name, config), shared by every session (each gets a copy). The shape experiments share
+    one shape-only trace of the config (quizzes.experiments.TAKES_SHAPES) rather than each tracing it again: a deep
+    model's trace is slow."""
     return experiments.run(name, cfg, cached_shape_only(cfg) if name in TAKES_SHAPES else None)
 
 
@@ -112,13 +111,9 @@ def submit(qid: str) -> None:
 
 
 def flash(kind: str, text: str, *, fresh: bool = False) -> None:
-    """Queue a message (st.info, st.success, ...) for the top of the page. A queue, not one slot: a
-    reset or an import and another tab's save can land in the same run, and both must be told.
-
-    Messages stay until the learner's next action (Check, Previous, Next, a reset or an import:
-    ``fresh`` starts the queue afresh), not for one run only: another tab's save is merged in a run
-    that the browser's own report follows at once, and its note vanished before it could be read.
-    """
+    """Queue a message (st.info, st.success, ...) for the top of the page; it stays until the learner's next
+    action, and ``fresh`` starts the queue afresh. A queue, not one slot: a reset or an import and another tab's
+    save can land in the same run (docs/quiz.md)."""
     if fresh:
         clear_messages()
     st.session_state[FLASH] = [*(st.session_state.get(FLASH) or []), (kind, text)]
@@ -146,8 +141,7 @@ def reset() -> None:
     done = "Progress reset, here and in the copy this browser keeps."
     flash("info", done, fresh=True)
     st.session_state[SAY] = done  # the button just pressed is gone, and focus with it; an info box is not read out
-    # Reset sits under the questions, the message at the top of the page: out of sight on a phone, and
-    # often on a laptop too, so the next run scrolls it into view (the quiz starts over there anyway).
+    # The message is at the top, out of sight from Reset on a phone: the next run scrolls to it.
     st.session_state[SCROLL_MESSAGES] = next_scroll()
 
 
@@ -162,18 +156,10 @@ def keep_answers() -> None:
 
 
 def still_asking() -> bool:
-    """Whether this run asks to forget every answer. The question answers one press of Reset progress and
-    lasts until the learner's next action: "Yes" and "Keep them" answer it, and anything else is a no
-    (closing the expander, any other control, a visit to another page). Left pending, it waited in the
-    closed expander, or on the page the learner came back to, and a "Yes" was still there when the
-    expander was opened again. Read before the button is drawn: its value is True on the run its press
-    started.
-
-    A run the browser's store starts (its first report, another tab's save merged in, a failed write and
-    the read after it: take_browser_report) is no action of the learner's, and leaves the question as it
-    is: straight after a press of Reset, another tab's save withdrew it a moment after it showed.
-    Nor is opening or closing "Save or restore progress", where the question sends the learner to export
-    first (io_toggled); an import from there is an action, and answers no."""
+    """Whether this run asks to forget every answer: the question lasts until the learner's next action, and
+    anything but "Yes" or "Keep them" is a no. Runs the browser's store starts (BROWSER_SPOKE) and opening or
+    closing "Save or restore progress" leave it waiting (docs/quiz.md). Read before the button is drawn: its value
+    is True on the run its press started."""
     toggled = st.session_state.pop(IO_TOGGLED, False)
     if (st.session_state.get(ASK_RESET) and not st.session_state.get("quiz_ask_reset")
             and not st.session_state.get(BROWSER_SPOKE) and not toggled):
@@ -182,11 +168,9 @@ def still_asking() -> bool:
 
 
 def _into_review() -> None:
-    """While reviewing, put the quiz on a question of the review's list: the one in view if the list
-    has it, else the list's first. Called by the callbacks that change the list (the review, the topic,
-    the shuffle), which run before the sidebar writes the link: left to the page, the question moved
-    after the link named another one (the topic's first, which the learner had not missed), and Back
-    and Forward then opened that one and ended the review."""
+    """While reviewing, put the quiz on a question of the review's list: the one in view if the list has it, else
+    the list's first. Called by the callbacks that change the list, so the link the sidebar writes names the
+    question shown (docs/quiz.md)."""
     if st.session_state.get("quiz_review"):
         ids = [q.id for q in ordered(st.session_state.get("quiz_topic", ALL), st.session_state.get("quiz_seed", 0),
                                      True, this_run().cfg)]
@@ -219,13 +203,8 @@ def new_topic() -> None:
 
 
 def go_to_question(qid: str, wrapped: str | None = None) -> None:
-    """Previous and Next name the question they lead to, not a step from wherever the quiz is by
-    then, so a click applied twice lands on the same question. (Streamlit 1.67 can replay a
-    button's trigger into a later run when runs overlap. With steps, a browser test twice came
-    back one question too far on, once in CI; the cause was not pinned down.)
-
-    ``wrapped`` says so when the click went round the end of the list: Next on the last question
-    leads to the first, which otherwise looked like a jump to nowhere in particular."""
+    """Go to question ``qid``, named rather than a step, so a click Streamlit replays into a later run lands on the
+    same question. ``wrapped`` holds the words said when the click went round the end of the list."""
     st.session_state[AT] = qid
     clear_messages()
     if wrapped:
@@ -247,15 +226,9 @@ def next_scroll() -> int:
 
 
 def position(questions: list[Question], listed: tuple) -> int:
-    """Where one-at-a-time mode stands in ``questions``, made by ``listed`` (topic, seed, review).
-
-    On the question it showed last, when the list still has it: a new topic or review that keeps
-    it stays on it, at its new number. Otherwise the first question of the new list: a position
-    carried over from another list named a question at random (review opened on "Question 2 of
-    2"). A new shuffle starts at its first (new_shuffle), and a link's q= sets the question before
-    this (ui.link.choices). A question answered right while reviewing stays in the list until the
-    review is turned off (see ordered).
-    """
+    """Where one-at-a-time mode stands in ``questions``, made by ``listed`` (topic, seed, review): on the question
+    it showed last when the list still has it, else at the new list's first. A new shuffle starts at its first
+    (new_shuffle), and a link's q= sets the question before this (ui.link.choices)."""
     ids = [q.id for q in questions]
     before = st.session_state.get(LISTED)
     if st.session_state.get(AT) in ids:
@@ -269,23 +242,18 @@ def position(questions: list[Question], listed: tuple) -> int:
 
 
 def apply_import(data: bytes | str) -> None:
-    """Replace the progress with an uploaded or pasted file, or explain why not (keeping the current one).
-
-    Either way the result is said under the import, where the learner is looking, and the
-    expander stays open to show it. (It closed after an import that took and stayed open after
-    one refused: the browser alone kept whether it was open, and could lose that when an import
-    changed the page above it. Now the app keeps it, under the expander's key.)
-    """
+    """Replace the progress with an uploaded or pasted file, or explain why not (keeping the current one). The
+    result is said under the import, and the expander is kept open to show it."""
     clear_messages()
     st.session_state[IO_REOPEN] = True
     # The result sits below the drop zone, often below the window's foot: the next run scrolls to it.
     st.session_state[SCROLL_IO_NOTE] = next_scroll()
     loaded, message = load_progress(data)
     if loaded is None:
-        # The message quotes the file (its version, say): escaped, or '[x](https://…)' there was a link.
+        # The message quotes the file (its version, say): escaped, so '[x](https://…)' in it is no link.
         st.session_state[IO_NOTE] = ("error", f"Import refused, your current progress is kept. {as_literal(message)}")
         return
-    # Marked again, not taken at the file's word: "correct": true typed into it showed "Right." over a wrong answer.
+    # Marked again, not taken at the file's word: an edited file must not turn a wrong answer right.
     with st.spinner("Checking the imported answers against the model…"):
         loaded, rechecked = recheck(loaded, context, slider_config)
     if rechecked.left_out and not rechecked.checked:
@@ -301,12 +269,9 @@ def apply_import(data: bytes | str) -> None:
 
 
 def slider_config(entry: dict[str, Any]) -> TransformerConfig | None:
-    """The config an imported answer names, if the sidebar could have shown it; None otherwise. A
-    config off the sliders was not made here, and checking at it can cost far more than any slider does.
-
-    With a text in the Explorer's box the quiz asks about the sizes the text sets (N, M, M_target, vocab_size,
-    and a learned table's max_len: core.tokens.text_config), which need not be slider steps: such sizes, within
-    what a text can set, are judged as the example text's would be, and only the rest must be the sliders'."""
+    """The config an imported answer names, if the sidebar could have shown it; None otherwise: checking off the
+    sliders can cost far more than any slider does. Sizes a text sets (core.tokens.text_config) need only be within
+    what a text can set."""
     cfg = file_config(entry)
     if cfg is None:
         return None
@@ -327,12 +292,9 @@ def import_pasted() -> None:
 
 
 def ordered(topic: str, seed: int, review: bool, cfg: TransformerConfig | None = None) -> list[Question]:
-    """The questions of a topic that apply to the model of ``cfg`` (the sidebar's by default), in the seed's
-    order; in review, those of them whose latest answer is wrong, and those answered right during this
-    review: a question that left the list at once took its "Right." with it, and the learner never saw it.
-
-    The family's questions are picked out of the whole bank's shuffle, so a seed orders every family's
-    questions alike, and a question keeps its place among its neighbours when the family changes."""
+    """The questions of a topic that apply to the model of ``cfg`` (the sidebar's by default), in the seed's order,
+    picked out of the whole bank's shuffle so a seed orders every family alike. In review, those whose latest
+    answer is wrong, and those answered right during this review, so their "Right." stays in view."""
     cfg = this_run().cfg if cfg is None else cfg
     qs = quiz_order(topic, seed, cfg)
     if review:

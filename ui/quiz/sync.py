@@ -20,19 +20,10 @@ from ui.quiz.state import (BASE, BROWSER_SPOKE, HEARD, MERGED_SEQ, PROGRESS, SEQ
 
 
 def take_browser_report() -> None:
-    """Restore the progress the browser keeps, once per session, as soon as the browser has said
-    what it holds; and note when it cannot keep it. Runs before anything is drawn, so the score
-    and the note at the top already show the result.
-
-    Answers already given in this session are merged with the stored copy (quizzes.progress.merge):
-    the later attempt at each question counts.
-
-    Once the browser has reported (STORED is set), another tab's save is looked for on every run, with
-    or without a report: a visit to another page drops the store's state (Streamlit forgets the state
-    of a widget that a run does not draw), and back on the quiz this returned early, so another tab's
-    save was never merged and each later save of this tab was refused over it: in Chromium, the answer
-    given then was kept by neither the browser nor a new tab.
-    """
+    """Restore the progress the browser keeps, once per session, as soon as the browser has said what it holds,
+    merged with this session's answers (the later attempt at each question counts); note when it cannot keep it.
+    Once it has reported, another tab's save is looked for on every run, since a visit to another page drops the
+    store's state. Runs before anything is drawn, so the top of the page shows the result."""
     st.session_state[BROWSER_SPOKE] = False  # set below when this run brings news from the browser
     found = report(STORE)
     if found is not None:
@@ -66,10 +57,8 @@ def take_browser_report() -> None:
 
 
 def heard_news(found: dict[str, Any]) -> None:
-    """Mark this run as the browser's (BROWSER_SPOKE) when the store's report is not the one the last run
-    took: a new report is what started it. Every new report, not only those the page acts on: after a
-    refused write (a full quota) the store, read only from then on, reads the browser's copy again and
-    reports it, and that run, taken for the learner's, would withdraw Reset's question."""
+    """Mark this run as the browser's (BROWSER_SPOKE) when the store's report is not the one the last run took:
+    every new report, so that a re-read after a refused write does not withdraw Reset's question."""
     if found != st.session_state.get(HEARD):
         st.session_state[HEARD] = found
         st.session_state[BROWSER_SPOKE] = True
@@ -77,8 +66,7 @@ def heard_news(found: dict[str, Any]) -> None:
 
 def take_other_tabs() -> None:
     """Merge what another tab saved since this one last looked, when the browser refused to save
-    over it (ui/components/browser_store.py). Both tabs' answers are kept: without this, the tab that saved
-    last lost the other's."""
+    over it (ui/components/browser_store.py), so both tabs' answers are kept."""
     found = conflict(STORE)
     if found is None or found["seq"] <= st.session_state.get(MERGED_SEQ, -1):
         return
@@ -114,17 +102,9 @@ def merge_note(mine: dict, merged: dict) -> str:
 def keep_in_browser() -> None:
     """Mount the browser's store: it reads once, then keeps every new state of the progress.
 
-    Nothing is written until the browser has reported what it holds, so a fresh session's empty
-    progress never replaces a stored one. Mounted in the sidebar, before the page's body, so the
-    browser reports (one rerun) while the body is still being drawn, not later, when the learner
-    may already be pressing Next: with the store at the bottom of the page, two CI runs lost or
-    doubled a quiz click.
-
-    Where the browser cannot keep it (STORED is False: storage blocked, or a write refused), nothing is
-    handed to it again: each save failed and reported so, and the report started a run that saved again,
-    a run four or five times a second for as long as the page was open, which also withdrew Reset's
-    question (still_asking) before the learner could answer it.
-    """
+    Nothing is written until the browser has reported what it holds, so an empty session never replaces a stored
+    copy; nothing is handed to a browser that cannot keep it (STORED is False), or each refused save would start
+    another run. Mounted in the sidebar, so the browser reports before the learner can click (docs/quiz.md)."""
     with st.sidebar:
         if st.session_state.get(STORED) is not True:  # not reported yet, or cannot keep it: read only
             browser_store("quiz-progress", key=STORE, save=None)
