@@ -31,13 +31,9 @@ PAST_ANY_END = 10 ** 18  # what a number too long for Python to read stands for:
 
 
 def whole_number(text: Any) -> int | None:
-    """The whole number ``text`` writes (spaces around it and a sign allowed, as Python's int reads it),
-    or None.
-
-    Python reads at most 4300 digits and refuses more. A link of 5000 nines was then told it was "not
-    a whole number written in digits", which it is; it stands for a number past every range instead,
-    so the warning says what it is past. Leading zeros do not count: 5000 zeros and a 1 is 1. Nor do the
-    underscores Python allows between digits (1_000 is 1000), however long the number."""
+    """The whole number ``text`` writes (spaces around it and a sign allowed, as Python's int reads it), or None.
+    Digits past Python's int limit still read, as a number past every range, so the warning says what it is past;
+    leading zeros and the underscores Python allows between digits do not count."""
     written = str(text).strip()
     try:
         return int(written)
@@ -77,27 +73,17 @@ EMPTY: State = MappingProxyType({})
 
 @dataclass(frozen=True)
 class Choice:
-    """One widget of a page whose value a link carries.
-
-    ``options`` is what the widget offers at a config, given the page's other choices in the state (the
-    quiz's questions depend on its topic and shuffle), ``default`` what it starts on, and ``text`` how a
-    value is written in the URL. A choice with ``counts`` is numbered, and ``counts`` names what the
-    numbers count, for a warning ("layers", of ``whose``: "this config's"). Its URL gives a value's place
-    among the options, counting from ``first``: the attention page's layer 0 is its first layer, and the
-    quiz's q=1 the question it shows as Q1. A choice with ``most`` holds a list of up to that many of its
-    options, written as they are (the positional page's dimensions). ``key`` may name a size of the
-    config ("p_dims_{E}": each E keeps its own dimensions). ``sets`` are other values of the state that a
-    link naming this choice sets too, unless it names their own choices: q= opens one question at a time."""
+    """One widget of a page whose value a link carries."""
     name: str
-    key: str
-    options: Callable[[TransformerConfig, State], Sequence]
+    key: str  # may name a size of the config ("p_dims_{E}": each E keeps its own dimensions)
+    options: Callable[[TransformerConfig, State], Sequence]  # what the widget offers, given the page's other choices
     default: Callable[[TransformerConfig, State], Any] = lambda cfg, state: 0
-    text: Callable[[Any], str] = str
-    counts: str = ""
-    first: int = 0
-    whose: Callable[[TransformerConfig, State], str] = lambda cfg, state: "this config's"
-    most: int = 0
-    sets: tuple[tuple[str, Any], ...] = ()
+    text: Callable[[Any], str] = str  # how a value is written in the URL
+    counts: str = ""  # set for a numbered choice: what the numbers count, for a warning ("layers")
+    first: int = 0  # the URL counts a value's place among the options from here: the quiz's q=1 is Q1
+    whose: Callable[[TransformerConfig, State], str] = lambda cfg, state: "this config's"  # whose ``counts``
+    most: int = 0  # set for a list choice: at most this many options, written as they are (dims=0,1)
+    sets: tuple[tuple[str, Any], ...] = ()  # state a link naming this choice sets too, unless it names theirs
     prefix: str = ""  # a number may be written after it, as the page shows it: q=Q3
     kept: bool = False  # kept aside for a widget Streamlit forgets off its page (st.tabs has no persist_state)
     # The models whose page draws the widget (G: a decoder-only model's KV cache); for others the URL leaves the
@@ -185,12 +171,8 @@ LINKED = "quiz_linked"  # set when a link named a question: a review that does n
 
 def quiz_order(topic: str, seed: int, cfg: TransformerConfig | None = None) -> list[Question]:
     """The questions of a topic (or of all, for ALL_TOPICS) in a shuffle seed's order (0: the bank's); with
-    ``cfg``, only those about its model, picked out of the whole shuffle, so a seed orders every family's
-    questions alike.
-
-    A link's q= counts in this order, as the quiz numbers its questions; a review of what one learner
-    missed narrows it for that learner alone, so a link never counts in a review's list (and a review
-    without the link's question ends: see LINKED)."""
+    ``cfg``, only those about its model, picked out of the whole shuffle so a seed orders every family's questions
+    alike. A link's q= counts in this order, never in a review's list (see LINKED)."""
     questions = questions_for(topic if topic in TOPICS else None)
     if seed:
         random.Random(seed).shuffle(questions)
@@ -373,12 +355,9 @@ V = TypeVar("V")
 
 
 def names_any_case(query: Mapping[str, V], exact: Collection[str]) -> dict[str, tuple[str, V]]:
-    """A link's names as the app reads them: each name in lower case, without spaces around it, -> the
-    name as the link spelt it (for a warning to quote) and its value.
-
-    A link typed by hand, off a slide, has ``?n=4`` or ``KIND=cross``; read in any case, a name still
-    counts. Where a link spells one name twice (``E=32&e=64``), the spelling in ``exact`` wins, wherever
-    it stands. The sidebar's settings (ui.link.config.link_params) and a page's own choices are read so."""
+    """A link's names as the app reads them: each name in lower case, without spaces around it, -> the name as the
+    link spelt it (for a warning to quote) and its value. A name spelt twice in different cases (``E=32&e=64``)
+    takes the spelling in ``exact``, wherever it stands."""
     found: dict[str, tuple[str, V]] = {}
     for name, value in sorted(query.items(), key=lambda item: item[0] not in exact):  # exact names first
         found.setdefault(name.strip().lower(), (name, value))
@@ -484,13 +463,9 @@ KEPT = "kept_"  # a kept choice's last value, under a key that is no widget's
 
 
 def keep_choices_in_range(choices: Sequence[Choice], cfg: TransformerConfig, state: MutableMapping[str, Any]) -> None:
-    """Give each choice a value the widget offers at ``cfg``: its default on a first visit, and after
-    the config shrank under it (fewer layers, heads or sequences than the one chosen) or the quiz's
-    topic changed under its question.
-
-    Back on its page, a ``kept`` choice is as it was left: Streamlit forgets a widget that a run does not
-    draw, and tabs have no persist_state, so the positional page and the lab came back on their first tab.
-    (The others persist themselves; the quiz's question must not: a new shuffle forgets it on purpose.)"""
+    """Give each choice a value the widget offers at ``cfg``: its default on a first visit, and after the config
+    shrank under it or the quiz's topic changed under its question. A ``kept`` choice comes back as it was left on
+    its page: Streamlit forgets a widget a run does not draw, and tabs have no persist_state."""
     for choice in choices:
         if not choice.when(cfg):
             continue  # no widget of it on this model's page: what it holds waits for a model that has one

@@ -225,18 +225,12 @@ ALIASES = {"d_model": "E", "dim_feedforward": "d_ff"}
 def link_params(query: Mapping[str, str | list[str]], own: Collection[str] = (),
                 elsewhere: Mapping[str, str] = MappingProxyType({})) -> tuple[dict[str, str], list[str]]:
     """The config's values in a link's query, and a warning for each name that is no setting (``nheads``,
-    ``utm_source``), which is left out, and for each setting the link gives two different values (see
-    _set_twice).
+    ``utm_source``: left out, with the setting it is near) and for each setting given two different values
+    (_set_twice). Names are read in any case (names_any_case), with the aliases above.
 
-    Names are read in any case (ui.link.choices.names_any_case: the exact spelling wins), with the aliases
-    above. The page's ``own`` names are passed over; every name the app does not know is said to be left
-    out, with the setting it is near (``heads`` -> nhead) unless the link gives that setting already.
-    ``elsewhere`` maps another page's choices to that page (``mode`` to ``quiz``): in a link that gives no
-    setting such a name is said to be that page's; beside settings (a copied link opened at another page)
-    it is read quietly, unless it is a near miss of a setting the link leaves out.
-
-    A name the link gives more than once (``?N=3&N=5``) may come as the list of its values, as
-    st.query_params.get_all has them; its last value is read, as st.query_params.get reads it."""
+    The page's ``own`` names are passed over. ``elsewhere`` maps another page's choices to that page (``mode`` to
+    ``quiz``): said to be that page's in a link that gives no setting, read quietly beside settings. A name given
+    more than once may come as the list of its values (st.query_params.get_all); its last value is read."""
     last = {name: (value[-1] if value else "") if isinstance(value, list) else value for name, value in query.items()}
     own = {name.lower() for name in own}
     given = names_any_case(last, CONFIG_FIELDS)
@@ -278,14 +272,9 @@ def link_params(query: Mapping[str, str | list[str]], own: Collection[str] = (),
 
 def _set_twice(query: Mapping[str, str | list[str]], by_name: Mapping[str, str], read_as: Mapping[str, str],
                values: Mapping[str, str]) -> list[str]:
-    """A sentence for each setting that the link gives two different values: by two of its names
-    (``E=32&d_model=64``, ``N=4&n=8``) or by one name twice (``N=3&N=5``). It says which value was
-    used and which were left out.
-
-    Only one value can be used (which one, link_params decides), and the others were dropped without
-    a word: a teacher who wrote d_model=64 under an old E=32 saw E = 32 and no reason why. A value
-    given again alike (E=32&d_model=32, or 032) changes nothing, so it is not mentioned; a link the
-    app writes names each setting once, so it is never mentioned there."""
+    """A sentence for each setting that the link gives two different values, by two of its names
+    (``E=32&d_model=64``) or by one name twice (``N=3&N=5``): which value was used and which were left out, so a
+    dropped value is never silent. A value given again alike (E=32&d_model=32, or 032) is not mentioned."""
     written: dict[str, list[tuple[str, str]]] = {}  # setting -> (name as spelt, value), in the link's order
     for name, value in query.items():
         field = by_name.get(name.strip().lower())
