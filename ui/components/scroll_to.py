@@ -79,15 +79,13 @@ export default function (component) {
 }
 """
 
-WATCH_MS = 4000  # ms a request keeps its target where asked; an expander animates its growth for about 500
+WATCH_MS = 4000  # how long (ms) a request keeps its target where asked: longer than an expander's opening
 
 _scroll_to = st.components.v2.component("tse_scroll_to", js=_JS % {"watch": WATCH_MS, "header": by_test_id("stHeader")})
 
 
 def scroll_to(key: str, request: int, block: str = "start") -> None:
-    """Scroll the element with widget or container key ``key`` into view; ``request`` numbers the
-    requests, so that each mounts anew and is carried out once (a rerun with the same number does not
-    scroll again).
-    ``block``, as scrollIntoView names them: "start" puts it at the top; "nearest" scrolls only as far as
-    it takes to show it whole, so that what the learner was looking at, just above it, stays in view."""
+    """Scroll the element with widget or container key ``key`` into view, once per ``request`` number (a rerun with
+    the same number does not scroll again). ``block`` as scrollIntoView takes it: "start" puts it at the top;
+    "nearest" scrolls only as far as it takes to show it whole, so what is just above stays in view."""
     _scroll_to(key=f"scroll_to_{key}_{request}", data={"target": f"st-key-{key}", "block": block}, height=0)

@@ -16,8 +16,8 @@ from core.slim import MAX_SLIM_DRAWS, slim_estimate
 from ui.compute.trace_cache import shared_trace
 
 
-# The explorer's table needs shapes only. Up to this size it reads them off a real pass (a few
-# tens of ms); above it, off the same code on the meta device, so a slider move stays fast.
+# The explorer's table needs shapes only: a real pass up to this size, above it the same code on the meta
+# device, so a slider move stays fast.
 LIVE_TABLE_BYTES = 32 * 2**20
 
 
@@ -36,7 +36,7 @@ def cached_shapes(cfg: TransformerConfig) -> Trace:
     """A trace without tensor values, for pages that only show shapes, counts and bytes.
 
     Small configs: the real pass (shapes read off live tensors). Larger ones: the same forward
-    code on the meta device, which gives identical shapes in milliseconds. ``over_budget`` tells
+    code on the meta device, which gives identical shapes far faster. ``over_budget`` tells
     the two reasons for a shape-only result apart.
     """
     if estimate(cfg).total <= LIVE_TABLE_BYTES:

@@ -15,16 +15,9 @@ from ui.look.theme import theme
 
 
 def drawn_at_this_link(chart: Any) -> Any:
-    """A chart (a spec, or an Altair chart) that the browser draws afresh whenever the page's link changes:
-    for every chart with a colour scale.
-
-    Vega's SVG names a colour scale's gradient by the page's whole address as it was when the chart
-    was drawn (url(http://…/positional?…&tab=table#gradient_1); vega/vega#3948). A link changed since
-    (a tab, a slider, a choice: _write_url) left that name pointing at another page, and Chromium
-    drew no gradient: the positional page's Compare tab showed all four colour scales blank, their
-    numbers beside empty space. The link, put in the spec's ``usermeta`` (which Vega ignores), makes a
-    new link a new spec, which Streamlit draws afresh; the link is written before any chart is sent.
-    """
+    """A chart (a spec, or an Altair chart) that the browser draws afresh whenever the page's link changes: for
+    every chart with a colour scale, whose gradient Vega names by the page's address at drawing time
+    (vega/vega#3948; docs/layout.md). The link goes in the spec's ``usermeta``, which Vega ignores."""
     link = "&".join(f"{k}={v}" for k, v in st.query_params.to_dict().items())
     if isinstance(chart, dict):
         chart["usermeta"] = {**chart.get("usermeta", {}), "link": link}
@@ -65,14 +58,9 @@ def numbers_table(frame) -> None:
 
 
 def map_box(key: str, says: str, spec: dict, *beside: dict) -> DeltaGenerator:
-    """A box for the heatmap ``spec`` (and the ones drawn ``beside`` it), and above them ``says``, a caption that
-    the map scrolls sideways, shown only where it does. The map goes inside the box (``with box:``); ``key``
-    must be unique on the page.
-
-    A map wider than a 360 px phone's column (render.charts.PHONE_COLUMN) scrolls wherever the box is narrower
-    than it. The box is a CSS size container, so a container query on its own width hides the caption (and
-    its wrapper, so it leaves no gap) where the map fits (render.charts.scroll_width). A map that fits that
-    column but not a 320 px phone's gets narrowest_only_caption."""
+    """A box for the heatmap ``spec`` (and those drawn ``beside`` it) under ``says``, a caption that the map
+    scrolls sideways, shown only where it does: a container query on the box's own width (docs/layout.md). The map
+    goes inside the box (``with box:``); ``key`` must be unique on the page."""
     box = st.container(key=f"map_box_{key}")
     if full_width(spec) > PHONE_COLUMN:  # a phone shows no scrollbar until the learner scrolls
         note = f".st-key-map_box_{key}_note"

@@ -52,15 +52,10 @@ _PRIMARY_WORDS_AT = (f'[class*="st-key-tl_"] {by_test_id("stSliderThumbValue")} 
 
 
 def theme_css(theme: str | None) -> str:
-    """A <style> for ``theme`` ("light" or "dark"): code boxes' tokens in its palette, a caption's inline code
-    in the caption's own colour, and the main area's words in the primary colour in PRIMARY_WORDS.
-
-    ``None``, when the server does not know the theme yet (a session's first run can end before the
-    browser has said): the light rules, and the dark ones under the browser's own ``prefers-color-scheme:
-    dark``, which is what the app follows until a learner picks a theme in its menu. A dark system's
-    slider values and code were drawn in the light theme's colours until the next run. The reverse now
-    happens instead, for that first run only, to a learner who picked Light in the menu on a dark system:
-    the dark rules on the light page."""
+    """A <style> for ``theme`` ("light" or "dark"): code boxes' tokens in its palette, a caption's inline code in
+    the caption's own colour, and the main area's words in the primary colour in PRIMARY_WORDS. ``None``, while the
+    server does not know the theme (a session's first run): the light rules, and the dark ones under the browser's
+    ``prefers-color-scheme: dark`` (docs/layout.md)."""
     if theme is None:
         return f"<style>{_rules('light')} @media (prefers-color-scheme: dark) {{ {_rules('dark')} }}</style>"
     return f"<style>{_rules(theme)}</style>"

@@ -17,13 +17,10 @@ _SAID_CSS = ('<style>div:has(> [class*="st-key-said_"]), [class*="st-key-said_"]
 
 
 def announce(text: str, key: str) -> None:
-    """Say ``text`` to a screen reader as soon as it appears, and show nothing.
-
-    For an action whose answer is drawn further down the page (the quiz's Check): focus stays on
-    the button, and a learner who cannot see the page heard nothing at all. An element with role
-    "alert" is read out when it is added, so call this only on the run that answers the action.
-    The text is escaped: the page's own words only, never markup.
-    """
+    """Say ``text`` to a screen reader as soon as it appears, and show nothing: for an action whose answer is drawn
+    further down the page (the quiz's Check), while focus stays on the button. An element with role "alert" is read
+    out when it is added, so call this only on the run that answers the action. The text is escaped: the page's own
+    words only, never markup."""
     with st.container(key=f"said_{key}"):
         st.html(f'{_SAID_CSS}<div role="alert">{html.escape(text)}</div>')
 
@@ -46,30 +43,29 @@ def with_wrapper(box: str) -> str:
     return f"{by_test_id('stLayoutWrapper')}:has(> {box}), {box}"
 
 
-# The narrowest phones (an iPhone SE's 320 px screen; its main column is 288 px, render.charts.NARROWEST_COLUMN)
-# only. Wider, the wrapper Streamlit may put round the box goes too, so that it leaves no gap.
+# The narrowest phones only (render.charts.NARROWEST_COLUMN); wider, the box goes with its wrapper, leaving no gap.
 _NARROWEST_ONLY_CSS = ("<style>@media (min-width: 351px) { "
                        + with_wrapper('[class*="st-key-narrowest_only_"]') + " { display: none; } }</style>")
 
 
 def narrowest_only_caption(text: str, key: str) -> None:
-    """A caption shown on a screen 350 px wide or less only: for a map that fits the column of a 360 px
-    phone (render.charts.PHONE_COLUMN) and scrolls sideways on a 320 px one, out of sight. ``key`` must be
-    unique on the page."""
+    """A caption shown on the narrowest phones only: for a map that fits a common phone's column
+    (render.charts.PHONE_COLUMN) and scrolls sideways, out of sight, on the narrowest (docs/layout.md). ``key``
+    must be unique on the page."""
     box = st.container(key=f"narrowest_only_{key}")  # the style inside it, so that it adds no gap of its own
     box.html(_NARROWEST_ONLY_CSS)
     box.caption(text)
 
 
-# Streamlit starts the sidebar closed on a window 768 px wide or less (its theme's "md" breakpoint). Wider,
-# the hint's wrapper goes too: hidden, the hint alone left the page a gap taller than the hint's absence.
+# Streamlit starts the sidebar closed at its theme's "md" breakpoint or narrower; wider, the hint goes with its
+# wrapper, leaving no gap.
 _SIDEBAR_CLOSED_CSS = ("<style>@media (min-width: 769px) { " + with_wrapper(".st-key-sidebar_closed_hint")
                        + " { display: none; } }</style>")
 
 
 def sidebar_closed_hint() -> None:
-    """Where Streamlit starts the sidebar closed, say where it is: the page says "move a slider in the
-    sidebar", and on a phone a newcomer saw no sidebar, only an unlabelled » in the corner."""
+    """Where Streamlit starts the sidebar closed, say where it is: the page says "move a slider in the sidebar",
+    and a phone shows no sidebar, only an unlabelled » in the corner."""
     hint = st.container(key="sidebar_closed_hint")  # the style inside it, so that it adds no gap of its own
     hint.html(_SIDEBAR_CLOSED_CSS)
     hint.caption(
