@@ -37,12 +37,9 @@ WEIGHTS_BOX, MASK_BOX = 290, 244
 
 
 def mask_note(kind: str, cfg, item: int | None = None, padding: int | None = None, layer: int | None = None) -> str:
-    """What the mask beside the weights is, and where in this config's batch it hides anything.
-
-    ``item`` is the batch item on show: when it is already the padded one, the note points at its
-    blocked keys instead of asking the learner to pick the item they are looking at. ``padding`` is, over a
-    learner's text, how many of that sequence's keys are padding (its line is shorter than M); None for the
-    seeded batch."""
+    """What the mask beside the weights is, and where in this config's batch it hides anything. ``item`` is the
+    batch item on show (when it is the padded one, the note points at its blocked keys); ``padding`` is how many of
+    that sequence's keys are padding over a learner's text (its line is shorter than M), None for the seeded batch."""
     if padding is not None and kind not in ("decoder masked self-attention", "causal self-attention"):
         return text_mask_note(kind, cfg, item or 0, padding)
     if kind == "causal self-attention" and cfg.window and layer is not None:
@@ -253,7 +250,7 @@ with guard("The attention heatmap"):
     # browser decides, as only it knows the width (see charts.full_width).
     scrolls = ("On a screen narrower than a map, the map scrolls sideways inside its box: its last keys and its "
                "colour scale are on the right.")
-    box = map_box("maps", scrolls, weights, mask)  # M = 9: 306 px drawn in a 320 px phone's 288, said there only
+    box = map_box("maps", scrolls, weights, mask)  # said only where the maps scroll (docs/layout.md)
     row = box.container(horizontal=True, wrap=True, gap="small")
     left = row.container(width=max(full_width(weights), WEIGHTS_BOX))
     right = row.container(width=max(full_width(mask), MASK_BOX))

@@ -77,7 +77,7 @@ def curves_words(E: int) -> str:
 def sinusoid_likeness_words(E: int) -> str:
     """What the sinusoidal similarity map shows. At E = 1 a position is one number, sin(p), and two
     one-number vectors score +1 or -1 by their signs alone (neighbours 3 and 4 score -1, positions
-    1 and 7 score +1), so "sinusoids make nearby positions alike" did not hold there."""
+    1 and 7 score +1), so "sinusoids make nearby positions alike" does not hold there."""
     if E == 1:
         return ("At E = 1 a sinusoidal position is one number, sin(p), so any two positions other than 0 (whose "
                 "sin 0 = 0 has no direction) score +1 (their sines share a sign) or -1: nearness does not show; ")
@@ -88,7 +88,7 @@ def sinusoid_likeness_words(E: int) -> str:
 def learned_likeness_words(v, E: int) -> str:
     """What a random learned table's similarity map shows, read off the map (``v``): random vectors
     are alike only by chance, which in few dimensions is often (at E = 2 two positions can score
-    1.00), so "only each position with itself is alike" was false there."""
+    1.00), so "only each position with itself is alike" is false there."""
     most = most_alike_pair(v)
     if most is None:  # one position: no pair to compare
         return "an untrained learned table is random, so its positions are alike only by chance."

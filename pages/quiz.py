@@ -50,7 +50,7 @@ leave_legacy_pages_mode()  # before anything is drawn: see ui/server/streamlit_i
 
 SHAPE_HINT = "e.g. (2, 8, 16), 2x8x16, [2,8,16] or (N, M, E)"
 UNREADABLE = {  # what to write instead, for a reply that cannot be read as an answer of that kind
-    # Examples in backticks: shown as Markdown, 4*E**2 + 4*E lost its stars to italics.
+    # Examples in backticks: as plain Markdown, the stars of 4*E**2 + 4*E would turn to italics.
     "shape": "Could not read that as a shape. Write its sizes as numbers, e.g. `(2, 8, 16)` or `2 x 8 x 16`, or "
              "in the config's symbols, e.g. `(N, M, E)`, `N x M x E` or `(N, nhead, M, E/nhead)`.",
     "numeric": "Could not read that as a number. Write a number, e.g. `1088`, `1,088` or `1.088e3`, or arithmetic "
@@ -58,10 +58,10 @@ UNREADABLE = {  # what to write instead, for a reply that cannot be read as an a
     "choice": "Pick one of the choices.",
     "predict": "Pick one of the choices.",
 }
-TOPIC_PX = 280  # the topic's box: its longest name whole; with Mode and Review, one row at 1280 px, two at 1024
+TOPIC_PX = 280  # the topic's box: its longest name whole, in one row with Mode and Review on a laptop
 NAV_BUTTON_PX = 104  # Previous and Next, one width: wide enough for "◀ Previous", narrow enough for a phone's row
 # How to read an evidence chart whose title alone does not say: the influence maps are the first
-# evidence the quiz shows (its first five questions), and their 'lower' and 'full' were unexplained.
+# evidence the quiz shows (its first five questions), and their 'lower' and 'full' need saying.
 READING = {
     "dependency_maps": (
         "How to read the maps: row i is output position i and column j is input position j. A square is "
@@ -107,9 +107,8 @@ def show_evidence(ev: Evidence, asked: str | None = None) -> None:
 
 
 def as_typed(text: str) -> str:
-    """A typed answer, quoted as code so that Markdown leaves it alone: quoted plainly, the stars of
-    `3*E*(E+1)` were read as italics and the learner saw '3E(E+1)' quoted back. The fence is one
-    backtick longer than any run of backticks inside, so even those show."""
+    """A typed answer, quoted as code so that Markdown leaves it alone (the stars of `3*E*(E+1)` would read as
+    italics). The fence is one backtick longer than any run of backticks inside, so even those show."""
     text = " ".join(str(text).split())  # from an imported file it may hold a blank line, which ends the span
     fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""  # Markdown's rule for a span that starts with one
@@ -228,18 +227,15 @@ def show_scores(cfg: TransformerConfig) -> list[dict]:
 
 
 def show_more(rows: list[dict]) -> None:
-    """The controls a learner reaches for now and then, in one expander under the question (or a topic
-    set's questions), over the progress's own: the shuffle seed, Reset progress and the score per topic
-    (``rows``, from show_scores). The page reads the seed before (current_seed), to order the questions.
-
-    Closed until opened, so the first question stays above the fold; its label names all three and a
-    shuffle's seed. Keyed but not tracked, so a new seed in its label does not close it; the browser says
-    when it was closed (ui.components.expander_closed) while Reset's question waits on it (docs/layout.md)."""
+    """The controls a learner reaches for now and then, in one expander under the question (or a topic set's
+    questions): the shuffle seed, Reset progress and the score per topic (``rows``, from show_scores); the page
+    reads the seed earlier (current_seed). Closed until opened; keyed but not tracked, so a new seed in its label
+    does not close it (docs/layout.md)."""
     seed = current_seed()
     shuffled = f" · shuffled, seed {seed}" if seed else ""
     asking = still_asking()
     with st.expander(f"Shuffle, reset and score per topic{shuffled}", key="quiz_more", icon=":material/tune:"):
-        # The controls first, where the expander opens: under the table they were a scroll away.
+        # The controls first, where the expander opens, not a scroll away under the table.
         with st.container(horizontal=True, vertical_alignment="bottom"):
             st.number_input(f"Shuffle seed (0 to {MAX_SEED:,})", min_value=0, max_value=MAX_SEED, step=1,
                             on_change=new_shuffle, key="quiz_seed", persist_state="session", width=200,
@@ -300,8 +296,8 @@ def show_answer_key(cfg) -> None:
     with st.expander("Answer key, for teachers", key="quiz_key_open", on_change="rerun"):
         if not answer_key_open():
             return
-        # The sizes in words: on a projector the sidebar is often closed, and a screenshot of the key
-        # otherwise lost which sizes its numbers hold for.
+        # The sizes in words: on a projector the sidebar is often closed, and a screenshot of the key must
+        # still say which sizes its numbers hold for.
         st.caption(f"Spoilers: every question's expected answer, and its formula in symbols where it has one, at "
                    f"{sizes_text(cfg)}. Parametric answers hold at these sizes only; the file's name says them too. "
                    f"Q is the number the quiz shows over a question with {ALL} and shuffle seed 0; Q in topic, "

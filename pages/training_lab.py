@@ -186,12 +186,9 @@ def changed_settings(kept: dict, settings: dict) -> list[str]:
 
 
 def next_run_words(results: dict[str, dict], settings: dict) -> str | None:
-    """What pressing Train would do to the runs shown, read off the toggle and the sliders as they are now.
-
-    A fixed "Turn on *Remove the causal mask* and train again with the same sizes" still said "Turn on"
-    once the toggle was on, and said nothing of the seed, steps or learning rate: a run that changed
-    one of them replaced the one shown without a word. None when there is nothing worth saying.
-    """
+    """What pressing Train would do to the runs shown, read off the toggle and the sliders as they are now, a
+    changed seed, steps or learning rate included (such a run replaces the one shown). None when there is nothing
+    worth saying."""
     kept = next(iter(results.values()))["settings"]  # every kept run has these, the mask aside
     changed = changed_settings(kept, settings)
     was, now = (in_words([f"{k}={values[k]}" for k in changed]) if changed else "" for values in (kept, settings))
@@ -358,8 +355,7 @@ def lm_tab() -> None:
         return
     s = res["settings"]
     cols = st.columns(4)
-    # The mean of the last steps, as the sentence under the chart reads the training loss: a learner saw the
-    # last step's own loss here (1.455) and 1.466 for the same step in that sentence.
+    # The mean of the last steps, as the sentence under the chart reads the training loss, so the two agree.
     steps = len(res["loss"])
     cols[0].metric("final training loss", f"{_training_loss_before(res, steps):.3f}" if steps else "–",
                    f"mean of the last {min(steps, TRAIN_WINDOW)} steps" if steps else None, delta_color="off",
@@ -408,11 +404,9 @@ def _training_loss_before(res: dict, step: int) -> float:
 
 
 def held_out_words(res: dict, val: list[tuple[int, float]]) -> str:
-    """What this run's held-out loss did, read off the run. A fixed sentence said that it "soon turns
-    back up" even under runs in which it fell to the last measurement (a low learning rate, few steps).
-
-    ``val`` is held_out(res), which the page has already rounded for the metric beside the chart: taken
-    as it is, not rounded again here."""
+    """What this run's held-out loss did, read off the run: it need not turn back up (a low learning rate, few
+    steps). ``val`` is held_out(res), already rounded for the metric beside the chart: taken as it is, not rounded
+    again."""
     counts = f"{res['train_sequences']} training sequences, {res['val_sequences']} held out."
     if len(val) < 2:
         return counts
