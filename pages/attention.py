@@ -37,9 +37,9 @@ WEIGHTS_BOX, MASK_BOX = 290, 244
 
 
 def mask_note(kind: str, cfg, item: int | None = None, padding: int | None = None, layer: int | None = None) -> str:
-    """What the mask beside the weights is, and where in this config's batch it hides anything. ``item`` is the
-    batch item on show (when it is the padded one, the note points at its blocked keys); ``padding`` is how many of
-    that sequence's keys are padding over a learner's text (its line is shorter than M), None for the seeded batch."""
+    """What the mask beside the weights is, and where in this config's batch it hides anything. ``item``: the batch
+    item on show (the padded one gets a note on its blocked keys). ``padding``: over a learner's text, how many of
+    that sequence's keys are padding; None for the seeded batch."""
     if padding is not None and kind not in ("decoder masked self-attention", "causal self-attention"):
         return text_mask_note(kind, cfg, item or 0, padding)
     if kind == "causal self-attention" and cfg.window and layer is not None:

@@ -136,8 +136,8 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
         st.radio(f"{label} to {number}", q.choices, index=None, key=key, persist_state="session")
     else:
         hint = SHAPE_HINT if q.kind == "shape" else ("in millions" if q.unit == "millions" else "a number")
-        # No max_chars: Streamlit's box drops a change longer than that whole, so a paste of 201
-        # characters vanished without a word. A long answer is told how long it is instead (below).
+        # No max_chars: Streamlit's box drops a longer change whole, without a word. A long answer is
+        # told how long it is instead (below).
         st.text_input(f"Your answer to {number}", key=key, persist_state="session", placeholder=hint)
     st.button("Commit my prediction and run" if q.kind == "predict" else "Check", key=f"submit_{q.id}",
               on_click=submit, args=(q.id,), type="primary")

@@ -2,9 +2,8 @@
 
 Why: a heatmap wider than the column (on a phone, or at 400 % zoom on a laptop, WCAG's reflow case)
 scrolls sideways in its own box, and so does a long line of code. A mouse, a touchpad or a finger
-can scroll it; the keyboard could not, since neither box could take the focus, so the last keys and
-the colour scale were out of a keyboard user's reach (axe-core's rule scrollable-region-focusable, at
-390 px: the positional map and the explorer's code box).
+can scroll it; the keyboard cannot unless the box takes the focus, or the last keys and
+the colour scale are out of a keyboard user's reach (axe-core's rule scrollable-region-focusable).
 
 How: a component that takes no room runs in the page's own document. It gives every such box that
 does scroll ``tabindex="0"``, so Tab reaches it and the arrow keys scroll it, and takes it away from a

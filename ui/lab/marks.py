@@ -4,7 +4,7 @@ server is named on the page instead of silently gone.
 Why: a run lives on a thread of the server process that holds the learner's session. When that process
 ends (a replica of a class's deployment dies, or the server restarts), Streamlit's page reconnects to a
 new session on a live one: the sliders and the link come back as they were, but the run and its progress
-are gone, and the page showed a Train button as if nothing had been asked. The tab's sessionStorage
+are gone, and the page would show a Train button as if nothing had been asked. The tab's sessionStorage
 (ui/components/browser_store.py) keeps which experiments had a run going; a new session that finds one
 named there, with no run of its own, says that it stopped and that Train starts it again.
 """

@@ -1,7 +1,7 @@
 """A page's own choices in its link, next to the shared config: which names, and how bad values fall back.
 
-A teacher's link reproduced the sizes but not what the page showed: a lesson on masking could not send
-a link that opens on the decoder's masked self-attention. The sidebar (ui.sidebar.config) reads and writes
+A teacher's link reproduces what the page shows, not the sizes alone: a lesson on masking sends a
+link that opens on the decoder's masked self-attention. The sidebar (ui.sidebar.config) reads and writes
 the URL once per run, before the page draws, so the choices a page keeps in the link are declared here,
 where the sidebar can reach them without running the page: the attention page's map, the positional
 page's tab and curves, the training lab's task and mask, and the quiz's topic, shuffle, mode and

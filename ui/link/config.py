@@ -224,13 +224,10 @@ ALIASES = {"d_model": "E", "dim_feedforward": "d_ff"}
 
 def link_params(query: Mapping[str, str | list[str]], own: Collection[str] = (),
                 elsewhere: Mapping[str, str] = MappingProxyType({})) -> tuple[dict[str, str], list[str]]:
-    """The config's values in a link's query, and a warning for each name that is no setting (``nheads``,
-    ``utm_source``: left out, with the setting it is near) and for each setting given two different values
-    (_set_twice). Names are read in any case (names_any_case), with the aliases above.
-
-    The page's ``own`` names are passed over. ``elsewhere`` maps another page's choices to that page (``mode`` to
-    ``quiz``): said to be that page's in a link that gives no setting, read quietly beside settings. A name given
-    more than once may come as the list of its values (st.query_params.get_all); its last value is read."""
+    """The config's values in a link's query, with a warning for each name that is no setting (left out, with the
+    setting it is near) and for each setting given two values (_set_twice). Names are read in any case. ``own``:
+    the page's names, passed over; ``elsewhere``: another page's choices -> that page (``mode`` -> ``quiz``). A
+    name may come with every value given; the last is read."""
     last = {name: (value[-1] if value else "") if isinstance(value, list) else value for name, value in query.items()}
     own = {name.lower() for name in own}
     given = names_any_case(last, CONFIG_FIELDS)

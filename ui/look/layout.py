@@ -18,9 +18,8 @@ _SAID_CSS = ('<style>div:has(> [class*="st-key-said_"]), [class*="st-key-said_"]
 
 def announce(text: str, key: str) -> None:
     """Say ``text`` to a screen reader as soon as it appears, and show nothing: for an action whose answer is drawn
-    further down the page (the quiz's Check), while focus stays on the button. An element with role "alert" is read
-    out when it is added, so call this only on the run that answers the action. The text is escaped: the page's own
-    words only, never markup."""
+    further down the page (the quiz's Check) while focus stays on the button. Role "alert" is read out when added,
+    so call this only on the run that answers the action. The text is escaped: no markup."""
     with st.container(key=f"said_{key}"):
         st.html(f'{_SAID_CSS}<div role="alert">{html.escape(text)}</div>')
 

@@ -157,9 +157,9 @@ def keep_answers() -> None:
 
 def still_asking() -> bool:
     """Whether this run asks to forget every answer: the question lasts until the learner's next action, and
-    anything but "Yes" or "Keep them" is a no. Runs the browser's store starts (BROWSER_SPOKE) and opening or
-    closing "Save or restore progress" leave it waiting (docs/quiz.md). Read before the button is drawn: its value
-    is True on the run its press started."""
+    anything but "Yes" or "Keep them" is a no; runs the browser starts (BROWSER_SPOKE) and opening or closing "Save
+    or restore progress" leave it waiting (docs/quiz.md). Read before the button is drawn: its value is True on the
+    run its press started."""
     toggled = st.session_state.pop(IO_TOGGLED, False)
     if (st.session_state.get(ASK_RESET) and not st.session_state.get("quiz_ask_reset")
             and not st.session_state.get(BROWSER_SPOKE) and not toggled):

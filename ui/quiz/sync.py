@@ -20,10 +20,10 @@ from ui.quiz.state import (BASE, BROWSER_SPOKE, HEARD, MERGED_SEQ, PROGRESS, SEQ
 
 
 def take_browser_report() -> None:
-    """Restore the progress the browser keeps, once per session, as soon as the browser has said what it holds,
-    merged with this session's answers (the later attempt at each question counts); note when it cannot keep it.
-    Once it has reported, another tab's save is looked for on every run, since a visit to another page drops the
-    store's state. Runs before anything is drawn, so the top of the page shows the result."""
+    """Restore the progress the browser keeps, once per session, merged with this session's answers (the later
+    attempt at each question counts), and note when the browser cannot keep it. After its first report, another
+    tab's save is looked for on every run (docs/quiz.md). Runs before anything is drawn, so the top of the page
+    shows the result."""
     st.session_state[BROWSER_SPOKE] = False  # set below when this run brings news from the browser
     found = report(STORE)
     if found is not None:
@@ -100,11 +100,9 @@ def merge_note(mine: dict, merged: dict) -> str:
 
 
 def keep_in_browser() -> None:
-    """Mount the browser's store: it reads once, then keeps every new state of the progress.
-
-    Nothing is written until the browser has reported what it holds, so an empty session never replaces a stored
-    copy; nothing is handed to a browser that cannot keep it (STORED is False), or each refused save would start
-    another run. Mounted in the sidebar, so the browser reports before the learner can click (docs/quiz.md)."""
+    """Mount the browser's store: it reads once, then keeps every new state of the progress. Nothing is written
+    before the browser has reported what it holds, nor to a browser that cannot keep it (STORED is False). Mounted
+    in the sidebar, so the browser reports before the learner can click (docs/quiz.md)."""
     with st.sidebar:
         if st.session_state.get(STORED) is not True:  # not reported yet, or cannot keep it: read only
             browser_store("quiz-progress", key=STORE, save=None)
