@@ -1,7 +1,7 @@
 """Transformer Shape Explorer: the entry script.
 
-Streamlit runs this file on every interaction. It sets the page up, draws the shared sidebar
-(so every page sees one config) and hands over to the selected page.
+Streamlit runs this file on every interaction. It sets the page up, draws the page's heading and the shared
+sidebar (so every page sees one config) and hands over to the selected page.
 """
 
 import os
@@ -48,6 +48,11 @@ PAGES = [
     st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
 ]
 SHOWN_PAGES = [PAGES[0], *PAGES[2:]]  # the /explorer alias is not listed twice
+# Each page's heading by its url_path ("" the default page), drawn here before the sidebar: a page switch shows
+# at once where the learner has gone, while the sidebar and the page are still on their way.
+HEADINGS = {"": "Transformer Shape Explorer", "explorer": "Transformer Shape Explorer", "attention": "Attention",
+            "positional": "Positional encoding", "quiz": "Quiz", "training_lab": "Training lab", "decoding": "Decoding",
+            "cost": "What this model costs", "compare": "Two models side by side"}
 
 # Charts scroll sideways rather than shrink (a canvas resized by CSS misplaces its tooltips); in fullscreen,
 # whose frame has no key but its test id, an SVG chart is scaled to fit the window whole.
@@ -62,6 +67,8 @@ navigation = st.sidebar.container(key="page_nav")  # first in the sidebar, fille
 # browser's history tell the pages apart by it. (Imported without a server, the page has no title.)
 title = getattr(page, "title", None)
 st.set_page_config(page_title=f"{title} · {APP_TITLE}" if title else APP_TITLE)
+if getattr(page, "url_path", None) in HEADINGS:
+    st.title(HEADINGS[page.url_path])
 # The one config of this run, worked out before the page runs; the page reads it with ui.sidebar.config.this_run().
 run = sidebar_config(getattr(page, "url_path", ""))
 give_to_page(run)

@@ -150,7 +150,6 @@ def one_map(t, kind: str, layer: int, head: int, item: int):
 run = this_run()  # sliders, link, the learner's text and the trained model, worked out by the sidebar
 cfg = run.cfg
 kinds = attention_kinds(cfg)
-st.title("Attention")
 intro = st.empty()  # what the map means depends on the text and the model, chosen in the box below it
 your_text = text_box(cfg, run.text, run.text_problem)
 trained = run.trained

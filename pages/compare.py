@@ -26,7 +26,6 @@ def side_config(name: str):
     return run.cfg if name == SIDEBAR_MODEL else find_preset(name)
 
 
-st.title("Two models side by side")
 st.caption("Choose A and B: the sidebar's model or any preset. The link holds both, so it opens on the same "
            "comparison. Lines where A and B differ are marked ≠ and shaded.")
 c1, c2 = st.columns(2)

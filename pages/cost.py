@@ -43,7 +43,6 @@ def show_figures(figures, keys=None) -> None:
     st.table(figures_frame(figures, keys).set_index("figure"))
 
 
-st.title("What this model costs")
 st.caption("Every figure below has its formula beside it, and the formula again with this config's numbers. "
            "P is the parameter count, P_active the parameters one token uses (all of them, except the routed "
            "experts a mixture of experts skips), D the training tokens, s the context and b the batch.")

@@ -28,7 +28,6 @@ EARLY_NAMES = {"false": "False (heuristic)", "true": "True (stop at B finished)"
 EARLY_VALUES = {"false": False, "true": True, "never": "never"}
 keep = {"persist_state": "session", "on_change": forget_link_warnings}
 
-st.title("Decoding")
 st.caption("A language model gives a distribution over the next token; decoding turns those distributions into a "
            "continuation. Every strategy below runs on the model's KV cache: one pass over the prompt, then one "
            "position per new token. Step through a run to see each step's tensors and their shapes.")

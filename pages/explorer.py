@@ -161,7 +161,6 @@ def attention_params_words(cfg) -> str:
 
 run = this_run()  # sliders, link, the learner's text and the trained model, worked out by the sidebar
 cfg = run.cfg
-st.title("Transformer Shape Explorer")
 st.caption(sizes_words(cfg) + " Move a slider in the sidebar: every shape below is read off the model's own "
            "forward pass. " + rows_words(cfg))
 sidebar_closed_hint()
@@ -265,9 +264,10 @@ with guard("Tracing this config"):
             st.dataframe(view["extras"], column_config=extras_columns, hide_index=True, width="stretch",
                          height=table_height(len(view["extras"])), row_height=ROW_HEIGHT, key="x_extras")
 
-    st.html(GLOSSARY_CSS)  # a style alone: Streamlit adds it to the page without drawing anything
-    with st.expander("Glossary: the learner's notation and PyTorch's names", key="glossary"):
-        st.markdown(
+    glossary = st.expander("Glossary: the learner's notation and PyTorch's names", key="glossary", on_change="rerun")
+    if glossary.open:  # drawn once opened: a Markdown table is costly to draw in the browser on every run
+        glossary.html(GLOSSARY_CSS)  # a style alone: Streamlit adds it to the page without drawing anything
+        glossary.markdown(
             "| here | PyTorch `nn.Transformer` | meaning |\n|---|---|---|\n"
             "| N | batch size: the first axis with batch_first=True, the second by default | "
             "sequences processed together |\n"
@@ -308,9 +308,10 @@ if diagram_tab.open:
         st.html(FIGURE_CSS)
         with st.container(key="architecture"):
             st.image(view["diagram"], alt=architecture_title(cfg))
-        with st.expander("The figure in words: every arrow and its shape"):
-            st.markdown("\n".join(f"1. {step}".replace("_", "\\_") for step in view["diagram_steps"]))
-            st.caption("Drawn with these parts, as the lines at the figure's top say: "
+        words = st.expander("The figure in words: every arrow and its shape", key="x_words", on_change="rerun")
+        if words.open:  # drawn once opened, as the glossary
+            words.markdown("\n".join(f"1. {step}".replace("_", "\\_") for step in view["diagram_steps"]))
+            words.caption("Drawn with these parts, as the lines at the figure's top say: "
                        + "; ".join(legend_lines(cfg)).replace("_", "\\_") + ".")
 if params_tab.open:
     with params_tab, guard("The parameter breakdown"):

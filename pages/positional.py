@@ -175,7 +175,6 @@ def kind_words(cfg) -> str:
 
 
 cfg = this_run().cfg
-st.title("Positional encoding")
 st.caption("Attention without a mask treats its input as a set and cannot tell positions apart (a causal mask "
            "lets a model infer some order on its own). " + kind_words(cfg))
 

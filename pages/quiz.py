@@ -322,7 +322,6 @@ take_browser_report()
 keep_in_browser()
 with st.sidebar:
     enter_checks()  # Enter in an answer checks it; in the sidebar, like the store, so it takes no room
-st.title("Quiz")
 st.html(RECORD_PHONE_CSS)  # a style alone: Streamlit adds it to the page without drawing anything
 # Every size the answers turn on, short: a class checks its sliders against it, and the first question stays high.
 st.caption(f"Shapes, numbers and predictions follow the live model at the sidebar's sizes, {sizes_text(cfg)}."

@@ -451,7 +451,6 @@ def lost_runs_notice() -> None:
                    "it. Your settings are kept: press **Train** to start it again.", icon=":material/sync_problem:")
 
 
-st.title("Training lab")
 st.caption("Small models trained live on this machine's CPU. The sidebar's sizes belong to the explorer's "
            "model; these experiments have their own sliders.")
 lost_runs_notice()

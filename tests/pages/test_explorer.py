@@ -13,7 +13,7 @@ from core import PRESETS, TransformerConfig, trace
 from render.diagram import shape_text
 from render.tables import DESCRIPTION_CELL_CHARS, READ_ON, STACKED_COLUMN, cell_text, table_csv, table_file_name
 from ui.link.config import FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS, nhead_options
-from tests.support.apptest import explorer_opened, make_app, running
+from tests.support.apptest import explorer_opened, figure_in_words, make_app, running
 
 SLIDERS = {  # widget key -> (is a plain slider, minimum, maximum)
     "w_N": (True, *N_RANGE),
@@ -338,8 +338,7 @@ def test_extras_and_downloads_render():
 def test_the_figure_in_words_follows_the_sliders():
     at = make_app().run()
     at.sidebar.slider(key="w_N").set_value(5).run()
-    [words] = [e for e in at.expander if e.label.startswith("The figure in words")]
-    text = words.markdown[0].value
+    text = figure_in_words(at).markdown[0].value
     assert text.count("\n1. From ") == 24 and text.startswith("1. From inputs (source token ids)")
     assert "to input embedding × √E: (5, 8)" in text  # N=5, M=8
     assert text.endswith("From softmax to output probabilities: (5, 8, 100)")
