@@ -1,7 +1,7 @@
 """Transformer Shape Explorer: the entry script.
 
-Streamlit runs this file on every interaction. It sets the page up, draws the shared sidebar
-(so every page sees one config) and hands over to the selected page.
+Streamlit runs this file on every interaction. It sets the page up, draws the page's heading and the shared
+sidebar (so every page sees one config) and hands over to the selected page.
 """
 
 import os
@@ -11,13 +11,14 @@ import streamlit as st
 from core.views import limit_torch_threads
 from ui.components.scroll_keys import scroll_keys
 from ui.components.theme_watch import watch_theme
-from ui.layout import with_wrapper
-from ui.long_lived import freeze_long_lived
-from ui.navigation import draw_navigation
-from ui.sidebar import give_to_page, sidebar_config
-from ui.theme import said_theme
-from ui.theme_css import theme_css
-from ui.warm_up import warm_shapes_in_background
+from ui.look.layout import with_wrapper
+from ui.server.long_lived import freeze_long_lived
+from ui.sidebar.navigation import draw_navigation
+from ui.sidebar.config import give_to_page, sidebar_config
+from ui.look.theme import said_theme
+from ui.look.css import theme_css
+from ui.server.streamlit_internals import CLOSE_FULLSCREEN, by_test_id
+from ui.server.warm_up import warm_shapes_in_background
 
 # Small passes run fastest on one thread (see limit_torch_threads); TSE_TORCH_THREADS overrides.
 _threads = os.environ.get("TSE_TORCH_THREADS", "1")
@@ -47,21 +48,28 @@ PAGES = [
     st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
 ]
 SHOWN_PAGES = [PAGES[0], *PAGES[2:]]  # the /explorer alias is not listed twice
+# Each page's heading by its url_path ("" the default page), drawn here before the sidebar: a page switch shows
+# at once where the learner has gone, while the sidebar and the page are still on their way.
+HEADINGS = {"": "Transformer Shape Explorer", "explorer": "Transformer Shape Explorer", "attention": "Attention",
+            "positional": "Positional encoding", "quiz": "Quiz", "training_lab": "Training lab", "decoding": "Decoding",
+            "cost": "What this model costs", "compare": "Two models side by side"}
 
 # Charts scroll sideways rather than shrink (a canvas resized by CSS misplaces its tooltips); in fullscreen,
 # whose frame has no key but its test id, an SVG chart is scaled to fit the window whole.
-FULLSCREEN_FIT = ('[data-testid="stFullScreenFrame"]:has([aria-label="Close fullscreen"]) .vega-embed > svg.marks '
+FULLSCREEN_FIT = (f"{by_test_id('stFullScreenFrame')}:has({CLOSE_FULLSCREEN}) .vega-embed > svg.marks "
                   "{ max-width: 100%; max-height: calc(100vh - 5rem); width: auto; height: auto; }")
 st.html(f"<style>.vega-embed {{ max-width: 100%; overflow-x: auto; }} {FULLSCREEN_FIT}</style>")
 st.html(theme_css(said_theme()))  # colours by theme that the config cannot set: code's, and some words'
-# The app draws its own navigation (ui/navigation.py), whose links carry the config.
+# The app draws its own navigation (ui/sidebar/navigation.py), whose links carry the config.
 page = st.navigation(PAGES, position="hidden")
 navigation = st.sidebar.container(key="page_nav")  # first in the sidebar, filled once the config is known
 # The page's own name leads the tab's title: a screen reader announces it on arriving, and the tab and the
 # browser's history tell the pages apart by it. (Imported without a server, the page has no title.)
 title = getattr(page, "title", None)
 st.set_page_config(page_title=f"{title} · {APP_TITLE}" if title else APP_TITLE)
-# The one config of this run, worked out before the page runs; the page reads it with ui.sidebar.this_run().
+if getattr(page, "url_path", None) in HEADINGS:
+    st.title(HEADINGS[page.url_path])
+# The one config of this run, worked out before the page runs; the page reads it with ui.sidebar.config.this_run().
 run = sidebar_config(getattr(page, "url_path", ""))
 give_to_page(run)
 draw_navigation(navigation, SHOWN_PAGES, run)

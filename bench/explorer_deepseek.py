@@ -2,7 +2,7 @@
 
 What the page builds for a config it has not seen (pages/explorer.py, explorer_view), timed side by side in one
 process, interleaved (who goes first alternates), so machine noise hits both alike:
-  trace      core.trace(cfg, shape_only=True), as ui.traces.cached_shapes runs it for a model this large
+  trace      core.trace(cfg, shape_only=True), as ui.compute.traces.cached_shapes runs it for a model this large
   memory     core.views.memory_curve(cfg), the points of the Memory chart
   tables     render.tables: the table, its stacked view and the extras, as cells
   diagram    render.diagram: the architecture figure (SVG) and its steps in words
@@ -75,7 +75,7 @@ def app_first_visits(models: dict[str, TransformerConfig], rounds: int) -> dict[
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.runtime.scriptrunner.script_cache import ScriptCache
     from streamlit.testing.v1 import app_test
-    from ui.streamlit_internals import without_pages_dir
+    from ui.server.streamlit_internals import without_pages_dir
 
     PagesManager.__init__ = without_pages_dir(PagesManager.__init__)  # as page_latency.main sets it up
     shared = ScriptCache()  # each script compiled once, as a server does
@@ -128,7 +128,7 @@ def main() -> None:
             print(f"DeepSeek-V3 / Llama-2-70B, {what}: {ratio:.2f}x (median of per-round ratios)  {mark}")
         return
     for cfg in models.values():
-        first_visit(cfg)  # warm-up, not counted: a server has paid PyTorch's one-time meta set-up (ui/warm_up.py)
+        first_visit(cfg)  # warm-up, not counted: a server has paid PyTorch's one-time meta set-up (ui/server/warm_up.py)
     times: dict[str, list[dict[str, float]]] = {name: [] for name in models}
     names = list(models)
     for rnd in range(args.rounds):

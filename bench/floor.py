@@ -93,7 +93,7 @@ async def idle(page) -> None:
     await page.wait_for_function(IDLE, timeout=WAIT_MS)
 
 
-async def settle(page) -> None:
+async def wait_until_run_done(page) -> None:
     """Idle, then a pause (not timed) so the redrawn page has settled before the next reading."""
     await idle(page)
     await page.wait_for_timeout(300)
@@ -128,7 +128,7 @@ class Session:
         m = await self.m_now()
         key, m = ("ArrowRight", m + 1) if m < 64 else ("ArrowLeft", m - 1)
         thumb = self.page.locator('[data-testid="stSlider"]').filter(has_text=M_LABEL).get_by_role("slider")
-        await settle(self.page)
+        await wait_until_run_done(self.page)
         await thumb.focus()
         before = len(self.received), sum(self.received)
         start = time.perf_counter()
@@ -144,8 +144,8 @@ class Session:
         """Click the next page in the navigation; time to its heading. Ends back on the table's page when even."""
         link, heading = SWITCHES[self.name][self.switch_at % 2]
         self.switch_at += 1
-        await settle(self.page)
-        # The floor's is Streamlit's own navigation; the app draws its own (ui/navigation.py).
+        await wait_until_run_done(self.page)
+        # The floor's is Streamlit's own navigation; the app draws its own (ui/sidebar/navigation.py).
         nav = self.page.locator('[data-testid="stSidebarNav"], .st-key-page_nav').get_by_text(link, exact=True)
         start = time.perf_counter()
         await nav.click()
@@ -156,7 +156,7 @@ class Session:
 
     async def load(self) -> None:
         """A full load of the root URL in this tab: a new session, to its table and the run's end."""
-        await settle(self.page)
+        await wait_until_run_done(self.page)
         start = time.perf_counter()
         await self.page.goto(self.url)
         await self.page.wait_for_function(CELL_HAS_SHAPE, arg=FIRST_CELL, polling="raf", timeout=WAIT_MS)

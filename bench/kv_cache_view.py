@@ -29,7 +29,7 @@ from core.config import LLAMA2_70B  # noqa: E402
 from core.kv_cache import MAX_CHECK_G, check_cache, check_refusal  # noqa: E402
 from core.views import kv_cache_view, limit_torch_threads  # noqa: E402
 from render.kv_cache import kv_cache_spec  # noqa: E402
-from ui.config_link import FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS, nhead_options  # noqa: E402
+from ui.link.config import FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS, nhead_options  # noqa: E402
 
 
 def largest() -> TransformerConfig:

@@ -7,7 +7,7 @@ Usage:  python bench/page_latency.py [--repeats 3] [--pages explorer,quiz] [--co
                                                      # the Explorer at Llama-2-70B beside the default
 
 For each page and config it times (a) the page's first run at that config with every cache the app
-keeps by config emptied (Streamlit's st.cache_data and st.cache_resource, ui.trace_cache's
+keeps by config emptied (Streamlit's st.cache_data and st.cache_resource, ui.compute.trace_cache's
 traces), as a slider moved to a value no session has asked for meets it, and (b) a rerun at the
 same config, now seen before. Every page is opened once at the default config first, untimed, so
 one-off imports and the per-process chart templates are out of the figures (see empty_caches).
@@ -42,9 +42,9 @@ from streamlit.testing.v1 import app_test  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from core import DEFAULT, PRESETS, REAL_MODELS, TransformerConfig  # noqa: E402
-from ui.config_link import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS,  # noqa: E402
+from ui.link.config import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS,  # noqa: E402
                            nhead_options, snap_config)
-from ui.streamlit_internals import without_pages_dir  # noqa: E402
+from ui.server.streamlit_internals import without_pages_dir  # noqa: E402
 
 
 def timed(at: AppTest) -> float:
@@ -120,7 +120,7 @@ def empty_caches() -> None:
     the same for every config, which a running server built for its first visitor."""
     st.cache_data.clear()
     st.cache_resource.clear()
-    from ui.trace_cache import CACHE
+    from ui.compute.trace_cache import CACHE
     CACHE.clear()
     gc.collect()
 
@@ -135,14 +135,14 @@ def new_app(page: str) -> AppTest:
 
 
 def go_to(at: AppTest, cfg: TransformerConfig) -> None:
-    """Make the next run read ``cfg`` from the URL, as a session's first run does (ui.sidebar._read_url)."""
+    """Make the next run read ``cfg`` from the URL, as a session's first run does (ui.sidebar.config._read_url)."""
     del at.session_state["url_read"]
     at.query_params.clear()
     at.query_params.update(link(cfg))
 
 
 def checked(at: AppTest, cfg: TransformerConfig) -> None:
-    ran = at.session_state["sidebar_run"].cfg  # the Run the sidebar handed to the page (ui.sidebar.this_run)
+    ran = at.session_state["sidebar_run"].cfg  # the Run the sidebar handed to the page (ui.sidebar.config.this_run)
     if ran != cfg:
         raise RuntimeError(f"the app ran at {ran}, not {cfg}")
 

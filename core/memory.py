@@ -251,7 +251,7 @@ class MemoryEstimate:
 
     def over(self, budget_bytes: int) -> bool:
         """True when a real pass would not fit ``budget_bytes``: the one rule that sends a trace to the
-        meta device (core.trace) and that the pages ask before tracing (ui.traces)."""
+        meta device (core.trace) and that the pages ask before tracing (ui.compute.traces)."""
         return self.total > budget_bytes
 
 

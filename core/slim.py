@@ -39,9 +39,8 @@ def made_real(model: Transformer, seed: int, modules: list[nn.Module]) -> Iterat
     """Blocks of a meta-laid-out ``model`` on the CPU for the duration, with the weights the whole
     model would have; back on the meta device after.
 
-    Their weights share one allocation, given back whole afterwards: made real tensor by tensor, a
-    big model's layers left holes in the C heap that the next layer did not fit, and the process
-    grew layer by layer.
+    Their weights share one allocation, given back whole afterwards, so the C heap keeps no holes
+    between layers (docs/design.md, "Slim passes").
     """
     index = {id(block): i for i, block in enumerate(blocks(model))}
     params = [(m, name, p) for module in modules for m in module.modules()
@@ -80,8 +79,8 @@ def _check(cfg: TransformerConfig, stack: str, block: str, layer: int, item: int
             raise ValueError(f"{name}={value} is out of range: this config has {limit} (0 to {limit - 1})")
 
 
-# Weights one slim pass may draw: enough for the paper's big model's deepest map. The memory budget
-# bounds a slim pass's memory, not its work, and a deep stack that fits a layer at a time can take seconds.
+# Weights one slim pass may draw, enough for the paper's big model's deepest map: the memory budget bounds
+# a slim pass's memory, not its work.
 MAX_SLIM_DRAWS = 300_000_000
 
 

@@ -29,7 +29,7 @@ from harness.server import CHROMIUM, CHROMIUM_ARGS, free_port, goto_when_listeni
 
 WAIT_MS = 60_000  # any single wait; a session that exceeds it records an error and goes on
 TRAIN_WAIT_MS = 120_000
-M_VALUES = list(range(1, 65))  # the M slider's first options, one by one (ui/config_link.py LENGTHS)
+M_VALUES = list(range(1, 65))  # the M slider's first options, one by one (ui/link/config.py LENGTHS)
 
 
 def rss_bytes(pid: int) -> int | None:
@@ -129,7 +129,7 @@ async def explorer_step(page, log: SessionLog, moves: int) -> None:
     await count_errors(page, "explorer", log)
 
 
-async def settle(page) -> None:
+async def wait_until_run_done(page) -> None:
     """Wait until the app is not running a script for this page (its status widget is gone)."""
     try:
         await page.locator('[data-testid="stStatusWidget"]').wait_for(state="hidden", timeout=WAIT_MS)
@@ -160,7 +160,7 @@ async def quiz_step(page, log: SessionLog, answers: int) -> None:
         # A readable answer that is never right ("(0)" for a shape, "-7" for a number), found by the
         # question's id because a rerun may still be replacing the old question.
         for _ in range(40):
-            await settle(page)
+            await wait_until_run_done(page)
             qid = await current_question(page)
             if qid is not None and qid not in log.answered_ids:
                 box = page.locator(f'.st-key-ans_{qid} input[type="text"]')

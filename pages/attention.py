@@ -20,29 +20,26 @@ from render.heads import MAX_GROUP_ROWS, MAX_HEADS_DRAWN, kv_groups_frame, kv_he
 from render.latent import head_note, latent_note
 from render.window import layer_pair, pair_caption, window_mask_note
 from render.tables import numbers_frame
-from ui.charts import drawn_at_this_link, map_box, show_chart, show_numbers
-from ui.guard import guard
-from ui.streamlit_internals import leave_legacy_pages_mode
-from ui.sidebar import forget_link_warnings, this_run
-from ui.theme import theme
-from ui.trace_cache import GATE
-from ui.traces import cached_shapes, cached_trace, over_budget, shape_only_banner, slim_refusal
-from ui.value_views import text_pass, token_map, weights_words
-from ui.your_text import text_box
+from ui.look.charts import drawn_at_this_link, map_box, show_chart, show_numbers
+from ui.server.guard import guard
+from ui.server.streamlit_internals import leave_legacy_pages_mode
+from ui.sidebar.config import forget_link_warnings, this_run
+from ui.look.theme import theme
+from ui.compute.trace_cache import GATE
+from ui.compute.traces import cached_shapes, cached_trace, over_budget, shape_only_banner, slim_refusal
+from ui.sections.values import text_pass, token_map, weights_words
+from ui.sections.your_text import text_box
 
-leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
+leave_legacy_pages_mode()  # before anything is drawn: see ui/server/streamlit_internals.py
 
 # Narrowest boxes (px), so small maps' captions read and the mask still sits beside the weights (docs/layout.md).
 WEIGHTS_BOX, MASK_BOX = 290, 244
 
 
 def mask_note(kind: str, cfg, item: int | None = None, padding: int | None = None, layer: int | None = None) -> str:
-    """What the mask beside the weights is, and where in this config's batch it hides anything.
-
-    ``item`` is the batch item on show: when it is already the padded one, the note points at its
-    blocked keys instead of asking the learner to pick the item they are looking at. ``padding`` is, over a
-    learner's text, how many of that sequence's keys are padding (its line is shorter than M); None for the
-    seeded batch."""
+    """What the mask beside the weights is, and where in this config's batch it hides anything. ``item``: the batch
+    item on show (the padded one gets a note on its blocked keys). ``padding``: over a learner's text, how many of
+    that sequence's keys are padding; None for the seeded batch."""
     if padding is not None and kind not in ("decoder masked self-attention", "causal self-attention"):
         return text_mask_note(kind, cfg, item or 0, padding)
     if kind == "causal self-attention" and cfg.window and layer is not None:
@@ -153,7 +150,6 @@ def one_map(t, kind: str, layer: int, head: int, item: int):
 run = this_run()  # sliders, link, the learner's text and the trained model, worked out by the sidebar
 cfg = run.cfg
 kinds = attention_kinds(cfg)
-st.title("Attention")
 intro = st.empty()  # what the map means depends on the text and the model, chosen in the box below it
 your_text = text_box(cfg, run.text, run.text_problem)
 trained = run.trained
@@ -204,7 +200,7 @@ if over_budget(shapes) and not slim:
     st.stop()
 
 # The sidebar has already put these four choices in range for this config and in the URL (kind=, layer=,
-# head=, item=: ui.page_links), read them from a link, and will say so if one had to fall back.
+# head=, item=: ui.link.choices), read them from a link, and will say so if one had to fall back.
 c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
 view = {"persist_state": "session", "on_change": forget_link_warnings}
 if len(kinds) > 1:
@@ -253,7 +249,7 @@ with guard("The attention heatmap"):
     # browser decides, as only it knows the width (see charts.full_width).
     scrolls = ("On a screen narrower than a map, the map scrolls sideways inside its box: its last keys and its "
                "colour scale are on the right.")
-    box = map_box("maps", scrolls, weights, mask)  # M = 9: 306 px drawn in a 320 px phone's 288, said there only
+    box = map_box("maps", scrolls, weights, mask)  # said only where the maps scroll (docs/layout.md)
     row = box.container(horizontal=True, wrap=True, gap="small")
     left = row.container(width=max(full_width(weights), WEIGHTS_BOX))
     right = row.container(width=max(full_width(mask), MASK_BOX))

@@ -1,18 +1,18 @@
 """Compare: two models side by side (the sidebar's, or any preset), their rows' shapes, parameters by
 component, KV cache, FLOPs and memory, each difference marked. The two sides are in the link
-(/compare?a=Llama-2-70B&b=Mixtral-8x7B: ui.page_links.COMPARE_CHOICES), so a teacher can send one."""
+(/compare?a=Llama-2-70B&b=Mixtral-8x7B: ui.link.choices.COMPARE_CHOICES), so a teacher can send one."""
 
 import streamlit as st
 
 from core.compare import find_preset
 from render.compare import differences, highlighted, section_frame, sections
-from ui.cost_cache import cached_compare
-from ui.guard import guard
-from ui.page_links import COMPARED, SIDEBAR_MODEL, short_name
-from ui.streamlit_internals import leave_legacy_pages_mode
-from ui.sidebar import forget_link_warnings, this_run
+from ui.compute.cost import cached_compare
+from ui.server.guard import guard
+from ui.link.choices import COMPARED, SIDEBAR_MODEL, short_name
+from ui.server.streamlit_internals import leave_legacy_pages_mode
+from ui.sidebar.config import forget_link_warnings, this_run
 
-leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
+leave_legacy_pages_mode()  # before anything is drawn: see ui/server/streamlit_internals.py
 
 run = this_run()
 widget = {"persist_state": "session", "on_change": forget_link_warnings}
@@ -26,7 +26,6 @@ def side_config(name: str):
     return run.cfg if name == SIDEBAR_MODEL else find_preset(name)
 
 
-st.title("Two models side by side")
 st.caption("Choose A and B: the sidebar's model or any preset. The link holds both, so it opens on the same "
            "comparison. Lines where A and B differ are marked ≠ and shaded.")
 c1, c2 = st.columns(2)

@@ -2,7 +2,7 @@
 with its formula and the formula with this config's numbers; and a live check of the formulas against
 the model's own pass.
 
-The figures are formulas over the config (core.cost), cached by config and settings (ui.cost_cache);
+The figures are formulas over the config (core.cost), cached by config and settings (ui.compute.cost);
 the live check runs the model, on the meta device when it is large, so it is drawn last.
 """
 
@@ -12,21 +12,21 @@ from core.cost import LIVE_SAVED_BUDGET_BYTES, OPTIMIZERS, RECOMPUTE, CostSettin
 from core.memory import estimate
 from render.cost import crossover_words, figure_value, figures_frame, fits_frame, flops_frame, flops_spec, live_frame
 from render.palette import INK
-from ui.charts import show_chart
-from ui.cost_cache import cached_counted_flops, cached_live, cached_report
-from ui.guard import guard
-from ui.page_links import (BATCH_CHOICES, CONTEXT_CHOICES, DP_CHOICES, FLASH_TEXT, GPU_NAMES, MFU_CHOICES, OPTIMAL,
+from ui.look.charts import show_chart
+from ui.compute.cost import cached_counted_flops, cached_live, cached_report
+from ui.server.guard import guard
+from ui.link.choices import (BATCH_CHOICES, CONTEXT_CHOICES, DP_CHOICES, FLASH_TEXT, GPU_NAMES, MFU_CHOICES, OPTIMAL,
                            TOKEN_TEXT)
-from ui.streamlit_internals import leave_legacy_pages_mode
-from ui.sidebar import forget_link_warnings, this_run
-from ui.theme import theme
+from ui.server.streamlit_internals import leave_legacy_pages_mode
+from ui.sidebar.config import forget_link_warnings, this_run
+from ui.look.theme import theme
 
-leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
+leave_legacy_pages_mode()  # before anything is drawn: see ui/server/streamlit_internals.py
 
 run = this_run()
 cfg = run.cfg
 state = st.session_state
-# The sidebar has kept every choice in range (ui.page_links.cost_choices) before the page runs, so the
+# The sidebar has kept every choice in range (ui.link.choices.cost_choices) before the page runs, so the
 # settings are read first and each widget is drawn beside the figures it changes.
 widget = {"persist_state": "session", "on_change": forget_link_warnings}
 
@@ -43,7 +43,6 @@ def show_figures(figures, keys=None) -> None:
     st.table(figures_frame(figures, keys).set_index("figure"))
 
 
-st.title("What this model costs")
 st.caption("Every figure below has its formula beside it, and the formula again with this config's numbers. "
            "P is the parameter count, P_active the parameters one token uses (all of them, except the routed "
            "experts a mixture of experts skips), D the training tokens, s the context and b the batch.")

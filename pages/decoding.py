@@ -13,22 +13,21 @@ from render.decoding import (beam_tree_frame, beam_tree_spec, cache_frame, candi
                              distribution_frame, finished_frame, records_frame, scores_frame, token_text,
                              token_text_line, utility_frame)
 from render.markdown import as_literal
-from ui.charts import show_chart
-from ui.decoding import cached_model, cached_run
-from ui.guard import guard
-from ui.page_links import (DECODING_MODELS, DECODING_STRATEGIES, EARLY_STOPPING, LENGTH_PENALTIES, MAX_DECODING_G,
+from ui.look.charts import show_chart
+from ui.compute.decoding import cached_model, cached_run
+from ui.server.guard import guard
+from ui.link.choices import (DECODING_MODELS, DECODING_STRATEGIES, EARLY_STOPPING, LENGTH_PENALTIES, MAX_DECODING_G,
                            TEMPERATURES, TOP_PS)
-from ui.sidebar import forget_link_warnings
-from ui.streamlit_internals import leave_legacy_pages_mode
+from ui.sidebar.config import forget_link_warnings
+from ui.server.streamlit_internals import leave_legacy_pages_mode
 
-leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
+leave_legacy_pages_mode()  # before anything is drawn: see ui/server/streamlit_internals.py
 
 STRATEGY_NAMES = {"greedy": "Greedy", "beam": "Beam search", "sample": "Sampling", "mbr": "Minimum Bayes risk"}
 EARLY_NAMES = {"false": "False (heuristic)", "true": "True (stop at B finished)", "never": "never"}
 EARLY_VALUES = {"false": False, "true": True, "never": "never"}
 keep = {"persist_state": "session", "on_change": forget_link_warnings}
 
-st.title("Decoding")
 st.caption("A language model gives a distribution over the next token; decoding turns those distributions into a "
            "continuation. Every strategy below runs on the model's KV cache: one pass over the prompt, then one "
            "position per new token. Step through a run to see each step's tensors and their shapes.")

@@ -18,25 +18,25 @@ from render.diagram import (ACTIVATION_NAMES, MIN_WIDTH, NORM_NAMES, WIDTH, arch
                             architecture_title, heads_words, legend_lines)
 from render.tables import (STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_cells,
                           table_csv, table_file_name, table_json, table_markdown)
-from ui.charts import show_chart
-from ui.guard import guard
-from ui.layout import phone_only_caption, sidebar_closed_hint
-from ui.streamlit_internals import leave_legacy_pages_mode
-from ui.experts_view import moe_parameters, published_words, routing_section
-from ui.kv_cache_section import kv_cache_section
-from ui.sidebar import this_run
-from ui.theme import theme
-from ui.traces import cached_shapes, LIVE_TABLE_BYTES, over_budget, shape_only_banner
-from ui.value_views import value_views
-from ui.your_text import text_box
+from ui.look.charts import show_chart
+from ui.server.guard import guard
+from ui.look.layout import phone_only_caption, sidebar_closed_hint
+from ui.server.streamlit_internals import by_test_id, leave_legacy_pages_mode
+from ui.sections.experts import moe_parameters, published_words, routing_section
+from ui.sections.kv_cache import kv_cache_section
+from ui.sidebar.config import this_run
+from ui.look.theme import theme
+from ui.compute.traces import cached_shapes, LIVE_TABLE_BYTES, over_budget, shape_only_banner
+from ui.sections.values import value_views
+from ui.sections.your_text import text_box
 
-leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
+leave_legacy_pages_mode()  # before anything is drawn: see ui/server/streamlit_internals.py
 
 # On a wide screen the figure may reach into Streamlit's margin, so a projector's window shows it whole.
 BLEED = (f"@media (min-width: 864px) {{ .st-key-architecture {{ --bleed: clamp(0px, ({MIN_WIDTH}px - 100%) / 2, 4rem); "
          "margin-inline: calc(-1 * var(--bleed)); width: calc(100% + 2 * var(--bleed)); max-width: none; } }")
 # The figure's box clips the toolbar (the fullscreen button): it goes in the figure's blank corner (docs/layout.md).
-TOOLBAR_IN = '.st-key-architecture [data-testid="stElementToolbar"] { top: 0 !important; }'
+TOOLBAR_IN = f".st-key-architecture {by_test_id('stElementToolbar')} {{ top: 0 !important; }}"
 FIGURE_CSS = (f"<style>.st-key-architecture {{ overflow-x: auto; }} .st-key-architecture img {{ width: 100%; "
               f"min-width: {MIN_WIDTH}px; max-width: {WIDTH}px; height: auto; }} {BLEED} {TOOLBAR_IN}</style>")
 # On a phone PyTorch's long names may break anywhere, so the meaning column stays on screen (docs/layout.md).
@@ -161,7 +161,6 @@ def attention_params_words(cfg) -> str:
 
 run = this_run()  # sliders, link, the learner's text and the trained model, worked out by the sidebar
 cfg = run.cfg
-st.title("Transformer Shape Explorer")
 st.caption(sizes_words(cfg) + " Move a slider in the sidebar: every shape below is read off the model's own "
            "forward pass. " + rows_words(cfg))
 sidebar_closed_hint()
@@ -230,7 +229,7 @@ with guard("Tracing this config"):
         with copy:
             st.caption("The copy button is at the box's top right. The first line names the sizes, since the "
                        "sidebar will not be beside the table once it is pasted.")
-            st.container(key="code_markdown").code(table_markdown(t), language="markdown")  # keyed: ui/theme_css.py
+            st.container(key="code_markdown").code(table_markdown(t), language="markdown")  # keyed: ui/look/css.py
 
     # A table cuts a long description short (tables.cell_text), and on a narrow screen its column starts off
     # to the side: every row can be read whole here, the extras' too, after the rows, numbered as in their table.
@@ -247,7 +246,7 @@ with guard("Tracing this config"):
     code = st.expander("The code that produces it", key="x_code", on_change="rerun")
     if code.open:  # drawn once opened: the code box's highlighter is most of the browser's work on a page load
         with code:
-            st.container(key="code_row").code(row.code or nothing, language="python")  # keyed: ui/theme_css.py
+            st.container(key="code_row").code(row.code or nothing, language="python")  # keyed: ui/look/css.py
 
     # Wide enough for its longest name in three lines.
     extras_columns = {
@@ -265,9 +264,10 @@ with guard("Tracing this config"):
             st.dataframe(view["extras"], column_config=extras_columns, hide_index=True, width="stretch",
                          height=table_height(len(view["extras"])), row_height=ROW_HEIGHT, key="x_extras")
 
-    st.html(GLOSSARY_CSS)  # a style alone: Streamlit adds it to the page without drawing anything
-    with st.expander("Glossary: the learner's notation and PyTorch's names", key="glossary"):
-        st.markdown(
+    glossary = st.expander("Glossary: the learner's notation and PyTorch's names", key="glossary", on_change="rerun")
+    if glossary.open:  # drawn once opened: a Markdown table is costly to draw in the browser on every run
+        glossary.html(GLOSSARY_CSS)  # a style alone: Streamlit adds it to the page without drawing anything
+        glossary.markdown(
             "| here | PyTorch `nn.Transformer` | meaning |\n|---|---|---|\n"
             "| N | batch size: the first axis with batch_first=True, the second by default | "
             "sequences processed together |\n"
@@ -308,9 +308,10 @@ if diagram_tab.open:
         st.html(FIGURE_CSS)
         with st.container(key="architecture"):
             st.image(view["diagram"], alt=architecture_title(cfg))
-        with st.expander("The figure in words: every arrow and its shape"):
-            st.markdown("\n".join(f"1. {step}".replace("_", "\\_") for step in view["diagram_steps"]))
-            st.caption("Drawn with these parts, as the lines at the figure's top say: "
+        words = st.expander("The figure in words: every arrow and its shape", key="x_words", on_change="rerun")
+        if words.open:  # drawn once opened, as the glossary
+            words.markdown("\n".join(f"1. {step}".replace("_", "\\_") for step in view["diagram_steps"]))
+            words.caption("Drawn with these parts, as the lines at the figure's top say: "
                        + "; ".join(legend_lines(cfg)).replace("_", "\\_") + ".")
 if params_tab.open:
     with params_tab, guard("The parameter breakdown"):

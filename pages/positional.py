@@ -15,16 +15,16 @@ from render.charts import (COLUMN_MAX, curves_spec, full_width, positional_spec,
                           scrolls_on_the_narrowest_phone, similarity_spec, zero_vectors_caption)
 from render.rope import rope_angles_frame, rope_angles_spec, rope_scores_frame
 from render.tables import numbers_frame
-from ui.charts import drawn_at_this_link, map_box, show_chart, show_numbers
-from ui.guard import guard
-from ui.layout import narrowest_only_caption
-from ui.page_links import MAX_CURVES, curve_dims, positional_tabs
-from ui.relative_tab import relative_tab, relative_words
-from ui.streamlit_internals import leave_legacy_pages_mode
-from ui.sidebar import forget_link_warnings, this_run
-from ui.traces import cached_shapes, cached_trace, config_over_budget
+from ui.look.charts import drawn_at_this_link, map_box, show_chart, show_numbers
+from ui.server.guard import guard
+from ui.look.layout import narrowest_only_caption
+from ui.link.choices import MAX_CURVES, curve_dims, positional_tabs
+from ui.sections.relative import relative_tab, relative_words
+from ui.server.streamlit_internals import leave_legacy_pages_mode
+from ui.sidebar.config import forget_link_warnings, this_run
+from ui.compute.traces import cached_shapes, cached_trace, config_over_budget
 
-leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
+leave_legacy_pages_mode()  # before anything is drawn: see ui/server/streamlit_internals.py
 
 KINDS = ("sinusoidal", "learned")
 
@@ -77,7 +77,7 @@ def curves_words(E: int) -> str:
 def sinusoid_likeness_words(E: int) -> str:
     """What the sinusoidal similarity map shows. At E = 1 a position is one number, sin(p), and two
     one-number vectors score +1 or -1 by their signs alone (neighbours 3 and 4 score -1, positions
-    1 and 7 score +1), so "sinusoids make nearby positions alike" did not hold there."""
+    1 and 7 score +1), so "sinusoids make nearby positions alike" does not hold there."""
     if E == 1:
         return ("At E = 1 a sinusoidal position is one number, sin(p), so any two positions other than 0 (whose "
                 "sin 0 = 0 has no direction) score +1 (their sines share a sign) or -1: nearness does not show; ")
@@ -88,7 +88,7 @@ def sinusoid_likeness_words(E: int) -> str:
 def learned_likeness_words(v, E: int) -> str:
     """What a random learned table's similarity map shows, read off the map (``v``): random vectors
     are alike only by chance, which in few dimensions is often (at E = 2 two positions can score
-    1.00), so "only each position with itself is alike" was false there."""
+    1.00), so "only each position with itself is alike" is false there."""
     most = most_alike_pair(v)
     if most is None:  # one position: no pair to compare
         return "an untrained learned table is random, so its positions are alike only by chance."
@@ -175,7 +175,6 @@ def kind_words(cfg) -> str:
 
 
 cfg = this_run().cfg
-st.title("Positional encoding")
 st.caption("Attention without a mask treats its input as a set and cannot tell positions apart (a causal mask "
            "lets a model infer some order on its own). " + kind_words(cfg))
 
@@ -202,7 +201,7 @@ with guard("Building the positional tables"):
                    "stay fast).")
 
 # The sidebar has put the tab and the curves' dimensions in the URL (tab=curves&dims=0,1,30,31:
-# ui.page_links) and read them from a link; the tabs keep their state (a key and on_change) for that.
+# ui.link.choices) and read them from a link; the tabs keep their state (a key and on_change) for that.
 tabs = st.tabs(positional_tabs(cfg), key="p_tab", on_change=forget_link_warnings)
 tab_table, tab_curves, tab_compare = tabs[-3:]  # a RoPE model's page has its rotation first, a T5 model's buckets
 if cfg.positional == "rope":

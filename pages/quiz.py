@@ -1,11 +1,11 @@
 """Quiz: questions whose answers are computed from the live model for the sidebar's config.
 
 Reads the shared config, asks the quizzes package for questions and expected answers and
-quizzes.experiments (cached in ui/quiz_state.py) for the evidence, and shows that evidence as
+quizzes.experiments (cached in ui/quiz/state.py) for the evidence, and shows that evidence as
 render/evidence.py draws it. Progress is a JSON-able dict in st.session_state, mirrored into the
-learner's browser (ui/quiz_sync.py, ui/components/browser_store.py) so that a closed tab or a server
+learner's browser (ui/quiz/sync.py, ui/components/browser_store.py) so that a closed tab or a server
 restart does not lose it; it can also be exported and imported. This script draws; its session
-keys and callbacks are in ui/quiz_state.py. No tensor maths here.
+keys and callbacks are in ui/quiz/state.py. No tensor maths here.
 """
 
 from __future__ import annotations
@@ -27,30 +27,30 @@ from render.evidence import (ASKED, RECORD_PHONE_CSS, charts, literal_frame, mar
                              value_text)
 from render.markdown import as_literal
 from render.tables import sizes_text
-from ui.charts import drawn_at_this_link, show_chart
+from ui.look.charts import drawn_at_this_link, show_chart
 from ui.components.enter_checks import enter_checks
 from ui.components.expander_closed import on_expander_closed
 from ui.components.scroll_to import scroll_to
-from ui.config_link import CONFIG_FIELDS
-from ui.guard import guard
-from ui.layout import announce
-from ui.page_links import MAX_SEED, ONE, SET
-from ui.streamlit_internals import leave_legacy_pages_mode
-from ui.quiz_state import (ALL, answer_key_open, apply_import, ask_reset, cached_evidence, checks_answered, context,
+from ui.link.config import CONFIG_FIELDS
+from ui.server.guard import guard
+from ui.look.layout import announce
+from ui.link.choices import MAX_SEED, ONE, SET
+from ui.server.streamlit_internals import leave_legacy_pages_mode
+from ui.quiz.state import (ALL, answer_key_open, apply_import, ask_reset, cached_evidence, checks_answered, context,
                            current_seed, end_review_without_linked_question, go_to_next_scrolled_up, go_to_question,
                            import_note, import_pasted, just_checked, keep_answers, messages, new_review, new_shuffle,
                            new_topic, new_upload, ordered, position, progress, progress_io_toggled, quiz_config,
                            reopen_progress_io, reset, still_asking, storage_blocked, submit, take_announcement,
                            take_empty_answer, take_scroll, take_unreadable_answer, went_round)
-from ui.quiz_sync import keep_in_browser, take_browser_report
-from ui.sidebar import forget_link_warnings
-from ui.theme import theme
+from ui.quiz.sync import keep_in_browser, take_browser_report
+from ui.sidebar.config import forget_link_warnings
+from ui.look.theme import theme
 
-leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
+leave_legacy_pages_mode()  # before anything is drawn: see ui/server/streamlit_internals.py
 
 SHAPE_HINT = "e.g. (2, 8, 16), 2x8x16, [2,8,16] or (N, M, E)"
 UNREADABLE = {  # what to write instead, for a reply that cannot be read as an answer of that kind
-    # Examples in backticks: shown as Markdown, 4*E**2 + 4*E lost its stars to italics.
+    # Examples in backticks: as plain Markdown, the stars of 4*E**2 + 4*E would turn to italics.
     "shape": "Could not read that as a shape. Write its sizes as numbers, e.g. `(2, 8, 16)` or `2 x 8 x 16`, or "
              "in the config's symbols, e.g. `(N, M, E)`, `N x M x E` or `(N, nhead, M, E/nhead)`.",
     "numeric": "Could not read that as a number. Write a number, e.g. `1088`, `1,088` or `1.088e3`, or arithmetic "
@@ -58,10 +58,10 @@ UNREADABLE = {  # what to write instead, for a reply that cannot be read as an a
     "choice": "Pick one of the choices.",
     "predict": "Pick one of the choices.",
 }
-TOPIC_PX = 280  # the topic's box: its longest name whole; with Mode and Review, one row at 1280 px, two at 1024
+TOPIC_PX = 280  # the topic's box: its longest name whole, in one row with Mode and Review on a laptop
 NAV_BUTTON_PX = 104  # Previous and Next, one width: wide enough for "◀ Previous", narrow enough for a phone's row
 # How to read an evidence chart whose title alone does not say: the influence maps are the first
-# evidence the quiz shows (its first five questions), and their 'lower' and 'full' were unexplained.
+# evidence the quiz shows (its first five questions), and their 'lower' and 'full' need saying.
 READING = {
     "dependency_maps": (
         "How to read the maps: row i is output position i and column j is input position j. A square is "
@@ -107,9 +107,8 @@ def show_evidence(ev: Evidence, asked: str | None = None) -> None:
 
 
 def as_typed(text: str) -> str:
-    """A typed answer, quoted as code so that Markdown leaves it alone: quoted plainly, the stars of
-    `3*E*(E+1)` were read as italics and the learner saw '3E(E+1)' quoted back. The fence is one
-    backtick longer than any run of backticks inside, so even those show."""
+    """A typed answer, quoted as code so that Markdown leaves it alone (the stars of `3*E*(E+1)` would read as
+    italics). The fence is one backtick longer than any run of backticks inside, so even those show."""
     text = " ".join(str(text).split())  # from an imported file it may hold a blank line, which ends the span
     fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""  # Markdown's rule for a span that starts with one
@@ -137,8 +136,8 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
         st.radio(f"{label} to {number}", q.choices, index=None, key=key, persist_state="session")
     else:
         hint = SHAPE_HINT if q.kind == "shape" else ("in millions" if q.unit == "millions" else "a number")
-        # No max_chars: Streamlit's box drops a change longer than that whole, so a paste of 201
-        # characters vanished without a word. A long answer is told how long it is instead (below).
+        # No max_chars: Streamlit's box drops a longer change whole, without a word. A long answer is
+        # told how long it is instead (below).
         st.text_input(f"Your answer to {number}", key=key, persist_state="session", placeholder=hint)
     st.button("Commit my prediction and run" if q.kind == "predict" else "Check", key=f"submit_{q.id}",
               on_click=submit, args=(q.id,), type="primary")
@@ -228,18 +227,15 @@ def show_scores(cfg: TransformerConfig) -> list[dict]:
 
 
 def show_more(rows: list[dict]) -> None:
-    """The controls a learner reaches for now and then, in one expander under the question (or a topic
-    set's questions), over the progress's own: the shuffle seed, Reset progress and the score per topic
-    (``rows``, from show_scores). The page reads the seed before (current_seed), to order the questions.
-
-    Closed until opened, so the first question stays above the fold; its label names all three and a
-    shuffle's seed. Keyed but not tracked, so a new seed in its label does not close it; the browser says
-    when it was closed (ui.components.expander_closed) while Reset's question waits on it (docs/layout.md)."""
+    """The controls a learner reaches for now and then, in one expander under the question (or a topic set's
+    questions): the shuffle seed, Reset progress and the score per topic (``rows``, from show_scores); the page
+    reads the seed earlier (current_seed). Closed until opened; keyed but not tracked, so a new seed in its label
+    does not close it (docs/layout.md)."""
     seed = current_seed()
     shuffled = f" · shuffled, seed {seed}" if seed else ""
     asking = still_asking()
     with st.expander(f"Shuffle, reset and score per topic{shuffled}", key="quiz_more", icon=":material/tune:"):
-        # The controls first, where the expander opens: under the table they were a scroll away.
+        # The controls first, where the expander opens, not a scroll away under the table.
         with st.container(horizontal=True, vertical_alignment="bottom"):
             st.number_input(f"Shuffle seed (0 to {MAX_SEED:,})", min_value=0, max_value=MAX_SEED, step=1,
                             on_change=new_shuffle, key="quiz_seed", persist_state="session", width=200,
@@ -300,8 +296,8 @@ def show_answer_key(cfg) -> None:
     with st.expander("Answer key, for teachers", key="quiz_key_open", on_change="rerun"):
         if not answer_key_open():
             return
-        # The sizes in words: on a projector the sidebar is often closed, and a screenshot of the key
-        # otherwise lost which sizes its numbers hold for.
+        # The sizes in words: on a projector the sidebar is often closed, and a screenshot of the key must
+        # still say which sizes its numbers hold for.
         st.caption(f"Spoilers: every question's expected answer, and its formula in symbols where it has one, at "
                    f"{sizes_text(cfg)}. Parametric answers hold at these sizes only; the file's name says them too. "
                    f"Q is the number the quiz shows over a question with {ALL} and shuffle seed 0; Q in topic, "
@@ -326,7 +322,6 @@ take_browser_report()
 keep_in_browser()
 with st.sidebar:
     enter_checks()  # Enter in an answer checks it; in the sidebar, like the store, so it takes no room
-st.title("Quiz")
 st.html(RECORD_PHONE_CSS)  # a style alone: Streamlit adds it to the page without drawing anything
 # Every size the answers turn on, short: a class checks its sliders against it, and the first question stays high.
 st.caption(f"Shapes, numbers and predictions follow the live model at the sidebar's sizes, {sizes_text(cfg)}."

@@ -5,7 +5,7 @@ the reversal task (does the mask work?) and a tiny language model on shipped Sha
 page reads its own sliders, hands frozen settings to core.train, and shows the progress it
 reports and the plain values it returns, drawn by render/lab_charts.py. No tensor maths here.
 
-Running: Train starts the run on a thread of its own (ui/lab_runs.py), so it goes on whatever
+Running: Train starts the run on a thread of its own (ui/lab/runs.py), so it goes on whatever
 else the learner clicks, on this page or another; a fragment redraws its progress on a timer.
 Stop ends it before its next step, and core.train then measures the model as it stands.
 """
@@ -24,16 +24,16 @@ from core.train import LMSettings, ReversalSettings, load_text, make_tokenizer, 
 from render.lab_charts import (MASK_OFF, MASK_ON, accuracy_chart, attention_chart, examples_table, live_loss_spec,
                                loss_chart)
 from render.tables import in_words
-from ui.charts import drawn_at_this_link, show_chart
-from ui.guard import guard
-from ui.lab_marks import mark_runs, runs_lost
-from ui.lab_runs import LabRun, keep_trained, start_run
-from ui.page_links import LAB_TASKS
-from ui.streamlit_internals import leave_legacy_pages_mode
-from ui.sidebar import forget_link_warnings
-from ui.theme import theme
+from ui.look.charts import drawn_at_this_link, show_chart
+from ui.server.guard import guard
+from ui.lab.marks import mark_runs, runs_lost
+from ui.lab.runs import LabRun, keep_trained, start_run
+from ui.link.choices import LAB_TASKS
+from ui.server.streamlit_internals import leave_legacy_pages_mode
+from ui.sidebar.config import forget_link_warnings
+from ui.look.theme import theme
 
-leave_legacy_pages_mode()  # before anything is drawn: see ui/streamlit_internals.py
+leave_legacy_pages_mode()  # before anything is drawn: see ui/server/streamlit_internals.py
 
 MAX_SECONDS = 60.0  # a safety net: the sliders' worst corner could otherwise train for minutes
 REDRAW_SECONDS = 0.25  # how often the progress bar and the live loss curve are redrawn
@@ -75,7 +75,7 @@ def run_sliders(prefix: str, defaults: Any, max_steps: int) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------------------------
-# Running on a thread of its own (ui/lab_runs.py), with live progress
+# Running on a thread of its own (ui/lab/runs.py), with live progress
 
 
 def train_buttons(prefix: str, train: Callable[..., Any], settings: Any) -> LabRun | None:
@@ -186,12 +186,9 @@ def changed_settings(kept: dict, settings: dict) -> list[str]:
 
 
 def next_run_words(results: dict[str, dict], settings: dict) -> str | None:
-    """What pressing Train would do to the runs shown, read off the toggle and the sliders as they are now.
-
-    A fixed "Turn on *Remove the causal mask* and train again with the same sizes" still said "Turn on"
-    once the toggle was on, and said nothing of the seed, steps or learning rate: a run that changed
-    one of them replaced the one shown without a word. None when there is nothing worth saying.
-    """
+    """What pressing Train would do to the runs shown, read off the toggle and the sliders as they are now, a
+    changed seed, steps or learning rate included (such a run replaces the one shown). None when there is nothing
+    worth saying."""
     kept = next(iter(results.values()))["settings"]  # every kept run has these, the mask aside
     changed = changed_settings(kept, settings)
     was, now = (in_words([f"{k}={values[k]}" for k in changed]) if changed else "" for values in (kept, settings))
@@ -233,7 +230,7 @@ def reversal_tab() -> None:
                            persist_state="session",
                            help="How many different symbols x's random tokens are drawn from: chance is "
                                 "1/vocab_size.")
-    # In the URL (mask=off), with the tab (task=reversal): ui.page_links. No link starts a run.
+    # In the URL (mask=off), with the tab (task=reversal): ui.link.choices. No link starts a run.
     no_mask = c3.toggle("Remove the causal mask", key="tl_rev_nomask", persist_state="session",
                         on_change=forget_link_warnings,
                         help="Lets every position see the future: trains and tests with "
@@ -358,8 +355,7 @@ def lm_tab() -> None:
         return
     s = res["settings"]
     cols = st.columns(4)
-    # The mean of the last steps, as the sentence under the chart reads the training loss: a learner saw the
-    # last step's own loss here (1.455) and 1.466 for the same step in that sentence.
+    # The mean of the last steps, as the sentence under the chart reads the training loss, so the two agree.
     steps = len(res["loss"])
     cols[0].metric("final training loss", f"{_training_loss_before(res, steps):.3f}" if steps else "–",
                    f"mean of the last {min(steps, TRAIN_WINDOW)} steps" if steps else None, delta_color="off",
@@ -408,11 +404,9 @@ def _training_loss_before(res: dict, step: int) -> float:
 
 
 def held_out_words(res: dict, val: list[tuple[int, float]]) -> str:
-    """What this run's held-out loss did, read off the run. A fixed sentence said that it "soon turns
-    back up" even under runs in which it fell to the last measurement (a low learning rate, few steps).
-
-    ``val`` is held_out(res), which the page has already rounded for the metric beside the chart: taken
-    as it is, not rounded again here."""
+    """What this run's held-out loss did, read off the run: it need not turn back up (a low learning rate, few
+    steps). ``val`` is held_out(res), already rounded for the metric beside the chart: taken as it is, not rounded
+    again."""
     counts = f"{res['train_sequences']} training sequences, {res['val_sequences']} held out."
     if len(val) < 2:
         return counts
@@ -448,7 +442,7 @@ def runs_going() -> dict[str, bool]:
 
 
 def lost_runs_notice() -> None:
-    """Say so when a run this tab started went with the server session that ran it (ui/lab_marks.py)."""
+    """Say so when a run this tab started went with the server session that ran it (ui/lab/marks.py)."""
     lost = runs_lost(runs_going())
     if lost:
         names = in_words([f"*{label}*" for label, task in LAB_TASKS.items() if task in lost])
@@ -457,7 +451,6 @@ def lost_runs_notice() -> None:
                    "it. Your settings are kept: press **Train** to start it again.", icon=":material/sync_problem:")
 
 
-st.title("Training lab")
 st.caption("Small models trained live on this machine's CPU. The sidebar's sizes belong to the explorer's "
            "model; these experiments have their own sliders.")
 lost_runs_notice()
@@ -467,5 +460,5 @@ with rev:
     reversal_tab()
 with lm:
     lm_tab()
-with st.sidebar:  # takes no room; beside the quiz's store (ui/quiz_sync.py)
+with st.sidebar:  # takes no room; beside the quiz's store (ui/quiz/sync.py)
     mark_runs(runs_going())

@@ -194,9 +194,8 @@ def parse_expression(text: Any, symbols: Mapping[str, Any] | None = None) -> flo
         if not isinstance(text, str) or len(text) > MAX_INPUT or not text.strip():
             return None
         names = _symbol_names(symbols or {})
-        # The explanations write 4(E² + E) and 2·E·d_ff + d_ff + E, and a phone's keyboard offers ²: read
-        # them as ^2 and *, and a typographic minus as -.
-        if re.search(r"[⁰¹²³⁴⁵⁶⁷⁸⁹][0-9]", text):  # E²3: unclear on paper, and read as E^23 it was wrong
+        # The explanations print ² and ·, as a phone's keyboard offers: read them as ^2 and *, − as -.
+        if re.search(r"[⁰¹²³⁴⁵⁶⁷⁸⁹][0-9]", text):  # E²3 is unclear on paper: refused, not read as E^23
             return None
         text = re.sub(r"[⁰¹²³⁴⁵⁶⁷⁸⁹]+", lambda m: "^" + m[0].translate(_SUPERSCRIPT_DIGITS),
                       _half_width(text).strip())

@@ -9,9 +9,9 @@ link's words, {"text", "tokens", "target"}: the answer is then marked again on i
 A text too long to keep is replaced by TEXT_OMITTED, and such an answer cannot be marked again.
 
 ``at`` (when an answer was checked) and ``reset_at`` (when the progress was last reset or
-replaced), both in milliseconds since 1970, let ``merge`` combine two tabs' progress: one
-browser keeps one copy, and without them the tab that wrote last lost the other's answers.
-Both are optional, so files from before them still load (their answers count as oldest).
+replaced), both in milliseconds since 1970, let ``merge`` combine two tabs' progress into the
+browser's one copy, so the tab that writes last loses no answers of the other's. Both are optional:
+an answer without ``at`` counts as oldest.
 """
 
 from __future__ import annotations

@@ -1,18 +1,17 @@
 """Marking an imported progress file again, rather than taking it at its word.
 
-A progress file is text that anyone can edit: with ``"correct": true`` typed into it, the quiz
-showed "Right." over an answer that was not the expected one, and counted it. So every imported
+A progress file is text that anyone can edit, so ``"correct": true`` proves nothing: every imported
 answer is checked as the quiz's Check would check it, against the live model at the config it was
 answered with, and its "correct" and "expected" are replaced by what that check says.
 
 An answer names the config it was answered with. When the file names none the quiz could have run
 (missing, invalid, or off the sliders), the answer is checked at the default config, the one the app
 opens with, and recorded as answered there; the note says how many were. Nothing is dropped for it:
-a file from before answers kept their config still loads.
+a file whose answers keep no config still loads.
 
 An answer on the learner's own text (the "Your text" topic) is checked on the text it kept, at the
-sizes that text sets, as the quiz checked it; one kept without its text (a file from before answers
-kept it) is checked on the example text, as the quiz checks it without one. One whose text was too
+sizes that text sets, as the quiz checked it; one kept without its text is checked on the example
+text, as the quiz checks it without one. One whose text was too
 long to keep cannot be checked again.
 """
 
@@ -96,7 +95,7 @@ def file_config(entry: Mapping[str, Any]) -> TransformerConfig | None:
 
 def answered_text(qid: str, entry: Mapping[str, Any]) -> TokenizedText | None:
     """The learner's text an answer was given on, tokenized as the quiz did; None when it kept none (a
-    question that does not read the text, or a file from before answers kept it). Raises ValueError when
+    question that does not read the text, or a file that keeps no text). Raises ValueError when
     the text was too long to keep, or is no text the quiz could have read."""
     kept = entry.get("text")
     if kept is None or not reads_text(qid):

@@ -19,28 +19,26 @@ from render.tables import FIT_WIDTH, described, fill_data, in_words
 if TYPE_CHECKING:  # types only: core.views imports torch
     from core.views import AttentionMap, PositionalView
 
-PER_CELL = 20  # pixels per heatmap cell, until the chart reaches its largest size
-MIN_PLOT = 96  # pixels for all the cells together, however few: one to three positions stay readable
-MAX_SIDE = 520  # heatmap side in pixels, axes and legend included
-# What a heatmap draws beside its cells, on top of them (autosize "pad"), so that titles never squeeze the
-# cells (docs/layout.md, "Heatmaps").
+PER_CELL = 20  # pixels per heatmap cell, up to the largest size
+MIN_PLOT = 96  # so that one to three positions stay readable
+MAX_SIDE = 520  # heatmap side, axes and legend included
+
+# What a heatmap draws beside its cells, so titles never squeeze them (docs/layout.md).
 WEIGHTS_DECOR = (134, 90)  # (width, height): the colour scale on the right
-MASK_DECOR = (60, 155)  # the legend below, so that the mask fits beside the weights
-COLUMN_MAX = 320  # two heatmaps to a row fit a laptop's main column with the sidebar open
-PHONE_COLUMN = 328  # main column of the narrowest common phone; a wider map scrolls sideways
-NARROWEST_COLUMN = 288  # main column of the narrowest phone (an iPhone SE)
-NARROWEST_FITS = NARROWEST_COLUMN + 12  # full_width's estimate of the decor errs wide by about this
-TITLE_CHAR_PX = 6  # an axis title's letter, roughly: a title longer than its side of the cells is cut
-BAND_AXIS = {"labelFlush": False}  # each label centred on its row, not flush with the scale's edge
+MASK_DECOR = (60, 155)  # the legend below: the mask fits beside the weights
+COLUMN_MAX = 320  # two heatmaps to a row on a laptop
+
+PHONE_COLUMN = 328  # the narrowest common phone's main column
+NARROWEST_COLUMN = 288  # an iPhone SE's
+NARROWEST_FITS = NARROWEST_COLUMN + 12  # full_width errs wide by about this
+TITLE_CHAR_PX = 6  # an axis title's letter, roughly
+
+BAND_AXIS = {"labelFlush": False}  # each label centred on its row
 
 
 def _fit_titles(spec: dict, x: tuple[str, ...], y: tuple[str, ...]) -> dict:
-    """Give each axis the first of its titles (longest first) that fits along its side of the
-    cells, so that no title runs past the cells into the other axis's title.
-
-    The cells' side is known here (``_size``), the text's width only roughly (TITLE_CHAR_PX), so
-    ``titleLimit`` also tells Vega to cut a title short rather than let it run past the cells.
-    """
+    """Give each axis the longest of its titles that fits along its side of the cells; ``titleLimit``
+    cuts one short where TITLE_CHAR_PX guessed wrong, so no title runs into the other axis's."""
     view = spec["layer"][0]["encoding"]
     for channel, titles, side in (("x", x, spec["width"]), ("y", y, spec["height"])):
         title = next((t for t in titles if TITLE_CHAR_PX * len(t) <= side), titles[-1])
@@ -56,11 +54,8 @@ def _side(n: int, most: int) -> int:
 
 
 def _size(spec: dict, cols: int, rows: int, decor: tuple[int, int], most: int = MAX_SIDE) -> dict:
-    """Give a heatmap its cells' width and height, with the axes and legend drawn around them, the
-    whole at most ``most`` pixels a side.
-
-    The decor is kept in the spec's ``usermeta`` (which Vega-Lite ignores) for ``full_width``.
-    """
+    """Give a heatmap its cells' width and height, the whole at most ``most`` pixels a side; the decor
+    goes in ``usermeta`` (ignored by Vega-Lite) for ``full_width``."""
     spec["width"], spec["height"] = _side(cols, most - decor[0]), _side(rows, most - decor[1])
     spec["autosize"] = {"type": "pad", "contains": "padding"}
     spec["usermeta"] = {"decor": list(decor)}
@@ -121,9 +116,8 @@ def _label_px(labels: list[str]) -> int:
 
 def _token_size(spec: dict, cols: int, rows: int, decor: tuple[int, int], queries: list[str],
                 keys: list[str]) -> dict:
-    """Size a map labelled with tokens: the query labels widen the left axis, the upright key labels deepen the
-    bottom one, and the whole may grow by as much, so that its cells stay as large as a map of positions' (with
-    smaller ones Vega hid every other label of the mask)."""
+    """Size a map labelled with tokens: the labels widen the axes and the whole grows by as much, so its cells
+    stay as large as a map of positions' and Vega hides no label."""
     extra = (max(0, _label_px(queries) - DIGIT_LABEL_PX), max(0, _label_px(keys) - DIGIT_LABEL_PX))
     return _size(spec, cols, rows, (decor[0] + extra[0], decor[1] + extra[1]), MAX_SIDE + max(extra))
 
@@ -143,10 +137,8 @@ def attention_spec(a: AttentionMap, queries: list[str] | None = None, keys: list
 
 
 def attention_words(a: AttentionMap, tokens: bool = False) -> str:
-    """The heatmap in words, its accessible name: which map of the model it is (the page's four
-    choices), its size (the part drawn, when capped) and how many cells the mask blocked, which
-    the chart shows only as crosses. A screen reader that lands on one of several maps can tell
-    which it is without finding the choices above it."""
+    """The heatmap in words, its accessible name: which map it is, its size and how many cells the mask
+    blocked, so a screen reader can tell one of several maps apart without the choices above it."""
     rows, cols = len(a.weights), len(a.weights[0]) if a.weights else 0
     unit = "tokens" if tokens else "positions"
     size = f"{rows} query {unit} down by {cols} key {unit} across"
@@ -193,33 +185,27 @@ def mask_spec(a: AttentionMap, theme: str = "light", queries: list[str] | None =
 
 
 def full_width(spec: dict) -> int:
-    """A heatmap's whole width in pixels, cells and decor. The attention page gives each of its two
-    charts a box this wide (or a little wider, for the captions) in a row that wraps, so the mask
-    sits beside the weights where the window has room for both and goes below them where it has
-    not. (Columns of a fixed share, chosen on the server, cut the mask off on a tablet: its last
-    keys, where the padding is, out of sight.) A few pixels spare: the decor drawn varies by a pixel
-    or two with the axis labels."""
+    """A heatmap's whole width in pixels, cells and decor, with a few to spare: the attention page gives each
+    map a box this wide in a row that wraps, so the mask goes below the weights where both do not fit."""
     return spec["width"] + spec["usermeta"]["decor"][0] + 6
 
 
 def scrolls_on_the_narrowest_phone(*specs: dict) -> bool:
-    """Whether one of these heatmaps fits the column of a 360 px phone but not a 320 px one's: there it
-    scrolls sideways, its colour scale out of sight, and only there the page says so (a wider map's
-    caption, for PHONE_COLUMN, is on every screen)."""
+    """Whether one of these heatmaps fits a 360 px phone's column but not a 320 px one's, where it scrolls
+    sideways and the page says so."""
     return any(NARROWEST_FITS < full_width(spec) + _scale_digits_px(spec) and full_width(spec) <= PHONE_COLUMN
                for spec in specs)
 
 
 def scroll_width(spec: dict) -> int:
-    """The column width under which a heatmap may scroll sideways in its box: full_width, with its colour
-    scale's longest label. It errs wide (full_width is 12 to 14 px over what Chromium draws), so a page that
-    says the map scrolls under it may say so a little early, never too late."""
+    """The column width under which a heatmap may scroll sideways: full_width with its colour scale's longest
+    label. It errs wide, so a page may say a map scrolls a little early, never too late."""
     return full_width(spec) + _scale_digits_px(spec)
 
 
 def _scale_digits_px(spec: dict) -> int:
-    """What a colour scale's labels take beyond one digit's width ("−1", "1"): a learned table's "−1.69" made
-    its map at E = 8 296 px wide where the sinusoidal one's is 278, with the same full_width."""
+    """What a colour scale's labels take beyond one digit's width ("−1", "1"), such as a learned table's
+    "−1.69"."""
     domain = spec["layer"][0]["encoding"]["color"].get("scale", {}).get("domain", [])
     if not domain or not all(isinstance(x, (int, float)) for x in domain):
         return 0
@@ -251,12 +237,8 @@ def positional_spec(v: PositionalView, most: int = MAX_SIDE) -> dict:
 
 
 def symmetric_domain(table: list[list[float]]) -> list[float]:
-    """[-m, m] for the table's largest magnitude m, so that white is exactly 0 and the two colours
-    are the same strength for the same size.
-
-    Not Vega's domainMid: a table all of one sign puts that middle outside the domain (and Vega
-    warns), and an all-zero table has no width. An all-zero table gets [-1, 1].
-    """
+    """[-m, m] for the table's largest magnitude m, so white is exactly 0; [-1, 1] for an all-zero table.
+    Not Vega's domainMid, which falls outside the domain of a table all of one sign."""
     m = max((abs(x) for row in table for x in row), default=0.0)
     return [-m, m] if m > 0 else [-1.0, 1.0]
 
@@ -272,9 +254,7 @@ def _similarity_template() -> dict:
         color=alt.Color("cosine:Q", scale=alt.Scale(scheme="redblue", domain=[-1, 1], reverse=True)),
         tooltip=["position i:O", "position j:O", alt.Tooltip("cosine:Q", format=".3f")],
     )
-    # An undefined similarity (a zero vector) gets no colour, as white means 0: a dashed outline keeps its cell
-    # and its tooltip.
-
+    # An undefined similarity (a zero vector) gets no colour, as white means 0: a dashed outline keeps its cell.
     undefined = alt.Chart(alt.NamedData(name="cells")).transform_filter("!isValid(datum.cosine)").mark_rect(
         fill="transparent", stroke="#888888", strokeDash=[3, 2], strokeWidth=1).encode(
         x="position j:O", y="position i:O",
@@ -305,11 +285,8 @@ def similarity_spec(v: PositionalView, most: int = MAX_SIDE) -> dict:
 
 
 def zero_vectors_caption(v: PositionalView, E: int) -> str:
-    """Why the similarity map has blank cells, for the page to say under it: which positions' vectors
-    are all zeros, why, and why that leaves their cosine undefined. Empty when none is.
-
-    The page says a position is most alike with itself; at E = 1 position 0 was drawn as 0 against
-    itself, with nothing to say why."""
+    """Why the similarity map has blank cells: which positions' vectors are all zeros, why, and why that leaves
+    their cosine undefined. Empty when none is."""
     if not v.zero_positions:
         return ""
     one = len(v.zero_positions) == 1

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # a type only: importing core's package imports torch
 FILLS = {"io": "#ffffff", "embed": "#fde2e4", "pos": "#e2ecfd", "attn": "#fff4cc", "norm": "#f0f0f0",
          "ffn": "#dff5e1", "head": "#ede2fd", "router": "#fbe3c8", "experts": "#dff5e1", "latent": "#fff4cc"}
 CHOSEN_FILL = "#2e7d32"  # an expert the router picked; the others stay FILLS["experts"]
-MAX_EXPERT_CELLS = 16  # experts drawn as cells in the stack's row; past it the label says how many
+MAX_EXPERT_CELLS = 16  # experts drawn as cells; past it the label says how many
 MAX_STRIP_CELLS = 64  # layers drawn as cells in a strip (a periodic pattern reads from its first 64)
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
 NORM_NAMES = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm"}  # the parts as papers write them
@@ -44,8 +44,8 @@ class Box:
     x: int
     y: int
     spoken: str
-    side: bool = False  # a box beside a column (positions, RoPE, the experts, MLA's projections)
-    w: int = 0  # its full width when not the kind's own (a box right of the column)
+    side: bool = False  # beside a column (positions, RoPE, experts, MLA)
+    w: int = 0  # its width, when not the kind's own
     cells: tuple[bool, ...] = ()  # the experts' stack: one cell per expert drawn, True where chosen
     undrawn: int = 0  # experts past the cells drawn, shown as an ellipsis
 
@@ -58,11 +58,10 @@ class Arrow:
     head: str
     hook: str
     residual: bool = False  # dashed, beside the column
-    role: str = ""  # what the arrow's tensor is to the box it enters, said in words
-    # How an arrow between boxes right of the column runs: "h" straight across, "v" straight up, "hv" across
-    # then up into the head's bottom, "vh" up then across into the head's side; "" the column's own rules.
+    role: str = ""  # what its tensor is to the box it enters, in words
+    # Right of the column: "h" across, "v" up, "hv" across then up, "vh" up then across; "" the column's rules.
     route: str = ""
-    port: int = 0  # how far below the head's centre a side-entering arrow meets it (two arrows into one side)
+    port: int = 0  # how far below the head's centre a side-entering arrow meets it
 
 
 @dataclass(frozen=True)
@@ -109,15 +108,17 @@ def edge_shape(hook: str, shapes: dict[str, tuple[int, ...]]) -> tuple[int, ...]
 # The drawing: positions in SVG pixels (y grows downwards; the data flows upwards)
 
 WIDTH = 760
-MIN_WIDTH = 640  # drawn narrower, the 10 px labels would shrink below 8.4 px; a phone scrolls instead
+MIN_WIDTH = 640  # narrower, the labels would be too small to read: a phone scrolls instead
+
 NODE_W, NODE_H, POS_W, PLUS_R = 150, 34, 110, 11
 ENC_X, DEC_X = 200, 540  # column centres; a single stack stands at ENC_X
 SKIP = 95  # how far beside its column a residual path runs
 SIDE = 135  # how far beside its column a positions box stands
 MEMORY_X = 375  # the encoder output's elbow on its way to the cross-attention
-STEP, INTO_LAYER, OUT_OF_LAYER = 60, 70, 76  # between box centres: in a column, into a layer, out of it
+STEP, INTO_LAYER, OUT_OF_LAYER = 60, 70, 76  # between box centres
 TOP, BOTTOM = 40, 34  # the top box's centre, and the room under the bottom box's centre
-RIGHT_X, RIGHT_FAR = 470, 680  # centres of the boxes right of a single stack: the experts, MLA's projections
+
+RIGHT_X, RIGHT_FAR = 470, 680  # centres of the boxes right of a single stack
 SIDE_W, EXPERTS_W = 110, 190  # their widths
 CELL = 8  # an expert's cell in the stack
 HALO = 'stroke="#ffffff" stroke-width="3" stroke-linejoin="round" paint-order="stroke"'  # white under the letters
@@ -650,10 +651,7 @@ FAMILY_TITLE = {"encoder-decoder": "The Transformer", "decoder-only": "The decod
 
 
 def architecture_title(cfg: TransformerConfig) -> str:
-    """What the figure shows, in words: its title, and the text a screen reader reads for it.
-
-    With layers = 1 there is no other layer to pick from: "one of its 1 encoder layers" read wrong.
-    """
+    """What the figure shows, in words: its title, and the text a screen reader reads for it."""
     n = int(cfg.layers)
     if cfg.arch == "encoder-decoder":
         drawn = ("its single encoder layer and its single decoder layer" if n == 1
@@ -664,11 +662,8 @@ def architecture_title(cfg: TransformerConfig) -> str:
 
 
 def architecture_steps(cfg: TransformerConfig, shapes: dict[str, tuple[int, ...]]) -> list[str]:
-    """The figure in words, one sentence per arrow, in the order the data flows, after the legend's lines.
-
-    A screen reader gets only the image's alt text; this list says what the drawing shows: which
-    box feeds which, and the shape on each arrow. It is built from the same arrows as the SVG.
-    """
+    """The figure in words, one sentence per arrow in the order the data flows, built from the SVG's arrows:
+    a screen reader gets only the image's alt text."""
     f = figure(cfg)
     steps = []
     for a in f.arrows:
@@ -679,12 +674,8 @@ def architecture_steps(cfg: TransformerConfig, shapes: dict[str, tuple[int, ...]
 
 
 def architecture_svg(cfg: TransformerConfig, shapes: dict[str, tuple[int, ...]]) -> str:
-    """The config's family as SVG text, arrows labelled with live shapes, its parts named in a legend.
-
-    One layer per stack is drawn, inside a dashed box marked '× layers'; the labels are the shapes
-    recorded in layer 0 (every layer of a stack has the same shapes). Each arrow is a group with its
-    two ends in data attributes, so tests can read the figure back.
-    """
+    """The config's family as SVG text: one layer per stack in a dashed '× layers' box, arrows labelled with
+    layer 0's shapes, each arrow a group with its ends in data attributes so tests can read it back."""
     f = figure(cfg)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {f.height}" width="{WIDTH}" '
@@ -713,8 +704,7 @@ def architecture_svg(cfg: TransformerConfig, shapes: dict[str, tuple[int, ...]])
         colour, marker, dash = (("#999", "arch-head-skip", ' stroke-dasharray="5 4"') if a.residual
                                 else ("#555", "arch-head", ""))
         path = " ".join(f"{x:g},{y:g}" for x, y in points)
-        # Each label on a white halo (its outline, painted under its letters): a long shape, such as
-        # (64, 4096, 12288), reaches past its room, and the layer's dashed frame ran through its digits.
+        # Each label on a white halo: a long shape reaches past its room, over the layer's dashed frame.
         parts.append(f'<g class="arrow" data-from="{a.tail}" data-to="{a.head}">'
                      f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="1.3"{dash} '
                      f'marker-end="url(#{marker})"/>'

@@ -43,10 +43,9 @@ def _counted(n: int, noun: str) -> str:
 
 
 def value_text(v: Any) -> str:
-    """A value as the evidence's table shows it: a whole number with thousands separators
-    (201,326,592 reads at a glance, 201326592 does not), a float to 4 significant digits, a long
-    list cut after 12 items. Sizes inside a shape keep no separators: (64, 4,096, 12,288) would read
-    as five sizes, not three."""
+    """A value as the evidence's table shows it: a whole number with thousands separators, a float to 4
+    significant digits, a long list cut after 12 items. Sizes inside a shape keep no separators, which
+    would read as more sizes than there are."""
     if isinstance(v, int) and not isinstance(v, bool):
         return f"{v:,}"
     return _item(v)
@@ -133,11 +132,9 @@ def facets(ev: Evidence) -> list[tuple[str | None, pd.DataFrame]]:
 
 
 def chart_description(ev: Evidence, name: str | None = None, part: pd.DataFrame | None = None) -> str:
-    """What an evidence chart shows, in words, for screen readers (Vega makes it the chart's
-    accessible name): what is drawn against what, and its figures, all of them when there are
-    few. Without it a screen reader read every mark's label, or every cell of a heatmap. One map
-    of a faceted heatmap (``name``, its records ``part``) says which of how many it is: each is a
-    chart of its own (facet_charts)."""
+    """What an evidence chart shows, in words, its accessible name: what is drawn against what, and its
+    figures, all of them when there are few. One map of a faceted heatmap (``name``, its records ``part``)
+    says which of how many it is."""
     spec = ev.chart
     df = pd.DataFrame(ev.records) if part is None else part
     words = _heatmap_words(df, spec) if spec["kind"] == "heatmap" else _series_words(df, spec, spec["kind"])
@@ -158,25 +155,20 @@ def charts(ev: Evidence, theme: str = "light") -> list[alt.TopLevelMixin]:
 
 
 def facet_charts(ev: Evidence, theme: str = "light") -> list[alt.TopLevelMixin]:
-    """A faceted heatmap as one chart per facet, each titled with its facet's name and described on
-    its own, for show_evidence to set in a row that wraps. A Vega facet cannot wrap to the screen: its
-    three influence maps were 727 px wide, and scrolled sideways in a 390 px phone's 358 px box.
-
-    Each map has its own axes, as the facets had when their sizes differed (the decoder's map is
-    over M_target positions); the colour scale stays one for all, as it was in the facet, so that
-    a shade means the same on every map."""
+    """A faceted heatmap as one chart per facet, titled and described on its own, for show_evidence to set
+    in a row that wraps (a Vega facet cannot). Each map has its own axes; the colour scale is one for all,
+    so a shade means the same on every map."""
     whole = pd.DataFrame(ev.records)[ev.chart["color"]]
     domain = None if whole.dtype == bool else [float(whole.min()), float(whole.max())]
-    # Drawn at their own size ("pad"): Streamlit otherwise fits a whole map, axes and legend, in 180 px.
+    # Drawn at their own size ("pad"): Streamlit otherwise squeezes axes and legend into the map's side.
     natural = alt.AutoSizeParams(type="pad", contains="padding")
     return [described_chart(_heatmap(part, ev.chart, theme, domain).properties(title=name, autosize=natural),
                             chart_description(ev, name, part)) for name, part in facets(ev)]
 
 
 def _heatmap(df: pd.DataFrame, spec: dict, theme: str, domain: list[float] | None = None) -> alt.Chart:
-    """One heatmap: 240 px square, or 180 px as one map of a facet, its legend under it so that three
-    maps fit side by side in a laptop's page (235 px each; with the legend at the side, 321 px). ``domain``
-    is the colour scale's, which a facet's maps share; None leaves it to Vega, from ``df``."""
+    """One heatmap, smaller as one map of a facet, its legend under it so three fit side by side on a laptop.
+    ``domain`` is the colour scale's, which a facet's maps share; None leaves it to Vega, from ``df``."""
     x, y, field = spec["x"], spec["y"], spec["color"]
     side = 180 if "facet" in spec else 240
     legend = alt.Legend(orient="bottom", gradientLength=side - 40) if "facet" in spec else alt.Undefined
@@ -193,11 +185,11 @@ def _heatmap(df: pd.DataFrame, spec: dict, theme: str, domain: list[float] | Non
     ).properties(width=side, height=side)
 
 
-# In a narrow chart a bar's name breaks after its colon or before its bracket, so the bars keep their room; the
-# chart's box decides, as the plot's width depends on the names (docs/layout.md, "Quiz evidence").
+# In a narrow chart a bar's name breaks after its colon or before its bracket; the chart's box decides
+# (docs/layout.md, "Quiz evidence").
 _NARROW = "containerSize()[0] < 280"
 BAR_NAME_LINES = label_lines(_NARROW, ": ", " (")
-BAR_NAME_PX = alt.ExprRef(f"{_NARROW} ? 11 : 12")  # 12: Streamlit's theme's, as before
+BAR_NAME_PX = alt.ExprRef(f"{_NARROW} ? 11 : 12")  # 12: Streamlit's theme's
 
 
 def _draw(ev: Evidence, theme: str) -> alt.TopLevelMixin | None:
@@ -229,8 +221,7 @@ def _draw(ev: Evidence, theme: str) -> alt.TopLevelMixin | None:
             **({"x2": alt.X2("start:Q")} if log_axis else {}),
             tooltip=[alt.Tooltip(f"{x}:N"), alt.Tooltip(f"{y}:Q", format=",")],
         ).properties(height=26 * len(df), autosize=FIT_WIDTH)  # the rows; the axis under them comes on top
-    # Counts on a line's x axis (layers, d_k, positions) get whole-number ticks: Vega's own put one at
-    # 1.5 layers, between the depths the experiment ran.
+    # Counts on a line's x axis (layers, d_k, positions) get whole-number ticks, the values the experiment ran.
     counts = kind == "line" and pd.api.types.is_integer_dtype(df[x])
     x_axis = alt.Axis(format="d", tickMinStep=1) if counts else alt.Axis()
     enc = {"x": alt.X(f"{x}:O") if kind == "bar" else alt.X(f"{x}:Q", axis=x_axis),
@@ -241,7 +232,6 @@ def _draw(ev: Evidence, theme: str) -> alt.TopLevelMixin | None:
             enc["xOffset"] = alt.XOffset(f"{spec['color']}:N")
     mark = alt.Chart(df).mark_bar() if kind == "bar" else alt.Chart(df).mark_line(point=True)
     # The height is the plot's own, with the axes and legend drawn around it, so neither is cut (FIT_WIDTH).
-
     return mark.encode(**enc).properties(height=220, autosize=FIT_WIDTH)
 
 
@@ -257,8 +247,7 @@ def marked_table(records: list[dict[str, Any]], asked: str | None) -> tuple[Any,
 
     Records may name their row with a "key" (core.rows), which is not shown. Returns the table, a
     pandas Styler (st.table keeps its shading and RECORD_CSS), and the marked record, or None when
-    no record is the one asked about. st.table reads every cell and header as Markdown, so each
-    text is escaped (as_literal): "W^Q", "d_k", "(N, M_target, vocab_size)" and "#" show as written.
+    no record is the one asked about. Texts are escaped (literal_frame).
     """
     df = pd.DataFrame(records)
     keys = list(df.pop("key")) if "key" in df else []
@@ -272,7 +261,6 @@ def marked_table(records: list[dict[str, Any]], asked: str | None) -> tuple[Any,
 
 
 def table_height(rows: int) -> int | str:
-    """A height for an evidence table that shows every row of a short one. A longer one (the
-    shift-right steps at M_target = 64) shows ROWS_IN_VIEW rows and half of the next, a hint that it
-    scrolls, under a header that stays put: all 64 made a page of numbers to scroll past."""
+    """A height that shows every row of a short evidence table; a longer one shows ROWS_IN_VIEW rows and half
+    of the next, a hint that it scrolls, under a header that stays put."""
     return "content" if rows <= ROWS_IN_VIEW else HEADER_PX + ROW_PX * ROWS_IN_VIEW + ROW_PX // 2

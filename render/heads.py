@@ -14,10 +14,10 @@ from render.tables import described, fill_data, in_words
 if TYPE_CHECKING:  # types only: core.views imports torch
     from core.views import KVSharing
 
-MAX_HEADS_DRAWN = 64  # query heads drawn as cells; past it the table alone says the groups
+MAX_HEADS_DRAWN = 64  # query heads drawn; past it the table alone says the groups
 MAX_GROUP_ROWS = 64  # K/V heads listed in the table
-HEAD_PX, ROW_PX = 36, 36  # a query head's cell, wide enough for its K/V head's number
-MOST_PX = 640  # the row's width at most: 64 heads get 10 px each, unlabelled
+HEAD_PX, ROW_PX = 36, 36  # wide enough for a K/V head's number
+MOST_PX = 640  # the row's width at most; many heads go unlabelled
 
 
 def heads_text(heads: list[int]) -> str:

@@ -18,18 +18,19 @@ from render.palette import INK
 from render.tables import FIT_WIDTH, described, described_chart, fill_data
 
 MASK_ON, MASK_OFF = "with the causal mask", "without the mask"
-LAB_ROW_PX = 16  # pixels a map's row, so that every row's label has room (docs/layout.md, "Training lab")
-LAB_LABEL_PX = (7, 11)  # the column labels' font: a column's width, within these bounds, so none overlap
-HIDDEN_CROSS = "#b2182b"  # read against the palest blue of "blues", where the crosses stand, in either theme
-STEP_TICKS = {"expr": "ceil(width / 120)"}  # a tick per 120 px of plot, so the step numbers never run together
+LAB_ROW_PX = 16  # a map's row, so every row's label has room (docs/layout.md)
+LAB_LABEL_PX = (7, 11)  # column labels as large as a column is wide, so none overlap
+HIDDEN_CROSS = "#b2182b"  # against "blues"' palest blue, where the crosses stand
+
+STEP_TICKS = {"expr": "ceil(width / 120)"}  # so the step numbers never run together
 ACCURACY_TOP = 1.1  # a strip above 100% that no line reaches, for the names of the two halves
 LOSS_PLOT_PX, ACCURACY_PLOT_PX = 240, 280  # the two line charts' plot heights
-# A dashed line's words go at an end of it, above or below, where no curve runs: the box they need, and the
-# narrowest phone's plot, where a place clear is clear on any screen.
+
+# A dashed line's words go where no curve runs: the box they need, on the narrowest phone's plot.
 LINE_LABEL_PX, LINE_LABEL_GAP, LINE_LABEL_CHAR_PX = 16, 3, 5
 NARROW_PLOT_PX = 250
-HALO_PX = 4  # the page-coloured outline round the words, for a curve that crosses them all the same
-LINE_LABEL_FONT_PX, LINE_LABEL_FIT_PX = 11, 4.6  # on a plot too narrow for the words, they are drawn smaller
+HALO_PX = 4  # a page-coloured outline, for a curve that crosses the words all the same
+LINE_LABEL_FONT_PX, LINE_LABEL_FIT_PX = 11, 4.6  # smaller on a plot too narrow for the words
 
 # In order of preference. Above the line reads as its name; at the right end a loss has settled, far
 # from where it starts (at the left, near ln(vocab_size)).
@@ -61,9 +62,7 @@ def crossings(curve: Curve, box: tuple[float, float, float, float]) -> int:
 def label_place(y: float, label: str, curves: list[Curve], x_range: tuple[float, float],
                 y_range: tuple[float, float], plot_px: int) -> tuple[str, str]:
     """Where the label of the dashed line at ``y`` goes, as (end, side): the first of PLACES whose box
-    no curve crosses and that stays inside the plot, else the one the fewest segments cross (its halo
-    keeps it readable). Before, each label had one fixed place, and at 390 px a held-out loss rising
-    past ln(vocab_size), or a mirror half not yet learned, ran straight through its words.
+    no curve crosses and that stays inside the plot, else the one the fewest segments cross.
 
     ``x_range`` and ``y_range`` are the axes' domains, ``plot_px`` the plot's height in pixels."""
     (x0, x1), (y0, y1) = x_range, y_range
@@ -152,7 +151,7 @@ def loss_words(loss: list[float], *, floor: float | None = None, val: list[tuple
 def _loss_layers(source: Any, curves: list[str], *, lines: list[dict], steps: int | None,
                  ink: dict[str, str]) -> alt.LayerChart:
     """The loss curves, and ``lines`` (y, label, place) dashed in ``ink``."""
-    # Whole steps only on the x axis: a run of 5 steps had ticks at 1.5, 2.5, ..., steps no run takes.
+    # Whole steps only on the x axis: a short run would get ticks at steps no run takes.
     base = alt.Chart(source).mark_line(point=False).encode(
         x=alt.X("step:Q", title="training step",
                 scale=alt.Scale(domain=[0, steps], nice=False) if steps else alt.Undefined,
@@ -172,8 +171,7 @@ def _loss_layers(source: Any, curves: list[str], *, lines: list[dict], steps: in
     return alt.layer(*layers).properties(height=LOSS_PLOT_PX, autosize=FIT_WIDTH)  # the legend above comes on top
 
 
-# The live chart's floor label, placed without its data, which is new at each redraw: under the line at
-# the right end, which a run's curve reaches last, from above (the floor is the lowest a masked run gets).
+# The live chart's floor label is placed without its data: under the line's right end, which a curve reaches last.
 LIVE_FLOOR_PLACE = ("right", "below")
 
 
@@ -249,9 +247,8 @@ def position_labels(M: int) -> list[str]:
 def attention_chart(weights: list[list[float]], M: int, title: str, *, causal: bool) -> alt.Chart:
     """One block's attention, averaged over heads: rows are guesses, columns the inputs looked at.
 
-    With ``causal``, a cross marks each input the mask hid from a guess (as on the attention page). Its
-    weight is exactly 0, the palest blue, which a small learned weight also rounds to: without the
-    crosses the mask's triangle could not be told from the inputs the model chose to ignore.
+    With ``causal``, a cross marks each input the mask hid: its weight, 0, is the same palest blue a small
+    learned weight rounds to.
     """
     labels = position_labels(M)
     keys = ["BOS", *labels[:-1]]  # input k holds token k - 1; the last token is never an input
@@ -264,7 +261,7 @@ def attention_chart(weights: list[list[float]], M: int, title: str, *, causal: b
     base = alt.Chart(pd.DataFrame(rows), title=title)
     x = alt.X("looks at:O", sort=keys, title="input looked at",
               axis=alt.Axis(labelFontSize=column_font, labelOverlap=True, labelSeparation=1, labelFlush=False))
-    # labelFlush off: Streamlit's theme turns it on, and it hung row x0's label half a line low.
+    # labelFlush off: Streamlit's theme turns it on, which sets the first row's label half a line low.
     y = alt.Y("guessing:O", sort=labels, title="guessing token", axis=alt.Axis(labelOverlap=False, labelFlush=False))
     cells = base.mark_rect().encode(
         x=x, y=y,
@@ -302,6 +299,5 @@ def examples_table(result: dict) -> pd.DataFrame:
         rows.append([str(t) for t in ex["sequence"]])
         rows.append([str(g) if g == t else f"{g} ✗" for g, t in zip(ex["predicted"], ex["sequence"])])
         index += [f"example {i}: sequence", f"example {i}: model's guess"]
-    # The index's name heads its column: unnamed, the grid's first header was empty, and a screen reader
-    # named the column of row labels with nothing (axe-core: empty-table-header).
+    # The index's name heads its column, so a screen reader names the column of row labels.
     return pd.DataFrame(rows, index=pd.Index(index, name="example"), columns=position_labels(result["settings"]["M"]))

@@ -1,7 +1,7 @@
 """The few colours a chart draws straight onto the page, by the page's theme ("light" or "dark")."""
 
 # No one ink reads at WCAG's contrast on both themes' pages, so each theme has its own; "ground" is the page,
-# for a halo round words a curve may cross. tests/ui/test_theme_css.py holds each to its contrast.
+# for a halo round words a curve may cross. tests/ui/look/test_css.py holds each to its contrast.
 
 INK = {
     "light": {"label": "#6b6b6b", "alert": "#c8102e", "blocked": "#444444", "ground": "#ffffff"},

@@ -31,8 +31,8 @@ TABLE_COLUMNS = ["#", "tensor", "live shape", "formula", "elements", "memory", "
 STACKED_COLUMN = "SDPA layout (heads stacked)"
 # As wide as the column, and as high as the plot itself: a legend below must not take its rows from the plot.
 FIT_WIDTH = {"type": "fit-x", "contains": "padding"}
-PHONE_PLOT_PX = 300  # the memory chart's plot on a 420 px phone, about; wider screens have more room
-LABEL_CHAR_PX = 6  # Vega's 11 px text, per character, about
+PHONE_PLOT_PX = 300  # the memory chart's plot on a phone, about; wider screens have more room
+LABEL_CHAR_PX = 6  # a character of Vega's label text, about
 
 # What three lines of a description cell hold: the grid cuts a longer text without a mark, so the cell says
 # where to read the rest (docs/layout.md, "The explorer's tables").
@@ -113,8 +113,7 @@ def table_csv(t: Trace) -> str:
 
 def title_lines(title: str, width: int = 20) -> str | list[str]:
     """An axis title longer than ``width`` characters, on two lines split at the space nearest its
-    middle: Vega cuts a title at its axis's length, and the quiz's skip connections chart, 220 px high, read
-    "gradient norm at embedding…"."""
+    middle: Vega cuts a title at its axis's length."""
     if len(title) <= width or " " not in title:
         return title
     middle = len(title) // 2
@@ -138,8 +137,7 @@ def sizes_text(cfg) -> str:
 
 
 def table_file_name(cfg, extension: str) -> str:
-    """A download's name with its sizes in it: two tables saved for two configs were both
-    transformer_shapes.csv, and nothing in the file said which was which."""
+    """A download's name with its sizes in it, so tables saved for two configs can be told apart."""
     tied = "_tied" if cfg.tie_embeddings else ""
     return f"transformer_shapes_{file_name_sizes(cfg)}_{cfg.positional}{tied}.{extension}"
 
@@ -195,15 +193,8 @@ _VIEW_KEYS = ("data", "mark", "encoding", "transform", "params", "projection")
 
 
 def one_layer(spec: dict) -> dict:
-    """The same picture with its top-level rows moved into its layers: a one-view chart becomes a
-    layer of one, and a layered chart's shared rows go into each layer that has none of its own.
-
-    Streamlit takes a chart's top-level rows out of its spec and hands them to the browser after
-    the chart's first paint: that paint had no rows, and Vega warned "Infinite extent" in the
-    console for every scale fitted to them (the parameter chart, the positional page's three, and
-    the lab's live loss curve about a hundred times a run, when it has no floor line and Altair
-    hoists the curve's rows). Rows inside a layer stay in the spec and are there from the first paint.
-    """
+    """The same picture with its top-level rows moved into each layer that has none of its own: Streamlit
+    sends top-level rows after the first paint, which then fits its scales to no rows ("Infinite extent")."""
     if "data" not in spec:
         return spec
     if "layer" in spec:
@@ -225,15 +216,9 @@ def in_words(items) -> str:
 def described(spec: dict, text: str) -> dict:
     """Give a chart one sentence for screen readers, and hide its marks from them.
 
-    Vega makes ``description`` the chart's accessible name; without one, a screen reader read
-    the marks' own labels ("× × × … 0.0 0.5 1.0 weight 0 1 2 …") and stopped at every cell of a
-    heatmap, up to 4096 of them. The numbers themselves are in tables beside the charts that
-    need them (ui.charts.show_numbers) and in each chart's own "Show data" menu.
-
-    Two switches, as Vega-Lite has two: the top-level ``aria`` hides the axes and legends only;
-    ``mark.aria`` hides the marks. With the first alone, words drawn as marks stayed readable: the
-    attention map's crosses ("× × × …", one per blocked cell, 2016 at M = 64) and the memory
-    chart's labels, which its description already says.
+    Vega makes ``description`` the chart's accessible name, so a screen reader does not read every mark
+    and cell; the numbers are in tables beside the charts (ui.look.charts.show_numbers). The top-level ``aria``
+    hides the axes and legends, ``mark.aria`` the marks, words drawn as marks included.
     """
     spec["description"] = text
     config = spec.setdefault("config", {})
@@ -262,9 +247,8 @@ def _params_template() -> dict:
 def params_spec(t: Trace) -> dict:
     """Horizontal bars: where the parameters live (a Vega-Lite spec built with Altair).
 
-    Its description gives every bar's count: a bar's figure is otherwise only in its tooltip,
-    which neither a keyboard nor a screen reader reaches (it said "on a log scale", too, of
-    an axis that is linear)."""
+    Its description gives every bar's count, which is otherwise only in a tooltip that neither a keyboard
+    nor a screen reader reaches."""
     frame = params_frame(t)
     spec = fill_data(_params_template(), {"params": frame.to_dict("records")})
     bars = "; ".join(f"{r.component} {r.parameters:,} ({r.share:.1%})" for r in frame.itertuples())
@@ -280,9 +264,8 @@ MEMORY_PARTS = {
 }
 
 
-# A learned position table has a row per position, so a model that runs at M has at least M rows:
-# past the config's max_len the curve's models have E more weights for every position more.
-LEARNED_PARAMS = "parameters (grow past M = max_len)"  # whole in the legend of a 360 px phone
+# A learned position table has a row per position: past max_len, E more weights for every position more.
+LEARNED_PARAMS = "parameters (grow past M = max_len)"  # short enough for a phone's legend
 
 
 # The plot's width that holds the longest legend label on one line, after its symbol; narrower, a label's
@@ -325,10 +308,8 @@ def memory_frame(points: list[MemoryPoint], learned: bool = False) -> pd.DataFra
 def _memory_template(ink: str, learned: bool, sides: tuple[str, ...],
                      x_title: str = "M = M_target (log scale)") -> dict:
     """The memory chart, built and validated by Altair once per colour of its labels, parameters'
-    label and set of sides its line labels take (``sides``); only its data changes.
-
-    A label layer is drawn only for a side some label takes: one filtered down to no rows made Vega
-    warn in the console ("Infinite extent for field M")."""
+    label and set of sides its line labels take (``sides``); only its data changes. A label layer
+    is drawn only for a side some label takes: Vega warns of a layer with no rows."""
     lines = alt.Chart(alt.NamedData(name="memory")).mark_line(point=True).encode(
         x=alt.X("M:Q", scale=alt.Scale(type="log", base=2), title=x_title),
         y=alt.Y("bytes:Q", scale=alt.Scale(type="log"), title="bytes (log scale)", axis=alt.Axis(format="~s")),
@@ -341,9 +322,7 @@ def _memory_template(ink: str, learned: bool, sides: tuple[str, ...],
     )
     rules = alt.Chart(alt.NamedData(name="marks")).mark_rule(strokeDash=[4, 3]).encode(
         x="M:Q", color=alt.value(ink), tooltip=["what:N"])
-    # Each dashed line is named on the chart, where a keyboard and a screen reader reach it, not in a tooltip;
-    # memory_spec puts each label on the side away from the other line, a line lower for the second.
-
+    # Each dashed line is named on the chart, where a keyboard and a screen reader reach it, not in a tooltip.
     labels = [alt.Chart(alt.NamedData(name="marks")).transform_filter(f"datum.side == '{side}'").mark_text(
         align=side, dx=4 if side == "left" else -4, baseline="top").encode(
         x="M:Q", y=alt.Y("offset:Q", scale=None), text="lines:N", color=alt.value(ink))

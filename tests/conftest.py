@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.runtime.pages_manager import PagesManager
 
-from ui.streamlit_internals import without_pages_dir
+from ui.server.streamlit_internals import without_pages_dir
 
 
 @pytest.fixture(autouse=True)

@@ -14,8 +14,8 @@ from core.weights import seeded
 from .base import MAX_HEAD_TRIES, MAX_SCORE_WIDTH, SIZE_LABELS, Evidence, bounded, generator
 
 SCALE_WIDTHS = ("d_k", "E", "M")  # what attention could divide q.k by: a head's width, the model's, the length
-# Keys per softmax in the entropy probe, whatever M is: over one key (M = 1) every entropy is 0, scaled or
-# not, which would say nothing about the scaling.
+
+# Keys per softmax in the entropy probe, whatever M is: over one key every entropy is 0, scaled or not.
 ENTROPY_KEYS = 16
 
 

@@ -9,28 +9,30 @@ import torch
 
 from core.config import SIZE_LABELS, TransformerConfig, divisors
 
-# Caps that keep every experiment well under a second and a few MiB, whatever the sliders say.
+# Caps that keep every experiment small and quick, whatever the sliders say.
 MAX_LEN = 16  # positions in a probe
 MAX_WIDTH = 64  # E in a probe
-# LayerNorm over 1 or 2 numbers hides a nudge to its input (bias only, or a sign): probes below MIN_WIDTH
-# run at RAISED_WIDTH.
+
+# LayerNorm over 1 or 2 numbers hides a nudge to its input (bias only, or a sign).
 MIN_WIDTH, RAISED_WIDTH = 3, 4
+
 PROBE_INPUTS = 64  # random positions the FFN's nonlinearity is read off
-PROBE_WIDTH = 8  # E of the wider FFN read when the config's never gives an output below 0
+PROBE_WIDTH = 8  # E of a wider FFN, when the config's never goes below 0
 NUDGES = 8  # nudges of one position in the FFN's position-wise probe
 MAX_FF = 256  # d_ff in a probe
 MAX_FFN_PROBE_WIDTH = 4 * MAX_WIDTH  # widest E at which ffn_layers builds the config's own model
+
 MAX_DEPTH = 16  # layers in the residual ablation
 MAX_VOCAB = 256
 MAX_MASK_DRAWN = 12  # the mask's heatmap draws at most this many positions a side
-MAX_MASK_SIDE = 4096  # a real causal mask up to 16 Mi booleans; beyond that, counted by formula
+MAX_MASK_SIDE = 4096  # a real causal mask up to this side; beyond, counted by formula
 MAX_HEAD_TRIES = 1024
 MAX_SCORE_WIDTH = 1024  # widest q and k sampled in score_scaling
-# The RNN questions' GRU runs at the learner's (N, M, E) within these bounds, and at capped N and E past
-# them, still stepping over every position up to MAX_GRU_STEPS.
-MAX_GRU_WORK = 2**24  # N * M * E**2, the multiply-adds of its matrix products over 6
-MAX_GRU_ELEMENTS = 2**20  # N * M * E, its input and its output: 4 MiB each
-MAX_GRU_WIDTH = 512  # E: its 6 E**2 weights, 6 MiB
+
+# The RNN questions' GRU runs at the learner's (N, M, E) within these bounds, capping N and E past them.
+MAX_GRU_WORK = 2**24  # N * M * E**2: its matrix products' multiply-adds, over 6
+MAX_GRU_ELEMENTS = 2**20  # N * M * E: its input and its output
+MAX_GRU_WIDTH = 512  # E: its 6 E**2 weights
 MAX_GRU_STEPS = 4096  # M: the M slider's last step
 
 

@@ -14,7 +14,8 @@ BEAMS = 4  # B in the questions
 STEPS = 3  # G new tokens in the beam search whose shapes are asked
 TARGET = 5  # T target tokens teacher forcing reads
 SAMPLES = 6  # S samples MBR compares
-MAX_ROWS_TIMES_VOCAB = 2**18  # N * vocab_size of a live run; past it, N and vocab_size are capped and scaled back
+
+MAX_ROWS_TIMES_VOCAB = 2**18  # N * vocab_size of a live run; past it, both are capped and scaled back
 COLD = 1e-5  # the temperature read as "near 0": a gap of 1e-4 between two logits becomes one of 10
 P = 0.9
 

@@ -137,8 +137,8 @@ def ffn_layers(cfg: TransformerConfig) -> Evidence:
     w0, w1 = stack[0].linear1.weight, stack[1].linear1.weight  # (d_ff, E) each
     L = min(cfg.M, MAX_LEN)
     x = torch.randn(1, L, E, generator=generator(cfg.seed))  # (1, L, E)
-    # A random nudge can leave every ReLU of a narrow layer off, so the first nudge is aimed to switch hidden
-    # unit 0 on; plain and nudged copies share one batch shape so untouched positions match bit for bit.
+    # The first nudge switches hidden unit 0 on (a random one can leave a narrow layer's ReLUs all off); one
+    # batch shape for both copies, so untouched positions match bit for bit.
     plain = x.repeat(NUDGES, 1, 1)  # (NUDGES, L, E)
     y = plain.clone()
     y[1:, L - 1] += 3 * torch.randn(NUDGES - 1, E, generator=generator(cfg.seed + 5))  # (NUDGES - 1, E)

@@ -41,7 +41,7 @@ def causal_probe(cfg: TransformerConfig) -> Evidence:
     choices = small.vocab_size - low  # ids the batch draws from: low .. vocab_size-1
     old = int(tgt[0, pos])
     # Any other id: the next drawable one, or, with a single drawable id (vocab_size 2 or 3), the one after
-    # it, wrapping to 0 ('1 - old' gave id -1 at vocab_size 3, and the probe failed).
+    # it, wrapping to 0 so no id falls outside the vocabulary.
     changed[0, pos] = low + (old - low + 1) % choices if choices > 1 else (old + 1) % small.vocab_size
     mask = generate_square_subsequent_mask(T)  # (M_target, M_target)
     with torch.no_grad():

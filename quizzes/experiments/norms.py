@@ -69,9 +69,8 @@ PRE_POST_LABELS = {
     "grad_pre_one_layer": "gradient norm at the embeddings, 1 layer, pre-norm",
     "grad_post_one_layer": "gradient norm at the embeddings, 1 layer, post-norm",
 }
-# One seeded stack's ratio swings with its draw (with Llama's parts, 0.93 to 1.5 over four seeds): the
-# question reads the geometric mean over PRE_POST_DRAWS stacks, and calls a mean within a factor of
-# ABOUT_THE_SAME either way about the same.
+# One seeded stack's ratio swings with its draw, so the question reads a geometric mean over stacks
+# (docs/quiz.md, "Live experiments").
 PRE_POST_DRAWS = 4
 ABOUT_THE_SAME = 1.15
 

@@ -26,8 +26,8 @@ def _nonlinearity(v: dict) -> int:
 
 
 def _reach(v: dict) -> int:
-    """Other positions moved: every output; else the nudged one alone, or none (a count of 0 was read
-    as 'every position's output')."""
+    """Which choice the probe's counts pick: every output if other positions moved, else the nudged one
+    alone, or none."""
     if v["positions_changed"] > int(v["nudged_position_moved"]):
         return 1
     return 0 if v["nudged_position_moved"] else 2

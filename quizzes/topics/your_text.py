@@ -30,8 +30,7 @@ TOPIC = "Your text"
 EXAMPLE_TEXT = "the cat sat on the mat"
 EXAMPLE = tokenize(EXAMPLE_TEXT, "word")  # what the questions read while the learner's box is empty
 SAME, DIFFERENT = "the same numbers", "different numbers"
-# The sizes of the pass that the questions on a row's numbers read when a real pass at the config's own is
-# over the memory budget: the first line alone, with E, nhead, d_ff and layers at most these.
+# A pass over the memory budget runs the first line alone at these sizes at most, so every question has an answer.
 CAPPED = {"E": 64, "nhead": 8, "d_ff": 256, "layers": 2}
 
 

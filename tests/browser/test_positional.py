@@ -134,7 +134,7 @@ def gradient_pixels(chart) -> int:
 def test_a_colour_scale_is_drawn_after_the_link_changes(app_url, laptop):
     """Vega names a colour scale's gradient by the page's address when the chart was drawn, and a tab
     changes the address: after a look at the curves, every colour bar on the Compare tab, drawn at
-    ?tab=table, was blank (ui.charts.drawn_at_this_link). Each gradient now names the page's present
+    ?tab=table, was blank (ui.look.charts.drawn_at_this_link). Each gradient now names the page's present
     address, and shows. (Straight from the first tab the bars showed: the browser found each gradient
     while the address still read tab=table, and kept it.)"""
     page = laptop

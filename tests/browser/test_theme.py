@@ -59,7 +59,7 @@ def test_a_dark_system_setting_gets_the_dark_theme_and_a_readable_figure(app_url
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_before_the_server_knows_the_theme_its_colours_follow_the_system(browser, scheme):
     """A session's first run can end before the browser has told the server its theme. The style sent
-    then (ui.theme_css with no theme) gives each system scheme its own colours: a dark system's
+    then (ui.look.css with no theme) gives each system scheme its own colours: a dark system's
     slider values and code comments were drawn in the light theme's until the next run. Drawn here on a
     page of our own, so that no run of the app can bring the known theme's style first."""
     context = browser.new_context(color_scheme=scheme)
@@ -82,7 +82,7 @@ def test_before_the_server_knows_the_theme_its_colours_follow_the_system(browser
 
 
 def theme_style_came(page, colour: str) -> None:
-    """Wait for the theme's <style> (ui.theme_css), known by a ``colour`` only that theme's has. The server
+    """Wait for the theme's <style> (ui.look.css), known by a ``colour`` only that theme's has. The server
     learns the browser's theme with a run (pages.theme_watch asks for one when it changes), and a first run may
     end before it: one CI run read the dark primary words' colour before the dark theme's style had come."""
     page.wait_for_function("c => [...document.querySelectorAll('style')].some(s => s.textContent.includes(c))",

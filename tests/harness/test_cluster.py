@@ -319,7 +319,7 @@ def test_a_rolling_restart_under_twelve_learners_shows_nobody_an_error(cluster, 
     back (harness.cluster.rolling_restart, as docs/deploy.md tells an operator), under twelve learners on the
     Explorer, each with its own config. A learner whose replica went away reconnects to a new session and keeps
     its page and its link, and its next slider move counts: the new session's first message carries it, and the
-    sidebar reads the link under it, not over it (ui/sidebar.py). Nobody sees an error."""
+    sidebar reads the link under it, not over it (ui/sidebar/config.py). Nobody sees an error."""
     shown = {learner.index: on_the_explorer(learner) for learner in learners}
     for replica in cluster.replicas:
         mine = [learner for learner in learners if learner.replica == replica.name]

@@ -154,7 +154,7 @@ def test_attention_page_draws_the_paper_big_model_from_a_slim_pass(monkeypatch):
     pass waited its turn at the memory gate the whole traces share."""
     from core.slim import slim_bytes
     from core.views import slim_attention_maps
-    from ui.trace_cache import GATE
+    from ui.compute.trace_cache import GATE
 
     reserved = []
     reserve = GATE.reserve

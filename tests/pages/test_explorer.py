@@ -12,8 +12,8 @@ import pytest
 from core import PRESETS, TransformerConfig, trace
 from render.diagram import shape_text
 from render.tables import DESCRIPTION_CELL_CHARS, READ_ON, STACKED_COLUMN, cell_text, table_csv, table_file_name
-from ui.config_link import FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS, nhead_options
-from tests.support.apptest import explorer_opened, make_app, running
+from ui.link.config import FFS, LAYER_RANGE, LENGTHS, N_RANGE, VOCABS, WIDTHS, nhead_options
+from tests.support.apptest import explorer_opened, figure_in_words, make_app, running
 
 SLIDERS = {  # widget key -> (is a plain slider, minimum, maximum)
     "w_N": (True, *N_RANGE),
@@ -130,7 +130,7 @@ def test_a_link_or_back_that_snaps_nhead_keeps_the_heads_asked_for():
     at.query_params.clear()
     at.query_params.update(back)
     with pytest.MonkeyPatch.context() as patch:  # Back: the run reads the entry's link
-        patch.setattr("ui.sidebar.history_navigation", lambda: True)
+        patch.setattr("ui.sidebar.config.history_navigation", lambda: True)
         at.run()
     assert (running(at).E, running(at).nhead) == (17, 1)
     at.sidebar.select_slider(key="w_E").set_value(20).run()
@@ -338,8 +338,7 @@ def test_extras_and_downloads_render():
 def test_the_figure_in_words_follows_the_sliders():
     at = make_app().run()
     at.sidebar.slider(key="w_N").set_value(5).run()
-    [words] = [e for e in at.expander if e.label.startswith("The figure in words")]
-    text = words.markdown[0].value
+    text = figure_in_words(at).markdown[0].value
     assert text.count("\n1. From ") == 24 and text.startswith("1. From inputs (source token ids)")
     assert "to input embedding × √E: (5, 8)" in text  # N=5, M=8
     assert text.endswith("From softmax to output probabilities: (5, 8, 100)")
@@ -491,7 +490,7 @@ def test_a_preset_sets_what_the_followers_follow_before_its_run_ends(monkeypatch
     """M_target and d_ff follow from a preset's M and E even when the learner's next move comes before
     the run that would have recorded them (Streamlit cuts that run short): the preset's callback
     records them itself. Without it, Paper base then E = 256 left d_ff at 2048."""
-    import ui.sidebar as sidebar
+    import ui.sidebar.config as sidebar
 
     state: dict = {"w_preset": next(n for n in PRESETS if n.startswith("Paper base"))}
     monkeypatch.setattr(sidebar.st, "session_state", state)

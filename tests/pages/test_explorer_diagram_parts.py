@@ -22,7 +22,7 @@ from tests.support.links import config_link
 def test_the_figure_in_words_names_the_new_parts(cfg, step, legend):
     at = make_app(config_link(cfg), timeout=120).run()
     at.switch_page("pages/explorer.py")
-    at = explorer_opened(at, tab="Architecture")
+    at = explorer_opened(at.run(), tab="Architecture", words=True)  # a page switch drops what was set before it
     assert not at.exception, at.exception
     assert not [e.value for e in at.error if "architecture" in e.value.lower()]
     [words] = [e for e in at.expander if e.label.startswith("The figure in words")]

@@ -10,9 +10,9 @@ from core.config import GPT2_SMALL, LLAMA2_70B, REAL_MODELS
 from core.memory import PUBLISHED_PARAMS
 from core.rows import extras_for, rows_for
 from render.diagram import shape_text
-from tests.support.apptest import explorer_opened, make_app, running
+from tests.support.apptest import explorer_opened, figure_in_words, make_app, running
 from tests.support.links import config_link
-from ui.config_link import snap_config
+from ui.link.config import snap_config
 
 TINY = {
     "encoder-decoder": TransformerConfig(N=2, M=6, E=16, nhead=4, vocab_size=30, layers=2),
@@ -45,13 +45,11 @@ def explorer_at():
 
 
 def steps_text(at) -> str:
-    [words] = [e for e in at.expander if e.label.startswith("The figure in words")]
-    return words.markdown[0].value.replace("\\_", "_")
+    return figure_in_words(at).markdown[0].value.replace("\\_", "_")
 
 
 def parts_text(at) -> str:
-    [words] = [e for e in at.expander if e.label.startswith("The figure in words")]
-    return words.caption[0].value.replace("\\_", "_")
+    return figure_in_words(at).caption[0].value.replace("\\_", "_")
 
 
 def kv_section(at) -> list[str]:

@@ -50,7 +50,7 @@ def test_the_slim_pass_refusal_names_the_sizes_each_part_grows_with():
     with no other."""
     from core import TransformerConfig
     from core.slim import slim_estimate
-    from ui.traces import _SLIM_PARTS
+    from ui.compute.traces import _SLIM_PARTS
 
     base = TransformerConfig(N=2, M=8, M_target=6, E=16, nhead=2, vocab_size=100, layers=2, d_ff=40, max_len=16)
     sizes = ("N", "M", "M_target", "E", "nhead", "d_ff", "layers", "vocab_size")
@@ -64,10 +64,10 @@ def test_the_slim_pass_refusal_names_the_sizes_each_part_grows_with():
 
 def test_the_pass_metric_says_where_the_table_goes_shape_only():
     """Its help said the table is read off a shape-only pass over the 256 MiB budget; the table goes
-    shape-only over 32 MiB (ui.traces.LIVE_TABLE_BYTES). At M=512 the default's pass holds about
+    shape-only over 32 MiB (ui.compute.traces.LIVE_TABLE_BYTES). At M=512 the default's pass holds about
     49 MiB: the table is shape-only, well under the budget."""
     from core import human_bytes
-    from ui.traces import LIVE_TABLE_BYTES
+    from ui.compute.traces import LIVE_TABLE_BYTES
     from tests.support.apptest import make_app
 
     at = make_app({"M": "512"}).run()

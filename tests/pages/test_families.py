@@ -9,7 +9,7 @@ from core import PRESETS, TransformerConfig
 from core.config import ARCHS
 from tests.support.apptest import make_app, open_page, running
 from tests.support.links import config_link
-from ui.config_link import FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_OPTION, N_RANGE, VOCABS, WIDTHS
+from ui.link.config import FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_OPTION, N_RANGE, VOCABS, WIDTHS
 
 
 def sidebar_parts(at) -> dict:

@@ -1010,7 +1010,7 @@ def test_symbols_in_a_reply_stand_for_the_sizes_the_question_names():
 
 
 def said(at) -> list[str]:
-    """The sentences the page puts in a role="alert" box of its own (ui.layout.announce)."""
+    """The sentences the page puts in a role="alert" box of its own (ui.look.layout.announce)."""
     return [text for h in at.get("html") for text in re.findall(r'role="alert">(.*?)</div>', h.proto.body)]
 
 

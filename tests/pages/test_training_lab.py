@@ -1,6 +1,6 @@
 """The training lab page runs tiny trainings to the end and renders their plain results.
 
-A run trains on a thread of its own (ui/lab_runs.py): a click on Train starts it and the page
+A run trains on a thread of its own (ui/lab/runs.py): a click on Train starts it and the page
 shows its progress; once it has ended, the next run of the page shows the result.
 """
 
@@ -300,7 +300,7 @@ def test_a_run_goes_on_while_the_learner_is_on_another_page(lab, held):
 
 
 def test_a_busy_server_turns_a_run_away_with_a_message(lab):
-    from ui.lab_runs import run_slots
+    from ui.lab.runs import run_slots
 
     slots = run_slots()
     assert slots.acquire(blocking=False) and slots.acquire(blocking=False)  # two runs elsewhere
@@ -353,7 +353,7 @@ def until(condition, seconds: float = 10.0) -> bool:
 def test_a_run_whose_tab_is_gone_stops_and_frees_its_slot_but_a_short_drop_does_not_stop_it(monkeypatch):
     from types import SimpleNamespace
 
-    import ui.lab_runs as lab_runs
+    import ui.lab.runs as lab_runs
 
     monkeypatch.setattr(lab_runs, "ABANDON_GRACE", 0.3)
     slot = threading.BoundedSemaphore(1)
@@ -379,7 +379,7 @@ def test_a_run_whose_tab_is_gone_stops_and_frees_its_slot_but_a_short_drop_does_
 
 
 def test_outside_a_served_app_a_run_never_asks_for_its_session():
-    from ui.streamlit_internals import session_alive
+    from ui.server.streamlit_internals import session_alive
 
     assert session_alive() is None  # no script run, no runtime: nothing to ask
 
@@ -387,7 +387,7 @@ def test_outside_a_served_app_a_run_never_asks_for_its_session():
 def test_a_session_check_that_fails_never_ends_a_run(monkeypatch):
     from types import SimpleNamespace
 
-    import ui.lab_runs as lab_runs
+    import ui.lab.runs as lab_runs
 
     monkeypatch.setattr(lab_runs, "ABANDON_GRACE", 0.05)
 

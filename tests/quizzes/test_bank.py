@@ -204,14 +204,14 @@ def test_answer_key_is_plain_json_values():
     assert [q["id"] for q in key["questions"]] == [q.id for q in questions_for(None, CONFIG_A)]
     assert json.loads(json.dumps(key, allow_nan=False)) == key
 
-    def plain(value) -> bool:
+    def json_plain(value) -> bool:
         if isinstance(value, (list, tuple)):
-            return all(plain(v) for v in value)
+            return all(json_plain(v) for v in value)
         if isinstance(value, dict):
-            return all(type(k) is str and plain(v) for k, v in value.items())
+            return all(type(k) is str and json_plain(v) for k, v in value.items())
         return value is None or type(value) in (bool, int, float, str)
 
-    assert plain(key)
+    assert json_plain(key)
     for item in key["questions"]:
         q = BY_ID[item["id"]]
         assert check(q, q.expected(Context(CONFIG_A)) if q.kind != "numeric" else item["answer"],
@@ -378,7 +378,7 @@ def test_every_question_on_the_pass_or_the_text_has_an_answer_at_every_preset(pr
     the text is over the budget too, and the text questions still answer. The questions on experiments are
     checked at every preset by the slow test below."""
     cfg = PRESETS[preset]
-    ctx = Context(cfg, trace=trace(cfg, shape_only=True))  # as the quiz page reads shapes: ui.quiz_state.context
+    ctx = Context(cfg, trace=trace(cfg, shape_only=True))  # as the quiz page reads shapes: ui.quiz.state.context
     shown = [q for q in questions_for(None, cfg) if q.evidence == "pass_shapes"]
     assert any(q.topic == "Your text" for q in shown)
     for q in shown:

@@ -23,14 +23,23 @@ def make_app(query: dict[str, str] | None = None, timeout: float = 60) -> AppTes
 
 
 def explorer_opened(at: AppTest, tab: str = "Memory against M", copy: bool = False, more: bool = False,
-                    code: bool = False) -> AppTest:
-    """Run the explorer with one of its pictures' tabs open, and its Markdown copy, its extras table or the
-    code of the row picked to read whole opened if asked: the page draws what is open only."""
+                    code: bool = False, words: bool = False, glossary: bool = False) -> AppTest:
+    """Run the explorer with one of its pictures' tabs open, and its Markdown copy, its extras table, the
+    code of the row picked to read whole, the figure in words or the glossary opened if asked: the page draws
+    what is open only."""
     at.session_state["x_tabs"] = tab
     at.session_state["x_copy"] = copy
     at.session_state["x_more"] = more
     at.session_state["x_code"] = code
+    at.session_state["x_words"] = words
+    at.session_state["glossary"] = glossary
     return at.run()
+
+
+def figure_in_words(at: AppTest):
+    """The Explorer's figure in words, opened (its Architecture tab open): drawn once opened."""
+    at = explorer_opened(at, tab="Architecture", words=True)
+    return next(e for e in at.expander if e.label.startswith("The figure in words"))
 
 
 def open_page(page: str, query: dict[str, str]) -> AppTest:

@@ -29,8 +29,8 @@ NAV = [  # sidebar link text, url path, an element the page draws once it is don
     ("Explorer", "explorer", '[data-testid="stDataFrame"]'),
     ("Attention", "attention", '[data-testid="stVegaLiteChart"]'),
     ("Positional encoding", "positional", '[data-testid="stVegaLiteChart"]'),
-    ("Quiz", "quiz", "h1"),
-    ("Training lab", "training_lab", "h1"),
+    ("Quiz", "quiz", ".st-key-quiz_io"),  # not the h1: the entry script draws each heading before the page
+    ("Training lab", "training_lab", ".st-key-tl_task"),
     ("Decoding", "decoding", '[data-testid="stDataFrame"]'),
     ("Cost", "cost", '[data-testid="stTable"]'),
     ("Compare", "compare", '[data-testid="stTable"]'),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from render.palette import INK
-from ui.theme_css import CODE_INK, PRIMARY_WORDS, theme_css
+from ui.look.css import CODE_INK, PRIMARY_WORDS, theme_css
 from tests.support.contrast import contrast, luminance
 
 __all__ = ["CODE_INK", "INK", "PRIMARY_WORDS", "theme_css", "plot_height", "luminance", "contrast", "hex_rgb",

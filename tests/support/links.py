@@ -7,7 +7,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from core import TransformerConfig
-from ui.config_link import config_values, link_text
+from ui.link.config import config_values, link_text
 
 
 def config_link(cfg: TransformerConfig) -> dict[str, str]:

@@ -72,24 +72,19 @@ _store = st.components.v2.component("tse_browser_store", js=_JS)
 
 def browser_store(name: str, key: str, save: str | None, base: str | None = None, seq: int = 0,
                   area: str = "local") -> None:
-    """Mount the store for ``name`` under the widget key ``key`` (see the module docstring for
-    ``save`` and ``base``; ``seq`` numbers the save, and a conflict report names it, as a read's
-    report does: report_for). ``area`` "session" keeps the text in the tab's sessionStorage instead,
-    for this tab alone. The element takes no room on the page; read what the browser said with
-    ``report`` and ``conflict``."""
+    """Mount the store for ``name`` under the widget key ``key`` (``save`` and ``base``: see the module docstring;
+    ``seq`` numbers the save, as a read is numbered for report_for). ``area`` "session" keeps the text in this
+    tab's sessionStorage alone. The element takes no room on the page; read what the browser said with ``report``
+    and ``conflict``."""
     _store(key=key, data={"name": PREFIX + name, "save": save, "base": base, "seq": seq, "area": area},
            default={"found": None, "conflict": None}, on_found_change=lambda: None,
            on_conflict_change=lambda: None, height=0)
 
 
 def report(key: str) -> dict[str, Any] | None:
-    """The browser's latest report for the store mounted under ``key``: ``{"available": bool,
-    "text": str}``, or None while it has not reported in this session.
-
-    It can be read anywhere in a run, before the store is mounted again: a page reads it at the
-    top, so the run that the report itself starts already draws what it changed (an extra
-    st.rerun() would race the learner's clicks: a page switch made meanwhile could be lost).
-    """
+    """The browser's latest report for the store mounted under ``key``: ``{"available": bool, "text": str}``, or
+    None while it has not reported in this session. Readable anywhere in a run, so a page reads it at the top and
+    the run the report starts already draws what it changed, with no extra st.rerun() to race the learner's clicks."""
     state = st.session_state.get(key)
     found = state.get("found") if isinstance(state, Mapping) else None
     if not isinstance(found, Mapping):
@@ -99,11 +94,9 @@ def report(key: str) -> dict[str, Any] | None:
 
 
 def report_for(key: str, seq: int) -> dict[str, Any] | None:
-    """The browser's report of the read numbered ``seq``, or None while that read has not reported.
-
-    Why the number: when a tab reconnects to another server (a replica that died, a restart), the
-    browser hands the new session the store's last state, the report of a read made for the old
-    session, perhaps long before. A read numbered for this session tells its own report apart."""
+    """The browser's report of the read numbered ``seq``, or None while that read has not reported. The number
+    tells this session's read apart from the store's last state, which a tab that reconnects to another server
+    hands the new session with an old session's report."""
     state = st.session_state.get(key)
     found = state.get("found") if isinstance(state, Mapping) else None
     if not isinstance(found, Mapping) or found.get("seq") != seq:

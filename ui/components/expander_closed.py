@@ -3,10 +3,10 @@
 Why: the quiz asks before Reset progress forgets every answer, inside the expander that holds Reset.
 Streamlit draws an expander's contents whether it is open or not, and an expander that does not
 track its state (on_change) opens and closes in the browser alone, so a question left pending when
-the learner closed it was still there, waiting for a "Yes", when they opened it again. Tracking the
+the learner closes it would still be there, waiting for a "Yes", when they open it again. Tracking the
 state is no help there: it makes the label part of the expander's identity, and that expander's
-label names the shuffle seed, so each new seed made a new expander and took the keyboard's focus
-out of the seed's box.
+label names the shuffle seed, so each new seed would make a new expander and take the keyboard's
+focus out of the seed's box.
 
 How: a component that takes no room runs in the page's own document, mounted only while something
 waits on the expander. It listens for the ``toggle`` event of the ``<details>`` inside the element

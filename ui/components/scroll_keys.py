@@ -2,9 +2,8 @@
 
 Why: a heatmap wider than the column (on a phone, or at 400 % zoom on a laptop, WCAG's reflow case)
 scrolls sideways in its own box, and so does a long line of code. A mouse, a touchpad or a finger
-can scroll it; the keyboard could not, since neither box could take the focus, so the last keys and
-the colour scale were out of a keyboard user's reach (axe-core's rule scrollable-region-focusable, at
-390 px: the positional map and the explorer's code box).
+can scroll it; the keyboard cannot unless the box takes the focus, or the last keys and
+the colour scale are out of a keyboard user's reach (axe-core's rule scrollable-region-focusable).
 
 How: a component that takes no room runs in the page's own document. It gives every such box that
 does scroll ``tabindex="0"``, so Tab reaches it and the arrow keys scroll it, and takes it away from a
@@ -17,10 +16,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.server.streamlit_internals import by_test_id
+
 # The boxes that scroll sideways: a chart's (pages' CSS in streamlit_app.py gives it overflow-x: auto) and
 # a code box's <pre>.
 _JS = """
-const BOXES = '.vega-embed, [data-testid="stCode"] pre';
+const BOXES = '.vega-embed, %(code)s pre';
 
 function mark() {
   for (const box of document.querySelectorAll(BOXES)) {
@@ -59,7 +60,7 @@ export default function () {
 _FOCUS_CSS = ("<style>[data-tse-scroll-keys]:focus-visible { outline: 2px solid currentColor; outline-offset: 2px; }"
               "</style>")
 
-_scroll_keys = st.components.v2.component("tse_scroll_keys", js=_JS)
+_scroll_keys = st.components.v2.component("tse_scroll_keys", js=_JS % {"code": by_test_id("stCode")})
 
 
 def scroll_keys(key: str = "scroll_keys") -> None:

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.server.streamlit_internals import by_test_id
+
 _JS = """
 function pageScroller(element) {
   // The nearest ancestor that scrolls (overflow auto or scroll): the page. One that merely clips
@@ -40,7 +42,7 @@ function offset(target, page, block) {
   // How far the page must scroll for the target to stand where asked (0: it does).
   const view = page === document.scrollingElement ? { top: 0, bottom: window.innerHeight }
                                                     : page.getBoundingClientRect();
-  const header = document.querySelector('[data-testid="stHeader"]');
+  const header = document.querySelector('%(header)s');
   const top = Math.max(view.top, header ? header.getBoundingClientRect().bottom : 0);  // under the bar
   const box = target.getBoundingClientRect();
   if (block === 'start' || box.top < top || box.height > view.bottom - top) {
@@ -77,15 +79,13 @@ export default function (component) {
 }
 """
 
-WATCH_MS = 4000  # ms a request keeps its target where asked; an expander animates its growth for about 500
+WATCH_MS = 4000  # how long (ms) a request keeps its target where asked: longer than an expander's opening
 
-_scroll_to = st.components.v2.component("tse_scroll_to", js=_JS % {"watch": WATCH_MS})
+_scroll_to = st.components.v2.component("tse_scroll_to", js=_JS % {"watch": WATCH_MS, "header": by_test_id("stHeader")})
 
 
 def scroll_to(key: str, request: int, block: str = "start") -> None:
-    """Scroll the element with widget or container key ``key`` into view; ``request`` numbers the
-    requests, so that each mounts anew and is carried out once (a rerun with the same number does not
-    scroll again).
-    ``block``, as scrollIntoView names them: "start" puts it at the top; "nearest" scrolls only as far as
-    it takes to show it whole, so that what the learner was looking at, just above it, stays in view."""
+    """Scroll the element with widget or container key ``key`` into view, once per ``request`` number (a rerun with
+    the same number does not scroll again). ``block`` as scrollIntoView takes it: "start" puts it at the top;
+    "nearest" scrolls only as far as it takes to show it whole, so what is just above stays in view."""
     _scroll_to(key=f"scroll_to_{key}_{request}", data={"target": f"st-key-{key}", "block": block}, height=0)

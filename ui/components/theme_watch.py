@@ -1,7 +1,7 @@
 """Start a run when the browser switches between the light and the dark theme.
 
 Why: a chart's words and a few of its marks are drawn in the theme's ink (render.palette.INK, chosen by
-ui.theme.theme), and Streamlit tells the server the theme only with a run. Switching the theme
+ui.look.theme.theme), and Streamlit tells the server the theme only with a run. Switching the theme
 from the app's menu, or the system going dark while the page is open, starts no run, and the charts
 would keep the light ink, too faint on the dark page, until the learner next touched a control.
 
@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.theme import said_theme
+from ui.look.theme import said_theme
+from ui.server.streamlit_internals import by_test_id
 
 # Runs each time Python sends new data (every run) and when the theme changes: the previous poll is
 # stopped first.
 _JS = """
 function pageTheme() {
-  const app = document.querySelector('[data-testid="stApp"]');
+  const app = document.querySelector('%(app)s');
   const rgb = app ? getComputedStyle(app).backgroundColor.match(/[0-9.]+/g) : null;
   if (!rgb) return null;
   const [r, g, b] = rgb.map(Number);
@@ -60,7 +61,7 @@ export default function (component) {
 }
 """
 
-_theme_watch = st.components.v2.component("tse_theme_watch", js=_JS)
+_theme_watch = st.components.v2.component("tse_theme_watch", js=_JS % {"app": by_test_id("stApp")})
 
 
 def watch_theme(key: str = "theme_watch") -> None:

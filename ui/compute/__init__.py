@@ -1,0 +1,1 @@
+"""Calls into core, cached across the server's sessions: traces, cost reports, decoding runs."""

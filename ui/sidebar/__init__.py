@@ -1,0 +1,1 @@
+"""The sidebar: its config widgets (config), the parts' fold (parts) and the page navigation."""
