@@ -159,7 +159,7 @@ def test_every_page_works_through_the_balancer(cluster, browser, tmp_path):
         assert csv.splitlines()[0].startswith("#") or "," in csv.splitlines()[0]
         assert f"({learner.N}, 8)" in csv or f"{learner.N}, 8" in csv, csv[:300]
         for path, drawn in (("attention", '[data-testid="stVegaLiteChart"]'),
-                            ("positional", '[data-testid="stVegaLiteChart"]'), ("training_lab", "h1")):
+                            ("positional", '[data-testid="stVegaLiteChart"]'), ("training_lab", ".st-key-tl_task")):
             page.goto(f"{cluster.url}/{path}?N={learner.N}")
             expect(page.locator(drawn).first).to_be_visible(timeout=LOAD)
             idle(page)
