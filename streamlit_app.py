@@ -11,14 +11,14 @@ import streamlit as st
 from core.views import limit_torch_threads
 from ui.components.scroll_keys import scroll_keys
 from ui.components.theme_watch import watch_theme
-from ui.look.layout import with_wrapper
-from ui.server.long_lived import freeze_long_lived
-from ui.sidebar.navigation import draw_navigation
-from ui.sidebar.config import give_to_page, sidebar_config
-from ui.look.theme import said_theme
 from ui.look.css import theme_css
+from ui.look.layout import with_wrapper
+from ui.look.theme import said_theme
+from ui.server.long_lived import freeze_long_lived
 from ui.server.streamlit_internals import CLOSE_FULLSCREEN, by_test_id
 from ui.server.warm_up import warm_shapes_in_background
+from ui.sidebar.config import give_to_page, sidebar_config
+from ui.sidebar.navigation import draw_navigation
 
 # Small passes run fastest on one thread (see limit_torch_threads); TSE_TORCH_THREADS overrides.
 _threads = os.environ.get("TSE_TORCH_THREADS", "1")

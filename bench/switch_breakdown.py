@@ -15,15 +15,12 @@ screen. The messages a switch receives are decoded, so each switch splits into:
   switch to the page done      the click to the browser showing the run finished (the whole page drawn).
 
 Each step is measured at the browser, as messages arrive: Streamlit flushes its queue to the websocket every
-few milliseconds, and a browser busy drawing reads its messages late, so a late step may be the browser's.
-The floor draws its heading before its slider, as the app does.
+few milliseconds (a shorter step reads as 0), and a browser busy drawing reads its messages late, so a late
+step may be the browser's. The floor draws its slider, in its entry script, before its page's heading, so its
+steps fall differently: read its total and its elements before the heading.
 
 With --profile it also samples the renderer's main thread (V8's CPU profiler) over --profile more switches of
 each, from the click to the heading on screen, and gives its time by script file.
-
-Each step is measured at the browser, as messages arrive; Streamlit flushes its queue to the websocket every
-few milliseconds, so a step shorter than that reads as 0. The floor draws its slider after its navigation,
-so its steps fall differently: read its total and its elements before the heading.
 
     python bench/switch_breakdown.py                  # 10 switches on each
     python bench/switch_breakdown.py --switches 20 --profile 6

@@ -20,15 +20,15 @@ from render.heads import MAX_GROUP_ROWS, MAX_HEADS_DRAWN, kv_groups_frame, kv_he
 from render.latent import head_note, latent_note
 from render.window import layer_pair, pair_caption, window_mask_note
 from render.tables import numbers_frame
+from ui.compute.trace_cache import GATE
+from ui.compute.traces import cached_shapes, cached_trace, over_budget, shape_only_banner, slim_refusal
 from ui.look.charts import drawn_at_this_link, map_box, show_chart, show_numbers
+from ui.look.theme import theme
+from ui.sections.values import text_pass, token_map, weights_words
+from ui.sections.your_text import text_box
 from ui.server.guard import guard
 from ui.server.streamlit_internals import leave_legacy_pages_mode
 from ui.sidebar.config import forget_link_warnings, this_run
-from ui.look.theme import theme
-from ui.compute.trace_cache import GATE
-from ui.compute.traces import cached_shapes, cached_trace, over_budget, shape_only_banner, slim_refusal
-from ui.sections.values import text_pass, token_map, weights_words
-from ui.sections.your_text import text_box
 
 leave_legacy_pages_mode()  # before anything is drawn: see ui/server/streamlit_internals.py
 

@@ -7,8 +7,8 @@ import streamlit as st
 from core.compare import find_preset
 from render.compare import differences, highlighted, section_frame, sections
 from ui.compute.cost import cached_compare
-from ui.server.guard import guard
 from ui.link.choices import COMPARED, SIDEBAR_MODEL, short_name
+from ui.server.guard import guard
 from ui.server.streamlit_internals import leave_legacy_pages_mode
 from ui.sidebar.config import forget_link_warnings, this_run
 

@@ -12,14 +12,14 @@ from core.cost import LIVE_SAVED_BUDGET_BYTES, OPTIMIZERS, RECOMPUTE, CostSettin
 from core.memory import estimate
 from render.cost import crossover_words, figure_value, figures_frame, fits_frame, flops_frame, flops_spec, live_frame
 from render.palette import INK
-from ui.look.charts import show_chart
 from ui.compute.cost import cached_counted_flops, cached_live, cached_report
-from ui.server.guard import guard
 from ui.link.choices import (BATCH_CHOICES, CONTEXT_CHOICES, DP_CHOICES, FLASH_TEXT, GPU_NAMES, MFU_CHOICES, OPTIMAL,
                            TOKEN_TEXT)
+from ui.look.charts import show_chart
+from ui.look.theme import theme
+from ui.server.guard import guard
 from ui.server.streamlit_internals import leave_legacy_pages_mode
 from ui.sidebar.config import forget_link_warnings, this_run
-from ui.look.theme import theme
 
 leave_legacy_pages_mode()  # before anything is drawn: see ui/server/streamlit_internals.py
 

@@ -13,13 +13,13 @@ from render.decoding import (beam_tree_frame, beam_tree_spec, cache_frame, candi
                              distribution_frame, finished_frame, records_frame, scores_frame, token_text,
                              token_text_line, utility_frame)
 from render.markdown import as_literal
-from ui.look.charts import show_chart
 from ui.compute.decoding import cached_model, cached_run
-from ui.server.guard import guard
 from ui.link.choices import (DECODING_MODELS, DECODING_STRATEGIES, EARLY_STOPPING, LENGTH_PENALTIES, MAX_DECODING_G,
                            TEMPERATURES, TOP_PS)
-from ui.sidebar.config import forget_link_warnings
+from ui.look.charts import show_chart
+from ui.server.guard import guard
 from ui.server.streamlit_internals import leave_legacy_pages_mode
+from ui.sidebar.config import forget_link_warnings
 
 leave_legacy_pages_mode()  # before anything is drawn: see ui/server/streamlit_internals.py
 

@@ -18,17 +18,17 @@ from render.diagram import (ACTIVATION_NAMES, MIN_WIDTH, NORM_NAMES, WIDTH, arch
                             architecture_title, heads_words, legend_lines)
 from render.tables import (STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_cells,
                           table_csv, table_file_name, table_json, table_markdown)
+from ui.compute.traces import cached_shapes, LIVE_TABLE_BYTES, over_budget, shape_only_banner
 from ui.look.charts import show_chart
-from ui.server.guard import guard
 from ui.look.layout import phone_only_caption, sidebar_closed_hint
-from ui.server.streamlit_internals import by_test_id, leave_legacy_pages_mode
+from ui.look.theme import theme
 from ui.sections.experts import moe_parameters, published_words, routing_section
 from ui.sections.kv_cache import kv_cache_section
-from ui.sidebar.config import this_run
-from ui.look.theme import theme
-from ui.compute.traces import cached_shapes, LIVE_TABLE_BYTES, over_budget, shape_only_banner
 from ui.sections.values import value_views
 from ui.sections.your_text import text_box
+from ui.server.guard import guard
+from ui.server.streamlit_internals import by_test_id, leave_legacy_pages_mode
+from ui.sidebar.config import this_run
 
 leave_legacy_pages_mode()  # before anything is drawn: see ui/server/streamlit_internals.py
 

@@ -15,14 +15,14 @@ from render.charts import (COLUMN_MAX, curves_spec, full_width, positional_spec,
                           scrolls_on_the_narrowest_phone, similarity_spec, zero_vectors_caption)
 from render.rope import rope_angles_frame, rope_angles_spec, rope_scores_frame
 from render.tables import numbers_frame
-from ui.look.charts import drawn_at_this_link, map_box, show_chart, show_numbers
-from ui.server.guard import guard
-from ui.look.layout import narrowest_only_caption
+from ui.compute.traces import cached_shapes, cached_trace, config_over_budget
 from ui.link.choices import MAX_CURVES, curve_dims, positional_tabs
+from ui.look.charts import drawn_at_this_link, map_box, show_chart, show_numbers
+from ui.look.layout import narrowest_only_caption
 from ui.sections.relative import relative_tab, relative_words
+from ui.server.guard import guard
 from ui.server.streamlit_internals import leave_legacy_pages_mode
 from ui.sidebar.config import forget_link_warnings, this_run
-from ui.compute.traces import cached_shapes, cached_trace, config_over_budget
 
 leave_legacy_pages_mode()  # before anything is drawn: see ui/server/streamlit_internals.py
 

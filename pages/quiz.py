@@ -27,15 +27,14 @@ from render.evidence import (ASKED, RECORD_PHONE_CSS, charts, literal_frame, mar
                              value_text)
 from render.markdown import as_literal
 from render.tables import sizes_text
-from ui.look.charts import drawn_at_this_link, show_chart
 from ui.components.enter_checks import enter_checks
 from ui.components.expander_closed import on_expander_closed
 from ui.components.scroll_to import scroll_to
-from ui.link.config import CONFIG_FIELDS
-from ui.server.guard import guard
-from ui.look.layout import announce
 from ui.link.choices import MAX_SEED, ONE, SET
-from ui.server.streamlit_internals import leave_legacy_pages_mode
+from ui.link.config import CONFIG_FIELDS
+from ui.look.charts import drawn_at_this_link, show_chart
+from ui.look.layout import announce
+from ui.look.theme import theme
 from ui.quiz.state import (ALL, answer_key_open, apply_import, ask_reset, cached_evidence, checks_answered, context,
                            current_seed, end_review_without_linked_question, go_to_next_scrolled_up, go_to_question,
                            import_note, import_pasted, just_checked, keep_answers, messages, new_review, new_shuffle,
@@ -43,8 +42,9 @@ from ui.quiz.state import (ALL, answer_key_open, apply_import, ask_reset, cached
                            reopen_progress_io, reset, still_asking, storage_blocked, submit, take_announcement,
                            take_empty_answer, take_scroll, take_unreadable_answer, went_round)
 from ui.quiz.sync import keep_in_browser, take_browser_report
+from ui.server.guard import guard
+from ui.server.streamlit_internals import leave_legacy_pages_mode
 from ui.sidebar.config import forget_link_warnings
-from ui.look.theme import theme
 
 leave_legacy_pages_mode()  # before anything is drawn: see ui/server/streamlit_internals.py
 

@@ -24,14 +24,14 @@ from core.train import LMSettings, ReversalSettings, load_text, make_tokenizer, 
 from render.lab_charts import (MASK_OFF, MASK_ON, accuracy_chart, attention_chart, examples_table, live_loss_spec,
                                loss_chart)
 from render.tables import in_words
-from ui.look.charts import drawn_at_this_link, show_chart
-from ui.server.guard import guard
 from ui.lab.marks import mark_runs, runs_lost
 from ui.lab.runs import LabRun, keep_trained, start_run
 from ui.link.choices import LAB_TASKS
+from ui.look.charts import drawn_at_this_link, show_chart
+from ui.look.theme import theme
+from ui.server.guard import guard
 from ui.server.streamlit_internals import leave_legacy_pages_mode
 from ui.sidebar.config import forget_link_warnings
-from ui.look.theme import theme
 
 leave_legacy_pages_mode()  # before anything is drawn: see ui/server/streamlit_internals.py
 

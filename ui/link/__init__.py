@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, MutableMapping
 
 from core import DEFAULT, TransformerConfig
-from ui.link.config import choices_twice, link_params, link_text, preset_named, preset_values, snap_config
 from ui.link.choices import PAGE_CHOICES, keep_choices_in_range, link_values, names_any_case, read_choices, whole_number
+from ui.link.config import choices_twice, link_params, link_text, preset_named, preset_values, snap_config
 
 TEXT_NAMES = ("text", "tokens", "target")  # the learner's text's part of a link (ui/sections/your_text.py)
 TEXT_PAGES = ("", "explorer", "attention")  # the pages that draw the text box (url_path; "" is the default page)

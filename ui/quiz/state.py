@@ -23,10 +23,10 @@ from quizzes.progress import counted, load_progress, missed, new_progress, now_m
 from quizzes.recheck import file_config, recheck
 from quizzes.topics.your_text import EXAMPLE
 from render.markdown import as_literal
-from ui.link.config import on_sliders
-from ui.link.choices import ALL_TOPICS, LINKED, quiz_order
-from ui.sidebar.config import forget_link_warnings, this_run
 from ui.compute.traces import cached_shape_only, cached_shapes
+from ui.link.choices import ALL_TOPICS, LINKED, quiz_order
+from ui.link.config import on_sliders
+from ui.sidebar.config import forget_link_warnings, this_run
 
 ALL = ALL_TOPICS
 PROGRESS = "quiz_progress"

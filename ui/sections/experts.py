@@ -16,11 +16,11 @@ from core.values import sequence_labels
 from render.experts import param_parts_spec, routing_spec, short_count, tokens_per_expert_spec
 from render.values import token_labels
 from ui.look.charts import drawn_at_this_link, map_box, show_chart
-from ui.server.guard import guard
-from ui.sidebar.config import forget_link_warnings
 from ui.look.theme import theme
 from ui.sections.values import pass_for, weights_words
 from ui.sections.your_text import YourText
+from ui.server.guard import guard
+from ui.sidebar.config import forget_link_warnings
 
 DATA_SHAPE = ("How many tokens each expert gets, T_e, is the one shape in the whole model that depends on the data: "
               "every other shape follows from the config alone.")

@@ -16,12 +16,12 @@ from core.views import context_cost, kv_cache_view
 from render.diagram import heads_words
 from render.kv_cache import (KIND_COLUMNS, cache_formula, kinds_frame, kv_cache_spec, latent_saving_words,
                              per_token_words)
-from ui.look.charts import show_chart
-from ui.server.guard import guard
-from ui.link.choices import KV_G_CHOICES
-from ui.sidebar.config import forget_link_warnings
-from ui.look.theme import theme
 from ui.compute.traces import cached_cache_check
+from ui.link.choices import KV_G_CHOICES
+from ui.look.charts import show_chart
+from ui.look.theme import theme
+from ui.server.guard import guard
+from ui.sidebar.config import forget_link_warnings
 
 CONTEXT = 4096  # the context a served Llama-2 holds
 

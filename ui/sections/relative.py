@@ -8,9 +8,9 @@ import streamlit as st
 from core.config import TransformerConfig
 from core.views import relative_view
 from render.relative import bucket_offsets_frame, relative_buckets_frame, relative_buckets_spec
+from ui.compute.traces import cached_shapes
 from ui.look.charts import drawn_at_this_link, map_box, show_chart
 from ui.look.layout import phone_only_caption
-from ui.compute.traces import cached_shapes
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -22,10 +22,10 @@ from core.views import AttentionMap, attention_kinds, attention_map
 from render.markdown import as_literal
 from render.steps import step_panels, step_title
 from render.values import heat_table, shown_labels, values_frame
-from ui.server.guard import guard
 from ui.compute.trace_cache import GATE, kept_bytes, trace_cache
 from ui.compute.traces import cached_shapes, cached_trace
 from ui.sections.your_text import YourText, trained_model
+from ui.server.guard import guard
 
 UNTRAINED = "untrained (random weights)"
 

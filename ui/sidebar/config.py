@@ -21,13 +21,13 @@ from core.config import ACTIVATIONS, ARCHS, NORMS, POSITIONAL_KINDS, SIZE_LABELS
 from core.train import TrainedModel
 from render.diagram import ACTIVATION_NAMES, NORM_NAMES
 from render.markdown import as_literal
+from ui.link import link_query, read_link
 from ui.link.config import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_OPTION, N_RANGE, SIZE_FIELDS, VOCABS,
                             WIDTHS, attention_kind, config_values, nearest, nhead_options, snap_config)
-from ui.link import link_query, read_link
-from ui.sidebar.parts import CHOICE_KEYS, LAST, PART_KEYS, Kit, part_controls, part_moved, set_choices
-from ui.server.streamlit_internals import history_navigation
 from ui.sections.your_text import (YourText, clear_text, current_text, leave_trained, text_link_values, text_sizes,
                           trained_model)
+from ui.server.streamlit_internals import history_navigation
+from ui.sidebar.parts import CHOICE_KEYS, LAST, PART_KEYS, Kit, part_controls, part_moved, set_choices
 
 
 # Widget key -> (config field, label). Labels carry the learner's symbol; tests find sliders by it.

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from ui.link.config import config_values
 from ui.link import link_query
-from ui.sidebar.config import Run
+from ui.link.config import config_values
 from ui.sections.your_text import text_link_values
+from ui.sidebar.config import Run
 
 
 def draw_navigation(container, pages: Sequence, run: Run) -> None:

@@ -10,8 +10,8 @@ import pytest
 
 from core import DEFAULT, PRESETS
 from quizzes import TOPICS, Context
-from ui.link.config import CONFIG_FIELDS, SIZE_FIELDS, link_params, snap_config
 from ui.link.choices import PAGE_CHOICES, names_any_case, quiz_order, read_choice, read_choices
+from ui.link.config import CONFIG_FIELDS, SIZE_FIELDS, link_params, snap_config
 from tests.support.apptest import answer, browser_reports, make_app, open_page, running, score_line, stored_copy
 
 GARBAGE = [  # query, what the config must become, a word the warning must contain
