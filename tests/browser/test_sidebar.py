@@ -43,9 +43,7 @@ def test_target_length_and_d_ff_follow_their_sliders_and_back_undoes_both(app_ur
     the table and the URL too, and one Back undoes a move with its follower."""
     page.goto(app_url + "/?M=8&E=16")
     expect(shape_cell(page, 0)).to_have_text("(2, 8)", timeout=LOAD)
-    # The follower moves once the server has run with the new value. Waiting for it, not only for idle(),
-    # keeps the second key out of the first key's run: idle() can return before that run has begun, and
-    # once, in a full CI run, E's key was lost (d_ff stayed 64), most likely pressed into that run.
+    # Wait for the follower, not only idle(): idle() can return before the key's run begins.
     for label, follower, moved in (("M — source length", "M_target — target length", "9"),
                                    ("E — embedding size", "d_ff — FFN hidden width", "68")):
         thumb = slider_thumb(page, label)

@@ -340,9 +340,7 @@ def _read_url(page: str) -> None:
         return
     st.session_state["url_read"] = True
     st.session_state["url_warnings"] = link.warnings
-    # A first run gives the link's values as the widgets' defaults, not through session state, which would
-    # beat what the browser sends: a tab moved to a new server (its replica restarted) sends the learner's
-    # move in the first message of its new session, and that move must count (_replay_first_moves).
+    # A first run gives the link's values as defaults: a reconnected tab's first message is a move that must win.
     put = st.session_state.setdefault(_LINKED, {}).__setitem__ if first else _set_widget
     _set_widgets(link.cfg, link.asked_nhead, put)
     put("w_preset", _matching_preset(link.cfg))
