@@ -1,6 +1,6 @@
 """One link per architecture family, opened on the Explorer in a real browser as a newcomer would: the page
-draws its table with no error, the sidebar's Architecture group shows the family the link names, and a
-toggle there goes into the link."""
+draws its table with no error, the line under the sidebar's closed Architecture group names the family the
+link names, and once the group is opened a toggle there goes into the link."""
 
 from __future__ import annotations
 
@@ -25,12 +25,18 @@ def architecture(page):
     return page.locator(".st-key-w_arch")
 
 
+def sidebar(page):
+    return page.locator('[data-testid="stSidebar"]')
+
+
 @pytest.mark.parametrize("family", list(FAMILY_LINKS))
 def test_a_link_to_a_family_opens_the_explorer_on_that_family(app_url, page, family):
     page.goto(app_url + "/explorer" + FAMILY_LINKS[family])
-    expect(architecture(page).get_by_role("radio", name=family)).to_be_checked(timeout=LOAD)
-    idle(page)
     arch = family.split(" ")[0]
+    # The Architecture group starts closed: the line under it names what runs, the family first.
+    expect(sidebar(page).get_by_text(re.compile(rf"^{arch}, (post|pre)-norm, "))).to_be_visible(timeout=LOAD)
+    expect(architecture(page)).to_have_count(0)
+    idle(page)
     expect(page).to_have_url(re.compile(rf"[?&]arch={arch}(&|$)"))
     # The target length is the encoder-decoder's alone: a single stack shows no slider for it.
     target = page.locator('[data-testid="stSlider"]').filter(has_text="M_target — target length")
@@ -44,6 +50,10 @@ def test_a_link_to_a_family_opens_the_explorer_on_that_family(app_url, page, fam
 
 def test_the_decoder_only_links_parts_show_in_the_sidebar_and_a_toggle_goes_into_the_link(app_url, page):
     page.goto(app_url + "/explorer" + FAMILY_LINKS["decoder-only (GPT, Llama)"])
+    expect(sidebar(page).get_by_text("decoder-only, pre-norm, RMSNorm, SwiGLU, RoPE positions, GQA (nhead_kv = 2), "
+                                     "no bias")).to_be_visible(timeout=LOAD)
+    idle(page)
+    page.locator(".st-key-sidebar_architecture").get_by_text("Architecture", exact=True).click()
     expect(architecture(page).get_by_role("radio", name="decoder-only (GPT, Llama)")).to_be_checked(timeout=LOAD)
     idle(page)
     for key, name in (("w_norm_first", "pre-norm (GPT-2, Llama)"), ("w_norm", "RMSNorm"), ("w_activation", "SwiGLU"),

@@ -7,7 +7,7 @@ import pytest
 
 from core import PRESETS, TransformerConfig
 from core.config import ARCHS
-from tests.support.apptest import make_app, open_page, running
+from tests.support.apptest import architecture_opened, architecture_summary, make_app, open_page, running
 from tests.support.links import config_link
 from ui.link.config import FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_OPTION, N_RANGE, VOCABS, WIDTHS
 
@@ -19,9 +19,9 @@ def sidebar_parts(at) -> dict:
 
 
 def test_the_architecture_group_holds_every_part_and_its_default_is_the_papers_model():
-    at = make_app().run()
+    at = architecture_opened(make_app()).run()
     assert not at.exception
-    assert "Architecture" in [h.value for h in at.sidebar.header]
+    assert "Architecture" in [e.label for e in at.sidebar.expander]
     assert sidebar_parts(at) == {"arch": "encoder-decoder", "norm_first": False, "norm": "layernorm",
                                  "activation": "relu", "positional": "sinusoidal"}
     assert at.sidebar.radio(key="w_arch").options == ["encoder-decoder (the paper, T5)", "decoder-only (GPT, Llama)",
@@ -36,7 +36,7 @@ def test_the_architecture_group_holds_every_part_and_its_default_is_the_papers_m
 
 
 def test_moving_each_part_reaches_the_config_and_the_link():
-    at = make_app().run()
+    at = architecture_opened(make_app()).run()
     at.sidebar.radio(key="w_arch").set_value("decoder-only").run()
     at.sidebar.radio(key="w_norm_first").set_value(True).run()
     at.sidebar.radio(key="w_norm").set_value("rmsnorm").run()
@@ -56,7 +56,7 @@ def test_moving_each_part_reaches_the_config_and_the_link():
 
 
 def test_the_target_length_and_the_two_stacks_wording_show_for_the_encoder_decoder_only():
-    at = make_app({"M_target": "5"}).run()
+    at = architecture_opened(make_app({"M_target": "5"})).run()
     assert at.sidebar.select_slider(key="w_M_target").value == 5
     assert at.sidebar.slider(key="w_layers").label == "layers — encoder and decoder layers, each"
     for family, layers in [("decoder-only", "layers — decoder layers"), ("encoder-only", "layers — encoder layers")]:
@@ -74,7 +74,7 @@ def test_the_target_length_and_the_two_stacks_wording_show_for_the_encoder_decod
 
 
 def test_nhead_kv_offers_divisors_of_nhead_and_follows_it():
-    at = make_app({"E": "64", "nhead": "8"}).run()
+    at = architecture_opened(make_app({"E": "64", "nhead": "8"})).run()
     kv = at.sidebar.select_slider(key="w_nhead_kv")
     assert kv.options == ["1 (MQA)", "2 (GQA)", "4 (GQA)", "8 (MHA)"] and kv.value == 8
     at.sidebar.select_slider(key="w_nhead").set_value(16).run()  # MHA stays MHA
@@ -95,7 +95,7 @@ def test_nhead_kv_offers_divisors_of_nhead_and_follows_it():
 
 
 def test_rope_is_offered_for_an_even_d_k_only_and_comes_back_when_d_k_is_even_again():
-    at = make_app({"positional": "rope", "E": "16", "nhead": "2"}).run()
+    at = architecture_opened(make_app({"positional": "rope", "E": "16", "nhead": "2"})).run()
     assert running(at).positional == "rope"
     at.sidebar.select_slider(key="w_E").set_value(18).run()  # d_k = 9
     assert not at.exception and not at.sidebar.error
@@ -114,7 +114,7 @@ def test_rope_is_offered_for_an_even_d_k_only_and_comes_back_when_d_k_is_even_ag
                                   or c.positional == "rope"])
 def test_a_family_preset_applies_exactly_and_the_sidebar_shows_its_parts(name):
     preset = PRESETS[name]
-    at = make_app().run()
+    at = architecture_opened(make_app()).run()
     at.sidebar.selectbox(key="w_preset").set_value(name).run()
     assert not at.exception and not at.sidebar.error
     assert running(at) == preset
@@ -165,7 +165,9 @@ def assert_renders_the_family(at, page: str, arch: str) -> None:
     assert not at.exception, (page, arch, at.exception)
     assert not at.error, (page, arch, [e.value for e in at.error])
     assert at.title, page
-    assert at.sidebar.radio(key="w_arch").value == arch
+    # The family's radio while the Architecture group is open, and the line under it while it is closed.
+    assert ([r.value for r in at.sidebar.radio if r.key == "w_arch"] or [architecture_summary(at).split(",")[0]]) \
+        == [arch]
     assert at.query_params["arch"] == arch
     assert ("M_target" in at.query_params) == (arch == "encoder-decoder")
 
@@ -215,7 +217,9 @@ def test_every_page_renders_every_preset(page, name):
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_follows_the_sidebar_from_one_family_to_the_next(page):
     """The learner's way from the paper's model to Llama-2-70B: toggles, then the preset, on one page."""
-    at = open_page(page, {})
+    at = make_app({})
+    at.switch_page(f"pages/{page}.py")
+    at = architecture_opened(at).run()
     for arch in ("decoder-only", "encoder-only", "encoder-decoder", "decoder-only"):
         at.sidebar.radio(key="w_arch").set_value(arch).run()
         assert_renders_the_family(at, page, arch)
@@ -228,7 +232,7 @@ def test_every_page_follows_the_sidebar_from_one_family_to_the_next(page):
 def test_toggles_alone_take_the_papers_model_to_llama_2_70b():
     """The issue's goal: from the default, the Architecture group's toggles and the size sliders reach
     Llama-2-70B exactly, and the link they write opens on the preset of that name."""
-    at = make_app().run()
+    at = architecture_opened(make_app()).run()
     for key, value in (("w_arch", "decoder-only"), ("w_norm_first", True), ("w_norm", "rmsnorm"),
                        ("w_activation", "swiglu"), ("w_positional", "rope")):
         at.sidebar.radio(key=key).set_value(value).run()

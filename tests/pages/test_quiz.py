@@ -13,7 +13,7 @@ from quizzes import BY_ID, QUESTIONS, Context, Question, format_answer, question
 from quizzes.experiments import EXPERIMENTS
 from quizzes.progress import FORMAT
 from render.tables import title_lines
-from tests.support.apptest import (answer, answered, browser_reports, make_app, open_page, running, score_line,
+from tests.support.apptest import (answer, answered, architecture_opened, browser_reports, make_app, open_page, running, score_line,
                                    stored_copy)
 from tests.support.links import config_link
 
@@ -423,7 +423,7 @@ def test_a_formula_that_depends_on_the_config_is_shown_for_the_config_answered_w
     """A learned table's parameters are max_len*E, sinusoids' none. After a switch back to sinusoids,
     the attempt at the learned table still shows its own formula; a formula that is just a number
     is not repeated beside the answer; and a switch of tie_embeddings is listed too."""
-    at = quiz_app()
+    at = architecture_opened(quiz_app()).run()
     at.sidebar.radio(key="w_positional").set_value("learned").run()
     step_to(at, "Positional encoding", "pos-params")
     answer(at, "pos-params", "E*max_len")  # 16 x 8 = 128 at the default config
@@ -1446,7 +1446,7 @@ def test_the_score_counts_the_questions_about_the_family_shown_and_says_so():
     both = sorted(q.id for q in questions_for(None, DEFAULT) if q.applies(DEFAULT.replace(arch="decoder-only",
                                                                                              M_target=None)))
     only = sorted(q.id for q in questions_for(None, DEFAULT) if q.id not in both)
-    at = answered(both[:1] + only[:3])
+    at = architecture_opened(answered(both[:1] + only[:3])).run()
     assert score_line(at).startswith("Score: **0 right**, **4 wrong**")
     at.sidebar.radio(key="w_arch").set_value("decoder-only").run()
     decoder = questions_for(None, running(at))

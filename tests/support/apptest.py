@@ -9,6 +9,10 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from quizzes.progress import FORMAT
+from core.config import ARCHS
+from ui.sidebar.config import ARCHITECTURE_OPEN
+
+ARCHITECTURE_FAMILIES = tuple(f"{arch}, " for arch in ARCHS)
 
 APP = str(Path(__file__).resolve().parents[2] / "streamlit_app.py")
 LAB_PAGE = "pages/training_lab.py"
@@ -20,6 +24,18 @@ def make_app(query: dict[str, str] | None = None, timeout: float = 60) -> AppTes
     if query:
         at.query_params.update(query)
     return at
+
+
+def architecture_opened(at: AppTest) -> AppTest:
+    """The sidebar's Architecture group opened, as a learner opens it: its widgets are drawn only then."""
+    at.session_state[ARCHITECTURE_OPEN] = True
+    return at
+
+
+def architecture_summary(at: AppTest) -> str:
+    """The line under the closed Architecture group that names its choices as they run."""
+    [line] = [c.value for c in at.sidebar.caption if c.value.startswith(ARCHITECTURE_FAMILIES)]
+    return line
 
 
 def explorer_opened(at: AppTest, tab: str = "Memory against M", copy: bool = False, more: bool = False,

@@ -27,7 +27,7 @@ from ui.link.config import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_
 from ui.sections.your_text import (YourText, clear_text, current_text, leave_trained, text_link_values, text_sizes,
                           trained_model)
 from ui.server.streamlit_internals import history_navigation
-from ui.sidebar.parts import CHOICE_KEYS, LAST, PART_KEYS, Kit, part_controls, part_moved, set_choices
+from ui.sidebar.parts import CHOICE_KEYS, LAST, Kit, part_controls, set_choices
 
 
 # Widget key -> (config field, label). Labels carry the learner's symbol; tests find sliders by it.
@@ -66,6 +66,9 @@ _WANTED_KV = "nhead_kv_wanted"  # the K/V heads the learner last chose; None: as
 _WANTED_POSITIONAL = "positional_wanted"  # the positions last chosen: RoPE waits out an odd d_k
 _LINKED = "sidebar_linked"  # a session's first run: widget key -> the link's value, each widget's default
 _FIRST_MOVES = "sidebar_first_moves"  # widgets a new session's first message had moved off the link's values
+ARCHITECTURE_OPEN = "sidebar_architecture"  # the Architecture group's expander: open (its widgets drawn) or not
+_ARCHITECTURE_KEYS = tuple(_WIDGET + name for name in ("arch", "norm_first", "norm", "activation", "positional",
+                                                       "nhead_kv", "bias"))
 
 # A key pressed before code's setting reached the browser sends the browser's stale value (docs/layout.md).
 _SEEN = "sidebar_seen"  # every sidebar widget's value as the server last had it, code's settings included
@@ -307,8 +310,6 @@ def _replay_first_moves() -> None:
     for key in st.session_state.pop(_FIRST_MOVES, ()):
         if key in _FOLLOWS:
             _follow(*_FOLLOWS[key])
-        elif key in PART_KEYS:
-            part_moved(_mark_custom)
         else:
             {"w_preset": _apply_preset, "w_nhead": _choose_nhead, "w_nhead_kv": _choose_nhead_kv,
              "w_positional": _choose_positional}.get(key, _mark_custom)()
@@ -497,14 +498,15 @@ def sidebar_config(page: str = "") -> Run:
     sb.checkbox(labels["tie_embeddings"], **custom, **shown("tie_embeddings"),
                 help="The paper shares one vocab_size × E matrix between both embeddings and the final linear layer; "
                      "GPT-2 and GPT-3 share it too, Llama-2 does not.")
-    _architecture(sb, nhead, _value("w_E") // nhead, used)
+    group = _architecture(sb, nhead, _value("w_E") // nhead, used)
+    summary = sb.empty()  # the group's choices in words while it is closed, once the config is known
     values = {name: _value(_WIDGET + name) for name in SIZE_FIELDS}
     if values["arch"] != "encoder-decoder":
         values["M_target"] = None  # one stack, one sequence of M tokens
-    parts, _ = part_controls(sb, values, Kit(_set_widget, partial(_widget_args, used=used), _mark_custom, used, _value))
-    # Last, below the parts' fold: the sidebar ends on a control, which its hidden page helpers follow.
-    sb.checkbox(LABELS["bias"], on_change=_mark_custom, **_widget_args("bias", used=used),
-                help="The paper's linear layers add a bias, and LayerNorm a shift β; Llama-2 has neither.")
+    parts, notes = part_controls(group, values, Kit(_set_widget, partial(_widget_args, used=used), _mark_custom, used,
+                                                    _value))
+    for note in notes:  # a part the family or the sizes leave out for now
+        sb.caption(note)
     moved = _first_moves()
     state[_SET_BY_CODE] = set()
     if moved:
@@ -521,6 +523,8 @@ def sidebar_config(page: str = "") -> Run:
     _write_url(sliders, page)
     view_page, view_warnings = state.get("view_warnings", ("", []))
     link_warning(state.get("url_warnings", []) + (view_warnings if view_page == page else []))
+    if group is None:
+        summary.caption(architecture_words(sliders if trained is None else trained.config))
     if trained is not None:
         return Run(trained.config, sliders, trained=trained, set_by=used)
     mine, problem = current_text(sliders)
@@ -542,72 +546,95 @@ def _heads_words(E: int, nhead: int, wanted: int | None) -> str:
     return said
 
 
-def _architecture(sb, nhead: int, d_k: int, used: dict[str, Any]) -> None:
+def _architecture(sb, nhead: int, d_k: int, used: dict[str, Any]):
     """The Architecture group: the family and the parts that tell the paper's model from GPT's and Llama's.
 
-    Every choice it offers makes a valid config with the sizes above: nhead_kv only divides nhead, and
-    RoPE, which turns pairs of dimensions, is offered only for an even d_k."""
+    Its widgets are drawn only while it is open (a browser draws each control on every run); closed, they keep
+    their values. Returns the open group, for the parts' controls, or None. Every choice it offers makes a valid
+    config with the sizes above: nhead_kv only divides nhead, and RoPE is offered only for an even d_k."""
     state = st.session_state
-    custom = {"on_change": _mark_custom}
-    sb.header("Architecture")
-    shown = partial(_widget_args, used=used)
-    choice = partial(_widget_args, used=used, arg="index")
-
-    sb.radio(LABELS["arch"], format_func=ARCH_NAMES.__getitem__, **custom, **choice("arch", list(ARCHS)),
-             help="Encoder-decoder: the paper's two stacks, the decoder reading the encoder through cross-attention. "
-                  "Decoder-only: one stack with the causal mask, predicting the next token. Encoder-only: one stack "
-                  "that reads every position both ways. A single stack has one sequence, of M tokens.")
-    flags = [False, True]
-    sb.radio(LABELS["norm_first"], format_func=NORM_FIRST_NAMES.__getitem__, horizontal=True, **custom,
-             **choice("norm_first", flags),
-             help="Post-norm: x = norm(x + sublayer(x)), as the paper. Pre-norm: x = x + sublayer(norm(x)), with one "
-                  "final norm after the last layer.")
-    sb.radio(LABELS["norm"], format_func=NORM_NAMES.__getitem__, horizontal=True, **custom,
-             **choice("norm", list(NORMS)),
-             help="RMSNorm divides by the root mean square alone: no mean subtracted, no shift (β).")
-    sb.radio(LABELS["activation"], format_func=ACTIVATION_NAMES.__getitem__, horizontal=True, **custom,
-             **choice("activation", list(ACTIVATIONS)),
-             help="SwiGLU gates the FFN: (SiLU(x W1) ⊙ x W3) W2, three matrices of E · d_ff weights each (W1 and W3 "
-                  "in, W2 out) where ReLU and GELU have two.")
     # RoPE turns d_k's dimensions in pairs: an odd d_k has none to offer, and a RoPE chosen before waits.
     kinds = [kind for kind in POSITIONAL_KINDS if kind != "rope" or d_k % 2 == 0]
     wanted = state.get(_WANTED_POSITIONAL) or _value("w_positional") or DEFAULT.positional
     positional = wanted if wanted in kinds else DEFAULT.positional
     if _value("w_positional") != positional:
         _set_widget("w_positional", positional)
-    positions = choice("positional", list(POSITIONAL_KINDS) if "positional" in used else kinds)
-    sb.radio(LABELS["positional"], format_func=POSITIONAL_NAMES.__getitem__, horizontal=True,
-             on_change=_choose_positional, **positions,
-             help="Sinusoidal and learned positions are added to the token embeddings; RoPE rotates each head's "
-                  "queries and keys by their positions instead; relative (T5) adds a learned bias per head and offset "
-                  "bucket to the scores; none gives the model no positions at all."
-                  + ("" if "rope" in kinds else f" RoPE is not offered now: it turns pairs of dimensions, and d_k = "
-                                                f"E/nhead = {d_k} is odd."))
-    if wanted == "rope" and positional != "rope" and not positions["disabled"]:
-        sb.caption(f"RoPE turns pairs of dimensions, so it needs an even d_k; d_k = E/nhead = {d_k} is odd, so "
-                   f"positions are {positional} for now. RoPE comes back when d_k is even.")
     # nhead_kv keeps the learner's choice, as nhead does: E = 17 forces both down, E = 32 gives both back.
     wanted_kv = state.get(_WANTED_KV)
     kv = _kv_heads(nhead, wanted_kv)
     if _value("w_nhead_kv") != kv:
         _set_widget("w_nhead_kv", kv)
+    group = sb.expander("Architecture", key=ARCHITECTURE_OPEN, on_change="rerun", icon=":material/account_tree:")
+    if group.open:
+        _architecture_widgets(group, nhead, d_k, kinds, used)
+    else:
+        for key in _ARCHITECTURE_KEYS:
+            if key in state:  # kept while its widget is not drawn: Streamlit forgets an undrawn widget's value
+                _set_widget(key, state[key])
+    # A value the sizes force away from the learner's is said below the group, open or not.
+    if wanted == "rope" and positional != "rope" and "positional" not in used:
+        sb.caption(f"RoPE turns pairs of dimensions, so it needs an even d_k; d_k = E/nhead = {d_k} is odd, so "
+                   f"positions are {positional} for now. RoPE comes back when d_k is even.")
+    if wanted_kv and wanted_kv != kv and "nhead_kv" not in used:
+        sb.caption(f"nhead_kv = {wanted_kv}, as set before, does not divide nhead = {nhead}, so nhead_kv is {kv} for "
+                   f"now; it goes back to {wanted_kv} when nhead allows.")
+    return group if group.open else None
+
+
+def _architecture_widgets(group, nhead: int, d_k: int, kinds: list[str], used: dict[str, Any]) -> None:
+    """The open Architecture group's own widgets: family, norms, activation, positions, nhead_kv and bias."""
+    state = st.session_state
+    custom = {"on_change": _mark_custom}
+    shown = partial(_widget_args, used=used)
+    choice = partial(_widget_args, used=used, arg="index")
+    group.radio(LABELS["arch"], format_func=ARCH_NAMES.__getitem__, **custom, **choice("arch", list(ARCHS)),
+                help="Encoder-decoder: the paper's two stacks, the decoder reading the encoder through cross-attention. "
+                     "Decoder-only: one stack with the causal mask, predicting the next token. Encoder-only: one stack "
+                     "that reads every position both ways. A single stack has one sequence, of M tokens.")
+    group.radio(LABELS["norm_first"], format_func=NORM_FIRST_NAMES.__getitem__, horizontal=True, **custom,
+                **choice("norm_first", [False, True]),
+                help="Post-norm: x = norm(x + sublayer(x)), as the paper. Pre-norm: x = x + sublayer(norm(x)), with "
+                     "one final norm after the last layer.")
+    group.radio(LABELS["norm"], format_func=NORM_NAMES.__getitem__, horizontal=True, **custom,
+                **choice("norm", list(NORMS)),
+                help="RMSNorm divides by the root mean square alone: no mean subtracted, no shift (β).")
+    group.radio(LABELS["activation"], format_func=ACTIVATION_NAMES.__getitem__, horizontal=True, **custom,
+                **choice("activation", list(ACTIVATIONS)),
+                help="SwiGLU gates the FFN: (SiLU(x W1) ⊙ x W3) W2, three matrices of E · d_ff weights each (W1 and "
+                     "W3 in, W2 out) where ReLU and GELU have two.")
+    positions = choice("positional", list(POSITIONAL_KINDS) if "positional" in used else kinds)
+    group.radio(LABELS["positional"], format_func=POSITIONAL_NAMES.__getitem__, horizontal=True,
+                on_change=_choose_positional, **positions,
+                help="Sinusoidal and learned positions are added to the token embeddings; RoPE rotates each head's "
+                     "queries and keys by their positions instead; relative (T5) adds a learned bias per head and "
+                     "offset bucket to the scores; none gives the model no positions at all."
+                     + ("" if "rope" in kinds else f" RoPE is not offered now: it turns pairs of dimensions, and "
+                                                   f"d_k = E/nhead = {d_k} is odd."))
     kv_widget = shown("nhead_kv", divisors(nhead))
     shown_heads = state[_SHOWN + "nhead"] if kv_widget["disabled"] else nhead
     kv_widget["options"] = _options_holding(divisors(shown_heads), _value(kv_widget["key"]))
     shown_kv = _value(kv_widget["key"])
-    sb.select_slider(LABELS["nhead_kv"], on_change=_choose_nhead_kv,
-                     format_func=lambda h: f"{h} ({attention_kind(shown_heads, h)})",
-                     **kv_widget | {"disabled": kv_widget["disabled"] or len(kv_widget["options"]) == 1},
-                     help="Only divisors of nhead are offered: each K/V head serves nhead / nhead_kv query heads. "
-                          "MHA: one K/V head per query head (the paper); GQA: groups share one (Llama-2-70B); "
-                          "MQA: one K/V head for all.")
-    group = shown_heads // shown_kv
-    said = (f"nhead_kv = {shown_kv} of nhead = {shown_heads}: {attention_kind(shown_heads, shown_kv)}, "
-            + ("every query head has its own K and V." if group == 1 else f"each K/V head serves {group} query heads."))
-    if wanted_kv and wanted_kv != kv and not kv_widget["disabled"]:
-        said += (f" nhead_kv = {wanted_kv}, as set before, does not divide nhead = {nhead}, so nhead_kv is {kv} for "
-                 f"now; it goes back to {wanted_kv} when nhead allows.")
-    sb.caption(said)
+    group.select_slider(LABELS["nhead_kv"], on_change=_choose_nhead_kv,
+                        format_func=lambda h: f"{h} ({attention_kind(shown_heads, h)})",
+                        **kv_widget | {"disabled": kv_widget["disabled"] or len(kv_widget["options"]) == 1},
+                        help="Only divisors of nhead are offered: each K/V head serves nhead / nhead_kv query heads. "
+                             "MHA: one K/V head per query head (the paper); GQA: groups share one (Llama-2-70B); "
+                             "MQA: one K/V head for all.")
+    heads_per_kv = shown_heads // shown_kv
+    group.caption(f"nhead_kv = {shown_kv} of nhead = {shown_heads}: {attention_kind(shown_heads, shown_kv)}, "
+                  + ("every query head has its own K and V." if heads_per_kv == 1
+                     else f"each K/V head serves {heads_per_kv} query heads."))
+    group.checkbox(LABELS["bias"], **custom, **shown("bias"),
+                   help="The paper's linear layers add a bias, and LayerNorm a shift β; Llama-2 has neither.")
+
+
+def architecture_words(c: TransformerConfig) -> str:
+    """The Architecture group's choices as they run, in one line: said under the group while it is closed."""
+    kind = "MLA" if c.attention == "mla" else f"{attention_kind(c.nhead, c.nhead_kv)} (nhead_kv = {c.nhead_kv})"
+    parts = [c.arch, "pre-norm" if c.norm_first else "post-norm", NORM_NAMES[c.norm], ACTIVATION_NAMES[c.activation],
+             f"{POSITIONAL_NAMES[c.positional]} positions", kind, "biases" if c.bias else "no bias"]
+    parts += [part for part in _new_parts(c) if not part.startswith("MLA")]
+    return ", ".join(parts)
 
 
 def _write_url(cfg: TransformerConfig, page: str) -> None:

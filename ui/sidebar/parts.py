@@ -20,7 +20,6 @@ from ui.link.config import FFS, LENGTHS, WIDTHS, snap_config
 from ui.link.parts import BUCKET_RANGE, EXPERT_COUNTS, FOLLOWERS, PART_FIELDS, SHARED_RANGE, UNSET, pinned
 
 LAST = "sidebar_last"  # the sliders' config as the sidebar last had it: the followers follow from there
-TOUCHED = "parts_touched"  # a part control was moved this session: its expander stays open
 FFN_KEY, WINDOW_KEY = "w_ffn", "w_window_on"  # the two choices that are no config field: n_experts > 0, window > 0
 CHOICE_KEYS = (FFN_KEY, WINDOW_KEY)
 PART_KEYS = frozenset({*("w_" + name for name in PART_FIELDS), *CHOICE_KEYS})  # every widget drawn here
@@ -101,9 +100,9 @@ def set_choices(cfg: TransformerConfig, set_widget: Callable[[str, Any], None]) 
     set_widget(WINDOW_KEY, "on" if cfg.window else "off")
 
 
-def part_controls(sb, sizes: dict[str, Any], kit: Kit) -> tuple[dict[str, Any], list[str]]:
-    """Draw the parts' controls under the Architecture group, with a sentence for each part left out, and return
-    the part fields that run and those sentences. Called after the sizes' widgets are drawn, before its own are."""
+def part_controls(group, sizes: dict[str, Any], kit: Kit) -> tuple[dict[str, Any], list[str]]:
+    """Draw the parts' controls into ``group``, the open Architecture group (None: closed, nothing drawn), and
+    return the part fields that run and a sentence for each part left out. Called after the sizes' widgets."""
     state = st.session_state
     parts, cfg, notes = resolve(sizes, kit.value)
     if any(name in kit.used for name in PART_FIELDS):  # the trained model sets every part (a text sets sizes only)
@@ -112,40 +111,33 @@ def part_controls(sb, sizes: dict[str, Any], kit: Kit) -> tuple[dict[str, Any], 
         except ValueError:
             pass  # its sizes and the sliders' family disagree: the sliders' own parts are shown, greyed out
     shown = _visible(cfg, sizes)
-    # The widgets drawn show what runs; those not drawn keep what the learner wanted (Streamlit would forget them).
+    # The parts' widgets hold what runs, drawn or not (a follower such as head_dim moves with E even while the
+    # group is closed); those of parts left out keep what the learner wanted (Streamlit would forget them).
     for name in PART_FIELDS:
-        key = "w_" + name
-        if name in shown and name not in kit.used:
-            value = getattr(cfg, name)
-            if kit.value(key) != value and value is not None:
-                kit.set_widget(key, value)
-        elif key in state:
+        key, value = "w_" + name, getattr(cfg, name)
+        drawn = group is not None and name in shown and name not in kit.used  # its own widget is drawn this run
+        if name in shown and name not in kit.used and value is not None and kit.value(key) != value:
+            kit.set_widget(key, value)
+        elif key in state and not drawn:
             kit.set_widget(key, state[key])
     for key in CHOICE_KEYS:
         if key in state:
             kit.set_widget(key, state[key])
-    # Open where the config has a part, and from the learner's first move on: a rerun must not fold it away.
-    with sb.expander("Experts, latent attention, window", expanded=_set_apart(cfg) or bool(state.get(TOUCHED))):
-        _ffn(cfg, sizes, kit)
-        _attention(cfg, sizes, kit)
-        _window(cfg, sizes, kit)
-        _scales(cfg, kit)
-    if cfg.positional == "relative":
-        _buckets(sb, kit)
-    for note in notes:  # a part the family or the sizes leave out for now, outside the expander so it is seen
-        sb.caption(note)
+    if group is not None:
+        with group:
+            st.markdown("**Experts, latent attention, window**")
+            _ffn(cfg, sizes, kit)
+            _attention(cfg, sizes, kit)
+            _window(cfg, sizes, kit)
+            _scales(cfg, kit)
+            if cfg.positional == "relative":
+                _buckets(kit)
     return parts, notes
 
 
 def _on_move(kit: Kit) -> dict[str, Any]:
-    """A part control's callback: the sidebar's own (a preset no more, stale values dropped), and the expander
-    stays open from now on."""
-    return {"on_change": part_moved, "args": (kit.moved,)}
-
-
-def part_moved(moved: Callable[[], None]) -> None:
-    st.session_state[TOUCHED] = True
-    moved()
+    """A part control's callback: the sidebar's own (a preset no more, stale values dropped)."""
+    return {"on_change": kit.moved}
 
 
 def _choice_args(key: str, names: dict[str, str], kit: Kit) -> dict[str, Any]:
@@ -153,12 +145,6 @@ def _choice_args(key: str, names: dict[str, str], kit: Kit) -> dict[str, Any]:
     if key in st.session_state:
         return {"key": key}
     return {"key": key, "index": list(names).index(kit.value(key, next(iter(names))))}
-
-
-def _set_apart(cfg: TransformerConfig) -> bool:
-    """Whether the config has any of the parts the expander holds, so that it opens on them."""
-    return cfg.moe or cfg.attention == "mla" or bool(cfg.window) or cfg.qk_norm or cfg.head_dim * cfg.nhead != cfg.E \
-        or not (cfg.scale_scores and cfg.scale_embeddings)
 
 
 def _visible(cfg: TransformerConfig, sizes: dict[str, Any]) -> set[str]:
@@ -265,11 +251,11 @@ def _scales(cfg: TransformerConfig, kit: Kit) -> None:
                 help="T5 adds no √E to its embeddings (and a tied output layer reads the decoder output / √E).")
 
 
-def _buckets(sb, kit: Kit) -> None:
+def _buckets(kit: Kit) -> None:
     moved = _on_move(kit)
-    sb.slider(LABELS["relative_buckets"], BUCKET_RANGE[0], BUCKET_RANGE[1], **moved, **kit.args("relative_buckets"),
+    st.slider(LABELS["relative_buckets"], BUCKET_RANGE[0], BUCKET_RANGE[1], **moved, **kit.args("relative_buckets"),
               help="Half the buckets for each direction in the encoder; exact offsets first, then logarithmic steps.")
-    sb.select_slider(LABELS["relative_max_distance"], **moved, **kit.args("relative_max_distance", LENGTHS),
+    st.select_slider(LABELS["relative_max_distance"], **moved, **kit.args("relative_max_distance", LENGTHS),
                      help="Offsets this far and farther share the last bucket.")
 
 

@@ -12,7 +12,8 @@ from core import DEFAULT, PRESETS
 from quizzes import TOPICS, Context
 from ui.link.choices import PAGE_CHOICES, names_any_case, quiz_order, read_choice, read_choices
 from ui.link.config import CONFIG_FIELDS, SIZE_FIELDS, link_params, snap_config
-from tests.support.apptest import answer, browser_reports, make_app, open_page, running, score_line, stored_copy
+from tests.support.apptest import (answer, architecture_opened, browser_reports, make_app, open_page, running,
+                                   score_line, stored_copy)
 
 GARBAGE = [  # query, what the config must become, a word the warning must contain
     ({"E": "abc"}, {"E": DEFAULT.E}, "E='abc'"),
@@ -729,7 +730,7 @@ FAMILY_LINKS = {
 @pytest.mark.parametrize("family", list(FAMILY_LINKS))
 def test_a_link_with_every_part_reproduces_the_family_and_the_app_writes_it_back_alike(family):
     link = FAMILY_LINKS[family]
-    at = make_app(link).run()
+    at = architecture_opened(make_app(link)).run()
     assert not at.exception and not at.warning
     cfg = running(at)
     for name, value in link.items():
@@ -739,7 +740,7 @@ def test_a_link_with_every_part_reproduces_the_family_and_the_app_writes_it_back
     assert ("M_target" in at.query_params) == (family == "encoder-decoder")  # a single stack has none
     assert at.sidebar.radio(key="w_arch").value == family
     # The round trip: the link the app wrote opens the same config, and names the preset it matches or none.
-    again = make_app(dict(at.query_params)).run()
+    again = architecture_opened(make_app(dict(at.query_params))).run()
     assert running(again) == cfg and not again.warning
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from core import DEFAULT, PRESETS, TransformerConfig
 from core.config import PART_PRESETS, REAL_MODELS, T5_MODELS
-from tests.support.apptest import make_app, running
+from tests.support.apptest import architecture_opened, make_app, running
 from tests.support.links import config_link
 from ui.link.config import SIZE_FIELDS, config_values, preset_named, snap_config
 from ui.link.parts import PART_FIELDS, pinned
@@ -203,7 +203,7 @@ def test_a_follower_follows_its_source_in_the_sidebar():
 
 
 def test_the_family_switched_away_leaves_the_experts_out_and_brings_them_back():
-    at = make_app({"preset": "tiny-moe"}).run()
+    at = architecture_opened(make_app({"preset": "tiny-moe"})).run()
     at.sidebar.radio(key="w_arch").set_value("encoder-decoder").run()
     assert not at.exception and running(at).n_experts == 0 and "n_experts" not in at.query_params
     assert any("n_experts=8 is not built for arch=encoder-decoder" in c.value for c in at.sidebar.caption)

@@ -7,7 +7,7 @@ import pytest
 
 from core import PRESETS
 from core.config import LLAMA2_70B, TINY_GPT
-from tests.support.apptest import make_app, open_page, running, sliders
+from tests.support.apptest import architecture_opened, make_app, open_page, running, sliders
 
 THE_CAT = "the cat sat on the mat"
 
@@ -55,7 +55,7 @@ def test_the_trained_model_shows_in_the_sidebar_and_the_button_leaves_it():
     from core.train import ReversalSettings, train_reversal
 
     res = train_reversal(ReversalSettings(steps=5, N=8), keep_model=True)
-    at = make_app().run()
+    at = architecture_opened(make_app()).run()
     at.session_state["lab_trained"] = res.trained
     at.run()
     at.radio(key="yt_model").set_value("trained in the Training lab").run()

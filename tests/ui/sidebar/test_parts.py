@@ -4,7 +4,8 @@ without an invalid config, keeps what the learner wanted while the family leaves
 from __future__ import annotations
 
 from core import PRESETS, TransformerConfig
-from tests.support.apptest import make_app, running
+from tests.support.apptest import architecture_opened, architecture_summary, make_app, running
+from ui.sidebar.config import ARCHITECTURE_OPEN
 
 DECODER = {"arch": "decoder-only", "positional": "rope"}
 
@@ -14,18 +15,22 @@ def keys(at) -> set[str]:
     return {w.key for kind in ("radio", "select_slider", "slider", "checkbox") for w in getattr(at.sidebar, kind)}
 
 
-def test_the_default_sidebar_shows_the_parts_folded_away():
+def test_the_default_sidebar_keeps_the_architecture_group_closed_and_says_what_runs():
     at = make_app().run()
     assert not at.exception
-    [folded] = [e for e in at.sidebar.expander if e.label == "Experts, latent attention, window"]
-    assert not folded.proto.expanded
+    [group] = [e for e in at.sidebar.expander if e.label == "Architecture"]
+    assert not group.proto.expanded
+    assert not {"w_arch", "w_nhead_kv", "w_bias", "w_head_dim"} & keys(at)  # drawn only once opened
+    assert architecture_summary(at) == "encoder-decoder, post-norm, LayerNorm, ReLU, sinusoidal positions, " \
+                                       "MHA (nhead_kv = 2), biases"
+    at = architecture_opened(at).run()
     # The encoder-decoder offers no experts, no latent attention and no window; T5's buckets wait for relative.
     assert {"w_ffn", "w_attention", "w_window_on", "w_relative_buckets", "w_n_experts"} & keys(at) == set()
-    assert {"w_head_dim", "w_qk_norm"} <= keys(at)
+    assert {"w_arch", "w_bias", "w_head_dim", "w_qk_norm"} <= keys(at)
 
 
 def test_experts_at_their_extremes():
-    at = make_app(DECODER).run()
+    at = architecture_opened(make_app(DECODER)).run()
     at.sidebar.radio(key="w_ffn").set_value("experts").run()
     assert (running(at).n_experts, running(at).top_k) == (8, 2)
     assert {"w_n_experts", "w_top_k", "w_n_shared_experts", "w_d_ff_expert", "w_first_dense_layers",
@@ -53,7 +58,7 @@ def test_experts_at_their_extremes():
 
 
 def test_experts_wait_out_the_encoder_decoder():
-    at = make_app({"preset": "tiny-moe"}).run()
+    at = architecture_opened(make_app({"preset": "tiny-moe"})).run()
     at.sidebar.radio(key="w_arch").set_value("encoder-decoder").run()
     assert not at.exception and not running(at).moe and "w_ffn" not in keys(at)
     assert any("n_experts=8 is not built for arch=encoder-decoder" in c.value for c in at.sidebar.caption)
@@ -62,9 +67,9 @@ def test_experts_wait_out_the_encoder_decoder():
 
 
 def test_latent_attention_is_offered_only_with_rope_and_a_kv_head_per_query_head():
-    at = make_app({"arch": "decoder-only"}).run()
+    at = architecture_opened(make_app({"arch": "decoder-only"})).run()
     assert at.sidebar.radio(key="w_attention").options == ["MHA / GQA"]
-    at = make_app(DECODER | {"nhead": "2"}).run()
+    at = architecture_opened(make_app(DECODER | {"nhead": "2"})).run()
     assert at.sidebar.radio(key="w_attention").options == ["MHA / GQA", "MLA (latent)"]
     at.sidebar.radio(key="w_attention").set_value("mla").run()
     cfg = running(at)
@@ -88,7 +93,7 @@ def test_latent_attention_is_offered_only_with_rope_and_a_kv_head_per_query_head
 
 
 def test_head_dim_follows_e_over_nhead_until_set_apart_and_qk_norm():
-    at = make_app(DECODER).run()
+    at = architecture_opened(make_app(DECODER)).run()
     at.sidebar.select_slider(key="w_E").set_value(32).run()
     assert running(at).head_dim == 16 and "head_dim" not in at.query_params
     assert all(int(v) % 2 == 0 for v in at.sidebar.select_slider(key="w_head_dim").options)  # RoPE: even
@@ -101,7 +106,7 @@ def test_head_dim_follows_e_over_nhead_until_set_apart_and_qk_norm():
 
 
 def test_a_window_at_its_extremes():
-    at = make_app(DECODER | {"layers": "4"}).run()
+    at = architecture_opened(make_app(DECODER | {"layers": "4"})).run()
     at.sidebar.radio(key="w_window_on").set_value("on").run()
     assert running(at).window == 4 and {"w_window", "w_global_every"} <= keys(at)
     at.sidebar.select_slider(key="w_window").set_value(1).run()
@@ -117,7 +122,7 @@ def test_a_window_at_its_extremes():
 
 
 def test_t5s_controls_show_with_relative_positions_and_reach_their_extremes():
-    at = make_app({"preset": "tiny-t5"}).run()
+    at = architecture_opened(make_app({"preset": "tiny-t5"})).run()
     assert {"w_relative_buckets", "w_relative_max_distance", "w_scale_scores", "w_scale_embeddings"} <= keys(at)
     at.sidebar.slider(key="w_relative_buckets").set_value(4).run()
     at.sidebar.select_slider(key="w_relative_max_distance").set_value(1).run()
@@ -133,7 +138,7 @@ def test_t5s_controls_show_with_relative_positions_and_reach_their_extremes():
 
 
 def test_a_preset_chosen_in_the_box_sets_every_part_widget():
-    at = make_app().run()
+    at = architecture_opened(make_app()).run()
     for name in ("Qwen3-30B-A3B", "DeepSeek-V2-Lite", "Mistral-7B", "T5-small", "Default (M=8, E=16, nhead=2)"):
         at.sidebar.selectbox(key="w_preset").set_value(name).run()
         assert not at.exception, name
@@ -141,25 +146,37 @@ def test_a_preset_chosen_in_the_box_sets_every_part_widget():
         assert at.sidebar.selectbox(key="w_preset").value == name
 
 
-def test_a_part_set_by_a_link_opens_the_expander():
+def test_the_parts_a_link_sets_are_named_under_the_closed_group():
     at = make_app({"preset": "qwen3-30b-a3b"}).run()
-    [opened] = [e for e in at.sidebar.expander if e.label == "Experts, latent attention, window"]
-    assert opened.proto.expanded
+    assert architecture_summary(at) == ("decoder-only, pre-norm, RMSNorm, SwiGLU, RoPE positions, GQA (nhead_kv = 4), "
+                                        "no bias, 128 experts (top 8, d_ff_expert=768), head_dim=128, qk_norm")
 
 
-def test_the_expander_stays_open_once_a_part_was_moved():
-    at = make_app(DECODER).run()
+def test_closing_the_group_keeps_every_value_the_learner_set_in_it():
+    at = architecture_opened(make_app(DECODER)).run()
     at.sidebar.radio(key="w_ffn").set_value("experts").run()
-    at.sidebar.radio(key="w_ffn").set_value("dense").run()
-    [box] = [e for e in at.sidebar.expander if e.label == "Experts, latent attention, window"]
-    assert box.proto.expanded and not running(at).moe
+    at.sidebar.select_slider(key="w_n_experts").set_value(16).run()
+    at.sidebar.checkbox(key="w_bias").uncheck().run()
+    before = running(at)
+    at.session_state[ARCHITECTURE_OPEN] = False
+    at.run()
+    assert not at.exception and "w_n_experts" not in keys(at)
+    at.sidebar.select_slider(key="w_M").set_value(12).run()  # runs with the group closed keep its values
+    at.sidebar.select_slider(key="w_E").set_value(32).run()
+    assert (running(at).n_experts, running(at).bias, running(at).moe, running(at).arch) == (16, False, True,
+                                                                                             "decoder-only")
+    at.sidebar.select_slider(key="w_M").set_value(10).run()  # head_dim, closed away, still follows E / nhead
+    assert running(at).head_dim == 32 // running(at).nhead
+    at = architecture_opened(at).run()
+    assert at.sidebar.select_slider(key="w_n_experts").value == 16 and at.sidebar.checkbox(key="w_bias").value is False
+    assert running(at).n_experts == before.n_experts
 
 
 def test_the_trained_model_shows_its_parts_greyed_out_and_the_learners_come_back():
     from core.train import ReversalSettings, train_reversal
 
     res = train_reversal(ReversalSettings(steps=5, N=8), keep_model=True)
-    at = make_app({"preset": "tiny-moe"}).run()
+    at = architecture_opened(make_app({"preset": "tiny-moe"})).run()
     at.session_state["lab_trained"] = res.trained
     at.run()
     at.radio(key="yt_model").set_value("trained in the Training lab").run()
