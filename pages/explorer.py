@@ -181,26 +181,26 @@ with guard("Tracing this config"):
 
     # Each figure as wide as its own words, in a row that wraps: equal columns cut the units off.
     row = st.container(horizontal=True, wrap=True, gap="medium")
-    a, b, *active, c, d = (row.container(width="content") for _ in range(5 if cfg.moe else 4))
     scores = cfg.N * cfg.nhead * cfg.M * cfg.M
-    a.metric("d_k = E / nhead", cfg.d_k)
-    b.metric("parameters", short_count(t.params["total"]), help=f"Exactly {t.params['total']:,}.")
-    for box in active:  # a token runs top_k of the experts: beside the total, what one token's pass touches
-        box.metric("active for one token", short_count(t.active_params),
+    row.metric("d_k = E / nhead", cfg.d_k, width="content")
+    row.metric("parameters", short_count(t.params["total"]), help=f"Exactly {t.params['total']:,}.", width="content")
+    if cfg.moe:  # a token runs top_k of the experts: beside the total, what one token's pass touches
+        row.metric("active for one token", short_count(t.active_params), width="content",
                    help=f"Exactly {t.active_params:,}: top_k = {cfg.top_k} of the n_experts = {cfg.n_experts} routed "
                         "experts in each layer with experts, and every other part whole.")
     # A shape-only trace holds next to nothing: the figure is what a real pass would hold.
-    c.metric("a real pass would hold" if t.shape_only else "this pass holds", human_bytes(t.estimate.total),
-             help="Weights plus what this pass keeps: every tensor of layer 0 and the attention weights of the "
-                  f"deeper layers, plus the temporaries of the pass. Over {human_bytes(LIVE_TABLE_BYTES)} the "
-                  "table is read off a shape-only pass instead; the Attention page draws real weights up to "
-                  f"{human_bytes(t.budget_bytes)}. A training step keeps more: every layer's "
-                  "activations (drawn under *Memory against M*), and gradients besides.")
+    row.metric("a real pass would hold" if t.shape_only else "this pass holds", human_bytes(t.estimate.total),
+               width="content",
+               help="Weights plus what this pass keeps: every tensor of layer 0 and the attention weights of the "
+                    f"deeper layers, plus the temporaries of the pass. Over {human_bytes(LIVE_TABLE_BYTES)} the "
+                    "table is read off a shape-only pass instead; the Attention page draws real weights up to "
+                    f"{human_bytes(t.budget_bytes)}. A training step keeps more: every layer's "
+                    "activations (drawn under *Memory against M*), and gradients besides.")
     decoder = (" A decoder layer holds N × nhead × (M_target² + M_target × M)." if cfg.arch == "encoder-decoder"
                else "")
-    d.metric("attention weights per layer", short_count(scores),
-             help=f"Exactly {scores:,}. In each self-attention layer: N × nhead × M × M, the number that "
-                  f"grows with the square of M.{decoder}")
+    row.metric("attention weights per layer", short_count(scores), width="content",
+               help=f"Exactly {scores:,}. In each self-attention layer: N × nhead × M × M, the number that "
+                    f"grows with the square of M.{decoder}")
 
     stacked = st.toggle(
         "Show the heads stacked as PyTorch's scaled_dot_product_attention takes them, beside the one-head view",

@@ -112,10 +112,12 @@ def test_the_sidebars_hidden_helpers_take_no_room(app_url, laptop):
     for key in ("theme_watch", "scroll_keys"):
         expect(helpers.locator(f".st-key-{key}")).to_have_count(1, timeout=LOAD)
     expect(helpers).to_have_css("display", "none")  # so no box and no gap (waited for: a run may be redrawing)
-    # Nor does the wrapper Streamlit puts round a container: the sidebar's last child with a box is a control.
+    # Nor does the wrapper Streamlit puts round a container: the sidebar's last child with a box is the line
+    # under the closed Architecture group.
     last = page.locator('[data-testid="stSidebarUserContent"] [data-testid="stVerticalBlock"]').first.evaluate(
-        "b => [...b.children].filter(e => getComputedStyle(e).display !== 'none').pop().className")
-    assert "page_helpers" not in last and "st-key-w_" in last, last
+        "b => { const e = [...b.children].filter(e => getComputedStyle(e).display !== 'none').pop();"
+        " return [e.className, e.innerText]; }")
+    assert "page_helpers" not in last[0] and last[1].startswith("encoder-decoder, post-norm, "), last
     no_exception(page)
 
 

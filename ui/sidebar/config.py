@@ -564,7 +564,7 @@ def _architecture(sb, nhead: int, d_k: int, used: dict[str, Any]):
     kv = _kv_heads(nhead, wanted_kv)
     if _value("w_nhead_kv") != kv:
         _set_widget("w_nhead_kv", kv)
-    group = sb.expander("Architecture", key=ARCHITECTURE_OPEN, on_change="rerun", icon=":material/account_tree:")
+    group = sb.expander("Architecture", key=ARCHITECTURE_OPEN, on_change="rerun")
     if group.open:
         _architecture_widgets(group, nhead, d_k, kinds, used)
     else:
