@@ -13,8 +13,8 @@ from quizzes import BY_ID, QUESTIONS, Context, Question, format_answer, question
 from quizzes.experiments import EXPERIMENTS
 from quizzes.progress import FORMAT
 from render.tables import title_lines
-from tests.support.apptest import (answer, answered, architecture_opened, browser_reports, make_app, open_page, running, score_line,
-                                   stored_copy)
+from tests.support.apptest import (answer, answered, architecture_opened, browser_reports, make_app, open_page,
+                                   running, score_line, stored_copy)
 from tests.support.links import config_link
 
 ASKED = len(questions_for(None, DEFAULT))  # the questions about the default model, the paper's

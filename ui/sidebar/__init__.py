@@ -1,1 +1,1 @@
-"""The sidebar: its config widgets (config), the parts' fold (parts) and the page navigation."""
+"""The sidebar: its config widgets (config), the newer parts' controls (parts) and the page navigation."""

@@ -23,7 +23,7 @@ from render.diagram import ACTIVATION_NAMES, NORM_NAMES
 from render.markdown import as_literal
 from ui.link import link_query, read_link
 from ui.link.config import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_OPTION, N_RANGE, SIZE_FIELDS, VOCABS,
-                            WIDTHS, attention_kind, config_values, nearest, nhead_options, snap_config)
+                            WIDTHS, attention_kind, config_values, nearest, nhead_options)
 from ui.sections.your_text import (YourText, clear_text, current_text, leave_trained, text_link_values, text_sizes,
                           trained_model)
 from ui.server.streamlit_internals import history_navigation
@@ -588,9 +588,10 @@ def _architecture_widgets(group, nhead: int, d_k: int, kinds: list[str], used: d
     shown = partial(_widget_args, used=used)
     choice = partial(_widget_args, used=used, arg="index")
     group.radio(LABELS["arch"], format_func=ARCH_NAMES.__getitem__, **custom, **choice("arch", list(ARCHS)),
-                help="Encoder-decoder: the paper's two stacks, the decoder reading the encoder through cross-attention. "
-                     "Decoder-only: one stack with the causal mask, predicting the next token. Encoder-only: one stack "
-                     "that reads every position both ways. A single stack has one sequence, of M tokens.")
+                help="Encoder-decoder: the paper's two stacks, the decoder reading the encoder through "
+                     "cross-attention. Decoder-only: one stack with the causal mask, predicting the next token. "
+                     "Encoder-only: one stack that reads every position both ways. A single stack has one sequence, "
+                     "of M tokens.")
     group.radio(LABELS["norm_first"], format_func=NORM_FIRST_NAMES.__getitem__, horizontal=True, **custom,
                 **choice("norm_first", [False, True]),
                 help="Post-norm: x = norm(x + sublayer(x)), as the paper. Pre-norm: x = x + sublayer(norm(x)), with "

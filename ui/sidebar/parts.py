@@ -22,7 +22,6 @@ from ui.link.parts import BUCKET_RANGE, EXPERT_COUNTS, FOLLOWERS, PART_FIELDS, S
 LAST = "sidebar_last"  # the sliders' config as the sidebar last had it: the followers follow from there
 FFN_KEY, WINDOW_KEY = "w_ffn", "w_window_on"  # the two choices that are no config field: n_experts > 0, window > 0
 CHOICE_KEYS = (FFN_KEY, WINDOW_KEY)
-PART_KEYS = frozenset({*("w_" + name for name in PART_FIELDS), *CHOICE_KEYS})  # every widget drawn here
 FFN_NAMES = {"dense": "dense", "experts": "mixture of experts"}
 WINDOW_NAMES = {"off": "off (full attention)", "on": "a window of W positions"}
 ATTENTION_NAMES = {"mha": "MHA / GQA", "mla": "MLA (latent)"}
