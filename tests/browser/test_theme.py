@@ -212,7 +212,9 @@ def test_the_sidebars_slider_values_read_at_4_5_to_1_in_the_dark_theme(app_url, 
         idle(page)
         sidebar = page.locator('[data-testid="stSidebar"]')
         values = sidebar.locator('[data-testid="stSliderThumbValue"]')
-        expect(values).to_have_count(10, timeout=LOAD)  # the eight sizes, nhead_kv and head_dim (in the parts fold)
+        expect(values).to_have_count(8, timeout=LOAD)  # the sizes' sliders
+        page.locator(".st-key-sidebar_architecture").get_by_text("Architecture", exact=True).click()
+        expect(values).to_have_count(10, timeout=LOAD)  # and, the Architecture group opened, nhead_kv and head_dim
         ground = css_hex(sidebar.evaluate("e => getComputedStyle(e).backgroundColor"))
         inks = {css_hex(c) for c in values.evaluate_all("es => es.map(e => getComputedStyle(e).color)")}
         assert max(hex_rgb(ground)) < 64  # the dark theme's near-black sidebar
