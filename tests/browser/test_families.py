@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.browser import LOAD, idle, no_exception
+from tests.support.browser import LOAD, idle, no_exception, open_architecture
 
 pytestmark = pytest.mark.browser
 
@@ -53,7 +53,7 @@ def test_the_decoder_only_links_parts_show_in_the_sidebar_and_a_toggle_goes_into
     expect(sidebar(page).get_by_text("decoder-only, pre-norm, RMSNorm, SwiGLU, RoPE positions, GQA (nhead_kv = 2), "
                                      "no bias")).to_be_visible(timeout=LOAD)
     idle(page)
-    page.locator(".st-key-sidebar_architecture").get_by_text("Architecture", exact=True).click()
+    open_architecture(page)
     expect(architecture(page).get_by_role("radio", name="decoder-only (GPT, Llama)")).to_be_checked(timeout=LOAD)
     idle(page)
     for key, name in (("w_norm_first", "pre-norm (GPT-2, Llama)"), ("w_norm", "RMSNorm"), ("w_activation", "SwiGLU"),

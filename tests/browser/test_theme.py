@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.browser import LOAD, idle, keep, no_exception
+from tests.support.browser import LOAD, idle, keep, no_exception, open_architecture
 from tests.support.browser_app import CODE_INK, INK, PRIMARY_WORDS, contrast, css_hex, hex_rgb, theme_css
 
 pytestmark = pytest.mark.browser
@@ -213,7 +213,7 @@ def test_the_sidebars_slider_values_read_at_4_5_to_1_in_the_dark_theme(app_url, 
         sidebar = page.locator('[data-testid="stSidebar"]')
         values = sidebar.locator('[data-testid="stSliderThumbValue"]')
         expect(values).to_have_count(8, timeout=LOAD)  # the sizes' sliders
-        page.locator(".st-key-sidebar_architecture").get_by_text("Architecture", exact=True).click()
+        open_architecture(page)
         expect(values).to_have_count(10, timeout=LOAD)  # and, the Architecture group opened, nhead_kv and head_dim
         ground = css_hex(sidebar.evaluate("e => getComputedStyle(e).backgroundColor"))
         inks = {css_hex(c) for c in values.evaluate_all("es => es.map(e => getComputedStyle(e).color)")}

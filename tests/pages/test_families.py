@@ -217,9 +217,7 @@ def test_every_page_renders_every_preset(page, name):
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_follows_the_sidebar_from_one_family_to_the_next(page):
     """The learner's way from the paper's model to Llama-2-70B: toggles, then the preset, on one page."""
-    at = make_app({})
-    at.switch_page(f"pages/{page}.py")
-    at = architecture_opened(at).run()
+    at = architecture_opened(open_page(page, {})).run()
     for arch in ("decoder-only", "encoder-only", "encoder-decoder", "decoder-only"):
         at.sidebar.radio(key="w_arch").set_value(arch).run()
         assert_renders_the_family(at, page, arch)

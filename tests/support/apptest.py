@@ -8,8 +8,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from quizzes.progress import FORMAT
 from core.config import ARCHS
+from quizzes.progress import FORMAT
 from ui.sidebar.config import ARCHITECTURE_OPEN
 
 ARCHITECTURE_FAMILIES = tuple(f"{arch}, " for arch in ARCHS)

@@ -37,6 +37,11 @@ NAV = [  # sidebar link text, url path, an element the page draws once it is don
 ]
 
 
+def open_architecture(page) -> None:
+    """Open the sidebar's Architecture group as a learner does, by its label: its widgets are drawn only then."""
+    page.locator(".st-key-sidebar_architecture").get_by_text("Architecture", exact=True).click()
+
+
 def shape_cell(page, row: int):
     """The 'live shape' cell (column 2) of a row of the explorer's table (0-based row)."""
     return page.locator('[data-testid="stDataFrame"]').first.locator(f'[data-testid="glide-cell-2-{row}"]')

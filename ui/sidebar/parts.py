@@ -114,10 +114,10 @@ def part_controls(group, sizes: dict[str, Any], kit: Kit) -> tuple[dict[str, Any
     # group is closed); those of parts left out keep what the learner wanted (Streamlit would forget them).
     for name in PART_FIELDS:
         key, value = "w_" + name, getattr(cfg, name)
-        drawn = group is not None and name in shown and name not in kit.used  # its own widget is drawn this run
-        if name in shown and name not in kit.used and value is not None and kit.value(key) != value:
+        own = name in shown and name not in kit.used  # the part runs, and its own widget (not a copy) holds it
+        if own and value is not None and kit.value(key) != value:
             kit.set_widget(key, value)
-        elif key in state and not drawn:
+        elif key in state and not (own and group is not None):  # not drawn this run: kept
             kit.set_widget(key, state[key])
     for key in CHOICE_KEYS:
         if key in state:
