@@ -23,76 +23,44 @@ import argparse
 import asyncio
 import collections
 import json
-import shlex
-import statistics
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # a script: the repo root holds harness/ and bench/
 
-from bench.floor import FIRST_CELL, FLOOR_APP, IDLE, M_LABEL, open_table  # noqa: E402
-from harness.server import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, start_server, stop_server  # noqa: E402
-
-WAIT_MS = 120_000
+from bench.floor import FIRST_CELL, IDLE, M_LABEL  # noqa: E402
+from bench.side_by_side import (  # noqa: E402
+    NAMES, WAIT_MS, WEBSOCKET_FRAMES, Tab, command_line, kinds_of, median_lines, side_by_side,
+)
 
 # Installed before the app's own scripts: the times of every key down, websocket frame and the table's text.
-PAGE_CLOCK = """
-window.clock = {keys: [], frames: [], cells: []};
-addEventListener('keydown', () => clock.keys.push(performance.now()), true);
-const Native = window.WebSocket;
-window.WebSocket = function (...args) {
-  const ws = new Native(...args);
-  ws.addEventListener('message', e => clock.frames.push([performance.now(), 'in', e.data.byteLength || e.data.length]));
-  const send = ws.send.bind(ws);
-  ws.send = data => { clock.frames.push([performance.now(), 'out', data.byteLength || data.length]); send(data); };
-  return ws;
-};
-window.WebSocket.prototype = Native.prototype;
-Object.assign(window.WebSocket, {CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3});
+PAGE_CLOCK = ("window.clock = {keys: [], frames: [], cells: []};\n"
+              "addEventListener('keydown', () => clock.keys.push(performance.now()), true);\n" + WEBSOCKET_FRAMES + """
 (function watch() {
   const e = document.querySelector('%s');
   const text = e === null ? null : e.innerText;
   if (text !== null && clock.cells[clock.cells.length - 1]?.[1] !== text) clock.cells.push([performance.now(), text]);
   requestAnimationFrame(watch);
 })();
-""" % FIRST_CELL.replace("'", "\\'")
+""" % FIRST_CELL.replace("'", "\\'"))
+
+STEPS = (("key press to new table (ms)", "total"), ("  browser, before sending (ms)", "before"),
+         ("  server run (ms)", "server"), ("  browser, drawing (ms)", "drawing"),
+         ("frames received", "frames"), ("bytes received", "bytes"))
 
 
-def kinds_of(payloads: list[bytes]) -> list[str]:
-    """Each forward message's kind: an element's type for a delta, the message's type otherwise."""
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+class Presses(Tab):
+    """One tab on one server: the presses' breakdowns, and the bytes received by kind of message."""
 
-    kinds = []
-    for payload in payloads:
-        msg = ForwardMsg()
-        msg.ParseFromString(payload)
-        kind = msg.WhichOneof("type")
-        if kind == "delta":
-            delta = msg.delta.WhichOneof("type")
-            kind = msg.delta.new_element.WhichOneof("type") if delta == "new_element" else delta
-        kinds.append(kind)
-    return kinds
-
-
-class Presses:
-    """One tab on one server: the presses' breakdowns."""
-
-    def __init__(self, page):
-        self.page = page
-        self.payloads: list[bytes] = []
-        self.rows: list[dict] = []
+    def __init__(self, name: str, page, url: str):
+        super().__init__(name, page, url)
         self.by_kind: collections.Counter = collections.Counter()
-        page.on("websocket", lambda ws: ws.on("framereceived", lambda p: self.payloads.append(
-            p if isinstance(p, bytes) else p.encode())))
 
     async def press(self) -> None:
         page = self.page
         m = int((await page.locator(FIRST_CELL).inner_text()).strip("()").split(", ")[1])
         key, m = ("ArrowRight", m + 1) if m < 64 else ("ArrowLeft", m - 1)
-        await page.wait_for_function(IDLE, timeout=WAIT_MS)
-        await page.wait_for_timeout(300)
+        await self.settle()
         thumb = page.locator('[data-testid="stSlider"]').filter(has_text=M_LABEL).get_by_role("slider")
         await thumb.focus()
         clock_at = await page.evaluate("[clock.keys.length, clock.frames.length]")
@@ -137,58 +105,31 @@ def main_thread_busy(path: Path, presses: int) -> dict[str, float]:
 
 
 async def run(args) -> dict:
-    from playwright.async_api import async_playwright
-
     out: dict = {}
-    with tempfile.TemporaryDirectory(prefix="breakdown-") as tmp:
-        folder = Path(tmp)
-        (folder / "floor_app.py").write_text(FLOOR_APP)
-        apps = {"app": ("streamlit_app.py", ROOT), "floor": ("floor_app.py", folder)}
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            procs, tabs = {}, {}
-            try:
-                for name, (script, cwd) in apps.items():
-                    port = free_port()
-                    procs[name] = start_server(port, folder / f"{name}.log", script=script, cwd=cwd)
-                    context = await browser.new_context(viewport={"width": 1400, "height": 1000})
-                    page = await context.new_page()
-                    await page.add_init_script(PAGE_CLOCK)
-                    tabs[name] = Presses(page)
-                    await open_table(page, f"http://127.0.0.1:{port}", time.monotonic())
-                    await tabs[name].press()  # untimed: the first press of a session
-                    tabs[name].rows.clear()
-                    tabs[name].by_kind.clear()
-                for _ in range(args.presses):
-                    for name in apps:
-                        await tabs[name].press()
-                if args.trace:
-                    for name in apps:
-                        path = folder / f"{name}-trace.json"
-                        await browser.start_tracing(page=tabs[name].page, path=str(path),
-                                                    categories=["devtools.timeline", "v8.execute"])
-                        for _ in range(5):
-                            await tabs[name].press()
-                        await browser.stop_tracing()
-                        out[f"{name}-busy"] = main_thread_busy(path, 5)
-            finally:
-                await browser.close()
-                for proc in procs.values():
-                    stop_server(proc)
-    for name in apps:
-        out[name] = tabs[name]
-    return out
+    async with side_by_side(Presses, PAGE_CLOCK, "breakdown-") as (browser, folder, tabs):
+        for name in NAMES:  # untimed: the first press of a session
+            await tabs[name].press()
+            tabs[name].rows.clear()
+            tabs[name].by_kind.clear()
+        for _ in range(args.presses):
+            for name in NAMES:
+                await tabs[name].press()
+        if args.trace:
+            for name in NAMES:
+                path = folder / f"{name}-trace.json"
+                await browser.start_tracing(page=tabs[name].page, path=str(path),
+                                            categories=["devtools.timeline", "v8.execute"])
+                for _ in range(5):
+                    await tabs[name].press()
+                await browser.stop_tracing()
+                out[f"{name}-busy"] = main_thread_busy(path, 5)
+    return {**out, **tabs}
 
 
 def report(out: dict, args, command: str) -> str:
     lines = [f"$ {command}", f"medians over {args.presses} key presses on each, alternating",
-             f"{'':34}{'app':>9}{'floor':>9}"]
-    for label, key in (("key press to new table (ms)", "total"), ("  browser, before sending (ms)", "before"),
-                       ("  server run (ms)", "server"), ("  browser, drawing (ms)", "drawing"),
-                       ("frames received", "frames"), ("bytes received", "bytes")):
-        app, floor = (statistics.median(r[key] for r in out[n].rows) for n in ("app", "floor"))
-        lines.append(f"{label:34}{app:>9.0f}{floor:>9.0f}")
-    for name in ("app", "floor"):
+             *median_lines(out, STEPS, 34)]
+    for name in NAMES:
         total = sum(out[name].by_kind.values())
         top = ", ".join(f"{k} {v / total:.0%}" for k, v in out[name].by_kind.most_common(6))
         lines.append(f"{name} bytes by kind: {top}")
@@ -206,9 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 1 <= args.presses <= 100:
         parser.error("--presses 1-100")
-    given = argv if argv is not None else sys.argv[1:]
-    command = "python bench/breakdown.py " + " ".join(shlex.quote(a) for a in given)
-    print(report(asyncio.run(run(args)), args, command.strip()))
+    command = command_line("breakdown.py", sys.argv[1:] if argv is None else argv)
+    print(report(asyncio.run(run(args)), args, command))
     return 0
 
 

@@ -22,44 +22,37 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import collections
-import shlex
-import statistics
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # a script: the repo root holds harness/ and bench/
 
-from bench.breakdown import PAGE_CLOCK, kinds_of  # noqa: E402
-from bench.floor import CELL_HAS_SHAPE, FIRST_CELL, FLOOR_APP, IDLE, open_table  # noqa: E402
-from harness.server import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, start_server, stop_server  # noqa: E402
+from bench.breakdown import PAGE_CLOCK  # noqa: E402
+from bench.floor import CELL_HAS_SHAPE, FIRST_CELL, IDLE  # noqa: E402
+from bench.side_by_side import (  # noqa: E402
+    NAMES, WAIT_MS, Tab, command_line, kinds_of, median_lines, profile_lines, side_by_side,
+)
 
-WAIT_MS = 120_000
+STEPS = (("full load to the table (ms)", "total"), ("  page and connection (ms)", "connect"),
+         ("  server run (ms)", "server"), ("  browser, drawing (ms)", "drawing"),
+         ("script runs per load", "runs"), ("frames received", "frames"), ("bytes received", "bytes"))
 
 
-class Loads:
-    """One tab on one server: the loads' breakdowns, and the renderer's time by script file."""
+class Loads(Tab):
+    """One tab on one server: the loads' breakdowns."""
 
-    def __init__(self, page, url: str):
-        self.page, self.url = page, url
-        self.payloads: list[bytes] = []
-        self.rows: list[dict] = []
-        self.by_file: collections.Counter = collections.Counter()
-        page.on("websocket", lambda ws: ws.on("framereceived", lambda p: self.payloads.append(
-            p if isinstance(p, bytes) else p.encode())))
+    async def open(self) -> None:
+        """A full load of the root URL, to the table on screen and the run's end."""
+        await self.page.goto(self.url)
+        await self.page.wait_for_function(CELL_HAS_SHAPE, arg=FIRST_CELL, polling="raf", timeout=WAIT_MS)
+        await self.page.wait_for_function(IDLE, timeout=WAIT_MS)
 
     async def load(self) -> None:
-        page = self.page
-        await page.wait_for_function(IDLE, timeout=WAIT_MS)
-        await page.wait_for_timeout(300)
+        await self.settle()
         received_at = len(self.payloads)
-        await page.goto(self.url)
-        await page.wait_for_function(CELL_HAS_SHAPE, arg=FIRST_CELL, polling="raf", timeout=WAIT_MS)
-        await page.wait_for_function(IDLE, timeout=WAIT_MS)
-        await page.wait_for_timeout(200)
-        clock = await page.evaluate("clock")
+        await self.open()
+        await self.page.wait_for_timeout(200)
+        clock = await self.page.evaluate("clock")
         payloads = self.payloads[received_at:]
         kinds = kinds_of(payloads)
         arrived = [f for f in clock["frames"] if f[1] == "in"]
@@ -70,74 +63,24 @@ class Loads:
                           "total": max(shown, finished), "runs": kinds.count("script_finished"),
                           "frames": len(payloads), "bytes": sum(map(len, payloads))})
 
-    async def profile(self, loads: int) -> None:
-        """V8's CPU profile of the renderer over ``loads`` loads: sampled milliseconds by script file."""
-        for _ in range(loads):
-            cdp = await self.page.context.new_cdp_session(self.page)
-            await cdp.send("Profiler.enable")
-            await cdp.send("Profiler.setSamplingInterval", {"interval": 500})
-            await cdp.send("Profiler.start")
-            await self.page.goto(self.url)
-            await self.page.wait_for_function(CELL_HAS_SHAPE, arg=FIRST_CELL, polling="raf", timeout=WAIT_MS)
-            await self.page.wait_for_function(IDLE, timeout=WAIT_MS)
-            profile = (await cdp.send("Profiler.stop"))["profile"]
-            await cdp.detach()
-            nodes = {node["id"]: node["callFrame"] for node in profile["nodes"]}
-            for sample, delta in zip(profile["samples"], profile["timeDeltas"]):
-                frame = nodes[sample]
-                name = frame["url"].rsplit("/", 1)[-1] or f"({frame['functionName']})"
-                self.by_file[name] += delta / 1000 / loads
-
 
 async def run(args) -> dict[str, Loads]:
-    from playwright.async_api import async_playwright
-
-    tabs: dict[str, Loads] = {}
-    with tempfile.TemporaryDirectory(prefix="load-breakdown-") as tmp:
-        folder = Path(tmp)
-        (folder / "floor_app.py").write_text(FLOOR_APP)
-        apps = {"app": ("streamlit_app.py", ROOT), "floor": ("floor_app.py", folder)}
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            procs = {}
-            try:
-                for name, (script, cwd) in apps.items():
-                    port = free_port()
-                    url = f"http://127.0.0.1:{port}"
-                    procs[name] = start_server(port, folder / f"{name}.log", script=script, cwd=cwd)
-                    context = await browser.new_context(viewport={"width": 1400, "height": 1000})
-                    page = await context.new_page()
-                    await page.add_init_script(PAGE_CLOCK)
-                    tabs[name] = Loads(page, url)
-                    await open_table(page, url, time.monotonic())
-                for _ in range(args.loads):
-                    for name in apps:
-                        await tabs[name].load()
-                if args.profile:
-                    for name in apps:
-                        await tabs[name].profile(args.profile)
-            finally:
-                await browser.close()
-                for proc in procs.values():
-                    stop_server(proc)
+    async with side_by_side(Loads, PAGE_CLOCK, "load-breakdown-") as (_, _, tabs):
+        for _ in range(args.loads):
+            for name in NAMES:
+                await tabs[name].load()
+        for name in NAMES:
+            for _ in range(args.profile):
+                await tabs[name].profiled(tabs[name].open, args.profile)
     return tabs
 
 
 def report(tabs: dict[str, Loads], args, command: str) -> str:
     lines = [f"$ {command}", f"medians over {args.loads} full loads of each, alternating",
-             f"{'':34}{'app':>9}{'floor':>9}"]
-    for label, key in (("full load to the table (ms)", "total"), ("  page and connection (ms)", "connect"),
-                       ("  server run (ms)", "server"), ("  browser, drawing (ms)", "drawing"),
-                       ("script runs per load", "runs"), ("frames received", "frames"), ("bytes received", "bytes")):
-        app, floor = (statistics.median(r[key] for r in tabs[n].rows) for n in ("app", "floor"))
-        lines.append(f"{label:34}{app:>9.0f}{floor:>9.0f}")
+             *median_lines(tabs, STEPS, 34)]
     if args.profile:
-        lines.append(f"renderer main thread per load (ms), V8's CPU profile over {args.profile} loads, by script:")
-        names = [n for n, _ in tabs["app"].by_file.most_common(args.top)]
-        for name in names:
-            lines.append(f"  {name[:32]:32}{tabs['app'].by_file[name]:>9.0f}{tabs['floor'].by_file[name]:>9.0f}")
-        lines.append(f"  {'all sampled':32}{sum(tabs['app'].by_file.values()):>9.0f}"
-                     f"{sum(tabs['floor'].by_file.values()):>9.0f}")
+        lines += profile_lines(tabs, f"renderer main thread per load (ms), V8's CPU profile over {args.profile} "
+                                     "loads, by script:", args.top, 34)
     return "\n".join(lines)
 
 
@@ -149,9 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 1 <= args.loads <= 100 or not 0 <= args.profile <= 20 or not 1 <= args.top <= 50:
         parser.error("--loads 1-100, --profile 0-20, --top 1-50")
-    given = argv if argv is not None else sys.argv[1:]
-    command = "python bench/load_breakdown.py " + " ".join(shlex.quote(a) for a in given)
-    print(report(asyncio.run(run(args)), args, command.strip()))
+    command = command_line("load_breakdown.py", sys.argv[1:] if argv is None else argv)
+    print(report(asyncio.run(run(args)), args, command))
     return 0
 
 

@@ -30,36 +30,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import collections
-import shlex
-import statistics
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # a script: the repo root holds harness/ and bench/
 
-from bench.floor import FLOOR_APP, HEADING_IS, IDLE, SWITCHES, open_table  # noqa: E402
-from harness.server import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, start_server, stop_server  # noqa: E402
-
-WAIT_MS = 120_000
+from bench.floor import HEADING_IS, IDLE, SWITCHES  # noqa: E402
+from bench.side_by_side import (  # noqa: E402
+    NAMES, WAIT_MS, WEBSOCKET_FRAMES, Tab, command_line, median_lines, messages_of, profile_lines, side_by_side,
+)
 
 # Installed before the app's own scripts: the times of every click, websocket frame and change of the h1s.
-SWITCH_CLOCK = """
-window.clock = {clicks: [], frames: [], headings: [], states: []};
-addEventListener('click', () => clock.clicks.push(performance.now()), true);
-const Native = window.WebSocket;
-window.WebSocket = function (...args) {
-  const ws = new Native(...args);
-  ws.addEventListener('message', e => clock.frames.push([performance.now(), 'in', e.data.byteLength || e.data.length]));
-  const send = ws.send.bind(ws);
-  ws.send = data => { clock.frames.push([performance.now(), 'out', data.byteLength || data.length]); send(data); };
-  return ws;
-};
-window.WebSocket.prototype = Native.prototype;
-Object.assign(window.WebSocket, {CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3});
-(function watch() {
+SWITCH_CLOCK = ("window.clock = {clicks: [], frames: [], headings: [], states: []};\n"
+                "addEventListener('click', () => clock.clicks.push(performance.now()), true);\n" + WEBSOCKET_FRAMES
+                + """(function watch() {
   const text = [...document.querySelectorAll('h1')].map(h => h.innerText.trim()).join('|');
   if (clock.headings[clock.headings.length - 1]?.[1] !== text) clock.headings.push([performance.now(), text]);
   const app = document.querySelector('[data-testid="stApp"]');
@@ -70,7 +54,7 @@ Object.assign(window.WebSocket, {CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3})
   }
   requestAnimationFrame(watch);
 })();
-"""
+""")
 
 STEPS = (("switch to the heading (ms)", "total"), ("  browser, before sending (ms)", "before"),
          ("  server, to run start (ms)", "start"), ("  run start to the heading (ms)", "heading"),
@@ -80,44 +64,12 @@ STEPS = (("switch to the heading (ms)", "total"), ("  browser, before sending (m
          ("frames received", "frames"), ("bytes received", "bytes"))
 
 
-def messages_of(payloads: list[bytes]) -> list[tuple[str, int | None, str]]:
-    """Each forward message: its kind (an element's type for a new element), the container of a delta (0 the
-    page, 1 the sidebar) and a heading's text."""
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-    out = []
-    for payload in payloads:
-        msg = ForwardMsg()
-        msg.ParseFromString(payload)
-        kind = msg.WhichOneof("type")
-        container, text = None, ""
-        if kind == "delta":
-            container = msg.metadata.delta_path[0] if msg.metadata.delta_path else None
-            delta = msg.delta.WhichOneof("type")
-            kind = msg.delta.new_element.WhichOneof("type") if delta == "new_element" else delta
-            if kind == "heading":
-                text = msg.delta.new_element.heading.body
-        out.append((kind, container, text))
-    return out
-
-
-class Switches:
+class Switches(Tab):
     """One tab on one server: the switches' breakdowns."""
 
-    def __init__(self, name: str, page):
-        self.name, self.page = name, page
-        self.payloads: list[bytes] = []
-        self.rows: list[dict] = []
-        self.by_file: collections.Counter = collections.Counter()
+    def __init__(self, name: str, page, url: str):
+        super().__init__(name, page, url)
         self.at = 0
-        page.on("websocket", lambda ws: ws.on("framereceived", lambda p: self.payloads.append(
-            p if isinstance(p, bytes) else p.encode())))
-
-    async def settle(self) -> None:
-        """Idle, then a pause (not timed) so the page has settled before the next switch."""
-        await self.page.wait_for_function(IDLE, timeout=WAIT_MS)
-        await self.page.wait_for_timeout(300)
-        await self.page.wait_for_function(IDLE, timeout=WAIT_MS)
 
     async def click(self) -> str:
         """Click the next page's link; the heading it leads to."""
@@ -127,24 +79,10 @@ class Switches:
         await nav.click()
         return heading
 
-    async def profile(self, switches: int) -> None:
-        """V8's CPU profile of the renderer from each click to the heading: sampled milliseconds by script file."""
-        for _ in range(switches):
-            cdp = await self.page.context.new_cdp_session(self.page)
-            await cdp.send("Profiler.enable")
-            await cdp.send("Profiler.setSamplingInterval", {"interval": 500})
-            await self.settle()
-            await cdp.send("Profiler.start")
-            heading = await self.click()
-            await self.page.wait_for_function(HEADING_IS, arg=heading, polling="raf", timeout=WAIT_MS)
-            profile = (await cdp.send("Profiler.stop"))["profile"]
-            await cdp.detach()
-            await self.page.wait_for_function(IDLE, timeout=WAIT_MS)
-            nodes = {node["id"]: node["callFrame"] for node in profile["nodes"]}
-            for sample, delta in zip(profile["samples"], profile["timeDeltas"]):
-                frame = nodes[sample]
-                name = frame["url"].rsplit("/", 1)[-1] or f"({frame['functionName']})"
-                self.by_file[name] += delta / 1000 / switches
+    async def to_heading(self) -> None:
+        """Click the next page's link and wait for its heading."""
+        heading = await self.click()
+        await self.page.wait_for_function(HEADING_IS, arg=heading, polling="raf", timeout=WAIT_MS)
 
     async def switch(self) -> None:
         page = self.page
@@ -186,55 +124,27 @@ class Switches:
 
 
 async def run(args) -> dict[str, Switches]:
-    from playwright.async_api import async_playwright
-
-    tabs: dict[str, Switches] = {}
-    with tempfile.TemporaryDirectory(prefix="switch-breakdown-") as tmp:
-        folder = Path(tmp)
-        (folder / "floor_app.py").write_text(FLOOR_APP)
-        apps = {"app": ("streamlit_app.py", ROOT), "floor": ("floor_app.py", folder)}
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            procs = {}
-            try:
-                for name, (script, cwd) in apps.items():
-                    port = free_port()
-                    url = f"http://127.0.0.1:{port}"
-                    procs[name] = start_server(port, folder / f"{name}.log", script=script, cwd=cwd)
-                    context = await browser.new_context(viewport={"width": 1400, "height": 1000})
-                    page = await context.new_page()
-                    await page.add_init_script(SWITCH_CLOCK)
-                    tabs[name] = Switches(name, page)
-                    await open_table(page, url, time.monotonic())
-                for name in apps:  # untimed: each page's first visit in the session
-                    for _ in range(2):
-                        await tabs[name].switch()
-                    tabs[name].rows.clear()
-                for _ in range(args.switches):
-                    for name in apps:
-                        await tabs[name].switch()
-                if args.profile:
-                    for name in apps:
-                        await tabs[name].profile(args.profile)
-            finally:
-                await browser.close()
-                for proc in procs.values():
-                    stop_server(proc)
+    async with side_by_side(Switches, SWITCH_CLOCK, "switch-breakdown-") as (_, _, tabs):
+        for name in NAMES:  # untimed: each page's first visit in the session
+            for _ in range(2):
+                await tabs[name].switch()
+            tabs[name].rows.clear()
+        for _ in range(args.switches):
+            for name in NAMES:
+                await tabs[name].switch()
+        for name in NAMES:  # from each click to the heading
+            for _ in range(args.profile):
+                await tabs[name].settle()
+                await tabs[name].profiled(tabs[name].to_heading, args.profile)
     return tabs
 
 
 def report(tabs: dict[str, Switches], args, command: str) -> str:
     lines = [f"$ {command}", f"medians over {args.switches} page switches on each, alternating",
-             f"{'':48}{'app':>9}{'floor':>9}"]
-    for label, key in STEPS:
-        app, floor = (statistics.median(r[key] for r in tabs[n].rows) for n in ("app", "floor"))
-        lines.append(f"{label:48}{app:>9.0f}{floor:>9.0f}")
+             *median_lines(tabs, STEPS, 48)]
     if args.profile:
-        lines.append(f"renderer main thread per switch (ms), V8's CPU profile over {args.profile} switches, by script:")
-        for name, _ in tabs["app"].by_file.most_common(args.top):
-            lines.append(f"  {name[:46]:46}{tabs['app'].by_file[name]:>9.0f}{tabs['floor'].by_file[name]:>9.0f}")
-        lines.append(f"  {'all sampled':46}{sum(tabs['app'].by_file.values()):>9.0f}"
-                     f"{sum(tabs['floor'].by_file.values()):>9.0f}")
+        lines += profile_lines(tabs, f"renderer main thread per switch (ms), V8's CPU profile over {args.profile} "
+                                     "switches, by script:", args.top, 48)
     return "\n".join(lines)
 
 
@@ -246,9 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 2 <= args.switches <= 100 or not 0 <= args.profile <= 40 or not 1 <= args.top <= 50:
         parser.error("--switches 2-100, --profile 0-40, --top 1-50")
-    given = argv if argv is not None else sys.argv[1:]
-    command = "python bench/switch_breakdown.py " + " ".join(shlex.quote(a) for a in given)
-    print(report(asyncio.run(run(args)), args, command.strip()))
+    command = command_line("switch_breakdown.py", sys.argv[1:] if argv is None else argv)
+    print(report(asyncio.run(run(args)), args, command))
     return 0
 
 
