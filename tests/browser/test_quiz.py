@@ -496,13 +496,8 @@ def test_a_progress_file_shows_as_written_never_as_markup(app_url, browser):
         no_exception(page)
 
 
-# Holds the import expander's box clipped at the height it had before the result came, for two seconds, as
-# Streamlit does while it animates an expander's growth from there (see pages.scroll_to; in the run that
-# failed, from 393 px to 481 in half a second). Held by a style sheet's !important, which Streamlit's own
-# animation does not override, and for longer than that animation. Held instead just above the result, the
-# laptop's case failed every time without scroll_to's page-only scroll (8 runs of 8). Held as now, the phone's
-# case failed in 2 runs of 2 without scroll_to's watch over the frames that follow its first scroll: the page's
-# foot stopped that one scroll short of the result, which lies near that foot on a phone.
+# Holds the import box clipped at its height before the result came, longer than Streamlit's own growth
+# animation: the growing box that ui/components/scroll_to.py must keep the result in view through.
 HELD_MS = 2000
 
 

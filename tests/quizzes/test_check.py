@@ -335,8 +335,7 @@ def test_a_count_with_a_trailing_k_m_or_b_is_read_as_a_unit_rounded_to_its_digit
     assert check(BY_ID["rnn-steps"], 8, "1M", {**SYMBOLS, "M": 8}, "M")  # a step count, not a parameter count
 
 
-# A multi-head decoder-only model with biases (nhead_kv = nhead = 2, E = 20, d_k = 10, N = 2) and a GQA one
-# (nhead = 4, nhead_kv = 2, E = 16, d_k = 4, no biases): what each one's formulas are.
+# A multi-head decoder-only model with biases and a GQA one without: each one's formulas differ.
 MULTI_HEAD = TransformerConfig(arch="decoder-only", N=2, M=7, E=20, nhead=2, vocab_size=30, layers=3)
 GROUPED = TransformerConfig(arch="decoder-only", N=2, M=8, E=16, nhead=4, nhead_kv=2, vocab_size=100,
                             positional="rope", norm="rmsnorm", activation="swiglu", norm_first=True, bias=False)
