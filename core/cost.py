@@ -169,12 +169,19 @@ def flops_per_token(cfg: TransformerConfig) -> dict[str, Figure]:
 
 
 def flops_rule_of_thumb(cfg: TransformerConfig, params: ParamCount | None = None) -> Figure:
-    """The usual estimate: 2 FLOPs per active parameter plus the attention term, per token."""
+    """The usual estimate: 2 FLOPs per active parameter plus the attention term, per token. An encoder-decoder's
+    token is a source and a target token, as in flops_per_token: its attention term reads M keys in the encoder's
+    self-attention and the cross-attention, M_target in the decoder's self-attention."""
     p = params or param_count(cfg)
     sw, sw_f = _scores_width(cfg)
-    value = 2 * p.active + 2 * cfg.layers * cfg.M * sw
-    return Figure("rule of thumb", value, f"2·P_active + 2·layers·M·{sw_f}",
-                  f"2·{p.active:,} + 2·{cfg.layers}·{cfg.M}·{sw}", "FLOPs")
+    if cfg.arch == "encoder-decoder":
+        keys, keys_f = 2 * cfg.M + cfg.M_target, "(M + M_target + M)"
+        keys_filled = f"({cfg.M} + {cfg.M_target} + {cfg.M})"
+    else:
+        keys, keys_f, keys_filled = cfg.M, "M", f"{cfg.M}"
+    value = 2 * p.active + 2 * cfg.layers * keys * sw
+    return Figure("rule of thumb", value, f"2·P_active + 2·layers·{keys_f}·{sw_f}",
+                  f"2·{p.active:,} + 2·{cfg.layers}·{keys_filled}·{sw}", "FLOPs")
 
 
 def pass_flops(cfg: TransformerConfig) -> Figure:

@@ -96,6 +96,17 @@ def test_rule_of_thumb_less_the_unmultiplied_parameters_is_the_counted_flops_per
     assert cost.flops_rule_of_thumb(cfg).value - cost.uncounted_flops(cfg).value == per_token
 
 
+# An encoder-decoder's token is a source and a target token: the rule of thumb's attention term reads the same
+# keys as flops_per_token's, so it exceeds that count by the parameters no matrix multiply touches, never less.
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_configs().filter(lambda c: c.arch == "encoder-decoder"))
+def test_an_encoder_decoders_rule_of_thumb_exceeds_its_flops_per_token_by_the_unmultiplied(cfg):
+    per_token = cost.flops_per_token(cfg)["total"].value
+    uncounted = cost.uncounted_flops(cfg).value
+    assert uncounted >= 0
+    assert cost.flops_rule_of_thumb(cfg).value - uncounted == per_token
+
+
 def test_the_counter_runs_on_the_meta_device_at_llama_2_70b():
     cfg = LLAMA2_70B.replace(N=1, M=16)
     assert cost.counted_flops(cfg) == cost.pass_flops(cfg).value == 2_199_493_017_600

@@ -37,6 +37,9 @@ def test_cost_page_renders_at_the_sidebars_extremes(preset):
     page = texts(at)
     assert f"{report.params.total:,} parameters" in page
     assert report.compute["training compute"].filled in page  # the formula with this config's numbers
+    # The rule of thumb exceeds the multiplies' count by the parameters they never touch, in every family.
+    difference = report.compute["rule of thumb"].value - report.compute["FLOPs per token"].value
+    assert difference >= 0 and f"{difference:+,.0f} FLOPs a token here" in page
 
 
 def test_cost_page_live_check_on_a_small_model():
