@@ -340,7 +340,8 @@ def positional_view(cfg: TransformerConfig, kind: str, t: Trace | None = None,
         if t is not None and not t.shape_only and cfg.positional == "learned":
             side = "tgt" if cfg.arch == "decoder-only" else "src"  # a decoder-only model's one sequence is its target
             table = t.tensors[f"{side}.pos"][:P]  # (M, E) -> (P, E)
-            note = "the traced model's own table, at initialisation (untrained)"
+            note = ("the traced model's own table, at initialisation (untrained)" if t.weights.startswith("untrained")
+                    else f"the model's own table, {t.weights}")
         else:
             with torch.no_grad():
                 pe = seeded(PositionalEncoding, cfg.E, "learned", P, seed=cfg.seed)

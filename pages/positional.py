@@ -20,6 +20,7 @@ from ui.link.choices import MAX_CURVES, curve_dims, positional_tabs
 from ui.look.charts import drawn_at_this_link, map_box, show_chart, show_numbers
 from ui.look.layout import narrowest_only_caption
 from ui.sections.relative import relative_tab, relative_words
+from ui.sections.values import trained_pass
 from ui.server.guard import guard
 from ui.server.streamlit_internals import leave_legacy_pages_mode
 from ui.sidebar.config import forget_link_warnings, this_run
@@ -85,11 +86,14 @@ def sinusoid_likeness_words(E: int) -> str:
             "at small E some far positions come back close); ")
 
 
-def learned_likeness_words(v, E: int) -> str:
-    """What a random learned table's similarity map shows, read off the map (``v``): random vectors
+def learned_likeness_words(v, E: int, trained: bool = False) -> str:
+    """What a learned table's similarity map shows, read off the map (``v``): random vectors
     are alike only by chance, which in few dimensions is often (at E = 2 two positions can score
     1.00), so "only each position with itself is alike" is false there."""
     most = most_alike_pair(v)
+    if trained:
+        return ("the trained model's learned table was shaped by its task in the Training lab"
+                + ("." if most is None else f": here the most alike two different positions score {most:.2f}."))
     if most is None:  # one position: no pair to compare
         return "an untrained learned table is random, so its positions are alike only by chance."
     return (f"an untrained learned table is random, so its positions are alike only by chance, which in few "
@@ -174,7 +178,8 @@ def kind_words(cfg) -> str:
             f"**{cfg.positional}** positions.")
 
 
-cfg = this_run().cfg
+run = this_run()  # sliders, link, the learner's text and the trained model, worked out by the sidebar
+cfg = run.cfg
 st.caption("Attention without a mask treats its input as a set and cannot tell positions apart (a causal mask "
            "lets a model infer some order on its own). " + kind_words(cfg))
 
@@ -188,6 +193,8 @@ if config_over_budget(cfg):
 views = {}
 with guard("Building the positional tables"):
     views = {kind: _view(cfg, kind) for kind in KINDS}
+    if run.trained is not None and cfg.positional == "learned":  # its own table; the model is this session's
+        views["learned"] = positional_view(cfg, "learned", trained_pass(run.trained)[0])
     v = views.get(cfg.positional, views["sinusoidal"])  # RoPE and "none" add no table: the tabs show the two kinds
     notes = []
     if v.positions < cfg.M:
@@ -243,8 +250,9 @@ with tab_curves, guard("The curves"):
 
 with tab_compare, guard("The comparison"):
     st.caption("Each kind's table, and beside it (below it, on a narrow screen) the cosine similarity between "
-               "positions. " + sinusoid_likeness_words(cfg.E) + learned_likeness_words(views["learned"], cfg.E)
-               + " Training is what gives a learned table its structure.")
+               "positions. " + sinusoid_likeness_words(cfg.E)
+               + learned_likeness_words(views["learned"], cfg.E, trained=run.trained is not None)
+               + ("" if run.trained is not None else " Training is what gives a learned table its structure."))
     maps = {kind: (positional_spec(views[kind], most=COLUMN_MAX), similarity_spec(views[kind], most=COLUMN_MAX))
             for kind in KINDS}
     # On the narrowest phones even the default E's maps scroll: a caption says so there only.

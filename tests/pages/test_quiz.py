@@ -1478,3 +1478,25 @@ def test_a_mixture_of_experts_preset_is_asked_about_its_experts_and_the_default_
     default = quiz_app()
     assert shown(default) == set()
     assert any("None of this topic's questions" in i.value for i in default.info)
+
+
+def test_a_question_another_family_hides_gives_way_to_the_next_and_comes_back_with_its_family():
+    """At a question about the encoder-decoder alone, decoder-only shows the next question that applies to it, and
+    the encoder-decoder again shows the same question, not the one at its old number."""
+    from ui.link.choices import ALL_TOPICS, quiz_order
+
+    everyone = [q.id for q in quiz_order(ALL_TOPICS, 0)]
+    numbered = [q.id for q in quiz_order(ALL_TOPICS, 0, DEFAULT)]  # the encoder-decoder's Q1, Q2, ...
+    decoder = DEFAULT.replace(arch="decoder-only", M_target=None)
+    place = next(i for i, qid in enumerate(numbered) if i > 3 and not BY_ID[qid].applies(decoder))
+    at = architecture_opened(make_app({"q": f"Q{place + 1}"}))
+    at.switch_page("pages/quiz.py").run()
+    assert at.session_state["quiz_at"] == numbered[place]
+    at.sidebar.radio(key="w_arch").set_value("decoder-only").run()
+    assert not at.exception
+    after = everyone[everyone.index(numbered[place]):]
+    assert at.session_state["quiz_at"] == next(qid for qid in after if BY_ID[qid].applies(decoder))
+    at.sidebar.radio(key="w_arch").set_value("encoder-decoder").run()
+    assert not at.exception
+    assert at.session_state["quiz_at"] == numbered[place] and at.query_params["q"] == str(place + 1)
+    assert f"Question {place + 1} of {ASKED}" in [m.value for m in at.markdown]

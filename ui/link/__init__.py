@@ -59,8 +59,8 @@ def read_link(page: str, every: Mapping[str, list[str]], state: Mapping[str, Any
 
 def link_query(cfg: TransformerConfig, values: Mapping[str, Any], page: str, state: MutableMapping[str, Any],
                text: Mapping[str, str]) -> dict[str, str]:
-    """The query that reproduces a run: the sliders' ``values``, the page's own choices (first kept in range in
-    ``state``, before the page draws them) and the learner's ``text`` part."""
+    """The query that reproduces a run: the sliders' ``values``, the page's own choices (first kept in range of
+    ``cfg``, the config that runs, in ``state``, before the page draws them) and the learner's ``text`` part."""
     choices = PAGE_CHOICES.get(page, ())
     keep_choices_in_range(choices, cfg, state)
     return ({name: link_text(value) for name, value in values.items() if value is not None}

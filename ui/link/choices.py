@@ -91,6 +91,8 @@ class Choice:
     when: Callable[[TransformerConfig], bool] = lambda cfg: True
     why_not: str = ""
     free: int = 0  # a free text (the decoding page's prompt): any text, at most this many characters in the link
+    # Where the value stands at a config, offered or not (the quiz's question): set, it replaces the range check.
+    place: Callable[[TransformerConfig, MutableMapping[str, Any]], Any] | None = None
 
     def key_at(self, cfg: TransformerConfig) -> str:
         """The widget's key at this config."""
@@ -167,6 +169,7 @@ ALL_TOPICS = "All topics"  # the quiz's first choice of topic
 ONE, SET = "One question at a time", "A topic set"  # the quiz's modes
 MODE_TEXT = {ONE: "one", SET: "set"}
 LINKED = "quiz_linked"  # set when a link named a question: a review that does not hold it ends (pages/quiz.py)
+HIDDEN = "quiz_hidden"  # the question in view when a change of family or parts hid it: it comes back with them
 
 
 def quiz_order(topic: str, seed: int, cfg: TransformerConfig | None = None) -> list[Question]:
@@ -184,6 +187,25 @@ def _quiz_ids(cfg: TransformerConfig, state: State) -> list[str]:
     # the topic has none).
     topic, seed = state.get("quiz_topic", ALL_TOPICS), state.get("quiz_seed", 0)
     return [q.id for q in quiz_order(topic, seed, cfg) or quiz_order(topic, seed)]
+
+
+def _quiz_place(cfg: TransformerConfig, state: MutableMapping[str, Any]) -> str:
+    """The question one-at-a-time mode stands on at this model: the one in view while it applies; when the
+    sidebar's family or parts hide it, the next one after it in the shuffle that applies, and the hidden one again
+    once it applies, so a round trip through another family loses the learner's place."""
+    ids = _quiz_ids(cfg, state)
+    at, hidden = state.get("quiz_at"), state.get(HIDDEN)
+    if hidden in ids:
+        state[HIDDEN] = None
+        return hidden
+    if at in ids:
+        return at
+    order = [q.id for q in quiz_order(state.get("quiz_topic", ALL_TOPICS), state.get("quiz_seed", 0))]
+    if at not in order:  # a first visit, or a topic without it: the list's first
+        return ids[0]
+    state[HIDDEN] = hidden or at
+    i = order.index(at)
+    return next((qid for qid in order[i:] + order[:i] if qid in ids), ids[0])
 
 
 def _whose_questions(cfg: TransformerConfig, state: State) -> str:
@@ -344,7 +366,8 @@ PAGE_CHOICES: dict[str, tuple[Choice, ...]] = {
         Choice("mode", "quiz_mode", lambda cfg, state: list(MODE_TEXT), lambda cfg, state: ONE,
                MODE_TEXT.__getitem__),
         Choice("q", "quiz_at", _quiz_ids, lambda cfg, state: _quiz_ids(cfg, state)[0], counts="questions", first=1,
-               whose=_whose_questions, prefix="Q", sets=(("quiz_mode", ONE), (LINKED, True))),
+               whose=_whose_questions, prefix="Q", sets=(("quiz_mode", ONE), (LINKED, True), (HIDDEN, None)),
+               place=_quiz_place),
     ),
     "cost": cost_choices(),
     "compare": COMPARE_CHOICES,
@@ -473,7 +496,9 @@ def keep_choices_in_range(choices: Sequence[Choice], cfg: TransformerConfig, sta
         options = choice.options(cfg, state)
         if choice.kept and key not in state and choice.offers(state.get(KEPT + key), options):
             state[key] = state[KEPT + key]
-        if key not in state or not choice.offers(state[key], options):
+        if choice.place is not None:
+            state[key] = choice.place(cfg, state)
+        elif key not in state or not choice.offers(state[key], options):
             state[key] = choice.default(cfg, state)
         if choice.kept:
             state[KEPT + key] = state[key]

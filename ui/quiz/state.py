@@ -24,7 +24,7 @@ from quizzes.recheck import file_config, recheck
 from quizzes.topics.your_text import EXAMPLE
 from render.markdown import as_literal
 from ui.compute.traces import cached_shape_only, cached_shapes
-from ui.link.choices import ALL_TOPICS, LINKED, quiz_order
+from ui.link.choices import ALL_TOPICS, HIDDEN, LINKED, quiz_order
 from ui.link.config import on_sliders
 from ui.sidebar.config import forget_link_warnings, this_run
 
@@ -183,6 +183,7 @@ def new_shuffle() -> None:
     otherwise only renumber the question in view. Decided here, before the run, so that the link the
     sidebar writes (ui.link.choices: seed= and q=) already names that question."""
     st.session_state.pop(AT, None)  # the sidebar then puts the quiz on the new order's first
+    st.session_state[HIDDEN] = None
     _into_review()  # or, in a review, the first of its list in the new order
     forget_link_warnings()
 
@@ -198,6 +199,7 @@ def new_review() -> None:
 def new_topic() -> None:
     """A new topic: in a review, a question of the review's list in that topic (_into_review); outside
     one, the sidebar keeps the question if the topic has it, else puts the quiz on the topic's first."""
+    st.session_state[HIDDEN] = None
     _into_review()
     forget_link_warnings()
 
@@ -206,6 +208,7 @@ def go_to_question(qid: str, wrapped: str | None = None) -> None:
     """Go to question ``qid``, named rather than a step, so a click Streamlit replays into a later run lands on the
     same question. ``wrapped`` holds the words said when the click went round the end of the list."""
     st.session_state[AT] = qid
+    st.session_state[HIDDEN] = None  # the learner moved on: a question hidden before stays behind
     clear_messages()
     if wrapped:
         st.session_state[WRAPPED] = (qid, wrapped)

@@ -57,6 +57,7 @@ NORM_FIRST_NAMES = {False: "post-norm (the paper)", True: "pre-norm (GPT-2, Llam
 POSITIONAL_NAMES = {"sinusoidal": "sinusoidal", "learned": "learned", "rope": "RoPE", "none": "none",
                     "relative": "relative (T5)"}
 CUSTOM = "(custom)"
+TRAINED_PRESET = "(the Training lab's model)"
 _RUN = "sidebar_run"  # the Run handed to the page (this_run); callbacks read the last run's
 _SHOWN = "shown_"  # a disabled copy of a widget, showing the value a text or the trained model sets
 _WIDGET = "w_"  # widget keys are "w_N", "w_E", ...
@@ -468,8 +469,11 @@ def sidebar_config(page: str = "") -> Run:
     _say_what_sets_fields(sb, used, trained)
     sb.header("Model sizes")
     presets = [CUSTOM, *PRESETS]
-    sb.selectbox("Preset", presets, key="w_preset", on_change=_apply_preset, help=_preset_help(),
-                 disabled=trained is not None, **_default_unless_code_set("w_preset", "index", presets))
+    if trained is None:
+        sb.selectbox("Preset", presets, key="w_preset", on_change=_apply_preset, help=_preset_help(),
+                     **_default_unless_code_set("w_preset", "index", presets))
+    else:  # no preset made the trained model: a greyed copy names it, and the learner's preset waits
+        sb.selectbox("Preset", [TRAINED_PRESET], key=_SHOWN + "preset", disabled=True, help=_preset_help())
     custom = {"on_change": _mark_custom}
     shown = partial(_widget_args, used=used)
     sb.slider(LABELS["N"], N_RANGE[0], max(N_RANGE[1], used.get("N", 0)), **custom, **shown("N"))
@@ -520,15 +524,17 @@ def sidebar_config(page: str = "") -> Run:
     state[LAST] = sliders
     state[_FOLLOWED] = {"M": sliders.M, "E": sliders.E, "nhead": sliders.nhead}
     state[_SEEN] = {key: state[key] for key in _sidebar_keys() if key in state}
-    _write_url(sliders, page)
+    if trained is not None:
+        run = Run(trained.config, sliders, trained=trained, set_by=used)
+    else:
+        mine, problem = current_text(sliders)
+        run = Run(sliders if mine is None else mine.cfg, sliders, mine, problem, set_by=used)
+    _write_url(run, page)
     view_page, view_warnings = state.get("view_warnings", ("", []))
     link_warning(state.get("url_warnings", []) + (view_warnings if view_page == page else []))
     if group is None:
-        summary.caption(architecture_words(sliders if trained is None else trained.config))
-    if trained is not None:
-        return Run(trained.config, sliders, trained=trained, set_by=used)
-    mine, problem = current_text(sliders)
-    return Run(sliders if mine is None else mine.cfg, sliders, mine, problem, set_by=used)
+        summary.caption(architecture_words(run.sliders if trained is None else run.cfg))
+    return run
 
 
 def _heads_words(E: int, nhead: int, wanted: int | None) -> str:
@@ -638,12 +644,13 @@ def architecture_words(c: TransformerConfig) -> str:
     return ", ".join(parts)
 
 
-def _write_url(cfg: TransformerConfig, page: str) -> None:
-    """Put the config and the page's own choices in the URL, in one write: each write is a step in
+def _write_url(run: Run, page: str) -> None:
+    """Put the sliders' config and the page's own choices in the URL, in one write: each write is a step in
     the browser's history, so a second one would take a Back of its own. The query is replaced
     whole, so another page's choices never ride along (Streamlit also clears them on a page switch).
-    The choices are first kept in range here (keep_choices_in_range), before the page draws its widgets."""
-    wanted = link_query(cfg, config_values(cfg), page, st.session_state, text_link_values(page))
+    The choices are first kept in range of the config that runs (keep_choices_in_range), before the page draws
+    its widgets: a text's N = 1 has one batch item, a trained model's E its own dimensions."""
+    wanted = link_query(run.cfg, config_values(run.sliders), page, st.session_state, text_link_values(page))
     if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)
 

@@ -22,5 +22,5 @@ def draw_navigation(container, pages: Sequence, run: Run) -> None:
     """A link to each page in ``container``, with the query that reproduces this run's config there."""
     values = config_values(run.sliders)
     for page in pages:
-        query = link_query(run.sliders, values, page.url_path, st.session_state, text_link_values(page.url_path))
+        query = link_query(run.cfg, values, page.url_path, st.session_state, text_link_values(page.url_path))
         container.page_link(page, query_params=query)

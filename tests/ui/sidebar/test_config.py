@@ -56,6 +56,7 @@ def test_the_trained_model_shows_in_the_sidebar_and_the_button_leaves_it():
 
     res = train_reversal(ReversalSettings(steps=5, N=8), keep_model=True)
     at = architecture_opened(make_app()).run()
+    preset_before = at.sidebar.selectbox(key="w_preset").value
     at.session_state["lab_trained"] = res.trained
     at.run()
     at.radio(key="yt_model").set_value("trained in the Training lab").run()
@@ -65,12 +66,41 @@ def test_the_trained_model_shows_in_the_sidebar_and_the_button_leaves_it():
     shown = sidebar_widgets(at)
     assert shown["shown_E"] == (trained.E, True) and shown["shown_layers"] == (trained.layers, True)
     assert at.sidebar.radio(key="shown_arch").value == "decoder-only" and at.sidebar.radio(key="shown_arch").disabled
-    assert at.sidebar.selectbox(key="w_preset").disabled
+    preset = at.sidebar.selectbox(key="shown_preset")  # no preset made it: the greyed box says whose it is
+    assert preset.disabled and preset.value == "(the Training lab's model)"
     assert at.sidebar.info[0].value.startswith("The Training lab's trained model is running")
     at.sidebar.button(key="sidebar_leave_trained").click().run()
     assert not at.exception
     assert running(at) == sliders(at) and sliders(at).E == 16 and sidebar_widgets(at)["w_E"] == (16, False)
     assert at.sidebar.radio(key="w_arch").value == "encoder-decoder" and not at.sidebar.info
+    preset = at.sidebar.selectbox(key="w_preset")
+    assert preset.value == preset_before and not preset.disabled
+
+
+def test_the_pages_choices_fit_the_model_that_runs_not_the_sliders():
+    """A text's N = 1 has one batch item; the trained model's E its own curve dimensions and learned table."""
+    from core.train import ReversalSettings, train_reversal
+    from ui.link.choices import default_dims
+
+    at = open_page("attention", {"N": "3"})
+    at.selectbox(key="a_item").set_value(2).run()
+    at.switch_page("pages/explorer.py").run()
+    at.text_area(key="yt_text").input(THE_CAT).run()
+    at.switch_page("pages/attention.py").run()
+    assert not at.exception and running(at).N == 1
+    assert at.selectbox(key="a_item").value == 0 and at.query_params["item"] == "0"
+
+    res = train_reversal(ReversalSettings(steps=5, N=8), keep_model=True)
+    at = make_app().run()
+    at.session_state["lab_trained"] = res.trained
+    at.run()
+    at.radio(key="yt_model").set_value("trained in the Training lab").run()
+    at.switch_page("pages/positional.py").run()
+    assert not at.exception
+    E = res.trained.config.E
+    assert at.multiselect(key=f"p_dims_{E}").value == default_dims(E)
+    words = " ".join(c.value for c in at.caption)
+    assert "the model's own table, trained: the reversal task" in words and "untrained" not in words
 
 
 def test_stepping_E_keeps_the_learners_kv_heads_and_says_when_they_must_change():
