@@ -20,6 +20,7 @@ from render.heads import MAX_GROUP_ROWS, MAX_HEADS_DRAWN, kv_groups_frame, kv_he
 from render.latent import head_note, latent_note
 from render.window import layer_pair, pair_caption, window_mask_note
 from render.tables import numbers_frame
+from render.words import counted
 from ui.compute.trace_cache import GATE
 from ui.compute.traces import cached_shapes, cached_trace, over_budget, shape_only_banner, slim_refusal
 from ui.look.charts import drawn_at_this_link, map_box, show_chart, show_numbers
@@ -34,6 +35,16 @@ leave_legacy_pages_mode()  # before anything is drawn: see ui/server/streamlit_i
 
 # Narrowest boxes (px), so small maps' captions read and the mask still sits beside the weights (docs/layout.md).
 WEIGHTS_BOX, MASK_BOX = 290, 244
+
+
+def key_span(first: int, last: int) -> str:
+    """'key 7' or 'keys 5 to 7': one padding key is no range."""
+    return f"key {first}" if first == last else f"keys {first} to {last}"
+
+
+def last_of(n: int) -> str:
+    """'the last 2 of' the positions, or 'the last of' them when only one is padding."""
+    return "the last of" if n == 1 else f"the last {n} of"
 
 
 def mask_note(kind: str, cfg, item: int | None = None, padding: int | None = None, layer: int | None = None) -> str:
@@ -59,15 +70,15 @@ def mask_note(kind: str, cfg, item: int | None = None, padding: int | None = Non
         where = (f"The trace pads the last quarter of the last sequence only when N > 1 and M ≥ 4; with N = {cfg.N} "
                  f"and M = {cfg.M} no token is padding, so this mask hides nothing.")
     elif cfg.M - padded >= MAX_POSITIONS:  # all of it past the drawn keys
-        where = (f"The trace pads the last {padded} of the M = {cfg.M} positions of the last sequence (batch item "
-                 f"{cfg.N - 1}), keys {cfg.M - padded} to {cfg.M - 1}: past the first {MAX_POSITIONS} keys drawn "
+        where = (f"The trace pads {last_of(padded)} the M = {cfg.M} positions of the last sequence (batch item "
+                 f"{cfg.N - 1}), {key_span(cfg.M - padded, cfg.M - 1)}: past the first {MAX_POSITIONS} keys drawn "
                  "here, so a shorter M shows them.")
     elif item == cfg.N - 1:
-        where = (f"The trace pads the last {padded} of the M = {cfg.M} positions of the last sequence, the batch "
-                 f"item shown: keys {cfg.M - padded} to {cfg.M - 1} are blocked. The other batch items have no "
-                 "padding.")
+        where = (f"The trace pads {last_of(padded)} the M = {cfg.M} positions of the last sequence, the batch "
+                 f"item shown: {key_span(cfg.M - padded, cfg.M - 1)} {'is' if padded == 1 else 'are'} blocked. The "
+                 "other batch items have no padding.")
     else:
-        where = (f"The trace pads the last {padded} of the M = {cfg.M} positions of the last sequence, so pick the "
+        where = (f"The trace pads {last_of(padded)} the M = {cfg.M} positions of the last sequence, so pick the "
                  f"last batch item ({cfg.N - 1}) to see it.")
     if kind == "cross-attention":
         return ("Target queries look at source keys (M_target rows, M columns); the source's padding keys are "
@@ -87,11 +98,11 @@ def text_mask_note(kind: str, cfg, item: int, padding: int) -> str:
     if cfg.N == 1:
         where = "Your text is one line, so no key is padding and this mask hides nothing."
     elif not padding:
-        where = (f"Line {item} of your text is its longest, M = {cfg.M} tokens, so none of its keys is padding and "
-                 "this mask hides nothing; pick a shorter line to see padding.")
+        where = (f"Line {item} of your text is its longest, M = {counted(cfg.M, 'token')}, so none of its keys is "
+                 "padding and this mask hides nothing; pick a shorter line to see padding.")
     else:
-        where = (f"Line {item} of your text is {cfg.M - padding} tokens, padded to M = {cfg.M} with {PAD_TOKEN}: "
-                 f"its keys {cfg.M - padding} to {cfg.M - 1} are blocked.")
+        where = (f"Line {item} of your text is {counted(cfg.M - padding, 'token')}, padded to M = {cfg.M} with "
+                 f"{PAD_TOKEN}: its {key_span(cfg.M - padding, cfg.M - 1)} {'is' if padding == 1 else 'are'} blocked.")
     return what + " " + where
 
 
@@ -113,11 +124,11 @@ def sharing_section(t) -> None:
     kind = ("Multi-query attention (MQA): one K/V head for all" if s.name == "MQA"
             else "Grouped-query attention (GQA)")
     where = ("read off this pass" if s.recorded else "worked out from the config, as this pass computed no values")
-    st.caption(f"{kind}: nhead = {s.nhead} query heads, nhead_kv = {s.nhead_kv} K/V heads, so query head h reads "
-               f"K/V head h // (nhead / nhead_kv) = h // {s.group} ({where}). K and V are {k}, (N, nhead_kv, M, d_k): "
-               f"Q is {shape_text(s.q_shape)}. Before QKᵀ each K/V head is repeated {s.group} times to meet its "
-               "query heads, so the weights stay (N, nhead, L, S) and each query head still has its own map; what "
-               "shrinks is W^K and W^V, and the KV cache, by nhead / nhead_kv.")
+    st.caption(f"{kind}: nhead = {s.nhead} query heads, nhead_kv = {counted(s.nhead_kv, 'K/V head')}, so query "
+               f"head h reads K/V head h // (nhead / nhead_kv) = h // {s.group} ({where}). K and V are {k}, "
+               f"(N, nhead_kv, M, d_k): Q is {shape_text(s.q_shape)}. Before QKᵀ each K/V head is repeated "
+               f"{s.group} times to meet its query heads, so the weights stay (N, nhead, L, S) and each query head "
+               "still has its own map; what shrinks is W^K and W^V, and the KV cache, by nhead / nhead_kv.")
     show_chart(kv_heads_spec(s), width="content")
     if s.nhead > MAX_HEADS_DRAWN:
         st.caption(f"Drawn: the first {MAX_HEADS_DRAWN} of the {s.nhead} query heads, each labelled with its K/V head.")
@@ -217,7 +228,7 @@ widths = (f"each query and key nope_head_dim + rope_head_dim = {cfg.qk_head_dim}
           f"v_head_dim = {cfg.v_head_dim}, made back from the shared latent" if cfg.attention == "mla"
           else f"each d_k = {cfg.d_k} wide")
 head = c3.selectbox("head", range(cfg.nhead), key="a_head", help=f"nhead = {cfg.nhead}, {widths}{shared}", **view)
-item = c4.selectbox("batch item", range(cfg.N), key="a_item", help=f"N = {cfg.N} sequences", **view)
+item = c4.selectbox("batch item", range(cfg.N), key="a_item", help=f"N = {counted(cfg.N, 'sequence')}", **view)
 
 t = queries = keys = None  # the map's pass and its axes' tokens, read again by the windowed and full pair
 with guard("The attention heatmap"):
@@ -242,8 +253,9 @@ with guard("The attention heatmap"):
     if cfg.attention == "mla":  # its K and V are not per-head weights of their own: say where they came from
         st.caption(head_note(cfg, shapes.shapes, head))
     if a.capped:
-        st.caption(f"Showing the first {len(a.weights)} of {a.queries} queries and {len(a.weights[0])} of "
-                   f"{a.keys} keys (capped at {MAX_POSITIONS} so large M stays fast); the full rows still sum to 1.")
+        st.caption(f"Showing the first {len(a.weights)} of {counted(a.queries, 'query', 'queries')} and "
+                   f"{len(a.weights[0])} of {counted(a.keys, 'key')} (capped at {MAX_POSITIONS} so large M stays "
+                   "fast); the full rows still sum to 1.")
     weights, mask = attention_spec(a, queries, keys), mask_spec(a, theme(), queries, keys)
     # Side by side while the window has room for both, one below the other when it has not: the
     # browser decides, as only it knows the width (see charts.full_width).
@@ -265,8 +277,9 @@ with guard("The attention heatmap"):
         blocked = a.blocked_weight_max
         if blocked is None and a.hidden_beyond:
             st.caption(f"Nothing is masked among the {len(a.weights[0])} keys drawn. This sequence's "
-                       f"{a.hidden_beyond} padding keys come after them, at keys {a.keys - a.hidden_beyond} to "
-                       f"{a.keys - 1}, hidden from every query all the same.")
+                       f"{counted(a.hidden_beyond, 'padding key')} {'comes' if a.hidden_beyond == 1 else 'come'} "
+                       f"after them, at {key_span(a.keys - a.hidden_beyond, a.keys - 1)}, hidden from every query "
+                       "all the same.")
         elif blocked is None:
             st.caption("Nothing is masked here: every query sees every key.")
         else:

@@ -36,7 +36,9 @@ a_label, b_label = side_label(a_name), side_label(b_name)
 with guard("Comparing the two models"):
     with st.spinner("Working out both models' figures…"):
         lines = cached_compare(side_config(a_name), side_config(b_name))
-    st.markdown(f"**{a_label}** against **{b_label}**: {differences(lines)} of {len(lines)} lines differ. Memory "
+    differ = differences(lines)
+    st.markdown(f"**{a_label}** against **{b_label}**: {differ} of {len(lines)} lines "
+                f"{'differs' if differ == 1 else 'differ'}. Memory "
                 "is at each model's own M and N (context and batch), bf16 weights and cache, and mixed-precision "
                 "Adam for training; the Cost page sets them for the sidebar's model.")
     for section in sections(lines):

@@ -12,6 +12,7 @@ from core.cost import LIVE_SAVED_BUDGET_BYTES, OPTIMIZERS, RECOMPUTE, CostSettin
 from core.memory import estimate
 from render.cost import crossover_words, figure_value, figures_frame, fits_frame, flops_frame, flops_spec, live_frame
 from render.palette import INK
+from render.words import counted
 from ui.compute.cost import cached_counted_flops, cached_live, cached_report
 from ui.link.choices import (BATCH_CHOICES, CONTEXT_CHOICES, DP_CHOICES, FLASH_TEXT, GPU_NAMES, MFU_CHOICES, OPTIMAL,
                            TOKEN_TEXT)
@@ -145,14 +146,14 @@ if report is not None:
         if small or state.get(f"c_counted_{hash(cfg)}"):
             live = cached_live(cfg) if small else {**report.live, "counted_flops": cached_counted_flops(cfg)}
             st.dataframe(live_frame(live), hide_index=True, width="stretch")
-            counted, formula = live["counted_flops"], live["formula_flops"]
-            st.caption(f"PyTorch's FlopCounterMode counted {counted:,} FLOPs in one forward pass of the sidebar's "
-                       f"batch (N = {cfg.N} sequences of M = {cfg.M} tokens), against {formula:,} from our "
-                       "per-token formula times the tokens. It counts matrix multiplies only, 2 FLOPs a multiply-"
-                       "add, as the formula does; the rule of thumb's other parameters (the embedding lookup, the "
-                       "norms, the biases) and the softmax are in neither. A mixture of experts counted on the meta "
-                       "device hands each expert an even share of tokens, rounded up, so it may count a few rows "
-                       "more.")
+            flops, formula = live["counted_flops"], live["formula_flops"]
+            st.caption(f"PyTorch's FlopCounterMode counted {flops:,} FLOPs in one forward pass of the sidebar's "
+                       f"batch (N = {counted(cfg.N, 'sequence')} of M = {counted(cfg.M, 'token')}), against "
+                       f"{formula:,} from our per-token formula times the tokens. It counts matrix multiplies only, "
+                       "2 FLOPs a multiply-add, as the formula does; the rule of thumb's other parameters (the "
+                       "embedding lookup, the norms, the biases) and the softmax are in neither. A mixture of experts "
+                       "counted on the meta device hands each expert an even share of tokens, rounded up, so it may "
+                       "count a few rows more.")
             if live.get("saved_bytes") is not None:
                 st.caption("Bytes saved for backward were measured in one real training step with "
                            "torch.autograd.graph.saved_tensors_hooks, each tensor once, the weights left out. Our "

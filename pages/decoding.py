@@ -13,6 +13,7 @@ from render.decoding import (beam_tree_frame, beam_tree_spec, cache_frame, candi
                              distribution_frame, finished_frame, records_frame, scores_frame, token_text,
                              token_text_line, utility_frame)
 from render.markdown import as_literal
+from render.words import counted
 from ui.compute.decoding import cached_model, cached_run
 from ui.link.choices import (DECODING_MODELS, DECODING_STRATEGIES, EARLY_STOPPING, LENGTH_PENALTIES, MAX_DECODING_G,
                            TEMPERATURES, TOP_PS)
@@ -75,10 +76,10 @@ with guard("Decoding"):
 if run is not None:
     d = run.decoding
     labels = dm.labels
-    cut = f" (its first {run.prompt_cut:,} tokens left out: the model reads at most {dm.max_len} tokens, " \
-          f"G = {G} of them new)" if run.prompt_cut else ""
+    cut = f" (its first {counted(run.prompt_cut, 'token')} left out: the model reads at most {dm.max_len} " \
+          f"tokens, G = {G} of them new)" if run.prompt_cut else ""
     st.caption(f"The model ({dm.name}, vocab_size = {dm.vocab_size}) reads this prompt of M = "
-               f"{len(d.prompt[0])} tokens{cut}:")
+               f"{counted(len(d.prompt[0]), 'token')}{cut}:")
     st.code(token_text_line(run.prompt_text), language=None)
 
     st.header("Step by step")

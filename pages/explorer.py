@@ -18,6 +18,7 @@ from render.diagram import (ACTIVATION_NAMES, MIN_WIDTH, NORM_NAMES, WIDTH, arch
                             architecture_title, heads_words, legend_lines)
 from render.tables import (STACKED_COLUMN, TABLE_COLUMNS, memory_spec, params_spec, rows_frame, table_cells,
                           table_csv, table_file_name, table_json, table_markdown)
+from render.words import counted
 from ui.compute.traces import cached_shapes, LIVE_TABLE_BYTES, over_budget, shape_only_banner
 from ui.look.charts import show_chart
 from ui.look.layout import phone_only_caption, sidebar_closed_hint
@@ -186,8 +187,9 @@ with guard("Tracing this config"):
     row.metric("parameters", short_count(t.params["total"]), help=f"Exactly {t.params['total']:,}.", width="content")
     if cfg.moe:  # a token runs top_k of the experts: beside the total, what one token's pass touches
         row.metric("active for one token", short_count(t.active_params), width="content",
-                   help=f"Exactly {t.active_params:,}: top_k = {cfg.top_k} of the n_experts = {cfg.n_experts} routed "
-                        "experts in each layer with experts, and every other part whole.")
+                   help=f"Exactly {t.active_params:,}: top_k = {cfg.top_k} of the n_experts = "
+                        f"{counted(cfg.n_experts, 'routed expert')} in each layer with experts, and every other part "
+                        "whole.")
     # A shape-only trace holds next to nothing: the figure is what a real pass would hold.
     row.metric("a real pass would hold" if t.shape_only else "this pass holds", human_bytes(t.estimate.total),
                width="content",

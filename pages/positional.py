@@ -15,6 +15,7 @@ from render.charts import (COLUMN_MAX, curves_spec, full_width, positional_spec,
                           scrolls_on_the_narrowest_phone, similarity_spec, zero_vectors_caption)
 from render.rope import rope_angles_frame, rope_angles_spec, rope_scores_frame
 from render.tables import numbers_frame
+from render.words import counted
 from ui.compute.traces import cached_shapes, cached_trace, config_over_budget
 from ui.link.choices import MAX_CURVES, curve_dims, positional_tabs
 from ui.look.charts import drawn_at_this_link, map_box, show_chart, show_numbers
@@ -105,15 +106,17 @@ def rope_tab(cfg) -> None:
     """RoPE's angles per pair of dimensions, that it has no parameters, and the relative property measured."""
     params = cached_shapes(cfg).params
     v = _rope_view(cfg)
+    # At d_k = 2 pair 0 is the last pair too: one speed, no slow columns.
+    speeds = ("Its one pair, pair 0, turns 1 radian a position." if v.d_k == 2 else
+              f"Pair 0 turns 1 radian a position and the last pair (pair {v.d_k // 2 - 1}) {v.slowest:.3g} radians: "
+              "the left columns change fast, the right ones slowly.")
     st.caption(f"RoPE has no parameters: this model's positional parameters number {params['positional table']:,} "
                f"of its {params['total']:,}, counted on the model itself. Position p turns pair i of every query "
                "and key (dimensions i and i + d_k/2, as Hugging Face's Llama pairs them) by "
-               "θ = p · 10000^(−2i/d_k), the same in every layer and head; V is not turned. Pair 0 turns 1 radian "
-               f"a position and the last pair (pair {v.d_k // 2 - 1}) {v.slowest:.3g} radians: the left columns "
-               "change fast, the right ones slowly.")
+               "θ = p · 10000^(−2i/d_k), the same in every layer and head; V is not turned. " + speeds)
     if v.positions < cfg.M or len(v.pairs) < cfg.d_k // 2:
-        st.caption(f"Drawn: the first {v.positions} of M = {cfg.M} positions and {len(v.pairs)} of the "
-                   f"{cfg.d_k // 2} pairs (capped so large sizes stay fast).")
+        st.caption(f"Drawn: the first {v.positions} of M = {counted(cfg.M, 'position')} and {len(v.pairs)} of the "
+                   f"{counted(cfg.d_k // 2, 'pair')} (capped so large sizes stay fast).")
     spec = rope_angles_spec(v)
     with map_box("rope", "On a screen narrower than the map, the map scrolls sideways inside its box.", spec):
         show_chart(drawn_at_this_link(spec), width="content")
@@ -174,8 +177,8 @@ def kind_words(cfg) -> str:
         return ("This model uses **no** positions: there is no position signal at all. Nothing is added to its token "
                 f"embeddings and nothing turns its queries or keys, so its attention cannot tell where a token "
                 f"sits. {order} The tabs show the tables it could add.")
-    return (f"So each position p gets a vector of E = {cfg.E} numbers added to its token embedding. This model uses "
-            f"**{cfg.positional}** positions.")
+    return (f"So each position p gets a vector of E = {counted(cfg.E, 'number')} added to its token embedding. This "
+            f"model uses **{cfg.positional}** positions.")
 
 
 run = this_run()  # sliders, link, the learner's text and the trained model, worked out by the sidebar
@@ -198,7 +201,7 @@ with guard("Building the positional tables"):
     v = views.get(cfg.positional, views["sinusoidal"])  # RoPE and "none" add no table: the tabs show the two kinds
     notes = []
     if v.positions < cfg.M:
-        notes.append(f"the first {v.positions} of M = {cfg.M} positions")
+        notes.append(f"the first {v.positions} of M = {counted(cfg.M, 'position')}")
     if len(v.dims) < cfg.E:
         step = pair_step(cfg.E)
         notes.append(f"the sine and cosine (dimensions 2i and 2i + 1) of one frequency in {step}, "

@@ -27,6 +27,7 @@ from render.evidence import (ASKED, RECORD_PHONE_CSS, charts, literal_frame, mar
                              value_text)
 from render.markdown import as_literal
 from render.tables import sizes_text
+from render.words import counted
 from ui.components.enter_checks import enter_checks
 from ui.components.expander_closed import on_expander_closed
 from ui.components.scroll_to import scroll_to
@@ -175,8 +176,8 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
             ours = parse_shape(attempt["given"], q.reading_symbols(ctx))
             theirs = parse_shape(attempt["expected"])
             if ours is not None and theirs is not None and len(ours) != len(theirs):
-                st.caption(f"Your shape has {len(ours)} axes and the expected one has {len(theirs)}: "
-                           "compare them axis by axis, from the left.")
+                st.caption(f"Your shape has {counted(len(ours), 'axis', 'axes')} and the expected one has "
+                           f"{len(theirs)}: compare them axis by axis, from the left.")
         if symbolic and formula and check(q, q.expected(ctx), attempt["given"], q.reading_symbols(ctx)):
             # The right numbers from the wrong symbols (quizzes.check.same_formula): said, or it looks right.
             value = "numbers" if q.kind == "shape" else "number"

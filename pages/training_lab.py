@@ -24,6 +24,7 @@ from core.train import LMSettings, ReversalSettings, load_text, make_tokenizer, 
 from render.lab_charts import (MASK_OFF, MASK_ON, accuracy_chart, attention_chart, examples_table, live_loss_spec,
                                loss_chart)
 from render.tables import in_words
+from render.words import counted
 from ui.lab.marks import mark_runs, runs_lost
 from ui.lab.runs import LabRun, keep_trained, start_run
 from ui.link.choices import LAB_TASKS
@@ -263,7 +264,7 @@ def reversal_tab() -> None:
                    delta_arrow="off", help="pp: percentage points, the accuracy minus chance.")
     cols[1].metric("second half (reverse(x)) accuracy", f"{res['second_half']:.1%}")
     cols[2].metric("chance, 1/vocab_size", f"{res['chance']:.1%}")
-    cols[3].metric("training time", f"{res['seconds']:.1f} s", f"{res['steps_done']} steps",
+    cols[3].metric("training time", f"{res['seconds']:.1f} s", counted(res['steps_done'], "step"),
                    delta_color="off", delta_arrow="off")
     if res["stopped"]:
         st.warning(f"This run stopped early ({res['stopped']}) after {res['steps_done']} of {s['steps']} steps.")
@@ -357,15 +358,17 @@ def lm_tab() -> None:
     cols = st.columns(4)
     # The mean of the last steps, as the sentence under the chart reads the training loss, so the two agree.
     steps = len(res["loss"])
+    averaged = min(steps, TRAIN_WINDOW)
     cols[0].metric("final training loss", f"{_training_loss_before(res, steps):.3f}" if steps else "–",
-                   f"mean of the last {min(steps, TRAIN_WINDOW)} steps" if steps else None, delta_color="off",
+                   (f"mean of the last {averaged} steps" if averaged > 1 else "its one step") if steps else None,
+                   delta_color="off",
                    delta_arrow="off", help="One step's batch is noisy, so the last steps' losses are averaged.")
     val = held_out(res)  # rounded once, for the metric and the sentence under the chart alike
     best = lowest_held_out(val)
     cols[1].metric("lowest held-out loss", f"{best[1]:.3f}" if best else "–",
                    f"at step {best[0]}" if best else None, delta_color="off", delta_arrow="off")
     cols[2].metric("uniform guess, ln(vocab_size)", f"{res['uniform_loss']:.3f}")
-    cols[3].metric("training time", f"{res['seconds']:.1f} s", f"{res['steps_done']} steps",
+    cols[3].metric("training time", f"{res['seconds']:.1f} s", counted(res['steps_done'], "step"),
                    delta_color="off", delta_arrow="off")
     if res["stopped"]:
         st.warning(f"This run stopped early ({res['stopped']}) after {res['steps_done']} of {s['steps']} steps.")

@@ -15,6 +15,7 @@ import altair as alt
 
 from render.palette import INK
 from render.tables import FIT_WIDTH, described, fill_data, in_words
+from render.words import counted
 
 if TYPE_CHECKING:  # types only: core.views imports torch
     from core.views import AttentionMap, PositionalView
@@ -140,15 +141,17 @@ def attention_words(a: AttentionMap, tokens: bool = False) -> str:
     """The heatmap in words, its accessible name: which map it is, its size and how many cells the mask
     blocked, so a screen reader can tell one of several maps apart without the choices above it."""
     rows, cols = len(a.weights), len(a.weights[0]) if a.weights else 0
-    unit = "tokens" if tokens else "positions"
-    size = f"{rows} query {unit} down by {cols} key {unit} across"
+    unit = "token" if tokens else "position"
+    size = f"{counted(rows, 'query ' + unit)} down by {counted(cols, 'key ' + unit)} across"
     if a.capped:
-        size += f" (the first {rows} of {a.queries} queries and {cols} of {a.keys} keys)"
+        size += (f" (the first {rows} of {counted(a.queries, 'query', 'queries')} and {cols} of "
+                 f"{counted(a.keys, 'key')})")
     blocked = sum(map(sum, a.blocked))
-    crosses = f"{blocked:,} of the {rows * cols:,} cells are blocked by the mask, each marked with a cross" \
-        if blocked else "no cell is blocked"
+    one = blocked == 1
+    crosses = (f"{blocked:,} of the {rows * cols:,} cells {'is' if one else 'are'} blocked by the mask, "
+               f"{'' if one else 'each '}marked with a cross") if blocked else "no cell is blocked"
     if a.hidden_beyond:
-        crosses += f"; the mask also hides {a.hidden_beyond} keys past those drawn"
+        crosses += f"; the mask also hides {counted(a.hidden_beyond, 'key')} past those drawn"
     return (f"Heatmap of the {a.kind} weights of layer {a.layer}, head {a.head}, batch item {a.item}: {size}, "
             f"each weight from 0 to 1; {crosses}. Its numbers are in the table under it.")
 
@@ -176,8 +179,9 @@ def mask_spec(a: AttentionMap, theme: str = "light", queries: list[str] | None =
     spec = fill_data(_mask_template(INK[theme]["blocked"]), {"cells": cells})
     rows, cols = len(a.weights), len(a.weights[0]) if a.weights else 0
     blocked = sum(map(sum, a.blocked))
-    described(spec, f"The mask as a grid of {rows} queries by {cols} keys: {blocked} of the {rows * cols} pairs "
-                    "are blocked. The caption under it says which.")
+    verb = "is" if 1 in (blocked, rows * cols) else "are"
+    described(spec, f"The mask as a grid of {counted(rows, 'query', 'queries')} by {counted(cols, 'key')}: {blocked} "
+                    f"of the {counted(rows * cols, 'pair')} {verb} blocked. The caption under it says which.")
     if not labelled:
         return _fit_titles(_size(spec, cols, rows, MASK_DECOR), *MASK_TITLES)
     _token_axes(spec, queries, keys)
@@ -231,8 +235,8 @@ def positional_spec(v: PositionalView, most: int = MAX_SIDE) -> dict:
              for p, row in enumerate(v.table) for d, x in zip(v.dims, row)]
     spec = fill_data(_table_template(), {"cells": cells})
     spec["layer"][0]["encoding"]["color"]["scale"]["domain"] = symmetric_domain(v.table)
-    described(spec, f"Heatmap of the {v.kind} positional encoding: {v.positions} positions down, {len(v.dims)} "
-                    "embedding dimensions across, red positive and blue negative.")
+    described(spec, f"Heatmap of the {v.kind} positional encoding: {counted(v.positions, 'position')} down, "
+                    f"{counted(len(v.dims), 'embedding dimension')} across, red positive and blue negative.")
     return _fit_titles(_size(spec, len(v.dims), v.positions, WEIGHTS_DECOR, most), *TABLE_TITLES)
 
 
@@ -279,7 +283,9 @@ def similarity_spec(v: PositionalView, most: int = MAX_SIDE) -> dict:
         one = len(v.zero_positions) == 1
         diagonal += (f", except at {_positions(v.zero_positions)}, {'a zero vector' if one else 'zero vectors'}, "
                      f"whose {'row and column are' if one else 'rows and columns are'} undefined and left blank")
-    described(spec, f"Heatmap of the cosine similarity between the {v.kind} vectors of {v.positions} positions, "
+    vectors = "vector" if v.positions == 1 else "vectors"
+    described(spec, f"Heatmap of the cosine similarity between the {v.kind} {vectors} of "
+                    f"{counted(v.positions, 'position')}, "
                     f"from -1 (blue) to 1 (red); {diagonal}.")
     return _size(spec, v.positions, v.positions, WEIGHTS_DECOR, most)
 
@@ -324,5 +330,6 @@ def curves_spec(curves: dict[int, list[float]]) -> dict:
     points = [{"dimension": f"dim {d}", "position": p, "value": x}
               for d, values in curves.items() for p, x in enumerate(values)]
     return described(fill_data(_curves_template(), {"points": points}),
-                     f"Line chart of sinusoidal dimensions {', '.join(map(str, curves))} along the positions: "
+                     f"Line chart of sinusoidal dimension{'s' if len(curves) > 1 else ''} "
+                     f"{', '.join(map(str, curves))} along the positions: "
                      "each a sine or cosine between -1 and 1, slower for higher dimensions.")

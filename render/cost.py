@@ -12,6 +12,7 @@ import altair as alt
 import pandas as pd
 
 from core.memory import human_bytes
+from render.words import counted
 
 MEMORY_UNIT = 2**30  # the fits-on table's GiB
 
@@ -80,10 +81,10 @@ def crossover_words(decode: Mapping[str, Any], batch: int) -> str:
         return ("Decoding stays bound by memory at every batch here: each added sequence adds as many cache bytes "
                 "to read as its FLOPs can cover, so a bigger batch never makes it compute-bound.")
     where = "below" if batch < cross else "at or past"
-    return (f"Up to a batch of about {cross:,.0f} sequences, each step of decoding waits on reading the weights and "
-            f"the cache from memory; past it, on compute. This batch ({batch}) is {where} the crossover, so "
-            + ("reading memory is the limit: more sequences at once come almost free." if batch < cross
-               else "compute is the limit: the prefill bound applies to each step too."))
+    return (f"Up to a batch of about {counted(round(cross), 'sequence')}, each step of decoding waits on reading the "
+            f"weights and the cache from memory; past it, on compute. This batch ({batch}) is {where} the crossover, "
+            "so " + ("reading memory is the limit: more sequences at once come almost free." if batch < cross
+                     else "compute is the limit: the prefill bound applies to each step too."))
 
 
 def live_frame(live: Mapping[str, int | None]) -> pd.DataFrame:

@@ -20,6 +20,8 @@ from dataclasses import dataclass, replace
 from html import escape
 from typing import TYPE_CHECKING
 
+from render.words import counted
+
 if TYPE_CHECKING:  # a type only: importing core's package imports torch
     from core.config import TransformerConfig
 
@@ -128,9 +130,11 @@ def heads_words(cfg: TransformerConfig) -> str:
     """How the query heads share K/V heads, in the learner's notation (MHA, GQA, MQA or MLA)."""
     h, kv = int(cfg.nhead), int(cfg.nhead_kv)
     if cfg.attention == "mla":
-        return f"Attention: MLA, nhead = {h} heads' K and V made back from one latent"
+        whose = f"{h} head's" if h == 1 else f"{h} heads'"
+        return f"Attention: MLA, nhead = {whose} K and V made back from one latent"
     if kv == h:
-        return f"Attention: nhead = {h} heads, each with its own K and V (MHA)"
+        each = "with" if h == 1 else "each with"
+        return f"Attention: nhead = {counted(h, 'head')}, {each} its own K and V (MHA)"
     if kv == 1:
         return f"K/V: 1 head shared by all nhead = {h} query heads (MQA)"
     return f"K/V: nhead_kv = {kv} heads shared by groups of {h}/{kv} = {h // kv} query heads (GQA)"
@@ -178,7 +182,7 @@ def window_lines(cfg: TransformerConfig) -> tuple[str, ...]:
     if not cfg.window:
         return ()
     if not cfg.global_every:
-        return (f"Window: each query sees the last W = {cfg.window} positions, in every layer",)
+        return (f"Window: each query sees the last W = {counted(cfg.window, 'position')}, in every layer",)
     k = cfg.global_every
     return (f"Window: W = {cfg.window}; every {ordinal(k)} layer ({k - 1}, {2 * k - 1}, …) attends in full",)
 
@@ -192,7 +196,7 @@ def expert_lines(cfg: TransformerConfig, dense: str) -> tuple[str, ...]:
     if not cfg.moe:
         return (dense,)
     act = ACTIVATION_NAMES[cfg.activation]
-    lines = [f"FFN: {cfg.n_experts} {act} experts; a router picks top_k = {cfg.top_k} for each token"]
+    lines = [f"FFN: {counted(cfg.n_experts, act + ' expert')}; a router picks top_k = {cfg.top_k} for each token"]
     if cfg.n_shared_experts:
         lines.append(f"Shared: {cfg.n_shared_experts} expert{'s' if cfg.n_shared_experts > 1 else ''} "
                      "every token passes through, beside the chosen")
@@ -203,16 +207,16 @@ def expert_lines(cfg: TransformerConfig, dense: str) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def _attention_lines(cfg: TransformerConfig, kind: str, counted: bool = True) -> tuple[str, ...]:
-    """An attention box's label; with shared K/V heads (and ``counted``) its second line counts them."""
+def _attention_lines(cfg: TransformerConfig, kind: str, numbered: bool = True) -> tuple[str, ...]:
+    """An attention box's label; with shared K/V heads (and ``numbered``) its second line counts them."""
     first = {"self": "Multi-head", "masked": "Masked multi-head", "cross": "Multi-head"}[kind]
     second = "cross-attention" if kind == "cross" else "self-attention"
     title = {"self": "Self-attention", "masked": "Masked self-attention", "cross": "Cross-attention"}[kind]
     every = "" if not cfg.global_every else " or full"  # the strip under the legend says which layers
-    window = (f"window W = {cfg.window}{every}",) if cfg.window and counted and kind != "cross" else ()
-    if cfg.attention == "mla" and counted:
-        return title, f"MLA: {cfg.nhead} heads", *window
-    if cfg.nhead_kv == cfg.nhead or not counted:
+    window = (f"window W = {cfg.window}{every}",) if cfg.window and numbered and kind != "cross" else ()
+    if cfg.attention == "mla" and numbered:
+        return title, f"MLA: {counted(cfg.nhead, 'head')}", *window
+    if cfg.nhead_kv == cfg.nhead or not numbered:
         return first, second, *window
     which = "MQA" if cfg.nhead_kv == 1 else "GQA"
     return title, f"{which}: {cfg.nhead_kv} K/V for {cfg.nhead} Q", *window
@@ -320,13 +324,14 @@ class _Column:
         kind_of = "cross" if sub == "cross" else ("masked" if st == "dec" else "self")
         name = {"self": f"{st}_attn", "masked": f"{st}_self", "cross": f"{st}_cross"}[kind_of]
         lines = _attention_lines(cfg, kind_of)
-        spoken = f"{self.word} {' '.join(_attention_lines(cfg, kind_of, counted=False)).lower()}"
+        spoken = f"{self.word} {' '.join(_attention_lines(cfg, kind_of, numbered=False)).lower()}"
         if cfg.attention == "mla" and sub == "self":
-            spoken += f" (MLA, {cfg.nhead} heads)"
+            spoken += f" (MLA, {counted(cfg.nhead, 'head')})"
         elif cfg.nhead_kv != cfg.nhead:
-            spoken += f" ({lines[1].replace('K/V', 'K/V heads').replace(' Q', ' query heads')})"
+            which = lines[1].split(":")[0]  # MQA or GQA
+            spoken += f" ({which}: {counted(cfg.nhead_kv, 'K/V head')} for {cfg.nhead} query heads)"
         if cfg.window and sub == "self":
-            spoken += f" through a window of W = {cfg.window} positions"
+            spoken += f" through a window of W = {counted(cfg.window, 'position')}"
         if cfg.attention == "mla" and sub == "self":
             return self.latent(below, into, gap, name, lines, spoken), p + "self_attn.out"
         self.add(name, lines, "attn", gap, spoken)
@@ -346,9 +351,9 @@ class _Column:
                            f"the weighted sum of the chosen experts' outputs"
                            + (" and the shared experts' output" if cfg.n_shared_experts else ""))
         cells = tuple(i < cfg.top_k for i in range(min(cfg.n_experts, MAX_EXPERT_CELLS)))
-        spoken = (f"the stack of {cfg.n_experts} experts ({act}, E → d_ff_expert = {cfg.d_ff_expert} → E), "
-                  f"top_k = {cfg.top_k} of them chosen for each token")
-        stack = self.right(f"{st}_experts", (f"{cfg.n_experts} experts, top_k = {cfg.top_k} filled",
+        spoken = (f"the stack of {counted(cfg.n_experts, 'expert')} ({act}, E → d_ff_expert = {cfg.d_ff_expert} "
+                  f"→ E), top_k = {cfg.top_k} of them chosen for each token")
+        stack = self.right(f"{st}_experts", (f"{counted(cfg.n_experts, 'expert')}, top_k = {cfg.top_k} filled",
                                              f"{act}: E → d_ff_expert → E"), "experts", router, RIGHT_X, EXPERTS_W,
                            spoken, cells=cells, undrawn=cfg.n_experts - len(cells))
         self.link(below, router, into)
@@ -522,7 +527,8 @@ def layer_strips(cfg: TransformerConfig) -> tuple[Strip, ...]:
     """One strip per part that only some layers have, or that a learner asks about per layer."""
     strips = []
     if cfg.window:
-        strips.append(Strip(f"Layers 0 → {cfg.layers - 1}: filled windowed (W = {cfg.window}), empty full",
+        layers = "Layer 0" if cfg.layers == 1 else f"Layers 0 → {cfg.layers - 1}"
+        strips.append(Strip(f"{layers}: filled windowed (W = {cfg.window}), empty full",
                             tuple(cfg.windowed(i) for i in range(cfg.layers))))
     if cfg.moe and cfg.first_dense_layers:
         strips.append(Strip(f"Layers 0 → {cfg.layers - 1}: filled with experts, empty with a dense FFN",

@@ -19,6 +19,7 @@ from core.rows import SYMBOLS
 from render.markdown import as_literal
 from render.palette import INK
 from render.tables import FIT_WIDTH, described_chart, label_lines, title_lines
+from render.words import counted
 
 if TYPE_CHECKING:  # a type only: the experiments run torch
     from quizzes.experiments import Evidence
@@ -35,11 +36,6 @@ RECORD_PHONE_CSS = ('<style>@media (max-width: 380px) { [class*="st-key-evidence
                     '{ font-size: 13px !important; padding: 4px 2px !important; } }</style>')
 ROWS_IN_VIEW = 20  # an evidence table shows up to this many rows whole; a longer one scrolls
 ROW_PX, HEADER_PX = 30, 30  # an evidence st.table's row and header heights, one line each (RECORD_CSS)
-
-
-def _counted(n: int, noun: str) -> str:
-    """'1 row', '3 rows': counted in words, as the learner reads it."""
-    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def value_text(v: Any) -> str:
@@ -95,7 +91,7 @@ def _heatmap_words(df: pd.DataFrame, spec: dict) -> str:
     """A heatmap in words: its size, and the cells that matter: the blocked ones of a mask, or the
     exact zeros, which the chart draws white, of an influence map."""
     x, y, field = spec["x"], spec["y"], spec["color"]
-    size = f"{_counted(df[y].nunique(), y)} down by {_counted(df[x].nunique(), x)} across"
+    size = f"{counted(df[y].nunique(), y)} down by {counted(df[x].nunique(), x)} across"
     if df[field].dtype == bool:
         return f"Heatmap of {field}, {size}: {int(df[field].sum())} of {len(df)} cells are {field}."
     zeros = int((df[field] == 0).sum())

@@ -11,6 +11,7 @@ import altair as alt
 
 from render.palette import INK
 from render.tables import FIT_WIDTH, described, fill_data, in_words
+from render.words import counted
 
 if TYPE_CHECKING:  # types only: core's package imports torch
     from core.param_parts import ParamPart
@@ -107,11 +108,13 @@ def routing_spec(v: RoutingView, labels: list[str], theme: str = "light") -> dic
                                   SCALE_DECOR[1]]}
     cut = "" if v.rows == v.tokens else f" (the first {v.rows} of its {v.tokens})"
     experts = "" if v.columns == v.n_experts else f" (the first {v.columns} of {v.n_experts})"
-    firsts = in_words(f"{label} → expert {chosen[0]}" for label, chosen in zip(labels[:3], v.chosen))
-    return described(spec, f"Heatmap of the router's weights in layer {v.layer}, sequence {v.item}: {v.rows} tokens "
-                           f"down{cut}, {v.columns} experts across{experts}, each row summing to 1 over all "
-                           f"{v.n_experts} experts; each token's top_k = {v.top_k} choices are ringed and numbered, "
-                           f"1 the best. First choices: {firsts}.")
+    firsts = [f"{label} → expert {chosen[0]}" for label, chosen in zip(labels[:3], v.chosen)]
+    over = "the one expert" if v.n_experts == 1 else f"all {v.n_experts} experts"
+    ringed = "choice is ringed and numbered" if v.top_k == 1 else "choices are ringed and numbered, 1 the best"
+    return described(spec, f"Heatmap of the router's weights in layer {v.layer}, sequence {v.item}: "
+                           f"{counted(v.rows, 'token')} down{cut}, {counted(v.columns, 'expert')} across{experts}, "
+                           f"each row summing to 1 over {over}; each token's top_k = {v.top_k} {ringed}. "
+                           f"First choice{'s' if len(firsts) > 1 else ''}: {in_words(firsts)}.")
 
 
 @lru_cache(maxsize=None)
@@ -137,6 +140,7 @@ def tokens_per_expert_spec(v: RoutingView, N: int, theme: str = "light") -> dict
                       "even": [{"tokens": v.even_share, "what": share}]})
     busiest = max(range(v.n_experts), key=lambda e: v.counts[e])
     idle = sum(1 for n in v.counts if n == 0)
-    return described(spec, f"Bar chart of the tokens each of the {v.n_experts} experts got in layer {v.layer}, "
-                           f"{sum(v.counts):,} choices in all, against a dashed line at the {share}. The busiest, "
-                           f"expert {busiest}, got {v.counts[busiest]}; {idle} got none.")
+    who = "the one expert" if v.n_experts == 1 else f"each of the {v.n_experts} experts"
+    return described(spec, f"Bar chart of the tokens {who} got in layer {v.layer}, "
+                           f"{counted(sum(v.counts), 'choice')} in all, against a dashed line at the {share}. The "
+                           f"busiest, expert {busiest}, got {v.counts[busiest]}; {idle} got none.")

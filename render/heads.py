@@ -10,6 +10,7 @@ import pandas as pd
 
 from render.charts import BAND_AXIS
 from render.tables import described, fill_data, in_words
+from render.words import counted
 
 if TYPE_CHECKING:  # types only: core.views imports torch
     from core.views import KVSharing
@@ -61,5 +62,6 @@ def kv_heads_spec(s: KVSharing) -> dict:
     spec = fill_data(template, {"heads": [{"query head": h, "K/V head": s.kv_head[h]} for h in range(shown)]})
     spec["width"], spec["height"] = max(96, cell * shown), ROW_PX
     spec["autosize"] = {"type": "pad", "contains": "padding"}
-    return described(spec, f"{shown} query heads in a row, each labelled with the K/V head it reads: {s.nhead_kv} "
-                           f"K/V heads, each read by {s.group} query heads.")
+    each = "read" if s.nhead_kv == 1 else "each read"
+    return described(spec, f"{shown} query heads in a row, each labelled with the K/V head it reads: "
+                           f"{counted(s.nhead_kv, 'K/V head')}, {each} by {s.group} query heads.")

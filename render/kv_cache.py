@@ -12,6 +12,7 @@ import pandas as pd
 from core.memory import FLOAT_BYTES, FP16_BYTES, human_bytes
 from render.palette import INK
 from render.tables import FIT_WIDTH, described, fill_data, in_words
+from render.words import counted
 
 if TYPE_CHECKING:  # types only: core.cache_kinds is torch-free, but core's package imports torch
     from core.cache_kinds import KVCacheView, LatentSaving
@@ -100,7 +101,7 @@ def latent_saving_words(s: LatentSaving) -> str:
     return (f"Latent attention caches (kv_lora_rank + rope_head_dim) · layers = ({s.kv_lora_rank} + "
             f"{s.rope_head_dim}) · {s.layers} = **{s.mla:,} numbers a token**. Multi-head attention at these sizes, "
             f"counted as the DeepSeek-V2 paper's table counts it (2 · n_h · d_h · layers, with n_h = nhead = "
-            f"{s.nhead} heads of d_h = {s.d_h}), would cache 2 · {s.nhead} · {s.d_h} · {s.layers} = "
+            f"{counted(s.nhead, 'head')} of d_h = {s.d_h}), would cache 2 · {s.nhead} · {s.d_h} · {s.layers} = "
             f"**{s.mha:,}**, about **{s.ratio:.{0 if s.ratio >= 10 else 1}f}×** as many.")
 
 

@@ -16,6 +16,7 @@ import pandas as pd
 
 from render.palette import INK
 from render.tables import FIT_WIDTH, described, described_chart, fill_data
+from render.words import counted
 
 MASK_ON, MASK_OFF = "with the causal mask", "without the mask"
 LAB_ROW_PX = 16  # a map's row, so every row's label has room (docs/layout.md)
@@ -129,7 +130,7 @@ def loss_words(loss: list[float], *, floor: float | None = None, val: list[tuple
                uniform: float | None = None, steps: int | None = None) -> str:
     """The loss chart in words, for screen readers: where the curve starts, ends and is lowest, and
     the reference lines. ``steps`` is the whole run's, for a chart drawn while it goes on."""
-    done = f"{len(loss)} of {steps} steps so far" if steps else f"{len(loss)} steps"
+    done = f"{len(loss)} of {steps} steps so far" if steps else counted(len(loss), "step")
     text = f"Line chart of the training loss (cross-entropy, nats per token) per training step, {done}"
     if loss:
         low = min(range(len(loss)), key=loss.__getitem__)
@@ -139,7 +140,8 @@ def loss_words(loss: list[float], *, floor: float | None = None, val: list[tuple
         text += "."
     if val:
         at, best = min(val, key=lambda sv: sv[1])
-        text += (f" Held-out loss, measured {len(val)} times: lowest {best:.3f} at step {at}, "
+        times = "once" if len(val) == 1 else f"{len(val)} times"
+        text += (f" Held-out loss, measured {times}: lowest {best:.3f} at step {at}, "
                  f"{val[-1][1]:.3f} at step {val[-1][0]}.")
     if floor is not None:
         text += f" Dashed line: the best possible with the mask, ln(vocab_size)/2 = {floor:.2f}."

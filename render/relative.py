@@ -10,6 +10,7 @@ import pandas as pd
 
 from render.charts import BAND_AXIS, MAX_SIDE, MIN_PLOT, PER_CELL, WEIGHTS_DECOR
 from render.tables import described, fill_data
+from render.words import counted
 
 if TYPE_CHECKING:  # types only: core.views imports torch
     from core.views import RelativeBuckets
@@ -36,9 +37,9 @@ def relative_buckets_spec(v: RelativeBuckets, buckets: int) -> dict:
     spec["autosize"] = {"type": "pad", "contains": "padding"}
     spec["usermeta"] = {"decor": list(WEIGHTS_DECOR)}  # for charts.full_width
     kind = "bidirectional" if v.bidirectional else "causal"
-    return described(spec, f"Heatmap of the {v.stack}'s relative position buckets ({kind}): {v.positions} query "
-                           f"positions down, {v.positions} key positions across, coloured by bucket, 0 to "
-                           f"{buckets - 1}.")
+    return described(spec, f"Heatmap of the {v.stack}'s relative position buckets ({kind}): "
+                           f"{counted(v.positions, 'query position')} down, {counted(v.positions, 'key position')} "
+                           f"across, coloured by bucket, 0 to {buckets - 1}.")
 
 
 def relative_buckets_frame(v: RelativeBuckets) -> pd.DataFrame:

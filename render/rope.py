@@ -11,6 +11,7 @@ import pandas as pd
 
 from render.charts import BAND_AXIS, MAX_SIDE, MIN_PLOT, PER_CELL, WEIGHTS_DECOR
 from render.tables import described, fill_data
+from render.words import counted
 
 if TYPE_CHECKING:  # types only: core.views imports torch
     from core.views import RopeScores, RopeView
@@ -41,8 +42,9 @@ def rope_angles_spec(v: RopeView) -> dict:
     spec["height"] = min(MAX_SIDE - WEIGHTS_DECOR[1], max(MIN_PLOT, PER_CELL * v.positions))
     spec["autosize"] = {"type": "pad", "contains": "padding"}
     spec["usermeta"] = {"decor": list(WEIGHTS_DECOR)}  # for charts.full_width
-    return described(spec, f"Heatmap of RoPE's rotation angles: {v.positions} positions down, {len(v.pairs)} of the "
-                           f"{v.d_k // 2} pairs of d_k = {v.d_k} across, coloured by the angle modulo a full turn.")
+    return described(spec, f"Heatmap of RoPE's rotation angles: {counted(v.positions, 'position')} down, "
+                           f"{len(v.pairs)} of the {counted(v.d_k // 2, 'pair')} of d_k = {v.d_k} across, coloured by "
+                           "the angle modulo a full turn.")
 
 
 def rope_angles_frame(v: RopeView) -> pd.DataFrame:

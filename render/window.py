@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from render.diagram import ordinal
+from render.words import counted
 
 if TYPE_CHECKING:  # a type only: importing core's package imports torch
     from core.config import TransformerConfig
@@ -46,12 +47,12 @@ def window_mask_note(cfg: TransformerConfig, layer: int) -> str:
     if cfg.M <= W:
         return note + (f" Here M = {cfg.M} ≤ W = {W}, so the band reaches back to key 0 for every query and blocks "
                        "nothing the causal mask does not: a window below M shows the band.")
-    return note + (f" Stacked, each windowed layer reaches W − 1 = {W - 1} positions further back: after L windowed "
-                   f"layers, up to L · (W − 1) positions.")
+    return note + (f" Stacked, each windowed layer reaches W − 1 = {counted(W - 1, 'position')} further back: after "
+                   f"L windowed layers, up to L · (W − 1) positions.")
 
 
 def pair_caption(cfg: TransformerConfig, windowed: int, full: int, head: int, item: int) -> str:
     """The words over the two maps drawn side by side."""
     return (f"Head {head} of sequence {item}, in layer {windowed} (windowed, W = {cfg.window}) and in layer {full} "
             f"(full: {full_layers_words(cfg)}). In the windowed layer each row's weights sit on at most its last "
-            f"{cfg.window} keys and still sum to 1; in the full layer every row reaches back to key 0.")
+            f"{counted(cfg.window, 'key')} and still sum to 1; in the full layer every row reaches back to key 0.")

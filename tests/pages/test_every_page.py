@@ -283,7 +283,7 @@ def test_positional_page_bounded_at_huge_sizes():
     at = make_app({"M": "4096", "E": "12288", "nhead": "96", "N": "1", "layers": "1"}).run()
     at.switch_page("pages/positional.py").run()
     assert not at.exception, at.exception
-    assert any("first 64 of M = 4096 positions" in c.value for c in at.caption)
+    assert any("first 64 of M = 4,096 positions" in c.value for c in at.caption)
     numbers = at.table[0].value  # the heatmap's numbers: as capped as the heatmap itself
     assert numbers.shape == (64, 64) and numbers.index[-1] == "position 63"
     # Whole (sine, cosine) pairs, one frequency in 192, as drawn: the last is pair 31 x 192.

@@ -68,8 +68,9 @@ def test_the_bucket_tab_renders_at_the_sliders_extremes(sizes):
     stacks = {"encoder-decoder": 2, "decoder-only": 1, "encoder-only": 1}[cfg.arch]
     assert len(specs) == stacks
     shown = min(cfg.M, MAX_POSITIONS)
+    positions = "position" if shown == 1 else "positions"
     for spec in specs:
-        assert f"{shown} query positions down, {shown} key positions across" in spec["description"]
+        assert f"{shown} query {positions} down, {shown} key {positions} across" in spec["description"]
     if cfg.M > MAX_POSITIONS:
         assert f"Drawn: the first {MAX_POSITIONS} of {cfg.M} positions" in " ".join(c.value for c in tab.caption)
 

@@ -77,7 +77,7 @@ def test_a_real_models_sizes_still_measure_the_property():
     assert not at.error, [e.value for e in at.error]
     words = " ".join(c.value for c in at.tabs[0].caption)
     assert "positional parameters number 0 of its 6,738,415,616" in words
-    assert "Drawn: the first 64 of M = 4096 positions and 64 of the 64 pairs" in words
+    assert "Drawn: the first 64 of M = 4,096 positions and 64 of the 64 pairs" in words
     assert "a seeded random query and key, d_k = 128 wide" in words
     assert at.success
 

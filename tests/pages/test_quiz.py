@@ -168,6 +168,8 @@ def test_a_shape_with_an_axis_too_few_is_told_so():
     answer(at, "qkv-scores", "(2, 2, 8)")
     assert any("Not quite" in e.value for e in at.error)
     assert "Your shape has 3 axes and the expected one has 4" in " ".join(c.value for c in at.caption)
+    answer(at, "qkv-scores", "(8,)")
+    assert "Your shape has 1 axis and the expected one has 4" in " ".join(c.value for c in at.caption)
     answer(at, "qkv-scores", "(N, M, M, nhead)")  # four axes, in the wrong order: no word on axes
     assert not any("axes" in c.value for c in at.caption)
 

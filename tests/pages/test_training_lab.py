@@ -171,6 +171,15 @@ def test_the_held_out_sentence_says_what_this_runs_held_out_loss_did(lab):
     assert rose.endswith("went from 2.500 to 2.833, so the rise is not memorisation, which pushes the training "
                          "loss down.")
     assert words([(6, 2.7)])[0] == counts  # one measurement shows no trend
+    # A run stopped after its first step: its one step, in the metrics and the chart's words.
+    lab.session_state["tl_lm_result"] = {**res, "val_loss": [], "loss": [3.0], "steps_done": 1,
+                                         "stopped": "stop requested"}
+    lab.run()
+    assert not lab.exception
+    assert (lab.metric[0].delta, lab.metric[3].delta) == ("its one step", "1 step")
+    [chart] = [json.loads(c.proto.spec) for c in lab.get("vega_lite_chart")
+               if "training loss" in json.loads(c.proto.spec).get("description", "")]
+    assert "per training step, 1 step: 3.000 at step 1" in chart["description"]
 
 
 def test_a_prompt_outside_the_text_is_refused_with_a_message(lab):

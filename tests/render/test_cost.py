@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from core.compare import Line
 from core.config import REAL_MODELS
 from core.cost import CostSettings, cost_report, gpus
@@ -40,6 +42,8 @@ def test_the_crossover_is_said_in_words():
     cross = short.decode["crossover batch"].value
     assert f"about {cross:,.0f} sequences" in crossover_words(short.decode, 1)
     assert figure_value(LLAMA.decode["crossover batch"]) == "never (∞)"
+    about_one = crossover_words({"crossover batch": SimpleNamespace(value=1.2)}, 4)
+    assert about_one.startswith("Up to a batch of about 1 sequence, each step of decoding")
 
 
 def test_compare_marks_each_differing_line():

@@ -312,7 +312,7 @@ def test_latent_attention_draws_its_projections_around_the_latent_and_the_shared
 def test_a_window_says_which_layers_it_reaches():
     f, tt, root, groups, steps = _parts(MISTRAL_7B, shape_only=True)
     assert _lines(f, "dec_self") == ("Masked self-attention", "GQA: 8 K/V for 32 Q", "window W = 4096")
-    assert "Window: each query sees the last W = 4096 positions, in every layer" in f.legend
+    assert "Window: each query sees the last W = 4,096 positions, in every layer" in f.legend
     assert [s.marks for s in f.strips] == [(True,) * 32]
     alternating = TINY_LLAMA.replace(window=3, global_every=2, layers=4)
     g = figure(alternating)
@@ -323,6 +323,16 @@ def test_a_window_says_which_layers_it_reaches():
     assert strip.title == "Layers 0 → 3: filled windowed (W = 3), empty full"
     assert any("through a window of W = 3 positions" in step for step in architecture_steps(
         alternating, trace(alternating).shapes))
+
+
+def test_one_layer_one_k_v_head_and_a_window_of_one_are_said_in_the_singular():
+    cfg = TransformerConfig(arch="decoder-only", N=1, M=3, E=8, nhead=4, nhead_kv=1, layers=1, window=1)
+    f = figure(cfg)
+    assert "Window: each query sees the last W = 1 position, in every layer" in f.legend
+    assert [s.title for s in f.strips] == ["Layer 0: filled windowed (W = 1), empty full"]
+    assert f.boxes["dec_self"].spoken.endswith("(MQA: 1 K/V head for 4 query heads) through a window of W = 1 "
+                                               "position")
+    assert figure(FAMILIES["llama-like"]).boxes["dec_self"].spoken.endswith("(GQA: 2 K/V heads for 4 query heads)")
 
 
 @pytest.mark.parametrize("cfg", [CFG, *FAMILIES.values(), TINY_LLAMA, TINY_GPT])

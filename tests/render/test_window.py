@@ -38,3 +38,10 @@ def test_the_mask_notes_say_the_band_and_where_it_blocks_nothing_more():
         "every 2nd layer attends in full (global_every = 2: layers 1, 3, 5, …)")
     assert pair_caption(ALTERNATING, 2, 3, 1, 0).startswith(
         "Head 1 of sequence 0, in layer 2 (windowed, W = 3) and in layer 3 (full: every 2nd layer")
+
+
+def test_a_window_of_one_or_two_counts_its_keys_and_positions_in_the_singular():
+    one = TINY_LLAMA.replace(window=1, global_every=2, layers=2)
+    assert "each row's weights sit on at most its last 1 key and still sum to 1" in pair_caption(one, 0, 1, 0, 0)
+    two = TINY_LLAMA.replace(window=2)  # M = 8 > W
+    assert "each windowed layer reaches W − 1 = 1 position further back" in window_mask_note(two, 0)

@@ -23,6 +23,7 @@ from core.config import PART_PRESETS, PRESETS, REAL_MODELS
 from core.cost import OPTIMIZERS, RECOMPUTE, gpus
 from core.views import ALL_KINDS, MAX_ROPE_POSITION, attention_kinds
 from quizzes import TOPICS, Question, questions_for
+from render.words import counted
 
 MAX_SEED = 1_000_000  # the quiz's shuffle seeds are 0 to this
 
@@ -105,6 +106,10 @@ class Choice:
         if self.free:
             return isinstance(value, str)
         return value in options
+
+    def among(self, options: Sequence) -> str:
+        """How many options, in words: '4 layers', '1 layer' (the counts that can be one all end in s)."""
+        return counted(len(options), self.counts.removesuffix("s"), self.counts)
 
     def written(self, value: Any, options: Sequence) -> str:
         """``value`` as the URL writes it: by its place for a numbered choice, as text for a named one."""
@@ -412,15 +417,16 @@ def read_choice(choice: Choice, raw: Any, cfg: TransformerConfig, state: State =
                 if slug(raw) == slug(option):
                     return option, None
             return default, (f"{choice.name}={shown!r} is neither a whole number written in digits nor the id of one "
-                             f"of {choice.whose(cfg, state)} {len(options)} {choice.counts}; {showing}")
+                             f"of {choice.whose(cfg, state)} {choice.among(options)}; {showing}")
         first, last = choice.first, choice.first + len(options) - 1
         if first <= number <= last:
             return options[number - first], None
         near = min(max(number, first), last)
         shown = number_text(number, written)
+        span = f"{first}" if first == last else f"{first} to {last:,}"
         return options[near - first], (
-            f"{choice.name}={shown} is not among {choice.whose(cfg, state)} {len(options):,} {choice.counts}, "
-            f"{first} to {last:,}; showing {choice.name} {near}.")
+            f"{choice.name}={shown} is not among {choice.whose(cfg, state)} {choice.among(options)}, "
+            f"{span}; showing {choice.name} {near}.")
     wanted = slug(raw)
     for option in options:  # the URL's name, or the widget's own label (not a bool's: mask=true is no "off")
         if wanted == slug(choice.text(option)) or (isinstance(option, str) and wanted == slug(option)):
@@ -451,9 +457,10 @@ def _read_list(choice: Choice, raw: Any, cfg: TransformerConfig, state: State) -
     if not left_out:
         return picked, None
     value = picked or choice.default(cfg, state)
-    span = f"{options[0]} to {options[-1]}" if isinstance(options, range) else ", ".join(map(str, options))
+    span = f"{options[0]} to {options[-1]}" if isinstance(options, range) and len(options) > 1 else \
+        ", ".join(map(str, options))
     return value, (f"{choice.name}={warning_quote(raw)!r} is not a list of at most {choice.most} of "
-                   f"{choice.whose(cfg, state)} {len(options)} {choice.counts} ({span}), in digits; showing "
+                   f"{choice.whose(cfg, state)} {choice.among(options)} ({span}), in digits; showing "
                    f"{choice.name} {choice.written(value, options)}.")
 
 

@@ -15,6 +15,7 @@ from core.tokens import PAD_TOKEN
 from core.values import sequence_labels
 from render.experts import param_parts_spec, routing_spec, short_count, tokens_per_expert_spec
 from render.values import token_labels
+from render.words import counted
 from ui.look.charts import drawn_at_this_link, map_box, show_chart
 from ui.look.theme import theme
 from ui.sections.values import pass_for, weights_words
@@ -61,8 +62,10 @@ def moe_parameters(cfg: TransformerConfig) -> None:
     row.container(width="content").metric("parameters in total", short_count(total), help=f"Exactly {total:,}.")
     row.container(width="content").metric("active for one token", short_count(active), help=f"Exactly {active:,}.")
     experts = next(p for p in parts if p.name == "experts")
-    st.caption(f"A token runs top_k = {cfg.top_k} of the n_experts = {cfg.n_experts} routed experts in each of the "
-               f"{cfg.layers - cfg.first_dense_layers} layers with experts, so it touches {experts.active:,} of their "
+    with_experts = cfg.layers - cfg.first_dense_layers
+    where = "its one layer" if with_experts == 1 else f"each of the {with_experts} layers"
+    st.caption(f"A token runs top_k = {cfg.top_k} of the n_experts = {counted(cfg.n_experts, 'routed expert')} in "
+               f"{where} with experts, so it touches {experts.active:,} of their "
                f"{experts.total:,} parameters ({cfg.top_k}/{cfg.n_experts}); every other part, "
                + ("the shared experts and " if cfg.n_shared_experts else "")
                + f"the router included, it touches whole: {active:,} of {total:,} ({active / total:.1%}). The dark "
@@ -102,9 +105,10 @@ def routing_section(cfg: TransformerConfig, mine: YourText | None, shape_only: b
             item = st.selectbox("Sequence", range(min(cfg.N, 64)), key="x_route_item", persist_state="session",
                                 on_change=forget_link_warnings, format_func=lambda i: f"sequence {i}")
         v = routing_view(t, item)
+        each_expert = "the one expert" if cfg.n_experts == 1 else f"each of the {cfg.n_experts} experts"
         whose = "your text" if t.batch is not None else "seeded random ids (type a text above to route your tokens)"
         st.caption(f"The router of layer {v.layer}, the first with experts, over {whose}: each row is one token's "
-                   f"softmax over the router's logits, a weight for each of the {cfg.n_experts} experts, summing to "
+                   f"softmax over the router's logits, a weight for {each_expert}, summing to "
                    f"1. The token goes to its top_k = {cfg.top_k} best, ringed and numbered (1 the best)"
                    + (", their weights renormalised to sum to 1 (norm_topk)." if cfg.norm_topk else
                       ", their weights kept as they are (norm_topk off).")
@@ -113,6 +117,6 @@ def routing_section(cfg: TransformerConfig, mine: YourText | None, shape_only: b
         with map_box("routing", "On a screen narrower than the map, the map scrolls sideways inside its box: the "
                                 "last experts and the colour scale are on the right.", spec):
             show_chart(drawn_at_this_link(spec), width="content")  # drawn afresh per link: it has a colour scale
-        st.markdown(f"**Tokens per expert** over all N·M = {cfg.N * cfg.M} tokens, against the even share {share}. "
-                    f"{DATA_SHAPE}")
+        st.markdown(f"**Tokens per expert** over all N·M = {counted(cfg.N * cfg.M, 'token')}, against the even "
+                    f"share {share}. {DATA_SHAPE}")
         show_chart(tokens_per_expert_spec(v, cfg.N, theme()), width="stretch")

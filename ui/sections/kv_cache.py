@@ -16,6 +16,7 @@ from core.views import context_cost, kv_cache_view
 from render.diagram import heads_words
 from render.kv_cache import (KIND_COLUMNS, cache_formula, kinds_frame, kv_cache_spec, latent_saving_words,
                              per_token_words)
+from render.words import counted
 from ui.compute.traces import cached_cache_check
 from ui.link.choices import KV_G_CHOICES
 from ui.look.charts import show_chart
@@ -34,16 +35,18 @@ def llama_70b_sizes(cfg: TransformerConfig) -> bool:
 def shape_words(cfg: TransformerConfig, shape: tuple[int, ...]) -> str:
     """The stacked cache's shape, named axis by axis."""
     if cfg.attention == "mla":
+        heads = ("its one head, which makes its" if cfg.nhead == 1 else
+                 f"all {cfg.nhead} heads, which make their")
         return (f"**Cache shape:** (layers, N, M + G, kv_lora_rank + rope_head_dim) = `{shape}`: per layer, one "
-                f"latent of {cfg.kv_lora_rank} and one rotary key of {cfg.rope_head_dim} a token, shared by all "
-                f"{cfg.nhead} heads, which make their K and V back from them.")
+                f"latent of {cfg.kv_lora_rank} and one rotary key of {cfg.rope_head_dim} a token, shared by "
+                f"{heads} K and V back from them.")
     layers, _, N, heads, held, d_k = shape
     words = (f"**Cache shape:** (layers, 2, N, nhead_kv, M + G, d_k) = `{shape}`; per layer, K and V are each "
              f"(N, nhead_kv, M + G, d_k) = `{(N, heads, held, d_k)}`")
     if cfg.window:
         windowed = sum(cfg.windowed(i) for i in range(cfg.layers))
         words += (f" in a full layer; a windowed one ({windowed} of the {cfg.layers}) keeps only the last "
-                  f"min(M + G, W) = {min(held, cfg.window):,} positions")
+                  f"min(M + G, W) = {counted(min(held, cfg.window), 'position')}")
     return words + "."
 
 
@@ -58,13 +61,16 @@ def live_check(cfg: TransformerConfig, G: int, shape: tuple[int, ...]) -> None:
     if cfg.windowed(0):  # the check reads layer 0's cache: a windowed layer keeps the last W positions
         shape = shape[:4] + (min(held, cfg.window),) + shape[5:]
     if check.agree and check.cache_shape == shape:
-        st.success(f"Live check: {G} tokens generated with the cache; at every one of the {G + 1} steps its "
-                   f"logits equal one pass over all M + G = {held} tokens without a cache (largest "
+        # G = 0 is one step, the prompt's pass alone.
+        steps = "at its one step" if G == 0 else f"at every one of the {G + 1} steps"
+        st.success(f"Live check: {counted(G, 'token')} generated with the cache; {steps} its "
+                   f"logits equal one pass over all M + G = {counted(held, 'token')} without a cache (largest "
                    f"difference {check.max_abs_diff:.1e}, within {check.tolerance:.0e}). The cache read "
                    f"off the model is {check.cache_shape}"
                    + (", layer 0's, a windowed layer's." if cfg.windowed(0) else ".") + (
-                       f" Its learned positional table has max_len = {cfg.max_len} rows, one per position, "
-                       f"so the check gives it {held} for the new tokens." if room_for(cfg, G) != cfg
+                       f" Its learned positional table has max_len = {counted(cfg.max_len, 'row')}, one per "
+                       f"position, so the check gives it {held} for the new token{'' if G == 1 else 's'}."
+                       if room_for(cfg, G) != cfg
                        else ""), icon=":material/check_circle:")
     else:
         st.error(f"Live check failed: largest difference {check.max_abs_diff:.3e} (tolerance "
@@ -94,7 +100,8 @@ def kv_cache_section(cfg: TransformerConfig) -> None:
                    f"The dashed window line bends at W = {window.window:,}: its windowed layers stop growing there, "
                    f"and only the full ones (one in {window.global_every}) keep growing")
         own = "your window" if cfg.window else ("Mistral-7B's window, every layer windowed, over your K/V heads")
-        heads = (f"Latent attention: each of the nhead = {cfg.nhead} heads makes its K and V back from one shared latent"
+        each = "the nhead = 1 head" if cfg.nhead == 1 else f"each of the nhead = {cfg.nhead} heads"
+        heads = (f"Latent attention: {each} makes its K and V back from one shared latent"
                  if cfg.attention == "mla" else heads_words(cfg))
         st.caption(f"{heads}. Each line is the cache at this config's sizes with another way to attend; "
                    f"the ring marks yours at M + G tokens. Fewer numbers a token lower a line by the same factor at "

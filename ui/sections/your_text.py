@@ -19,6 +19,7 @@ from core.tokens import MAX_LINES, MAX_TOKENS, TokenizedText, text_config, token
 from core.train import TrainedModel
 from render.markdown import as_literal
 from render.values import token_frame, vocab_frame
+from render.words import counted
 from ui.lab.runs import TRAINED_KEY
 from ui.link import TEXT_NAMES, TEXT_PAGES
 
@@ -177,16 +178,11 @@ def text_box(cfg: TransformerConfig, mine: YourText | None, problem: str | None)
         return mine
 
 
-def _count(n: int, noun: str) -> str:
-    """'1 distinct token', '3 distinct tokens'."""
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
-
-
 def _describe(mine: YourText) -> None:
     tok, cfg = mine.tokens, mine.cfg
     level = "word" if mine.level == "word" else "character"
-    st.caption(f"{_count(cfg.N, 'sequence')} of up to M = {_count(cfg.M, level + ' token')}; "
-               f"vocab_size = {cfg.vocab_size} ({_count(len(tok.vocab), 'distinct token')} and the start token, "
+    st.caption(f"{counted(cfg.N, 'sequence')} of up to M = {counted(cfg.M, level + ' token')}; "
+               f"vocab_size = {cfg.vocab_size} ({counted(len(tok.vocab), 'distinct token')} and the start token, "
                f"id 0). Row 1 is ({cfg.N}, {cfg.M}).")
     if tok.cut:
         st.warning(f"Your text is longer than the model reads: each line is cut at {MAX_TOKENS} tokens, and "

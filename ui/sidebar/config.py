@@ -21,6 +21,7 @@ from core.config import ACTIVATIONS, ARCHS, NORMS, POSITIONAL_KINDS, SIZE_LABELS
 from core.train import TrainedModel
 from render.diagram import ACTIVATION_NAMES, NORM_NAMES
 from render.markdown import as_literal
+from render.words import counted
 from ui.link import link_query, read_link
 from ui.link.config import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_OPTION, N_RANGE, SIZE_FIELDS, VOCABS,
                             WIDTHS, attention_kind, config_values, nearest, nhead_options)
@@ -382,7 +383,7 @@ def _new_parts(c: TransformerConfig) -> list[str]:
     if c.moe:
         dense = f", {c.first_dense_layers} dense first" if c.first_dense_layers else ""
         shared = f" + {c.n_shared_experts} shared" if c.n_shared_experts else ""
-        parts.append(f"{c.n_experts} experts{shared} (top {c.top_k}, d_ff_expert={c.d_ff_expert}{dense})")
+        parts.append(f"{counted(c.n_experts, 'expert')}{shared} (top {c.top_k}, d_ff_expert={c.d_ff_expert}{dense})")
     if c.attention == "mla":
         parts.append(f"MLA (kv_lora_rank={c.kv_lora_rank}, q_lora_rank={c.q_lora_rank}, "
                      f"rope_head_dim={c.rope_head_dim})")
