@@ -293,7 +293,8 @@ def train_reversal(settings: ReversalSettings | None = None, *, on_progress: Pro
             second_half = sum(per_position[half:]) / half
             trained = None
             if keep_model:
-                words = (f"trained: the reversal task, {len(losses)} steps, {second_half:.0%} of the mirror half right"
+                steps = f"{len(losses)} step{'' if len(losses) == 1 else 's'}"  # a run stopped at once has one
+                words = (f"trained: the reversal task, {steps}, {second_half:.0%} of the mirror half right"
                          + ("" if s.causal else ", without the causal mask"))
                 trained = trained_reversal(model, s, words)
         finally:

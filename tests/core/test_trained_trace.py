@@ -58,3 +58,9 @@ def test_the_trained_trace_is_labelled_by_the_tasks_symbols_and_says_it_is_train
 def test_a_task_sequence_out_of_the_vocabulary_is_a_message():
     with pytest.raises(ValueError, match="x must be 4 symbols, each 0 to 7"):
         reversal_sequence(FAST, x=[1, 2, 9, 0])
+
+
+def test_a_one_step_runs_weights_say_one_step():
+    trained = train_reversal(ReversalSettings(M=4, vocab_size=4, E=8, nhead=2, layers=1, d_ff=8, N=4, steps=1,
+                                              eval_sequences=4), keep_model=True).trained
+    assert trained.weights.startswith("trained: the reversal task, 1 step, ")
