@@ -197,7 +197,7 @@ def _quiz_ids(cfg: TransformerConfig, state: State) -> list[str]:
 def _quiz_place(cfg: TransformerConfig, state: MutableMapping[str, Any]) -> str:
     """The question one-at-a-time mode stands on at this model: the one in view while it applies; when the
     sidebar's family or parts hide it, the next one after it in the shuffle that applies, and the hidden one again
-    once it applies, so a round trip through another family loses the learner's place."""
+    once it applies, so a round trip through another family keeps the learner's place."""
     ids = _quiz_ids(cfg, state)
     at, hidden = state.get("quiz_at"), state.get(HIDDEN)
     if hidden in ids:
