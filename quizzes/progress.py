@@ -22,6 +22,7 @@ from collections.abc import Collection
 from typing import Any
 
 from core.tokens import LEVELS, TokenizedText
+from render.words import counted as in_words
 
 from .bank import BY_ID, TOPICS
 from .topics.your_text import TOPIC as TEXT_TOPIC
@@ -35,8 +36,8 @@ TEXT_OMITTED = {"omitted": f"the text was longer than {MAX_KEPT_TEXT} characters
 
 
 def counted(n: int, noun: str = "answer") -> str:
-    """'1 answer', '3 answers': the notes a learner reads count in words, not in 'answer(s)'."""
-    return f"{n} {noun}" + ("" if n == 1 else "s")
+    """'1 answer', '3 answers': the progress notes count answers, in the pages' words (render.words)."""
+    return in_words(n, noun)
 
 
 def now_ms() -> int:
