@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.floor import FLOOR_APP, IDLE, open_table
+from bench.floor import FLOOR_APP, open_table, wait_until_run_done
 from harness.server import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, start_server, stop_server
 
 WAIT_MS = 120_000
@@ -74,9 +74,7 @@ class Tab:
 
     async def settle(self) -> None:
         """Idle, then a pause (not timed) so the page has settled before the next reading."""
-        await self.page.wait_for_function(IDLE, timeout=WAIT_MS)
-        await self.page.wait_for_timeout(300)
-        await self.page.wait_for_function(IDLE, timeout=WAIT_MS)
+        await wait_until_run_done(self.page)
 
     async def profiled(self, action, readings: int) -> None:
         """V8's CPU profile of the renderer while ``action()`` runs, added to by_file as milliseconds per reading."""
