@@ -15,16 +15,20 @@ first row shows. Per load:
   runs, frames, bytes   script runs the load took (a second one would be a rerun), forward messages, bytes.
 
 With --profile it also samples the renderer's main thread (V8's CPU profiler) over --profile more loads of each
-and gives its time by script file: the element kinds whose code a load evaluates and runs.
+and gives its time by script file: the element kinds whose code a load evaluates and runs. With --trace it records
+Chromium's timeline over --trace more loads of each and sums the main thread's tasks from the run's first message
+to the grid drawn: how much of that wait is the browser at work, and in how few long tasks.
 
     python bench/load_breakdown.py                  # 10 loads of each
-    python bench/load_breakdown.py --loads 20 --profile 4
+    python bench/load_breakdown.py --loads 20 --profile 4 --trace 4
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import statistics
 import sys
 from pathlib import Path
 
@@ -41,8 +45,10 @@ GRID_CLOCK = PAGE_CLOCK + """
 clock.grid = null;
 (function grid() {
   const canvas = document.querySelector('[data-testid="stDataFrame"] canvas');
-  if (canvas !== null && canvas.width > 0) clock.grid = performance.now();
-  else requestAnimationFrame(grid);
+  if (canvas !== null && canvas.width > 0) {
+    clock.grid = performance.now();
+    performance.mark('grid');  // the same moment in Chromium's timeline
+  } else requestAnimationFrame(grid);
 })();
 """
 
@@ -50,10 +56,32 @@ STEPS = (("full load to the table (ms)", "total"), ("  page and connection (ms)"
          ("  server run (ms)", "server"), ("  browser, drawing (ms)", "drawing"),
          ("    the grid drawn (ms)", "grid"), ("    its cells in the page (ms)", "cells"),
          ("script runs per load", "runs"), ("frames received", "frames"), ("bytes received", "bytes"))
+TRACE_STEPS = (("  busy (ms)", "busy"), ("  in tasks of 20 ms or more (ms)", "long"),
+               ("  tasks of 20 ms or more", "count"), ("  the longest task (ms)", "longest"))
+LONG_MS = 20
+
+
+def tasks_until_grid(path: Path, window_ms: float) -> dict[str, float]:
+    """The renderer main thread's top-level tasks in the ``window_ms`` before the page's 'grid' mark."""
+    events = json.loads(path.read_text())
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    main = {(e["pid"], e["tid"]) for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"
+            and e["args"].get("name") == "CrRendererMain"}
+    on_main = [e for e in events if (e.get("pid"), e.get("tid")) in main]
+    end = next(e["ts"] for e in on_main if e.get("name") == "grid")
+    start = end - window_ms * 1000
+    tasks = [e["dur"] / 1000 for e in on_main if e.get("name") == "ThreadControllerImpl::RunTask"
+             and e.get("ph") == "X" and start <= e["ts"] < end]
+    long = [ms for ms in tasks if ms >= LONG_MS]
+    return {"busy": sum(tasks), "long": sum(long), "count": len(long), "longest": max(tasks, default=0.0)}
 
 
 class Loads(Tab):
-    """One tab on one server: the loads' breakdowns."""
+    """One tab on one server: the loads' breakdowns, and the traced loads' main thread."""
+
+    def __init__(self, name: str, page, url: str):
+        super().__init__(name, page, url)
+        self.traces: list[dict] = []
 
     async def open(self) -> None:
         """A full load of the root URL, to the table on screen and the run's end."""
@@ -79,15 +107,29 @@ class Loads(Tab):
                           "total": max(shown, finished), "runs": kinds.count("script_finished"),
                           "frames": len(payloads), "bytes": sum(map(len, payloads))})
 
+    async def traced(self, browser, path: Path) -> None:
+        """One more load under Chromium's timeline: the main thread's tasks from the run's first message to the grid
+        drawn."""
+        await self.settle()
+        await browser.start_tracing(page=self.page, path=str(path), categories=["toplevel", "blink.user_timing"])
+        await self.open()
+        await self.page.wait_for_timeout(200)
+        await browser.stop_tracing()
+        clock = await self.page.evaluate("clock")
+        first = next(f[0] for f in clock["frames"] if f[1] == "in")
+        self.traces.append(tasks_until_grid(path, clock["grid"] - first))
+
 
 async def run(args) -> dict[str, Loads]:
-    async with side_by_side(Loads, GRID_CLOCK, "load-breakdown-") as (_, _, tabs):
+    async with side_by_side(Loads, GRID_CLOCK, "load-breakdown-") as (browser, folder, tabs):
         for _ in range(args.loads):
             for name in NAMES:
                 await tabs[name].load()
         for name in NAMES:
             for _ in range(args.profile):
                 await tabs[name].profiled(tabs[name].open, args.profile)
+            for i in range(args.trace):
+                await tabs[name].traced(browser, folder / f"{name}-{i}-trace.json")
     return tabs
 
 
@@ -97,6 +139,12 @@ def report(tabs: dict[str, Loads], args, command: str) -> str:
     if args.profile:
         lines += profile_lines(tabs, f"renderer main thread per load (ms), V8's CPU profile over {args.profile} "
                                      "loads, by script:", args.top, 34)
+    if args.trace:
+        lines.append(f"renderer main thread from the run's first message to the grid drawn, Chromium's timeline, "
+                     f"medians over {args.trace} loads:")
+        for label, key in TRACE_STEPS:
+            app, floor = (statistics.median(t[key] for t in tabs[n].traces) for n in NAMES)
+            lines.append(f"{label:34}{app:>9.0f}{floor:>9.0f}")
     return "\n".join(lines)
 
 
@@ -105,9 +153,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--loads", type=int, default=10, help="timed full loads of each app")
     parser.add_argument("--profile", type=int, default=0, help="loads of each sampled with V8's profiler (0: none)")
     parser.add_argument("--top", type=int, default=12, help="script files listed from the profile")
+    parser.add_argument("--trace", type=int, default=0, help="loads of each under Chromium's timeline (0: none)")
     args = parser.parse_args(argv)
-    if not 1 <= args.loads <= 100 or not 0 <= args.profile <= 20 or not 1 <= args.top <= 50:
-        parser.error("--loads 1-100, --profile 0-20, --top 1-50")
+    if (not 1 <= args.loads <= 100 or not 0 <= args.profile <= 20 or not 1 <= args.top <= 50
+            or not 0 <= args.trace <= 20):
+        parser.error("--loads 1-100, --profile 0-20, --top 1-50, --trace 0-20")
     command = command_line("load_breakdown.py", sys.argv[1:] if argv is None else argv)
     print(report(asyncio.run(run(args)), args, command))
     return 0
