@@ -2,8 +2,8 @@
 
 Each server is started once; Chromium loads the root URL afresh in one tab per app (a new session each time,
 the browser's cache warm), alternating app and floor --loads times, and the page itself notes the times
-(performance.now(), from the navigation's start) of every websocket frame and of the frame in which the table's
-first row shows. Per load:
+(performance.now(), from the navigation's start) of every websocket frame, of the frame in which the table's grid
+is drawn and of the frame in which its first row shows in the page. Per load:
 
   page and connection   navigation to the browser's first frame to the server: the HTML, the JavaScript
                         bundle, the websocket (the same for both apps: Streamlit's own);
