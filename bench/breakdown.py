@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
-import json
 import sys
 from pathlib import Path
 
@@ -30,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # a script: the re
 
 from bench.floor import FIRST_CELL, IDLE, M_LABEL  # noqa: E402
 from bench.side_by_side import (  # noqa: E402
-    NAMES, WAIT_MS, WEBSOCKET_FRAMES, Tab, command_line, kinds_of, median_lines, side_by_side,
+    NAMES, WAIT_MS, WEBSOCKET_FRAMES, Tab, command_line, kinds_of, median_lines, renderer_main_events, side_by_side,
 )
 
 # Installed before the app's own scripts: the times of every key down, websocket frame and the table's text.
@@ -87,17 +86,13 @@ class Presses(Tab):
 
 def main_thread_busy(path: Path, presses: int) -> dict[str, float]:
     """Milliseconds per press of the renderer main thread's top-level work, by kind."""
-    events = json.loads(path.read_text())
-    events = events["traceEvents"] if isinstance(events, dict) else events
-    main = {(e["pid"], e["tid"]) for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"
-            and e["args"].get("name") == "CrRendererMain"}
     kinds = {"scripting": ("FunctionCall", "EvaluateScript", "v8.evaluateModule", "TimerFire", "FireAnimationFrame",
                            "EventDispatch", "MinorGC", "MajorGC"),
              "style and layout": ("UpdateLayoutTree", "Layout"),
              "paint": ("Paint", "PrePaint", "Commit", "Layerize")}
     busy = dict.fromkeys(kinds, 0.0)
-    for e in events:
-        if (e.get("pid"), e.get("tid")) in main and e.get("ph") == "X":
+    for e in renderer_main_events(path):
+        if e.get("ph") == "X":
             for kind, names in kinds.items():
                 if e["name"] in names:
                     busy[kind] += e.get("dur", 0) / 1000 / presses

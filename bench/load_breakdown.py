@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import statistics
 import sys
 from pathlib import Path
@@ -37,7 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # a script: the re
 from bench.breakdown import PAGE_CLOCK  # noqa: E402
 from bench.floor import CELL_HAS_SHAPE, FIRST_CELL, IDLE  # noqa: E402
 from bench.side_by_side import (  # noqa: E402
-    NAMES, WAIT_MS, Tab, command_line, kinds_of, median_lines, profile_lines, side_by_side,
+    NAMES, WAIT_MS, Tab, command_line, kinds_of, median_lines, profile_lines, renderer_main_events,
+    side_by_side,
 )
 
 # The moment the table's grid is drawn: its canvas has a size.
@@ -63,11 +63,7 @@ LONG_MS = 20
 
 def tasks_until_grid(path: Path, window_ms: float) -> dict[str, float]:
     """The renderer main thread's top-level tasks in the ``window_ms`` before the page's 'grid' mark."""
-    events = json.loads(path.read_text())
-    events = events["traceEvents"] if isinstance(events, dict) else events
-    main = {(e["pid"], e["tid"]) for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"
-            and e["args"].get("name") == "CrRendererMain"}
-    on_main = [e for e in events if (e.get("pid"), e.get("tid")) in main]
+    on_main = renderer_main_events(path)
     end = next(e["ts"] for e in on_main if e.get("name") == "grid")
     start = end - window_ms * 1000
     tasks = [e["dur"] / 1000 for e in on_main if e.get("name") == "ThreadControllerImpl::RunTask"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import json
 import shlex
 import statistics
 import tempfile
@@ -90,6 +91,15 @@ class Tab:
             frame = nodes[sample]
             name = frame["url"].rsplit("/", 1)[-1] or f"({frame['functionName']})"
             self.by_file[name] += delta / 1000 / readings
+
+
+def renderer_main_events(path: Path) -> list[dict]:
+    """The events of the renderer's main thread in a Chromium timeline saved by browser.stop_tracing."""
+    events = json.loads(path.read_text())
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    main = {(e["pid"], e["tid"]) for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"
+            and e["args"].get("name") == "CrRendererMain"}
+    return [e for e in events if (e.get("pid"), e.get("tid")) in main]
 
 
 @contextlib.asynccontextmanager
