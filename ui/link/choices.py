@@ -92,8 +92,8 @@ class Choice:
     when: Callable[[TransformerConfig], bool] = lambda cfg: True
     why_not: str = ""
     free: int = 0  # a free text (the decoding page's prompt): any text, at most this many characters in the link
-    # Where the value stands at a config, offered or not (the quiz's question): set, it replaces the range check.
-    place: Callable[[TransformerConfig, MutableMapping[str, Any]], Any] | None = None
+    # Where the value stands among the options at a config (the quiz's question): set, it replaces the range check.
+    place: Callable[[TransformerConfig, MutableMapping[str, Any], Sequence], Any] | None = None
 
     def key_at(self, cfg: TransformerConfig) -> str:
         """The widget's key at this config."""
@@ -194,11 +194,10 @@ def _quiz_ids(cfg: TransformerConfig, state: State) -> list[str]:
     return [q.id for q in quiz_order(topic, seed, cfg) or quiz_order(topic, seed)]
 
 
-def _quiz_place(cfg: TransformerConfig, state: MutableMapping[str, Any]) -> str:
-    """The question one-at-a-time mode stands on at this model: the one in view while it applies; when the
-    sidebar's family or parts hide it, the next one after it in the shuffle that applies, and the hidden one again
-    once it applies, so a round trip through another family keeps the learner's place."""
-    ids = _quiz_ids(cfg, state)
+def _quiz_place(cfg: TransformerConfig, state: MutableMapping[str, Any], ids: Sequence[str]) -> str:
+    """The question one-at-a-time mode stands on at this model, among its questions ``ids``: the one in view while
+    it applies; when the sidebar's family or parts hide it, the next one after it in the shuffle that applies, and
+    the hidden one again once it applies, so a round trip through another family keeps the learner's place."""
     at, hidden = state.get("quiz_at"), state.get(HIDDEN)
     if hidden in ids:
         state[HIDDEN] = None
@@ -504,7 +503,7 @@ def keep_choices_in_range(choices: Sequence[Choice], cfg: TransformerConfig, sta
         if choice.kept and key not in state and choice.offers(state.get(KEPT + key), options):
             state[key] = state[KEPT + key]
         if choice.place is not None:
-            state[key] = choice.place(cfg, state)
+            state[key] = choice.place(cfg, state, options)
         elif key not in state or not choice.offers(state[key], options):
             state[key] = choice.default(cfg, state)
         if choice.kept:
