@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import statistics
 import sys
 from pathlib import Path
@@ -72,6 +73,16 @@ def tasks_until_grid(path: Path, window_ms: float) -> dict[str, float]:
     return {"busy": sum(tasks), "long": sum(long), "count": len(long), "longest": max(tasks, default=0.0)}
 
 
+@contextlib.asynccontextmanager
+async def timeline(browser, page, path: Path):
+    """Chromium's timeline of ``page`` recorded to ``path`` while the block runs."""
+    await browser.start_tracing(page=page, path=str(path), categories=["toplevel", "blink.user_timing"])
+    try:
+        yield
+    finally:
+        await browser.stop_tracing()
+
+
 class Loads(Tab):
     """One tab on one server: the loads' breakdowns, and the traced loads' main thread."""
 
@@ -85,13 +96,18 @@ class Loads(Tab):
         await self.page.wait_for_function(CELL_HAS_SHAPE, arg=FIRST_CELL, polling="raf", timeout=WAIT_MS)
         await self.page.wait_for_function(IDLE, timeout=WAIT_MS)
 
-    async def load(self) -> None:
+    async def settled_load(self, around=None) -> tuple[dict, list[bytes]]:
+        """Settle, load afresh (inside ``around``, an async context such as a trace, when given), and return the
+        page's clock and the frames the load received."""
         await self.settle()
         received_at = len(self.payloads)
-        await self.open()
-        await self.page.wait_for_timeout(200)
-        clock = await self.page.evaluate("clock")
-        payloads = self.payloads[received_at:]
+        async with around or contextlib.nullcontext():
+            await self.open()
+            await self.page.wait_for_timeout(200)
+        return await self.page.evaluate("clock"), self.payloads[received_at:]
+
+    async def load(self) -> None:
+        clock, payloads = await self.settled_load()
         kinds = kinds_of(payloads)
         arrived = [f for f in clock["frames"] if f[1] == "in"]
         sent = next(f[0] for f in clock["frames"] if f[1] == "out")
@@ -106,12 +122,7 @@ class Loads(Tab):
     async def traced(self, browser, path: Path) -> None:
         """One more load under Chromium's timeline: the main thread's tasks from the run's first message to the grid
         drawn."""
-        await self.settle()
-        await browser.start_tracing(page=self.page, path=str(path), categories=["toplevel", "blink.user_timing"])
-        await self.open()
-        await self.page.wait_for_timeout(200)
-        await browser.stop_tracing()
-        clock = await self.page.evaluate("clock")
+        clock, _ = await self.settled_load(around=timeline(browser, self.page, path))
         first = next(f[0] for f in clock["frames"] if f[1] == "in")
         self.traces.append(tasks_until_grid(path, clock["grid"] - first))
 
