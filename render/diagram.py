@@ -198,7 +198,7 @@ def expert_lines(cfg: TransformerConfig, dense: str) -> tuple[str, ...]:
     act = ACTIVATION_NAMES[cfg.activation]
     lines = [f"FFN: {counted(cfg.n_experts, act + ' expert')}; a router picks top_k = {cfg.top_k} for each token"]
     if cfg.n_shared_experts:
-        lines.append(f"Shared: {cfg.n_shared_experts} expert{'s' if cfg.n_shared_experts > 1 else ''} "
+        lines.append(f"Shared: {counted(cfg.n_shared_experts, 'expert')} "
                      "every token passes through, beside the chosen")
     if cfg.first_dense_layers:
         k = cfg.first_dense_layers
@@ -363,7 +363,7 @@ class _Column:
             n = cfg.n_shared_experts
             shared = self.right(f"{st}_shared", (f"Shared expert{'s' if n > 1 else ''} × {n}",
                                                  "every token, E → E"), "ffn", router, RIGHT_FAR, SIDE_W,
-                                f"the {n} shared expert{'s' if n > 1 else ''} every token passes through")
+                                f"the {counted(n, 'shared expert')} every token passes through")
             self.link(below, shared, into, route="hv")
         self.link(stack, combine, p + "expert0.out", role=" (one expert's outputs, weighted)", route="vh", port=6)
         if cfg.n_shared_experts:

@@ -8,6 +8,7 @@ import streamlit as st
 from core.config import TransformerConfig
 from core.views import relative_view
 from render.relative import bucket_offsets_frame, relative_buckets_frame, relative_buckets_spec
+from render.words import counted
 from ui.compute.traces import cached_shapes
 from ui.look.charts import drawn_at_this_link, map_box, show_chart
 from ui.look.layout import phone_only_caption
@@ -33,7 +34,7 @@ def relative_tab(cfg: TransformerConfig) -> None:
     B, D = cfg.relative_buckets, cfg.relative_max_distance
     st.caption(f"Each stack's table is relative_buckets × nhead = {B} × {cfg.nhead}: this model's positional "
                f"parameters number {params['positional table']:,} of its {params['total']:,}, counted on the model "
-               f"itself ({len(views)} table{'s' if len(views) > 1 else ''}, one per stack). Small offsets get a "
+               f"itself ({counted(len(views), 'table')}, one per stack). Small offsets get a "
                f"bucket each; larger ones share buckets that widen logarithmically up to relative_max_distance = "
                f"{D}, and every offset beyond that shares the last bucket. Pairs on one diagonal (the same "
                "offset j − i) always share a bucket, so the bias depends on how far apart two tokens are, not on "
