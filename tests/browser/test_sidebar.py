@@ -133,7 +133,7 @@ def test_a_text_typed_on_the_explorer_shows_its_sizes_in_the_disabled_sidebar_un
     box.press("Control+Enter")  # a text area sends its text on Ctrl+Enter (or on leaving it)
     expect(page.get_by_text(re.compile(r"^N=1, M=11, M_target=11, E=16,"))).to_be_visible(timeout=LOAD)
     sidebar = page.locator('[data-testid="stSidebar"]')
-    expect(sidebar.get_by_text("Your text on the page sets N, M, M_target and vocab_size.")).to_be_visible()
+    expect(sidebar.get_by_text("Your text on this page sets N, M, M_target and vocab_size.")).to_be_visible()
     for label, value in (("N — batch size", "1"), ("M — source length", "11"), ("vocab_size", "7")):
         expect(thumb_value(page, label)).to_have_text(value, timeout=LOAD)
         expect(slider_thumb(page, label)).to_be_disabled()

@@ -42,7 +42,7 @@ def test_the_attention_heatmap_shows_the_tokens_as_labels(app_url, page):
 def test_hostile_text_leaves_the_page_working_and_injects_no_markup(app_url, page, path):
     page.goto(app_url + path)
     type_text(page, HOSTILE)
-    expect(page.get_by_text("Your text on the page sets")).to_be_visible(timeout=LOAD)  # the sidebar says why
+    expect(page.get_by_text("Your text on this page sets")).to_be_visible(timeout=LOAD)  # the sidebar says why
     no_exception(page)
     assert page.evaluate("() => window.pwned") is None
     assert page.locator("b", has_text="bold").count() == 0

@@ -167,7 +167,7 @@ def test_ropes_one_pair_turns_one_radian():
 
 
 def test_the_cost_pages_live_check_over_one_word():
-    at = open_page("cost", {"text": "cat", "tokens": "word"})
+    at = open_page("cost", {"N": "1", "M": "1"})
     assert_counts(at, "in one forward pass of the sidebar's batch (N = 1 sequence of M = 1 token)")
 
 

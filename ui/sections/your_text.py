@@ -74,11 +74,14 @@ def current_text(cfg: TransformerConfig) -> tuple[YourText | None, str | None]:
 _LINK_READ = "yt_link_read"
 
 
-def seed_from_link() -> None:
-    """On a session's first run, the text a link carries (text=, tokens=, target=) goes into the box."""
+def seed_from_link(page: str) -> None:
+    """On a session's first run, the text a link to a page with the box carries (text=, tokens=, target=) goes into
+    the box. Another page's link leaves it out, as its warning says: there tokens= may be the page's own."""
     if st.session_state.get(_LINK_READ):
         return
     st.session_state[_LINK_READ] = True
+    if page not in PAGES:
+        return
     for name, key in LINK_NAMES.items():
         value = st.query_params.get(name)
         if value is None or key in st.session_state:
@@ -128,10 +131,10 @@ def clear_text() -> None:
     st.session_state[TARGET_KEY] = ""
 
 
-def text_sizes(arch: str) -> dict[str, int]:
+def text_sizes(arch: str, page: str) -> dict[str, int]:
     """The sizes the box's text sets (N, M, vocab_size, and M_target for the encoder-decoder), read before the
-    sidebar draws its sliders; {} while the box holds no tokens."""
-    seed_from_link()
+    sidebar draws its sliders for ``page`` (its url_path); {} while the box holds no tokens."""
+    seed_from_link(page)
     mine, _ = current_text(TransformerConfig(arch=arch))
     if mine is None:
         return {}
@@ -190,7 +193,7 @@ def _describe(mine: YourText) -> None:
     chars = len(mine.text) + len(mine.target or "")
     if chars > MAX_LINK_CHARS:
         st.caption(f":material/link_off: This text is {chars:,} characters long, so it cannot be shared by link "
-                   f"(at most {MAX_LINK_CHARS}); the link carries the sizes only.")
+                   f"(at most {MAX_LINK_CHARS}); the link carries the sidebar's slider sizes, not your text's.")
     with st.expander("Your tokens and their ids"):
         first = tok.source[0]
         st.dataframe(token_frame(list(first), tok.ids(first)), hide_index=True, key="yt_tokens")

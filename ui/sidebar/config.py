@@ -22,7 +22,7 @@ from core.train import TrainedModel
 from render.diagram import ACTIVATION_NAMES, NORM_NAMES
 from render.markdown import as_literal
 from render.words import counted
-from ui.link import link_query, read_link
+from ui.link import TEXT_PAGES, link_query, read_link
 from ui.link.config import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_OPTION, N_RANGE, SIZE_FIELDS, VOCABS,
                             WIDTHS, attention_kind, config_values, nearest, nhead_options)
 from ui.sections.your_text import (YourText, clear_text, current_text, leave_trained, text_link_values, text_sizes,
@@ -395,14 +395,14 @@ def _new_parts(c: TransformerConfig) -> list[str]:
     return parts
 
 
-def _in_use(arch: str) -> tuple[dict[str, Any], TrainedModel | None]:
+def _in_use(arch: str, page: str) -> tuple[dict[str, Any], TrainedModel | None]:
     """The fields a text or the trained model sets, and their values, read before any widget is drawn: the
     box and the model choice live on the page, but their values are in the session already."""
     trained = trained_model()
     if trained is not None:
         values = {name: getattr(trained.config, name) for name in CONFIG_FIELDS}
         return {name: value for name, value in values.items() if value is not None}, trained
-    return text_sizes(arch), None
+    return text_sizes(arch, page), None
 
 
 def _shown_key(name: str, used: dict[str, Any]) -> str:
@@ -435,7 +435,7 @@ def _widget_args(name: str, options: list | None = None, *, used: dict[str, Any]
     return out | _default_unless_code_set(key, arg, options if arg == "index" else None)
 
 
-def _say_what_sets_fields(sb, used: dict[str, Any], trained: TrainedModel | None) -> None:
+def _say_what_sets_fields(sb, used: dict[str, Any], trained: TrainedModel | None, page: str) -> None:
     """One line at the sidebar's top: what sets the greyed-out fields, and a button that gives the sliders back."""
     if trained is not None:
         sb.info("The Training lab's trained model is running: it sets every field below.",
@@ -444,7 +444,11 @@ def _say_what_sets_fields(sb, used: dict[str, Any], trained: TrainedModel | None
                   icon=":material/tune:")
     elif used:
         names = ", ".join(name for name in ("N", "M", "M_target") if name in used) + " and vocab_size"
-        sb.info(f"Your text on the page sets {names}.", icon=":material/edit_note:")
+        # Another page's link has names of its own (the Cost page's tokens=), so only the box's pages carry the text.
+        where = ("Your text on this page sets" if page in TEXT_PAGES else
+                 "Your text on the Explorer sets")
+        unlinked = "" if page in TEXT_PAGES else " This page's link carries the sliders' sizes, not the text."
+        sb.info(f"{where} {names}.{unlinked}", icon=":material/edit_note:")
         sb.button("Clear the text, use the sliders", key="sidebar_clear_text", on_click=clear_text,
                   icon=":material/tune:")
 
@@ -461,13 +465,13 @@ def sidebar_config(page: str = "") -> Run:
     _read_url(page)
     sb = st.sidebar
     state = st.session_state
-    used, trained = _in_use(_value("w_arch", DEFAULT.arch))
+    used, trained = _in_use(_value("w_arch", DEFAULT.arch), page)
     for key in _sidebar_keys() if used else ():
         if key in state:  # kept while its widget is not drawn: Streamlit forgets an undrawn widget's value
             _set_widget(key, state[key])
     arch = used.get("arch", _value("w_arch", DEFAULT.arch))  # the family radio, drawn below, was set before
     labels = LABELS | ONE_STACK_LABELS.get(arch, {})
-    _say_what_sets_fields(sb, used, trained)
+    _say_what_sets_fields(sb, used, trained, page)
     sb.header("Model sizes")
     presets = [CUSTOM, *PRESETS]
     if trained is None:

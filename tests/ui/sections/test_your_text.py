@@ -50,7 +50,7 @@ def test_a_typed_text_becomes_row_1(level, M, vocab):
     assert table_shape(at, 14) == f"(1, {M}, {vocab})"
     shown = {w.key: (w.value, w.disabled) for w in (*at.sidebar.slider, *at.sidebar.select_slider)}
     assert (shown["shown_N"], shown["shown_M"], shown["shown_vocab_size"]) == ((1, True), (M, True), (vocab, True))
-    assert [i.value for i in at.sidebar.info] == ["Your text on the page sets N, M, M_target and vocab_size."]
+    assert [i.value for i in at.sidebar.info] == ["Your text on this page sets N, M, M_target and vocab_size."]
 
 
 def test_each_line_is_a_sequence_and_other_sliders_still_work():

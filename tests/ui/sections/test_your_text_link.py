@@ -14,8 +14,9 @@ def script():
     from ui.sections.your_text import current_text, seed_from_link, text_link_values
 
     st.session_state["before"] = text_link_values("explorer")  # as the sidebar asks, before it reads the box
-    seed_from_link()
-    st.session_state["cfg_from_text"] = current_text(DEFAULT)[0].cfg
+    seed_from_link(st.session_state.get("page", "explorer"))
+    mine = current_text(DEFAULT)[0]
+    st.session_state["cfg_from_text"] = None if mine is None else mine.cfg
     st.session_state["after"] = text_link_values("explorer")
     st.session_state["elsewhere"] = text_link_values("quiz")
 
@@ -48,3 +49,13 @@ def test_the_quiz_reads_the_text_in_the_box_and_the_sizes_it_sets():
     at.run()
     run = at.session_state["sidebar_run"]
     assert (run.cfg.N, run.cfg.M, run.cfg.vocab_size) == (1, 11, 7) and run.tokens.source[0][2] == "cat"
+
+
+def test_a_link_to_a_page_without_the_box_leaves_its_text_out_as_its_warning_says():
+    at = AppTest.from_function(script, default_timeout=60)
+    at.session_state["page"] = "cost"
+    at.query_params.update({"text": "the cat sat on the mat", "tokens": "word"})
+    at.run()
+    assert not at.exception
+    assert "yt_text" not in at.session_state and "yt_level" not in at.session_state
+    assert at.session_state["cfg_from_text"] is None

@@ -28,7 +28,7 @@ def test_a_text_shows_its_sizes_in_the_disabled_sidebar_and_the_button_gives_the
     assert "w_N" not in shown and shown["w_E"] == (16, False)  # the fields the text leaves alone stay the learner's
     assert (running(at).N, running(at).M, running(at).vocab_size) == (1, 11, 7)
     assert (sliders(at).N, sliders(at).vocab_size) == (3, 64)
-    assert at.sidebar.info[0].value == "Your text on the page sets N, M, M_target and vocab_size."
+    assert at.sidebar.info[0].value == "Your text on this page sets N, M, M_target and vocab_size."
     at.sidebar.select_slider(key="w_E").set_value(32).run()  # another slider still works meanwhile
     assert running(at).E == 32 and running(at).N == 1
     at.sidebar.button(key="sidebar_clear_text").click().run()
@@ -49,6 +49,9 @@ def test_every_page_runs_the_text_sized_config_the_sidebar_shows():
         assert not at.exception
         assert (running(at).N, running(at).M, running(at).vocab_size) == (1, 11, 7), page
         assert sidebar_widgets(at)["shown_M"] == (11, True), page
+        # The page's link cannot carry the text (the Cost page's tokens= is its own), and the sidebar says so.
+        assert at.sidebar.info[0].value == ("Your text on the Explorer sets N, M, M_target and vocab_size. This "
+                                            "page's link carries the sliders' sizes, not the text."), page
 
 
 def test_the_trained_model_shows_in_the_sidebar_and_the_button_leaves_it():
