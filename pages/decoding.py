@@ -35,8 +35,10 @@ st.caption("A language model gives a distribution over the next token; decoding 
 
 left, right = st.columns([3, 2])
 model_key = right.selectbox("Model", DECODING_MODELS, format_func=MODEL_NAMES.__getitem__, key="d_model", **keep,
-                            help="The shipped character LM was trained by `python -m core.decode.train_default` "
-                                 "on the lab's Shakespeare passages. The reversal model reads numbers 0-15.")
+                            help="The character LM ships with the app: it was trained by "
+                                 "`python -m core.decode.train_default` on the lab's Shakespeare passages. The "
+                                 "reversal model is trained here with the Training lab's default settings, and "
+                                 "reads numbers 0-15.")
 prompt = left.text_area("Prompt — the text to continue", key="d_prompt", height=80, **keep)
 strategy = st.radio("Strategy", DECODING_STRATEGIES, format_func=STRATEGY_NAMES.__getitem__, key="d_strategy",
                     horizontal=True, **keep)

@@ -162,8 +162,10 @@ def attention_params_words(cfg) -> str:
 
 run = this_run()  # sliders, link, the learner's text and the trained model, worked out by the sidebar
 cfg = run.cfg
-st.caption(sizes_words(cfg) + " Move a slider in the sidebar: every shape below is read off the model's own "
-           "forward pass. " + rows_words(cfg))
+# The trained model sets every slider, so there is none to move.
+read_off = ("Every shape below is read off the trained model's own forward pass." if run.trained is not None else
+            "Move a slider in the sidebar: every shape below is read off the model's own forward pass.")
+st.caption(f"{sizes_words(cfg)} {read_off} {rows_words(cfg)}")
 sidebar_closed_hint()
 your_text = text_box(cfg, run.text, run.text_problem)
 

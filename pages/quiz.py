@@ -156,9 +156,9 @@ def show_question(q: Question, ctx: Context, number: str) -> None:
     if attempt is None:
         return
     # The answer is quoted as typed, with no full stop after it: an answer may end with its own. A
-    # choice is a sentence and reads as one; escaped, since an imported file's text is anyone's.
+    # choice is a sentence, set apart by quotation marks; escaped, since an imported file's text is anyone's.
     sentence = q.kind in ("choice", "predict")
-    given = as_literal(attempt["given"]) if sentence else as_typed(attempt["given"])
+    given = f"“{as_literal(attempt['given'])}”" if sentence else as_typed(attempt["given"])
     formula = q.formula(ctx)
     symbolic = in_symbols(q, attempt["given"])
     if attempt["correct"]:
@@ -217,13 +217,17 @@ def show_scores(cfg: TransformerConfig) -> list[dict]:
     """The score line over the questions about the sidebar's model, and how many of the bank's those are;
     returns the per-topic scores it sums, for show_more's table. Answers to another family's questions are
     kept, and count again when the sidebar shows that family."""
-    rows = scores(progress(), {q.id for q in questions_for(None, cfg)})
+    applying = {q.id for q in questions_for(None, cfg)}
+    rows = scores(progress(), applying)
     right = sum(r["right"] for r in rows)
     wrong = sum(r["wrong"] for r in rows)
     total = sum(r["questions"] for r in rows)
+    kept = sum(qid not in applying for qid in progress()["answers"])
+    kept_text = (f" Your {counted(kept, 'answer')} to questions about other models {'is' if kept == 1 else 'are'} "
+                 "kept, and count again when the sidebar shows such a model." if kept else "")
     # Each family is asked about its own model only: no cross-attention for GPT, no KV cache for the paper's.
     st.markdown(f"Score: **{right} right**, **{wrong} wrong**, {total - right - wrong} not tried yet, counting only "
-                f"the questions about this model: {applying_text(cfg)}", help=other_parts_text(cfg) or None)
+                f"the questions about this model: {applying_text(cfg)}{kept_text}", help=other_parts_text(cfg) or None)
     return rows
 
 
@@ -326,7 +330,8 @@ with st.sidebar:
 st.html(RECORD_PHONE_CSS)  # a style alone: Streamlit adds it to the page without drawing anything
 # Every size the answers turn on, short: a class checks its sliders against it, and the first question stays high.
 st.caption(f"Shapes, numbers and predictions follow the live model at the sidebar's sizes, {sizes_text(cfg)}."
-           + (" N, M and vocab_size come from your text." if text is not None else ""))
+           + (f" {'N, M, M_target' if cfg.M_target is not None else 'N, M'} and vocab_size come from your text."
+              if text is not None else ""))
 if storage_blocked():  # when it can keep them, show_more says so, under Reset
     st.info("This browser does not let the app keep your progress (its storage is blocked), so it lives in this "
             "session only: a closed tab or a server restart loses anything you have not exported under *Save or "

@@ -333,7 +333,7 @@ def test_the_evidences_names_and_values_read_whole_on_a_laptop_and_a_phone(app_u
             "radio", name=re.compile("^It raises an error")).check(force=True)
         idle(page)
         page.get_by_role("button", name="Commit my prediction and run").click()
-        expect(page.get_by_text("Right. You answered It raises an error")).to_be_visible(timeout=LOAD)
+        expect(page.get_by_text("Right. You answered “It raises an error: ")).to_be_visible(timeout=LOAD)
         idle(page)
         table = page.locator('[data-testid="stTable"]').filter(has_text="learned table's answer for max_len + 1")
         expect(table.get_by_role("columnheader")).to_have_text(["measured", "value"])

@@ -770,7 +770,7 @@ def test_a_chosen_sentence_is_quoted_in_plain_type_and_as_written():
         "rnn-recurrence": {"correct": False, "given": "[x](http://example.com)", "expected": "**bold**"}}}
     at.text_area(key="quiz_paste").input(json.dumps(doc)).run()
     at.button(key="quiz_paste_load").click().run()
-    assert [e.value for e in at.error] == [r"Not quite. You answered \[x\]\(http\:\/\/example\.com\)"]
+    assert [e.value for e in at.error] == [r"Not quite. You answered “\[x\]\(http\:\/\/example\.com\)”"]
     # The file's expected answer is not shown: the import marks the answer again, with the model's.
     assert expected in [m.value for m in at.markdown] and not any("bold" in m.value for m in at.markdown)
 
@@ -1454,7 +1454,10 @@ def test_the_score_counts_the_questions_about_the_family_shown_and_says_so():
     decoder = questions_for(None, running(at))
     assert score_line(at) == (f"Score: **0 right**, **1 wrong**, {len(decoder) - 1} not tried yet, counting only the "
                               f"questions about this model: {len(decoder)} of {len(QUESTIONS)} questions apply to "
-                              "decoder-only.")
+                              "decoder-only. Your 3 answers to questions about other models are kept, and count again "
+                              "when the sidebar shows such a model.")
+    at.sidebar.radio(key="w_arch").set_value("encoder-decoder").run()
+    assert score_line(at).startswith("Score: **0 right**, **4 wrong**") and "kept" not in score_line(at)
 
 
 def test_a_mixture_of_experts_preset_is_asked_about_its_experts_and_the_default_model_is_not():
