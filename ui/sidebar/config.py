@@ -445,10 +445,9 @@ def _say_what_sets_fields(sb, used: dict[str, Any], trained: TrainedModel | None
     elif used:
         names = ", ".join(name for name in ("N", "M", "M_target") if name in used) + " and vocab_size"
         # Another page's link has names of its own (the Cost page's tokens=), so only the box's pages carry the text.
-        where = ("Your text on this page sets" if page in TEXT_PAGES else
-                 "Your text on the Explorer sets")
-        unlinked = "" if page in TEXT_PAGES else " This page's link carries the sliders' sizes, not the text."
-        sb.info(f"{where} {names}.{unlinked}", icon=":material/edit_note:")
+        said = (f"Your text on this page sets {names}." if page in TEXT_PAGES else
+                f"Your text on the Explorer sets {names} (this page's link leaves it out).")
+        sb.info(said, icon=":material/edit_note:")
         sb.button("Clear the text, use the sliders", key="sidebar_clear_text", on_click=clear_text,
                   icon=":material/tune:")
 

@@ -50,8 +50,8 @@ def test_every_page_runs_the_text_sized_config_the_sidebar_shows():
         assert (running(at).N, running(at).M, running(at).vocab_size) == (1, 11, 7), page
         assert sidebar_widgets(at)["shown_M"] == (11, True), page
         # The page's link cannot carry the text (the Cost page's tokens= is its own), and the sidebar says so.
-        assert at.sidebar.info[0].value == ("Your text on the Explorer sets N, M, M_target and vocab_size. This "
-                                            "page's link carries the sliders' sizes, not the text."), page
+        assert at.sidebar.info[0].value == ("Your text on the Explorer sets N, M, M_target and vocab_size (this "
+                                            "page's link leaves it out)."), page
 
 
 def test_the_trained_model_shows_in_the_sidebar_and_the_button_leaves_it():
