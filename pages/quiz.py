@@ -43,6 +43,7 @@ from ui.quiz.state import (ALL, answer_key_open, apply_import, ask_reset, cached
                            reopen_progress_io, reset, still_asking, storage_blocked, submit, take_announcement,
                            take_empty_answer, take_scroll, take_unreadable_answer, went_round)
 from ui.quiz.sync import keep_in_browser, take_browser_report
+from ui.sections.your_text import sizes_set_words
 from ui.server.guard import guard
 from ui.server.streamlit_internals import leave_legacy_pages_mode
 from ui.sidebar.config import forget_link_warnings
@@ -218,11 +219,12 @@ def show_scores(cfg: TransformerConfig) -> list[dict]:
     returns the per-topic scores it sums, for show_more's table. Answers to another family's questions are
     kept, and count again when the sidebar shows that family."""
     applying = {q.id for q in questions_for(None, cfg)}
-    rows = scores(progress(), applying)
+    done = progress()
+    rows = scores(done, applying)
     right = sum(r["right"] for r in rows)
     wrong = sum(r["wrong"] for r in rows)
     total = sum(r["questions"] for r in rows)
-    kept = sum(qid not in applying for qid in progress()["answers"])
+    kept = sum(qid not in applying for qid in done["answers"])
     kept_text = (f" Your {counted(kept, 'answer')} to questions about other models {'is' if kept == 1 else 'are'} "
                  "kept, and count again when the sidebar shows such a model." if kept else "")
     # Each family is asked about its own model only: no cross-attention for GPT, no KV cache for the paper's.
@@ -330,8 +332,7 @@ with st.sidebar:
 st.html(RECORD_PHONE_CSS)  # a style alone: Streamlit adds it to the page without drawing anything
 # Every size the answers turn on, short: a class checks its sliders against it, and the first question stays high.
 st.caption(f"Shapes, numbers and predictions follow the live model at the sidebar's sizes, {sizes_text(cfg)}."
-           + (f" {'N, M, M_target' if cfg.M_target is not None else 'N, M'} and vocab_size come from your text."
-              if text is not None else ""))
+           + (f" {sizes_set_words(cfg.M_target is not None)} come from your text." if text is not None else ""))
 if storage_blocked():  # when it can keep them, show_more says so, under Reset
     st.info("This browser does not let the app keep your progress (its storage is blocked), so it lives in this "
             "session only: a closed tab or a server restart loses anything you have not exported under *Save or "

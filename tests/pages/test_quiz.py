@@ -1505,3 +1505,13 @@ def test_a_question_another_family_hides_gives_way_to_the_next_and_comes_back_wi
     assert not at.exception
     assert at.session_state["quiz_at"] == numbered[place] and at.query_params["q"] == str(place + 1)
     assert f"Question {place + 1} of {ASKED}" in [m.value for m in at.markdown]
+
+
+@pytest.mark.parametrize("arch, names", [("encoder-decoder", "N, M, M_target and vocab_size"),
+                                         ("decoder-only", "N, M and vocab_size")])
+def test_the_caption_names_every_size_a_text_sets(arch, names):
+    at = make_app({"arch": arch}).run()
+    at.text_area(key="yt_text").input("the cat sat on the mat").run()
+    at.switch_page("pages/quiz.py").run()
+    assert not at.exception
+    assert any(c.value.endswith(f" {names} come from your text.") for c in at.caption)

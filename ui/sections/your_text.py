@@ -142,6 +142,11 @@ def text_sizes(arch: str, page: str) -> dict[str, int]:
             if getattr(mine.cfg, name) is not None}
 
 
+def sizes_set_words(target: bool) -> str:
+    """The sizes a text sets, in words: N, M and vocab_size, with M_target when ``target`` (the encoder-decoder)."""
+    return f"{'N, M, M_target' if target else 'N, M'} and vocab_size"
+
+
 def text_box(cfg: TransformerConfig, mine: YourText | None, problem: str | None) -> YourText | None:
     """Draw the box, the tokenizer choice (and, for the encoder-decoder, a target box), and what became of the
     run's text ``mine`` (or why it was not used): its tokens with their ids, the sizes it sets, a cut, whether

@@ -25,8 +25,8 @@ from render.words import counted
 from ui.link import TEXT_PAGES, link_query, read_link
 from ui.link.config import (CONFIG_FIELDS, FFS, LAYER_RANGE, LENGTHS, MAX_NHEAD_OPTION, N_RANGE, SIZE_FIELDS, VOCABS,
                             WIDTHS, attention_kind, config_values, nearest, nhead_options)
-from ui.sections.your_text import (YourText, clear_text, current_text, leave_trained, text_link_values, text_sizes,
-                          trained_model)
+from ui.sections.your_text import (YourText, clear_text, current_text, leave_trained, sizes_set_words, text_link_values,
+                                   text_sizes, trained_model)
 from ui.server.streamlit_internals import history_navigation
 from ui.sidebar.parts import CHOICE_KEYS, LAST, Kit, part_controls, set_choices
 
@@ -443,7 +443,7 @@ def _say_what_sets_fields(sb, used: dict[str, Any], trained: TrainedModel | None
         sb.button("Back to the sliders' model", key="sidebar_leave_trained", on_click=leave_trained,
                   icon=":material/tune:")
     elif used:
-        names = ", ".join(name for name in ("N", "M", "M_target") if name in used) + " and vocab_size"
+        names = sizes_set_words("M_target" in used)
         # Another page's link has names of its own (the Cost page's tokens=), so only the box's pages carry the text.
         said = (f"Your text on this page sets {names}." if page in TEXT_PAGES else
                 f"Your text on the Explorer sets {names} (this page's link leaves it out).")
