@@ -18,10 +18,13 @@ single reading so that machine noise hits both alike:
   K sessions      peak VmRSS while --sessions browser sessions open the page and move M (0: skipped).
 
 Reported: medians over every reading of every repeat, and the app against the floor as a ratio (times) or a
-difference (memory), next to the issue's targets.
+difference (memory), next to the issue's targets. With --floor sidebar the floor also draws the app's sidebar
+(its page links, sliders, select box and checkbox, as a new session first shows them): the app against it is
+what the app's pages and server work add to Streamlit's cost of those widgets.
 
     python bench/floor.py                          # 2 repeats of 10 presses, clicks and loads: 20 readings each
     python bench/floor.py --repeats 1 --readings 20 --sessions 8
+    python bench/floor.py --repeats 3 --readings 20 --floor sidebar
 """
 
 from __future__ import annotations
@@ -48,8 +51,7 @@ MIB = 2**20
 M_LABEL = "M — source length"
 FIRST_CELL = '[data-testid="stDataFrame"] [data-testid="glide-cell-2-0"]'  # the live shape of row 1: (N, M)
 
-FLOOR_APP = '''"""The framework's floor: the app's imports, its M slider, two pages and a 14-row table, nothing else."""
-import altair  # noqa: F401
+FLOOR_PAGES = '''import altair  # noqa: F401
 import pandas as pd
 import streamlit as st
 import torch  # noqa: F401
@@ -71,11 +73,43 @@ def other():
     st.dataframe(pd.DataFrame({"a": [1, 2, 3]}), hide_index=True)
 
 
-page = st.navigation([st.Page(table, title="Table", url_path="table", default=True),
-                      st.Page(other, title="Other", url_path="other")])
+PAGES = [st.Page(table, title="Table", url_path="table", default=True), st.Page(other, title="Other", url_path="other")]
+'''
+
+FLOOR_APP = '''"""The framework's floor: the app's imports, its M slider, two pages and a 14-row table, nothing else."""
+''' + FLOOR_PAGES + '''
+page = st.navigation(PAGES)
 st.sidebar.select_slider("M — source length", LENGTHS, value=8, key="M")
 page.run()
 '''
+
+# The floor with the app's sidebar as it first shows: the same widget kinds, count, labels and help icons, and
+# eight page links drawn by the app's way (st.page_link in a container), so that a reading against it is the
+# app's pages and server work alone.
+SIDEBAR_FLOOR_APP = '''"""The floor with the app's sidebar: its page links, sliders, select box and checkbox, then the floor's table."""
+''' + FLOOR_PAGES + '''
+page = st.navigation(PAGES, position="hidden")
+nav = st.sidebar.container(key="page_nav")
+for i, title in enumerate(["Table", "Other", "Third", "Fourth", "Fifth", "Sixth", "Seventh", "Eighth"]):
+    nav.page_link(PAGES[i % 2], label=title, icon=":material/table_view:")
+sb = st.sidebar
+sb.header("Model sizes")
+sb.selectbox("Preset", ["Default (M=8, E=16, nhead=2)", "GPT-2 small", "Llama-2-7B"], help="Start from a preset.")
+sb.slider("N — batch size", 1, 64, 2)
+sb.select_slider("M — source length", LENGTHS, value=8, key="M")
+sb.select_slider("M_target — target length", LENGTHS, value=8, help="The decoder's length.")
+sb.select_slider("E — embedding size (d_model)", [8, 16, 32, 64, 128], value=16)
+sb.select_slider("nhead — attention heads", [1, 2, 4, 8, 16], value=2, help="nhead divides E.")
+sb.caption("E = 16 splits evenly into nhead ∈ {1, 2, 4, 8, 16}; d_k = 8.")
+sb.select_slider("vocab_size — vocabulary size", [10, 50, 100, 1000], value=100)
+sb.slider("layers — encoder and decoder layers, each", 1, 96, 2)
+sb.select_slider("d_ff — FFN hidden width (dim_feedforward)", [16, 32, 64, 128], value=64, help="Often 4E.")
+sb.checkbox("tie_embeddings — one matrix for both embeddings and the output layer", help="Shares one matrix.")
+sb.expander("Architecture")
+sb.caption("encoder-decoder, post-norm, LayerNorm, ReLU, sinusoidal positions, MHA (nhead_kv = 2), biases")
+page.run()
+'''
+FLOORS = {"trivial": FLOOR_APP, "sidebar": SIDEBAR_FLOOR_APP}
 
 # name -> (the link to click, the heading it leads to), in the order the switches visit them
 SWITCHES = {"app": [("Attention", "Attention"), ("Explorer", "Transformer Shape Explorer")],
@@ -238,7 +272,7 @@ async def run(args) -> dict[str, list[dict]]:
     results: dict[str, list[dict]] = {"app": [], "floor": []}
     with tempfile.TemporaryDirectory(prefix="floor-") as tmp:
         folder = Path(tmp)
-        (folder / "floor_app.py").write_text(FLOOR_APP)
+        (folder / "floor_app.py").write_text(FLOORS[args.floor])
         apps = {"app": ("streamlit_app.py", ROOT), "floor": ("floor_app.py", folder)}
         async with async_playwright() as pw:
             browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -285,6 +319,7 @@ def table(results: dict[str, list[dict]], args, command: str) -> str:
     for label, key, kind, target, digits in rows:
         app, floor = median("app", key), median("floor", key)
         versus = f"{app / floor:.2f}x" if kind == "ratio" else f"{app - floor:+.0f} MiB"
+        target = target if args.floor == "trivial" else "-"  # the targets are set against the trivial floor
         lines.append(f"{label:36}{app:>9.{digits}f}{floor:>9.{digits}f}{versus:>15}{target:>10}")
     return "\n".join(lines)
 
@@ -296,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="timed key presses, page switches and page loads per repeat, each")
     parser.add_argument("--sessions", type=int, default=0, help="browser sessions for the peak RSS (0: skip)")
     parser.add_argument("--rest", type=float, default=3.0, help="idle seconds before RSS at rest is read")
+    parser.add_argument("--floor", choices=sorted(FLOORS), default="trivial",
+                        help="the floor app: the trivial one the targets name, or it with the app's sidebar")
     args = parser.parse_args(argv)
     if not 1 <= args.repeats <= 50 or not 1 <= args.readings <= 100 or not 0 <= args.sessions <= 64:
         parser.error("--repeats 1-50, --readings 1-100, --sessions 0-64")

@@ -21,6 +21,7 @@ to the grid drawn: how much of that wait is the browser at work, and in how few 
 
     python bench/load_breakdown.py                  # 10 loads of each
     python bench/load_breakdown.py --loads 20 --profile 4 --trace 4
+    python bench/load_breakdown.py --loads 12 --floor sidebar     # against the floor with the app's sidebar
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # a script: the repo root holds harness/ and bench/
 
 from bench.breakdown import PAGE_CLOCK  # noqa: E402
-from bench.floor import CELL_HAS_SHAPE, FIRST_CELL, IDLE  # noqa: E402
+from bench.floor import CELL_HAS_SHAPE, FIRST_CELL, FLOORS, IDLE  # noqa: E402
 from bench.side_by_side import (  # noqa: E402
     NAMES, WAIT_MS, Tab, command_line, kinds_of, median_lines, profile_lines, renderer_main_events,
     side_by_side,
@@ -128,7 +129,7 @@ class Loads(Tab):
 
 
 async def run(args) -> dict[str, Loads]:
-    async with side_by_side(Loads, GRID_CLOCK, "load-breakdown-") as (browser, folder, tabs):
+    async with side_by_side(Loads, GRID_CLOCK, "load-breakdown-", args.floor) as (browser, folder, tabs):
         for _ in range(args.loads):
             for name in NAMES:
                 await tabs[name].load()
@@ -161,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", type=int, default=0, help="loads of each sampled with V8's profiler (0: none)")
     parser.add_argument("--top", type=int, default=12, help="script files listed from the profile")
     parser.add_argument("--trace", type=int, default=0, help="loads of each under Chromium's timeline (0: none)")
+    parser.add_argument("--floor", choices=sorted(FLOORS), default="trivial",
+                        help="the floor app: the trivial one, or it with the app's sidebar (see bench/floor.py)")
     args = parser.parse_args(argv)
     if (not 1 <= args.loads <= 100 or not 0 <= args.profile <= 20 or not 1 <= args.top <= 50
             or not 0 <= args.trace <= 20):

@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.floor import FLOOR_APP, open_table, wait_until_run_done
+from bench.floor import FLOORS, open_table, wait_until_run_done
 from harness.server import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, start_server, stop_server
 
 WAIT_MS = 120_000
@@ -103,14 +103,15 @@ def renderer_main_events(path: Path) -> list[dict]:
 
 
 @contextlib.asynccontextmanager
-async def side_by_side(make_tab, clock: str, prefix: str):
-    """Start the app's and the floor's servers, open a tab on each with ``clock`` installed and its table shown,
-    and yield the browser, the folder of the servers' logs and {name: make_tab(name, page, url)}."""
+async def side_by_side(make_tab, clock: str, prefix: str, floor: str = "trivial"):
+    """Start the app's and the floor's servers (``floor`` names one of bench/floor.py's FLOORS), open a tab on each
+    with ``clock`` installed and its table shown, and yield the browser, the folder of the servers' logs and
+    {name: make_tab(name, page, url)}."""
     from playwright.async_api import async_playwright
 
     with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         folder = Path(tmp)
-        (folder / "floor_app.py").write_text(FLOOR_APP)
+        (folder / "floor_app.py").write_text(FLOORS[floor])
         apps = {"app": ("streamlit_app.py", ROOT), "floor": ("floor_app.py", folder)}
         async with async_playwright() as pw:
             browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
