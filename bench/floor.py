@@ -83,10 +83,8 @@ st.sidebar.select_slider("M — source length", LENGTHS, value=8, key="M")
 page.run()
 '''
 
-# The floor with the app's sidebar as it first shows: the same widget kinds, count, labels and help icons, and
-# eight page links drawn by the app's way (st.page_link in a container), so that a reading against it is the
-# app's pages and server work alone.
-SIDEBAR_FLOOR_APP = '''"""The floor with the app's sidebar: its page links, sliders, select box and checkbox, then the floor's table."""
+# The app's sidebar as a new session first shows it, so that the app against it is its pages and server work alone.
+SIDEBAR_FLOOR_APP = '''"""The floor with the app's sidebar: its links, sliders, select box and checkbox, then the table."""
 ''' + FLOOR_PAGES + '''
 page = st.navigation(PAGES, position="hidden")
 nav = st.sidebar.container(key="page_nav")
